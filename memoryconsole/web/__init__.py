@@ -1,0 +1,1 @@
+"""The people's console: server-rendered pages with HTMX."""

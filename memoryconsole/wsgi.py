@@ -1,0 +1,8 @@
+"""WSGI entry point for gunicorn and friends."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryconsole.settings")
+application = get_wsgi_application()

@@ -1,0 +1,72 @@
+"""Domain errors. Services raise these; the API and the console map them to responses in one place.
+
+Each error has a stable `code` (part of the API contract) and a message written for a person.
+"""
+
+
+class MemstoreError(Exception):
+    """Base of every domain error: `code` is stable, `str(error)` is the human message."""
+
+    code = "memory_error"
+    status = 400
+
+    def __init__(self, message: str, *, detail: dict | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail or {}
+
+
+class InvalidFact(MemstoreError):
+    """The fact's text, date, tag or metadata is not acceptable."""
+
+    code = "invalid_fact"
+    status = 422
+
+
+class InvalidName(MemstoreError):
+    """A bot, person, project or room name is not allowed (path tricks, bad characters, length)."""
+
+    code = "invalid_name"
+    status = 422
+
+
+class NotAllowed(MemstoreError):
+    """The caller's context may not read or write this scope."""
+
+    code = "forbidden"
+    status = 403
+
+
+class SecretRefused(MemstoreError):
+    """The text looks like a secret and would land in shared memory."""
+
+    code = "secret_refused"
+    status = 422
+
+
+class TopicExcluded(MemstoreError):
+    """The text touches a topic the person asked bots not to remember."""
+
+    code = "topic_excluded"
+    status = 422
+
+
+class FactNotFound(MemstoreError):
+    """No fact with that identity or text in the files the caller may write."""
+
+    code = "not_found"
+    status = 404
+
+
+class EditConflict(MemstoreError):
+    """The fact changed on disk since it was read; `detail['current']` holds what is there now."""
+
+    code = "conflict"
+    status = 409
+
+
+class UnreadableFile(MemstoreError):
+    """A memory file is not valid UTF-8 (or not readable); it is left alone and not written."""
+
+    code = "unreadable_file"
+    status = 409

@@ -1,0 +1,93 @@
+"""The change history of every shard, kept on disk beside its memory as `history.jsonl`.
+
+One JSON object per line, appended and never rewritten: what changed (add, remove, edit), which
+fact line, in which file, when, by whom and how (`via`: api, tool, learner, console, hand-edit…).
+Because it lives with the files, a full rebuild of the index loses none of it. This module
+reads and appends the log and answers "what did this shard hold at time T"; it does not decide
+what to record (services and the index sync do).
+"""
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memstore.paths import Shard
+
+HISTORY_FILE = "history.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One recorded change to one fact line."""
+
+    op: str  # add | remove | edit
+    file: str  # path relative to MEMORY_ROOT
+    fact_id: str
+    line: str  # the fact line after the change (for remove: the line that was removed)
+    old_line: str = ""  # for edit: the line before
+    old_fact_id: str = ""  # for edit: the identity before
+    by: str = ""
+    via: str = ""
+    at: str = ""  # ISO 8601 UTC, set when appended
+
+
+def history_path(root: Path, shard: Shard) -> Path:
+    """Where a shard's history lives."""
+    return root / shard.rel / HISTORY_FILE
+
+
+def history_append(root: Path, shard: Shard, changes: Iterable[Change]) -> None:
+    """Append changes to the shard's history in one write (O_APPEND keeps concurrent lines whole)."""
+    stamp = datetime.now(UTC).isoformat(timespec="microseconds")
+    payload = "".join(
+        json.dumps({**asdict(change), "at": change.at or stamp}, ensure_ascii=False) + "\n"
+        for change in changes
+    )
+    if not payload:
+        return
+    path = history_path(root, shard)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, payload.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def history_read(root: Path, shard: Shard) -> list[Change]:
+    """Every change recorded for a shard, oldest first; unreadable lines are skipped."""
+    try:
+        raw = history_path(root, shard).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    changes = []
+    for line in raw.splitlines():
+        try:
+            record = json.loads(line)
+            changes.append(Change(**{k: str(v) for k, v in record.items() if k in _FIELDS}))
+        except (ValueError, TypeError):
+            continue
+    return changes
+
+
+def lines_as_of(changes: Iterable[Change], when: datetime) -> dict[str, str]:
+    """The fact lines present at `when` (identity -> line), replaying the history up to it."""
+    present: dict[str, str] = {}
+    cutoff = when.astimezone(UTC).isoformat(timespec="microseconds")
+    for change in changes:
+        if change.at > cutoff:
+            break
+        if change.op == "remove":
+            present.pop(change.fact_id, None)
+        elif change.op == "edit":
+            present.pop(change.old_fact_id, None)
+            present[change.fact_id] = change.line
+        else:
+            present[change.fact_id] = change.line
+    return present
+
+
+_FIELDS = set(Change.__dataclass_fields__)

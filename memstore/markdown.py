@@ -1,0 +1,254 @@
+"""THE fact-line grammar: parse and format memory files, and compute fact identities.
+
+A memory file is a list of lines. A line is a fact only when it reads
+`- (YYYY-MM-DD) <text>` with a real calendar date; every other line (headings, prose,
+comments, malformed facts) is kept byte for byte. An optional trailing
+`<!-- key=value ... -->` comment carries metadata.
+
+This module does no I/O and knows nothing about scopes, files on disk or the index.
+Nothing else in the project may know what a fact line looks like.
+"""
+
+import hashlib
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+from memstore.errors import InvalidFact
+
+MAX_TEXT_CHARS = 500
+TAGS = ("note", "episode")
+META_KEYS = ("type", "importance", "weight", "visibility", "src", "by", "via", "pin")
+VISIBILITIES = ("context", "searchable", "hidden")
+
+_FACT_RE = re.compile(r"- \((\d{4}-\d{2}-\d{2})\) (.*\S)\s*")
+_META_RE = re.compile(r"(.*?)\s*<!--((?:\s+[A-Za-z][A-Za-z0-9_-]*=\S*)+)\s+-->")
+_TAG_RE = re.compile(r"\[(note|episode)\]\s")
+_META_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
+_META_VALUE_RE = re.compile(r"[^\s<>]{1,200}")
+_SPACE_RE = re.compile(r"\s+")
+_BAD_CHARS_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+
+HEADER = (
+    "# Memory\n"
+    "\n"
+    "<!-- Safe to read, grep and edit. One fact per line: - (YYYY-MM-DD) text\n"
+    "     Other lines are kept as they are. Delete a line to forget that fact. -->\n"
+    "\n"
+)
+
+
+def fact_identity(text: str) -> str:
+    """First 16 hex digits of SHA-1 over the text, whitespace collapsed, trimmed, lower-cased."""
+    canonical = _SPACE_RE.sub(" ", text).strip().lower()
+    return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class FactLine:
+    """One fact: its date, its text (including a `[note]`/`[episode]` tag) and its metadata."""
+
+    day: date
+    text: str
+    meta: dict[str, str] = field(default_factory=dict, hash=False, compare=True)
+
+    @property
+    def identity(self) -> str:
+        return fact_identity(self.text)
+
+    @property
+    def tag(self) -> str | None:
+        match = _TAG_RE.match(self.text + " ")
+        return match.group(1) if match else None
+
+    @property
+    def body(self) -> str:
+        """The text without its tier tag."""
+        match = _TAG_RE.match(self.text + " ")
+        return self.text[match.end() :].strip() if match else self.text
+
+    def __str__(self) -> str:
+        line = f"- ({self.day.isoformat()}) {self.text}"
+        if self.meta:
+            pairs = " ".join(f"{key}={value}" for key, value in self.meta.items())
+            line += f" <!-- {pairs} -->"
+        return line
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One physical line of a file: its exact text with line ending, and the fact if it is one."""
+
+    raw: str
+    fact: FactLine | None = None
+
+
+def parse_line(raw: str) -> FactLine | None:
+    """The fact on this line (ending and a leading BOM ignored), or None if it is not one."""
+    content = raw.rstrip("\r\n").removeprefix("\ufeff")
+    match = _FACT_RE.fullmatch(content)
+    if not match:
+        return None
+    try:
+        day = date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
+    rest = match.group(2)
+    meta: dict[str, str] = {}
+    meta_match = _META_RE.fullmatch(rest)
+    if meta_match and meta_match.group(1).strip():
+        rest = meta_match.group(1)
+        for pair in meta_match.group(2).split():
+            key, _, value = pair.partition("=")
+            meta[key] = value
+    return FactLine(day=day, text=rest.strip(), meta=meta)
+
+
+def parse_text(content: str) -> list[Line]:
+    """Split a file's text into lines (endings kept) and parse each; ''.join(raw) == content."""
+    return [Line(raw=raw, fact=parse_line(raw)) for raw in content.splitlines(keepends=True)]
+
+
+def render(lines: list[Line]) -> str:
+    """The file's text: the exact raw lines joined."""
+    return "".join(line.raw for line in lines)
+
+
+def newline_of(lines: list[Line]) -> str:
+    """The file's line ending: CRLF if its first ended line uses it, else LF."""
+    for line in lines:
+        if line.raw.endswith("\r\n"):
+            return "\r\n"
+        if line.raw.endswith("\n"):
+            return "\n"
+    return "\n"
+
+
+def line_for(fact: FactLine, newline: str = "\n") -> Line:
+    """A new physical line holding this fact."""
+    return Line(raw=str(fact) + newline, fact=fact)
+
+
+def append_fact(lines: list[Line], fact: FactLine) -> list[Line]:
+    """The lines with this fact added at the end (a missing final newline is supplied first)."""
+    newline = newline_of(lines)
+    result = list(lines)
+    if result and not result[-1].raw.endswith(("\n", "\r")):
+        last = result[-1]
+        result[-1] = Line(raw=last.raw + newline, fact=last.fact)
+    result.append(line_for(fact, newline))
+    return result
+
+
+def replace_fact(lines: list[Line], index: int, fact: FactLine) -> list[Line]:
+    """The lines with line `index` replaced by this fact, keeping that line's ending."""
+    old = lines[index].raw
+    ending = old[len(old.rstrip("\r\n")) :]
+    prefix = "\ufeff" if index == 0 and old.startswith("\ufeff") else ""
+    result = list(lines)
+    result[index] = Line(raw=prefix + str(fact) + ending, fact=fact)
+    return result
+
+
+def remove_lines(lines: list[Line], indexes: set[int]) -> list[Line]:
+    """The lines without those at `indexes` (a BOM on a removed first line is kept)."""
+    result = [line for i, line in enumerate(lines) if i not in indexes]
+    if 0 in indexes and lines[0].raw.startswith("\ufeff"):
+        result.insert(0, Line(raw="\ufeff"))
+    return result
+
+
+def clean_text(text: str) -> str:
+    """Validated fact text, trimmed; raises InvalidFact saying what is wrong."""
+    if not isinstance(text, str):
+        raise InvalidFact("Fact text must be a string.")
+    if "\n" in text or "\r" in text:
+        raise InvalidFact("Fact text must be one line: it contains a line break.")
+    if bad := _BAD_CHARS_RE.search(text):
+        raise InvalidFact(f"Fact text contains a control character (U+{ord(bad.group()):04X}).")
+    text = text.strip()
+    if not text:
+        raise InvalidFact("Fact text is empty.")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InvalidFact(
+            f"Fact text is {len(text)} characters; the limit is {MAX_TEXT_CHARS}. "
+            "Split it into shorter facts."
+        )
+    if "<!--" in text or "-->" in text:
+        raise InvalidFact("Fact text must not contain '<!--' or '-->' (reserved for metadata).")
+    return text
+
+
+def clean_meta(meta: dict[str, object] | None) -> dict[str, str]:
+    """Validated metadata as strings; raises InvalidFact naming the bad key or value."""
+    result: dict[str, str] = {}
+    for key, value in (meta or {}).items():
+        if not _META_KEY_RE.fullmatch(str(key)):
+            raise InvalidFact(f"Metadata key {key!r} must be letters, digits, '_' or '-'.")
+        text = _format_meta_value(value)
+        if not _META_VALUE_RE.fullmatch(text) or "--" in text:
+            raise InvalidFact(
+                f"Metadata {key}={text!r} must be 1-200 characters with no spaces, '<', '>' or '--'."
+            )
+        result[str(key)] = text
+    if "importance" in result:
+        _check_number(result, "importance", low=0.0, high=1.0, low_open=False)
+    if "weight" in result:
+        _check_number(result, "weight", low=0.0, high=1e6, low_open=True)
+    if "visibility" in result and result["visibility"] not in VISIBILITIES:
+        raise InvalidFact(f"visibility must be one of {', '.join(VISIBILITIES)}.")
+    return result
+
+
+def make_fact(
+    *, text: str, day: date, tag: str | None = None, meta: dict[str, object] | None = None
+) -> FactLine:
+    """A validated new fact; `tag` ('note'/'episode') is prefixed unless the text has one."""
+    body = clean_text(text)
+    if tag is not None:
+        if tag not in TAGS:
+            raise InvalidFact(f"Tag must be one of {', '.join(TAGS)}, not {tag!r}.")
+        if not _TAG_RE.match(body + " "):
+            body = f"[{tag}] {body}"
+    if len(body) > MAX_TEXT_CHARS:
+        raise InvalidFact(f"Fact text with its tag is over {MAX_TEXT_CHARS} characters.")
+    return FactLine(day=day, text=body, meta=clean_meta(meta))
+
+
+def with_text(fact: FactLine, text: str) -> FactLine:
+    """The same fact with new text (validated); the tag is kept unless the new text sets one."""
+    body = clean_text(text)
+    if fact.tag and not _TAG_RE.match(body + " "):
+        body = f"[{fact.tag}] {body}"
+    return replace(fact, text=body)
+
+
+def _format_meta_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _check_number(
+    meta: dict[str, str], key: str, *, low: float, high: float, low_open: bool
+) -> None:
+    try:
+        number = float(meta[key])
+    except ValueError:
+        raise InvalidFact(f"{key} must be a number, not {meta[key]!r}.") from None
+    too_low = number <= low if low_open else number < low
+    if too_low or number > high or number != number:
+        bound = f"> {low:g}" if low_open else f"between {low:g} and {high:g}"
+        raise InvalidFact(f"{key} must be {bound}, not {meta[key]}.")
+
+
+def parse_date(value: str) -> date:
+    """A real calendar date from YYYY-MM-DD; raises InvalidFact otherwise."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value or ""):
+        raise InvalidFact(f"Date {value!r} must be written YYYY-MM-DD.")
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise InvalidFact(f"Date {value!r} is not a real calendar date.") from None

@@ -1,0 +1,10 @@
+"""Django models of the memory store: the index (rebuilt from files) and the registry (not).
+
+`index` mirrors the Markdown files and may be dropped and rebuilt at any time.
+`registry` holds what files do not: bots, their tokens, project membership, people's settings.
+"""
+
+from memstore.models.index import Fact, MemoryFile
+from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
+
+__all__ = ["Bot", "BotToken", "Fact", "MemoryFile", "PersonSettings", "ProjectMember"]

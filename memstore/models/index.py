@@ -1,0 +1,61 @@
+"""Index rows that mirror the memory files. Only `memstore.index` writes them.
+
+Everything here can be rebuilt from MEMORY_ROOT with `manage.py reindex`; deleting a row by hand
+is undone by the next sync.
+"""
+
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.db.models.expressions import RawSQL
+
+
+class MemoryFile(models.Model):
+    """One memory file as last synced: where it is, whose it is, and the stat it had."""
+
+    path = models.CharField(max_length=400, unique=True)  # relative to MEMORY_ROOT
+    scope_key = models.CharField(max_length=80, db_index=True)  # "kind:name"
+    shard_bot = models.CharField(max_length=63)
+    tier_file = models.CharField(max_length=8)  # profile | log
+    month = models.CharField(max_length=7, blank=True)
+    mtime_ns = models.BigIntegerField()
+    size = models.BigIntegerField()
+    inode = models.BigIntegerField()
+    error = models.TextField(blank=True)  # why the file could not be read, if it could not
+    fact_count = models.IntegerField(default=0)
+    synced_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.path
+
+
+class Fact(models.Model):
+    """One fact line of one file, with what ranking and search need precomputed."""
+
+    file = models.ForeignKey(MemoryFile, on_delete=models.CASCADE, related_name="facts")
+    fact_id = models.CharField(max_length=16)
+    day = models.DateField()
+    text = models.CharField(max_length=600)  # including a [note]/[episode] tag
+    line = models.TextField()  # the canonical line, metadata included
+    meta = models.JSONField(default=dict)
+    tier = models.CharField(max_length=8)
+    weight = models.FloatField()
+    rank = models.FloatField()
+    visibility = models.CharField(max_length=10, default="context")
+    scope_key = models.CharField(max_length=80)
+    shard_bot = models.CharField(max_length=63)
+    search = models.GeneratedField(
+        expression=RawSQL("to_tsvector('english'::regconfig, text)", []),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["scope_key", "tier", "-rank"]),
+            models.Index(fields=["fact_id"]),
+            GinIndex(fields=["search"]),
+        ]
+
+    def __str__(self) -> str:
+        return self.line

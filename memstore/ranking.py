@@ -1,0 +1,54 @@
+"""Pure ranking rules: a fact's tier, weight and rank (SPEC §3.2), and newest-wins merging (§3.3).
+
+No I/O and no Django here; the index stores what these functions compute.
+"""
+
+import math
+from collections.abc import Iterable
+from datetime import date
+from typing import Literal, Protocol
+
+Tier = Literal["profile", "log", "note", "episode"]
+TIERS: tuple[Tier, ...] = ("profile", "log", "note", "episode")
+TIER_WEIGHTS: dict[Tier, float] = {"profile": 1.0, "log": 1.0, "note": 0.5, "episode": 1.5}
+_EPOCH = date(1970, 1, 1)
+
+
+def tier_of(*, tier_file: str, tag: str | None) -> Tier:
+    """The tier of a fact from the file it is in and its tag (tags only count inside logs)."""
+    if tier_file == "profile":
+        return "profile"
+    if tag == "note":
+        return "note"
+    if tag == "episode":
+        return "episode"
+    return "log"
+
+
+def weight_of(*, tier: Tier, meta: dict[str, str]) -> float:
+    """The tier's weight, unless an explicit positive `weight=` overrides it."""
+    try:
+        explicit = float(meta["weight"])
+    except (KeyError, ValueError):
+        return TIER_WEIGHTS[tier]
+    return explicit if explicit > 0 and math.isfinite(explicit) else TIER_WEIGHTS[tier]
+
+
+def rank_of(*, day: date, weight: float) -> float:
+    """Days since 1970-01-01 over 30, plus log2 of the weight."""
+    return (day - _EPOCH).days / 30 + math.log2(weight)
+
+
+class Dated(Protocol):
+    fact_id: str
+    day: date
+
+
+def merge_newest[T: Dated](facts: Iterable[T]) -> list[T]:
+    """One fact per identity, the newest date winning (first seen wins a tie); order kept."""
+    best: dict[str, T] = {}
+    for fact in facts:
+        seen = best.get(fact.fact_id)
+        if seen is None or fact.day > seen.day:
+            best[fact.fact_id] = fact
+    return list(best.values())

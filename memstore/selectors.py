@@ -1,0 +1,126 @@
+"""Reads: every selector syncs the files it depends on first, then queries the index.
+
+So no caller can forget the sync, and a hand edit is seen by the very next read.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import Count, F
+
+from memstore.access import Context, Room
+from memstore.index import index_sync, memory_root
+from memstore.models import Bot, Fact, ProjectMember
+from memstore.paths import Scope, all_scopes, check_slug
+from memstore.records import StoredFact, stored_from_row
+
+
+@dataclass(frozen=True, slots=True)
+class FactPage:
+    """One page of facts and how many matched in all."""
+
+    items: list[StoredFact]
+    total: int
+    offset: int
+    limit: int
+
+    @property
+    def has_more(self) -> bool:
+        return self.offset + len(self.items) < self.total
+
+
+def facts_list(
+    *,
+    scopes: Iterable[Scope],
+    tier: str | None = None,
+    month: str | None = None,
+    contains: str | None = None,
+    shard_bot: str | None = None,
+    include_hidden: bool = True,
+    offset: int = 0,
+    limit: int = 50,
+) -> FactPage:
+    """Facts of these scopes, newest first, filtered and paged (one row per file line)."""
+    scopes = list(scopes)
+    index_sync(scopes=scopes)
+    rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes])
+    if tier:
+        rows = rows.filter(tier=tier)
+    if month:
+        rows = rows.filter(day__startswith=month) if len(month) == 7 else rows.none()
+    if contains:
+        rows = rows.filter(text__icontains=contains)
+    if shard_bot:
+        rows = rows.filter(shard_bot=shard_bot)
+    if not include_hidden:
+        rows = rows.exclude(visibility="hidden")
+    total = rows.count()
+    page = rows.annotate(file_path=F("file__path")).order_by("-day", "-rank", "fact_id")[
+        offset : offset + limit
+    ]
+    return FactPage(
+        items=[stored_from_row(r) for r in page], total=total, offset=offset, limit=limit
+    )
+
+
+def fact_find(*, scopes: Iterable[Scope], fact_id: str) -> list[StoredFact]:
+    """Every stored copy of one fact (one per file holding it) in these scopes."""
+    scopes = list(scopes)
+    index_sync(scopes=scopes)
+    rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes], fact_id=fact_id)
+    return [stored_from_row(r) for r in rows.annotate(file_path=F("file__path"))]
+
+
+def context_build(
+    *,
+    bot: str,
+    room_id: str,
+    room_kind: str,
+    person: str | None = None,
+    projects: Iterable[str] = (),
+) -> Context:
+    """A Context for a bot in a room, with its joined projects read from the registry."""
+    check_slug(bot)
+    joined = frozenset(
+        ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
+    )
+    return Context(
+        bot=bot,
+        room=Room(id=room_id, kind=room_kind),  # type: ignore[arg-type]
+        person=person,
+        projects=tuple(dict.fromkeys(projects)),
+        joined=joined,
+    )
+
+
+def legacy_rooms_of(bot: str) -> list[str]:
+    """Legacy rooms that hold a shard written by this bot."""
+    root = memory_root()
+    return [s.name for s in all_scopes(root) if s.kind == "room" and (root / s.rel / bot).is_dir()]
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeCount:
+    """How many facts one scope (or one shard of it) holds."""
+
+    scope: str
+    shard_bot: str
+    facts: int
+
+
+def workspace_counts() -> list[ScopeCount]:
+    """Fact counts per scope and shard across the whole workspace (syncs everything first)."""
+    index_sync(scopes=all_scopes(memory_root()))
+    rows = (
+        Fact.objects.values("scope_key", "shard_bot")
+        .annotate(n=Count("id"))
+        .order_by("scope_key", "shard_bot")
+    )
+    return [ScopeCount(scope=r["scope_key"], shard_bot=r["shard_bot"], facts=r["n"]) for r in rows]
+
+
+def bots_list() -> list[str]:
+    """Slugs of every bot: registered ones and those that have memory on disk."""
+    registered = set(Bot.objects.values_list("slug", flat=True))
+    on_disk = {s.name for s in all_scopes(memory_root()) if s.kind == "bot"}
+    return sorted(registered | on_disk)

@@ -1,0 +1,270 @@
+"""Writes: remember, forget, edit, restore and clear. Every one follows the same path:
+
+    bot lock -> read the file -> apply -> atomic replace (retry if edited meanwhile)
+             -> append to the shard's history -> re-sync that file into the index
+
+Callers pass the shard to write; deciding whether a room may write it is `memstore.access`.
+"""
+
+from collections.abc import Callable
+from datetime import date
+
+from django.utils import timezone
+
+from memstore import markdown
+from memstore.errors import EditConflict, FactNotFound, InvalidFact, SecretRefused, TopicExcluded
+from memstore.files import ChangedOnDisk, read_snapshot, write_atomic
+from memstore.history import Change, history_append
+from memstore.index import index_sync_file, memory_root
+from memstore.locks import bot_lock
+from memstore.markdown import FactLine, Line
+from memstore.paths import FileLocation, Shard, locate, shard_files
+from memstore.policy import excluded_topic, secret_kind
+from memstore.ranking import Tier
+from memstore.records import StoredFact
+
+MAX_ATTEMPTS = 8
+_TIER_TAGS: dict[str, str | None] = {
+    "profile": None,
+    "log": None,
+    "note": "note",
+    "episode": "episode",
+}
+_HEADERS = {"profile": "# Profile", "log": "# Memory log"}
+
+Edit = Callable[[list[Line]], tuple[list[Line], list[Change]]]
+
+
+def fact_remember(
+    *,
+    shard: Shard,
+    text: str,
+    tier: Tier = "log",
+    day: date | None = None,
+    meta: dict[str, object] | None = None,
+    excluded_topics: list[str] = (),
+    by: str = "",
+    via: str = "api",
+) -> StoredFact:
+    """Save a fact in a shard's profile or log; a duplicate keeps the newest date."""
+    if tier not in _TIER_TAGS:
+        raise InvalidFact(f"Tier must be one of {', '.join(_TIER_TAGS)}, not {tier!r}.")
+    fact = markdown.make_fact(
+        text=text, day=day or timezone.localdate(), tag=_TIER_TAGS[tier], meta=meta
+    )
+    fact_check_content(text=fact.text, shared=shard.scope.sharded, excluded_topics=excluded_topics)
+    tier_file = "profile" if tier == "profile" else "log"
+    rel = shard.file_rel(tier_file=tier_file, day=fact.day)
+
+    def add(lines: list[Line]) -> tuple[list[Line], list[Change]]:
+        for i, line in enumerate(lines):
+            if line.fact and line.fact.identity == fact.identity:
+                if line.fact.day >= fact.day:
+                    return lines, []
+                new = markdown.replace_fact(lines, i, fact)
+                return new, [_change("edit", rel, fact, old=line.fact)]
+        return markdown.append_fact(lines, fact), [_change("add", rel, fact)]
+
+    with bot_lock(shard.bot):
+        _rewrite(rel, add, header=_HEADERS[tier_file], by=by, via=via)
+    return _stored(rel, fact)
+
+
+def fact_check_content(*, text: str, shared: bool, excluded_topics: list[str] = ()) -> None:
+    """Refuse secrets in shared scopes and any excluded topic (raises; nothing is written)."""
+    if shared and (kind := secret_kind(text)):
+        raise SecretRefused(
+            f"This looks like {kind}; secrets are never saved to shared memory. "
+            "Keep it in a password manager instead."
+        )
+    if topic := excluded_topic(text, list(excluded_topics)):
+        raise TopicExcluded(f"The person asked bots not to remember anything about {topic!r}.")
+
+
+def fact_forget(
+    *,
+    shards: list[Shard],
+    fact_id: str | None = None,
+    text: str | None = None,
+    by: str = "",
+    via: str = "api",
+) -> list[Change]:
+    """Remove a fact (by identity, or by text ignoring case and spacing) from every file of
+    these shards; raises FactNotFound if no file held it."""
+    ids = _identities(fact_id=fact_id, text=text)
+    root = memory_root()
+    removed: list[Change] = []
+    for shard in shards:
+
+        def drop(lines: list[Line], rel: str) -> tuple[list[Line], list[Change]]:
+            hits = {i for i, line in enumerate(lines) if line.fact and line.fact.identity in ids}
+            changes = [_change("remove", rel, lines[i].fact) for i in sorted(hits)]
+            return markdown.remove_lines(lines, hits), changes
+
+        with bot_lock(shard.bot):
+            for rel in shard_files(root, shard):
+                removed += _rewrite(rel, lambda lines, rel=rel: drop(lines, rel), by=by, via=via)
+    if not removed:
+        raise FactNotFound("No fact with that id or text in the memory this bot may change.")
+    return removed
+
+
+def fact_edit(
+    *,
+    shard: Shard,
+    fact_id: str,
+    text: str,
+    expected_text: str | None = None,
+    by: str = "",
+    via: str = "console",
+) -> StoredFact:
+    """Replace a fact's text in place (same file, same line, same date). With `expected_text`,
+    raise EditConflict (showing the current text) if the fact no longer reads that way."""
+    new_text = markdown.clean_text(text)
+    fact_check_content(text=new_text, shared=shard.scope.sharded)
+    root = memory_root()
+    result: list[StoredFact] = []
+    with bot_lock(shard.bot):
+        for rel in shard_files(root, shard):
+
+            def change(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
+                for i, line in enumerate(lines):
+                    if line.fact and line.fact.identity == fact_id:
+                        if expected_text is not None and line.fact.text != expected_text:
+                            raise EditConflict(
+                                "This fact was changed by someone else; here is what it says now.",
+                                detail={"current": line.fact.text, "fact_id": fact_id},
+                            )
+                        new = markdown.with_text(line.fact, new_text)
+                        result.append(_stored(rel, new))
+                        if new == line.fact:
+                            return lines, []
+                        return markdown.replace_fact(lines, i, new), [
+                            _change("edit", rel, new, old=line.fact)
+                        ]
+                return lines, []
+
+            _rewrite(rel, change, by=by, via=via)
+            if result:
+                return result[0]
+    if expected_text is not None:
+        raise EditConflict(
+            "This fact was removed by someone else.", detail={"current": None, "fact_id": fact_id}
+        )
+    raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
+
+
+def fact_restore(*, change: Change, by: str = "", via: str = "console") -> StoredFact:
+    """Put a removed fact back into the file it was removed from, with its date and metadata."""
+    fact = markdown.parse_line(change.old_line or change.line)
+    location = locate(change.file)
+    if fact is None or location is None:
+        raise InvalidFact("That history entry does not hold a fact line of a memory file.")
+    tier: Tier = "profile" if location.tier_file == "profile" else (fact.tag or "log")  # type: ignore[assignment]
+    return fact_remember(
+        shard=location.shard,
+        text=fact.body,
+        tier=tier,
+        day=fact.day,
+        meta=fact.meta,
+        by=by,
+        via=via,
+    )
+
+
+def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
+    """Remove every fact of a bot's own memory (headers and prose stay); returns how many."""
+    from memstore.paths import Scope
+
+    shard = Scope("bot", bot).shard(bot)
+    root = memory_root()
+    count = 0
+    with bot_lock(bot):
+        for rel in shard_files(root, shard):
+
+            def drop_all(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
+                hits = {i for i, line in enumerate(lines) if line.fact}
+                return markdown.remove_lines(lines, hits), [
+                    _change("remove", rel, lines[i].fact) for i in sorted(hits)
+                ]
+
+            count += len(_rewrite(rel, drop_all, by=by, via=via))
+    return count
+
+
+def _rewrite(rel: str, edit: Edit, *, header: str = "", by: str, via: str) -> list[Change]:
+    # Caller holds the shard bot's lock, so no other writer of ours touches this file. A person
+    # with an editor still can: the signature check in write_atomic catches that, and we retry
+    # from a fresh read so their edit is kept.
+    root = memory_root()
+    path = root / rel
+    location = locate(rel)
+    assert location is not None, rel
+    for _ in range(MAX_ATTEMPTS):
+        snapshot = read_snapshot(path)
+        text = snapshot.text if snapshot.text is not None else _new_file_text(header)
+        new_lines, changes = edit(markdown.parse_text(text))
+        if not changes:
+            return []
+        try:
+            write_atomic(path, markdown.render(new_lines), expected=snapshot.signature)
+        except ChangedOnDisk:
+            continue
+        changes = [_stamp(change, by=by, via=via) for change in changes]
+        history_append(root, location.shard, changes)
+        declared = {c.fact_id for c in changes} | {c.old_fact_id for c in changes if c.old_fact_id}
+        index_sync_file(rel, declared=declared, by=by, via=via)
+        return changes
+    raise EditConflict(f"{rel} kept changing on disk while we tried to write it; try again.")
+
+
+def _new_file_text(header: str) -> str:
+    return (header or "# Memory") + markdown.HEADER.removeprefix("# Memory")
+
+
+def _change(op: str, rel: str, fact: FactLine, old: FactLine | None = None) -> Change:
+    return Change(
+        op=op,
+        file=rel,
+        fact_id=fact.identity,
+        line=str(fact),
+        old_line=str(old) if old else "",
+        old_fact_id=old.identity if old else "",
+    )
+
+
+def _stamp(change: Change, *, by: str, via: str) -> Change:
+    from dataclasses import replace
+
+    return replace(change, by=by, via=via)
+
+
+def _stored(rel: str, fact: FactLine) -> StoredFact:
+    from memstore.index import fact_row
+    from memstore.models import MemoryFile
+
+    location: FileLocation = locate(rel)  # type: ignore[assignment]
+    row = fact_row(MemoryFile(path=rel), location, fact)
+    return StoredFact(
+        fact_id=row.fact_id,
+        day=row.day,
+        text=row.text,
+        tier=row.tier,
+        scope=row.scope_key,
+        shard_bot=row.shard_bot,
+        file=rel,
+        rank=row.rank,
+        visibility=row.visibility,
+        meta=row.meta,
+    )
+
+
+def _identities(*, fact_id: str | None, text: str | None) -> set[str]:
+    if fact_id:
+        return {fact_id.strip().lower()}
+    if text and text.strip():
+        body = text.strip()
+        return {markdown.fact_identity(body)} | {
+            markdown.fact_identity(f"[{t}] {body}") for t in markdown.TAGS
+        }
+    raise InvalidFact("Say which fact to forget: give its id or its text.")
