@@ -4,7 +4,16 @@
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
 """
 
+from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 
-__all__ = ["Bot", "BotToken", "Fact", "MemoryFile", "PersonSettings", "ProjectMember"]
+__all__ = [
+    "Bot",
+    "BotToken",
+    "Fact",
+    "IdempotentReply",
+    "MemoryFile",
+    "PersonSettings",
+    "ProjectMember",
+]

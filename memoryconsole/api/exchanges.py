@@ -1,0 +1,40 @@
+"""Reporting an exchange for learning: accepted (202) and queued durably; the learner runs later."""
+
+from importlib import import_module
+
+from django.http import HttpRequest
+from ninja import Header, Router
+from ninja.responses import Status
+
+from memoryconsole.api.auth import context_of
+from memoryconsole.api.errors import ApiError, errors
+from memoryconsole.api.schemas import ContextHeaders, ExchangeIn, ExchangeOut
+
+router = Router(tags=["learning"])
+
+
+@router.post(
+    "/exchanges",
+    response={202: ExchangeOut, **errors(400, 401, 403, 413, 422, 503)},
+    operation_id="report_exchange",
+    url_name="report_exchange",
+)
+def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: ExchangeIn):
+    """Report a message and the reply the bot delivered. It is stored before this returns and
+    learned from in the background (direct and group rooms only; small talk is skipped)."""
+    try:
+        learning = import_module("memstore.learning")
+    except ModuleNotFoundError as exc:
+        if exc.name != "memstore.learning":
+            raise
+        raise ApiError(
+            503, "learning_unavailable", "Learning is not installed on this server."
+        ) from None
+    receipt = learning.exchange_submit(
+        ctx=context_of(request, room),
+        message=body.message,
+        reply=body.reply,
+        message_id=body.message_id,
+        reply_id=body.reply_id,
+    )
+    return Status(202, ExchangeOut(id=str(receipt.id), status=receipt.status))
