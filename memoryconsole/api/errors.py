@@ -5,6 +5,7 @@ edge cases (bad JSON, validation, authentication, unknown paths, oversized bodie
 installed) and a last-resort 500 that never leaks a traceback.
 """
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -125,6 +126,33 @@ def install_error_map(api: NinjaAPI) -> None:
         return checked
 
     api.add_decorator(refuse_big_bodies, mode="view")
+
+
+def json_method_errors(urls: tuple) -> tuple:
+    """The API's URL patterns, with "method not allowed" answered in JSON like every error
+    (ninja answers it in plain text before any handler runs)."""
+    patterns, app_name, namespace = urls
+    for pattern in patterns:
+        pattern.callback = _json_405(pattern.callback)
+    return patterns, app_name, namespace
+
+
+def _json_405(view: Callable) -> Callable:
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        if response.status_code == 405 and not response.get("Content-Type", "").endswith("json"):
+            allowed = response.get("Allow", "")
+            response = error_response(
+                405,
+                "method_not_allowed",
+                f"{request.method} is not allowed here; use {allowed}.",
+                {"allowed": [m.strip() for m in allowed.split(",") if m.strip()]},
+            )
+            response["Allow"] = allowed
+        return response
+
+    return wrapped
 
 
 def api_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:

@@ -250,3 +250,10 @@ def test_exchange_report_without_learning_says_so(memory_root, bot_a):
     assert answer.status == 503
     assert answer.body["code"] == "learning_unavailable"
     assert tree(memory_root) == {}
+
+
+def test_wrong_method_answers_in_json(bot_a):
+    answer = bot_a.get("/facts/forget")
+    assert answer.status == 405
+    assert answer.body["code"] == "method_not_allowed"
+    assert answer.body["detail"]["allowed"] == ["POST"]
