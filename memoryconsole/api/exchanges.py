@@ -21,7 +21,9 @@ router = Router(tags=["learning"])
 )
 def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: ExchangeIn):
     """Report a message and the reply the bot delivered. It is stored before this returns and
-    learned from in the background (direct and group rooms only; small talk is skipped)."""
+    learned from in the background (direct and group rooms only; small talk is skipped: the
+    answer then says `skipped` and why). Reporting the same message ids again returns the
+    first receipt."""
     try:
         learning = import_module("memstore.learning")
     except ModuleNotFoundError as exc:
@@ -36,5 +38,8 @@ def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: Ex
         reply=body.reply,
         message_id=body.message_id,
         reply_id=body.reply_id,
+        recalled=body.recalled,
     )
-    return Status(202, ExchangeOut(id=str(receipt.id), status=receipt.status))
+    return Status(
+        202, ExchangeOut(id=str(receipt.id), status=receipt.status, reason=receipt.reason)
+    )

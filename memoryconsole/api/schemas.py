@@ -23,6 +23,7 @@ Visibility = Literal["context", "searchable", "hidden"]
 
 SLUG = r"^[a-z0-9][a-z0-9-]{0,62}$"
 FACT_ID = r"^[0-9a-f]{16}$"
+MESSAGE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
 _SLUG_IN_LIST = r"[a-z0-9][a-z0-9-]{0,62}"
 
 
@@ -266,15 +267,21 @@ class ChangesOut(Schema):
 class ExchangeIn(StrictIn):
     """One exchange (after the reply was delivered), for the learner to consider."""
 
-    message: Text = Field(max_length=20_000)
-    reply: Text = Field(max_length=20_000)
-    message_id: str = Field(pattern=r"^[^\s]{1,200}$")
-    reply_id: str = Field(pattern=r"^[^\s]{1,200}$")
+    message: Text = Field(min_length=1, max_length=40_000, description="What the person said.")
+    reply: Text = Field(max_length=40_000, description="What the bot answered.")
+    message_id: str = Field(pattern=MESSAGE_ID, description="The message's id in your system.")
+    reply_id: str = Field(pattern=MESSAGE_ID, description="The reply's id in your system.")
+    recalled: list[Annotated[Text, Field(max_length=600)]] = Field(
+        default_factory=list,
+        max_length=200,
+        description="Ids or texts of facts recalled for this reply (so they aren't re-learned).",
+    )
 
 
 class ExchangeOut(Schema):
     id: str
-    status: str
+    status: Literal["queued", "skipped"]
+    reason: str = Field("", description="Why it was skipped (small talk, room kind, paused...).")
 
 
 # --- the bot and errors --------------------------------------------------------------------------
