@@ -268,23 +268,31 @@ def prepare(fresh: bool) -> list[str]:
     else:
         log("Reusing the workspace; syncing it ...")
         index_sync(scopes=all_scopes(root))
-    prepare_recall(root)
+    prepare_recall()
     from memstore.models import BotToken
 
     BotToken.objects.filter(bot__slug__startswith="bot-").delete()
     return [token_create(bot=bot(b), name="bench").token for b in range(BOTS)]
 
 
-def prepare_recall(root: Path) -> None:
-    """Give recall what it needs before it is timed (embeddings, if the engine keeps any)."""
+def prepare_recall() -> None:
+    """Embed every fact once (cached by identity in the database), so recall is timed warm."""
     try:
-        from memstore import recall
+        from memstore.recall.vectors import embedder_current, vectors_ensure
     except ImportError:
         return
-    warm = getattr(recall, "recall_prepare", None)
-    if warm is not None:
-        log("Preparing recall (embeddings) ...")
-        warm()
+    if embedder_current() is None:
+        log("No embedding model: recall is timed as lexical search.")
+        return
+    from memstore.models import Fact
+
+    texts = dict(Fact.objects.values_list("fact_id", "text"))
+    items = list(texts.items())
+    done = 0
+    for start in range(0, len(items), 5000):
+        done += vectors_ensure(dict(items[start : start + 5000]))
+        if done:
+            log(f"  embedded {done:,} facts ({start + 5000:,}/{len(items):,} checked)")
 
 
 # --- the server and the load ---------------------------------------------------------------------
@@ -340,8 +348,10 @@ class Result:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def request_for(endpoint: str, rng: random.Random, tokens: list[str]) -> tuple[str, dict]:
-    b = rng.randrange(BOTS)
+def request_for(
+    endpoint: str, rng: random.Random, tokens: list[str], b: int | None = None
+) -> tuple[str, dict]:
+    b = rng.randrange(BOTS) if b is None else b
     headers = {
         "Authorization": f"Bearer {tokens[b]}",
         "X-Room-Id": f"dm-{b}",
@@ -362,8 +372,16 @@ def request_for(endpoint: str, rng: random.Random, tokens: list[str]) -> tuple[s
 
 
 def load(
-    port: int, endpoint: str, tokens: list[str], clients: int, seconds: float, seed: int
+    port: int,
+    endpoint: str,
+    tokens: list[str],
+    clients: int,
+    seconds: float,
+    seed: int,
+    sweep: int = 0,
 ) -> Result:
+    """`clients` threads calling one endpoint for `seconds`; with `sweep`, each bot `sweep` times
+    instead (a warm-up: every worker process then has every bot's scopes loaded)."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
     errors = [0] * clients
     start = time.perf_counter()
@@ -372,8 +390,9 @@ def load(
     def client(i: int) -> None:
         rng = random.Random(seed * 100 + i)
         conn = None
-        while time.perf_counter() < deadline:
-            path, headers = request_for(endpoint, rng, tokens)
+        order = [b for _ in range(sweep) for b in range(i, BOTS, clients)]
+        while order if sweep else time.perf_counter() < deadline:
+            path, headers = request_for(endpoint, rng, tokens, order.pop() if sweep else None)
             began = time.perf_counter()
             try:
                 if conn is None:
@@ -500,9 +519,9 @@ def main(argv: list[str]) -> int:
     results: dict[str, list[Result]] = {e: [] for e in endpoints}
     load_before = os.getloadavg()[0]
     try:
-        log("Warming up ...")
+        log("Warming up (every bot, several times, on every endpoint) ...")
         for endpoint in endpoints:
-            load(port, endpoint, tokens, args.clients, 2.0, seed=0)
+            load(port, endpoint, tokens, args.clients, 0, seed=0, sweep=2 * args.workers)
         for run in range(1, args.runs + 1):
             for endpoint in endpoints:
                 result = load(port, endpoint, tokens, args.clients, args.seconds, seed=run)

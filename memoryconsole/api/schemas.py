@@ -235,7 +235,9 @@ class RecallQuery(Schema):
 class RecallOut(Schema):
     items: list[FactOut]
     more: int = Field(description="How many more facts matched beyond these.")
-    mode: Literal["hybrid", "lexical"] = Field(description="hybrid when an embedder is installed.")
+    mode: Literal["hybrid", "lexical", "semantic"] = Field(
+        description="hybrid (words and meaning) when an embedding model is installed, else lexical."
+    )
     note: str = ""
 
 
