@@ -7,11 +7,14 @@ are deleted or inserted. Differences that the caller did not declare are hand ed
 recorded in the shard's history as `via=hand-edit`.
 
 `index_rebuild` drops every row and reads all of MEMORY_ROOT again (`manage.py reindex`).
+
+This module never writes a memory file; `services` does, then calls `index_sync_file`.
 """
 
 import json
 import os
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,14 +23,23 @@ from django.db import connection, transaction
 
 from memstore import markdown
 from memstore.errors import UnreadableFile
-from memstore.files import Signature, decode
+from memstore.files import content_digest, decode, read_bytes
 from memstore.history import Change, history_append
-from memstore.locks import file_sync_lock
+from memstore.locks import bot_sync_lock
 from memstore.models import Fact, MemoryFile
-from memstore.paths import FileLocation, Scope, Shard, all_scopes, locate, scope_shards
+from memstore.paths import FileLocation, Scope, all_scopes, is_log_name, locate, scope_shards
 from memstore.ranking import rank_of, tier_of, weight_of
 
-_SIG_FIELDS = ("path", "mtime_ns", "size", "inode")
+# A file indexed less than this long after its last write is "racy": a later edit of the same
+# size could land in the same timestamp tick (ext4 ticks are ~4 ms, NFS can be a second), so its
+# stat would not change. Such files are compared by content digest until they are older.
+RACY_NS = 2_000_000_000
+
+_Stat = tuple[int, int, int]  # mtime_ns, size, inode
+_SYNC_QUERY = (
+    "SELECT path, mtime_ns, size, inode, recheck, digest FROM memstore_memoryfile "
+    "WHERE scope_key = ANY(%s)"
+)
 
 
 def memory_root() -> Path:
@@ -46,40 +58,69 @@ class SyncReport:
 def index_sync(*, scopes: Iterable[Scope]) -> SyncReport:
     """Bring the index up to date with the files of these scopes (stat first, parse what changed)."""
     root = memory_root()
-    scopes = list(scopes)
-    on_disk: dict[str, tuple[int, int, int]] = {}
+    scopes = list(dict.fromkeys(scopes))
+    on_disk: dict[str, _Stat] = {}
     for scope in scopes:
-        for shard in scope_shards(root, scope):
-            _stat_shard(root, shard, on_disk)
-    in_index = {
-        path: (mtime_ns, size, inode)
-        for path, mtime_ns, size, inode in MemoryFile.objects.filter(
-            scope_key__in=[str(scope) for scope in scopes]
-        ).values_list(*_SIG_FIELDS)
-    }
-    stale = [rel for rel, sig in on_disk.items() if in_index.get(rel) != sig]
-    stale += [rel for rel in in_index if rel not in on_disk]
-    for rel in stale:
-        index_sync_file(rel)
-    return SyncReport(files=len(on_disk), changed=len(stale))
+        _stat_scope(str(root), root, scope, on_disk)
+    # One raw query: the ORM's per-row overhead would be most of the cost of a no-op sync.
+    with connection.cursor() as cursor:
+        cursor.execute(_SYNC_QUERY, [[str(scope) for scope in scopes]])
+        rows = cursor.fetchall()
+    files = len(on_disk)
+    stale = []
+    now = time.time_ns()
+    for path, mtime_ns, size, inode, recheck, digest in rows:
+        found = on_disk.pop(path, None)
+        changed = found != (mtime_ns, size, inode)
+        if changed or (recheck and _recheck_due(root / path, mtime_ns, digest, now)):
+            stale.append(path)
+    stale += on_disk  # files the index has never seen
+    _sync_paths(stale)
+    return SyncReport(files=files, changed=len(stale))
 
 
-def _stat_shard(root: Path, shard: Shard, found: dict[str, tuple[int, int, int]]) -> None:
-    base = f"{shard.rel}/"
+def _recheck_due(path: Path, mtime_ns: int, digest: str, now: int) -> bool:
+    # Racy file: re-sync once it is old enough (to clear the flag) or as soon as its bytes differ.
+    if now - mtime_ns >= RACY_NS:
+        return True
     try:
-        st = os.stat(root / base / "profile.md")
-        found[base + "profile.md"] = (st.st_mtime_ns, st.st_size, st.st_ino)
-    except (FileNotFoundError, NotADirectoryError):
-        pass
-    try:
-        with os.scandir(root / base / "log") as entries:
-            for entry in entries:
-                rel = f"{base}log/{entry.name}"
-                if entry.name.endswith(".md") and locate(rel) is not None:
-                    st = entry.stat()
-                    found[rel] = (st.st_mtime_ns, st.st_size, st.st_ino)
-    except (FileNotFoundError, NotADirectoryError):
-        pass
+        return content_digest(read_bytes(path)[0]) != digest
+    except OSError:
+        return True
+
+
+def _stat_scope(base: str, root: Path, scope: Scope, found: dict[str, _Stat]) -> None:
+    for shard in scope_shards(root, scope):
+        rel = shard.rel
+        try:
+            st = os.stat(f"{base}/{rel}/profile.md")
+            found[f"{rel}/profile.md"] = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        try:
+            with os.scandir(f"{base}/{rel}/log") as entries:
+                for entry in entries:
+                    if is_log_name(entry.name):
+                        try:
+                            st = entry.stat()
+                        except FileNotFoundError:
+                            continue
+                        found[f"{rel}/log/{entry.name}"] = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+
+
+def _sync_paths(rels: list[str]) -> None:
+    # Grouped by writing bot, in a fixed order, each group under that bot's lock (see locks.py).
+    by_bot: dict[str, list[FileLocation]] = {}
+    for rel in rels:
+        if (location := locate(rel)) is not None:
+            by_bot.setdefault(location.shard.bot, []).append(location)
+    for bot in sorted(by_bot):
+        with transaction.atomic():
+            bot_sync_lock(bot)
+            for location in by_bot[bot]:
+                _sync_file(location, set(), by="")
 
 
 def index_sync_file(rel: str, *, declared: Iterable[str] = (), by: str = "", via: str = "") -> None:
@@ -88,56 +129,57 @@ def index_sync_file(rel: str, *, declared: Iterable[str] = (), by: str = "", via
     location = locate(rel)
     if location is None:
         return
-    root = memory_root()
-    declared = set(declared)
     with transaction.atomic():
-        file_sync_lock(rel)
-        row = MemoryFile.objects.filter(path=rel).first()
-        try:
-            with open(root / rel, "rb") as handle:
-                sig = Signature.of(os.fstat(handle.fileno()))
-                data = handle.read()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            if row is not None:
-                old = dict(row.facts.values_list("fact_id", "line"))
-                row.delete()
-                _record(location, old, {}, declared, by=by, via=via)
-            return
-        if row is not None and (row.mtime_ns, row.size, row.inode) == (
-            sig.mtime_ns,
-            sig.size,
-            sig.inode,
-        ):
-            return
-        text, error = _decode_leniently(data, rel)
-        facts = _unique_facts(markdown.parse_text(text))
-        if row is None:
-            row = MemoryFile(path=rel)
-            old_rows: dict[str, tuple[int, str]] = {}
-        else:
-            old_rows = {
-                fid: (pk, line) for pk, fid, line in row.facts.values_list("pk", "fact_id", "line")
-            }
-        _fill_file_row(row, location, sig, error, len(facts))
-        row.save()
-        new_lines = {fid: str(fact) for fid, fact in facts.items()}
-        stale = [pk for fid, (pk, line) in old_rows.items() if new_lines.get(fid) != line]
-        if stale:
-            Fact.objects.filter(pk__in=stale).delete()
-        fresh = [
-            fact
-            for fid, fact in facts.items()
-            if fid not in old_rows or old_rows[fid][1] != new_lines[fid]
-        ]
-        Fact.objects.bulk_create(fact_row(row, location, fact) for fact in fresh)
-        _record(
-            location,
-            {fid: line for fid, (_, line) in old_rows.items()},
-            new_lines,
-            declared,
-            by=by,
-            via=via,
+        bot_sync_lock(location.shard.bot)
+        _sync_file(location, set(declared), by=by)
+
+
+def _sync_file(location: FileLocation, declared: set[str], *, by: str) -> None:
+    # Caller holds the shard bot's lock inside a transaction.
+    rel = location.rel
+    row = MemoryFile.objects.filter(path=rel).first()
+    try:
+        data, st = read_bytes(memory_root() / rel)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        if row is not None:
+            old = dict(row.facts.values_list("fact_id", "line"))
+            row.delete()
+            _record(location, old, {}, declared)
+        return
+    stat = (st.st_mtime_ns, st.st_size, st.st_ino)
+    racy = time.time_ns() - st.st_mtime_ns < RACY_NS
+    if row is not None and (row.mtime_ns, row.size, row.inode) == stat and not row.recheck:
+        return
+    digest = content_digest(data)
+    if row is not None and row.digest == digest:
+        # Same bytes (a touch, a copy back, or a racy file that did not change): no parse.
+        MemoryFile.objects.filter(pk=row.pk).update(
+            mtime_ns=stat[0], size=stat[1], inode=stat[2], recheck=racy
         )
+        return
+    text, error = _decode_leniently(data, rel)
+    facts = _unique_facts(markdown.parse_text(text))
+    if row is None:
+        row = MemoryFile(path=rel)
+        old_rows: dict[str, tuple[int, str]] = {}
+    else:
+        old_rows = {
+            fid: (pk, line) for pk, fid, line in row.facts.values_list("pk", "fact_id", "line")
+        }
+    _fill_file_row(row, location, stat, digest, racy, error, len(facts))
+    row.save()
+    new_lines = {fid: str(fact) for fid, fact in facts.items()}
+    stale = [pk for fid, (pk, line) in old_rows.items() if new_lines.get(fid) != line]
+    if stale:
+        Fact.objects.filter(pk__in=stale).delete()
+    fresh = [
+        fact
+        for fid, fact in facts.items()
+        if fid not in old_rows or old_rows[fid][1] != new_lines[fid]
+    ]
+    if fresh:
+        Fact.objects.bulk_create(fact_row(row, location, fact) for fact in fresh)
+    _record(location, {fid: line for fid, (_, line) in old_rows.items()}, new_lines, declared)
 
 
 def _decode_leniently(data: bytes, rel: str) -> tuple[str, str]:
@@ -156,60 +198,88 @@ def _unique_facts(lines: list[markdown.Line]) -> dict[str, markdown.FactLine]:
         fact = line.fact
         if fact is None:
             continue
-        seen = facts.get(fact.identity)
+        identity = fact.identity
+        seen = facts.get(identity)
         if seen is None or fact.day > seen.day:
-            facts[fact.identity] = fact
+            facts[identity] = fact
     return facts
 
 
 def _fill_file_row(
-    row: MemoryFile, location: FileLocation, sig: Signature, error: str, count: int
+    row: MemoryFile,
+    location: FileLocation,
+    stat: _Stat,
+    digest: str,
+    racy: bool,
+    error: str,
+    count: int,
 ) -> None:
     row.scope_key = str(location.shard.scope)
     row.shard_bot = location.shard.bot
     row.tier_file = location.tier_file
     row.month = location.month
-    row.mtime_ns, row.size, row.inode = sig.mtime_ns, sig.size, sig.inode
+    row.mtime_ns, row.size, row.inode = stat
+    row.digest = digest
+    row.recheck = racy
     row.error = error
     row.fact_count = count
 
 
-def fact_row(file_row: MemoryFile, location: FileLocation, fact: markdown.FactLine) -> Fact:
-    """The index row for one fact line of a file."""
-    tier = tier_of(tier_file=location.tier_file, tag=fact.tag)
+_TEXT_LIMIT = Fact._meta.get_field("text").max_length  # a hand-written line may be longer
+
+
+@dataclass(frozen=True, slots=True)
+class _Derived:
+    fact_id: str
+    text: str
+    tier: str
+    weight: float
+    rank: float
+    visibility: str
+
+
+def _derive(tier_file: str, fact: markdown.FactLine) -> _Derived:
+    tier = tier_of(tier_file=tier_file, tag=fact.tag)
     weight = weight_of(tier=tier, meta=fact.meta)
-    return Fact(
-        file=file_row,
+    visibility = fact.meta.get("visibility", "context")
+    return _Derived(
         fact_id=fact.identity,
-        day=fact.day,
-        text=fact.text[:600],
-        line=str(fact),
-        meta=fact.meta,
+        text=fact.text[:_TEXT_LIMIT],
         tier=tier,
         weight=weight,
         rank=rank_of(day=fact.day, weight=weight),
-        visibility=fact.meta.get("visibility", "context"),
+        visibility=visibility if visibility in markdown.VISIBILITIES else "context",
+    )
+
+
+def fact_row(file_row: MemoryFile, location: FileLocation, fact: markdown.FactLine) -> Fact:
+    """The index row for one fact line of a file."""
+    d = _derive(location.tier_file, fact)
+    return Fact(
+        file=file_row,
+        fact_id=d.fact_id,
+        day=fact.day,
+        text=d.text,
+        line=str(fact),
+        meta=fact.meta,
+        tier=d.tier,
+        weight=d.weight,
+        rank=d.rank,
+        visibility=d.visibility,
         scope_key=str(location.shard.scope),
         shard_bot=location.shard.bot,
     )
 
 
 def _record(
-    location: FileLocation,
-    old: dict[str, str],
-    new: dict[str, str],
-    declared: set[str],
-    *,
-    by: str,
-    via: str,
+    location: FileLocation, old: dict[str, str], new: dict[str, str], declared: set[str]
 ) -> None:
+    # What changed that the caller did not declare was done by hand (or by a tool we do not know).
     file = location.rel
     changes = []
     for fid, line in old.items():
         if fid not in new and fid not in declared:
-            changes.append(
-                Change(op="remove", file=file, fact_id=fid, line=line, by=by, via="hand-edit")
-            )
+            changes.append(Change(op="remove", file=file, fact_id=fid, line=line, via="hand-edit"))
     for fid, line in new.items():
         if fid in declared:
             continue
@@ -243,78 +313,144 @@ class RebuildReport:
 _COPY_COLUMNS = (
     "file_id, fact_id, day, text, line, meta, tier, weight, rank, visibility, scope_key, shard_bot"
 )
+_FILE_COLUMNS = (
+    "path, scope_key, shard_bot, tier_file, month, mtime_ns, size, inode, digest, recheck, "
+    "error, fact_count, synced_at"
+)
 
 
 def index_rebuild(
-    *, progress: Callable[[int, int], None] | None = None, batch: int = 500
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    batch: int = 500,
+    on_phase: Callable[[str], None] | None = None,
 ) -> RebuildReport:
-    """Drop every index row and read all of MEMORY_ROOT again, in one transaction."""
+    """Drop every index row and read all of MEMORY_ROOT again, in one transaction.
+
+    Readers wait for it (the tables are locked until it commits) rather than see half an index.
+    `progress(files_done, files_total)` is called after each batch; `on_phase(name)` when the
+    work moves on ("reading", "indexing")."""
     root = memory_root()
-    paths = [
-        rel
-        for scope in all_scopes(root)
-        for shard in scope_shards(root, scope)
-        for rel in _shard_paths(root, shard)
-    ]
+    paths = _all_paths(root)
     total_facts = unreadable = 0
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("TRUNCATE memstore_fact, memstore_memoryfile")
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+        cursor.execute("TRUNCATE memstore_fact, memstore_memoryfile")
+        # Loading into a bare table and indexing once at the end is several times faster than
+        # updating the GIN and b-tree indexes row by row.
+        index_sql = _drop_secondary_indexes(cursor)
+        if on_phase:
+            on_phase("reading")
         for start in range(0, len(paths), batch):
-            chunk = paths[start : start + batch]
-            facts, bad = _rebuild_chunk(root, chunk)
+            facts, bad = _rebuild_chunk(cursor, root, paths[start : start + batch])
             total_facts += facts
             unreadable += bad
             if progress:
                 progress(min(start + batch, len(paths)), len(paths))
+        if on_phase:
+            on_phase("indexing")
+        for sql in index_sql:
+            cursor.execute(sql)
+        cursor.execute("ANALYZE memstore_fact")
+        cursor.execute("ANALYZE memstore_memoryfile")
     return RebuildReport(files=len(paths), facts=total_facts, unreadable=unreadable)
 
 
-def _shard_paths(root: Path, shard: Shard) -> list[str]:
-    found: dict[str, tuple[int, int, int]] = {}
-    _stat_shard(root, shard, found)
+def _all_paths(root: Path) -> list[str]:
+    found: dict[str, _Stat] = {}
+    base = str(root)
+    for scope in all_scopes(root):
+        _stat_scope(base, root, scope, found)
     return sorted(found)
 
 
-def _rebuild_chunk(root: Path, paths: list[str]) -> tuple[int, int]:
+def _drop_secondary_indexes(cursor) -> list[str]:
+    cursor.execute(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() "
+        "AND tablename = 'memstore_fact' AND indexname NOT IN ("
+        "  SELECT conname FROM pg_constraint WHERE conrelid = 'memstore_fact'::regclass)"
+    )
+    found = cursor.fetchall()
+    for name, _ in found:
+        cursor.execute(f'DROP INDEX "{name}"')
+    return [sql for _, sql in found]
+
+
+def _rebuild_chunk(cursor, root: Path, paths: list[str]) -> tuple[int, int]:
     parsed = []
+    now = time.time_ns()
     for rel in paths:
+        location = locate(rel)
         try:
-            with open(root / rel, "rb") as handle:
-                sig = Signature.of(os.fstat(handle.fileno()))
-                data = handle.read()
-        except FileNotFoundError:
+            data, st = read_bytes(root / rel)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             continue
         text, error = _decode_leniently(data, rel)
-        location = locate(rel)
         facts = _unique_facts(markdown.parse_text(text))
-        row = MemoryFile(path=rel)
-        _fill_file_row(row, location, sig, error, len(facts))
-        parsed.append((row, location, facts))
-    MemoryFile.objects.bulk_create([row for row, _, _ in parsed])
+        parsed.append((rel, location, st, content_digest(data), error, facts))
+    ids = _insert_files(cursor, parsed, now)
     count = 0
-    with (
-        connection.cursor() as cursor,
-        cursor.cursor.copy(f"COPY memstore_fact ({_COPY_COLUMNS}) FROM STDIN") as copy,
-    ):
-        for row, location, facts in parsed:
-            for fact in facts.values():
-                f = fact_row(row, location, fact)
-                copy.write_row(
-                    (
-                        row.pk,
-                        f.fact_id,
-                        f.day,
-                        f.text,
-                        f.line,
-                        json.dumps(f.meta),
-                        f.tier,
-                        f.weight,
-                        f.rank,
-                        f.visibility,
-                        f.scope_key,
-                        f.shard_bot,
-                    )
-                )
+    with cursor.cursor.copy(f"COPY memstore_fact ({_COPY_COLUMNS}) FROM STDIN") as copy:
+        for file_id, (_, location, _, _, _, facts) in zip(ids, parsed, strict=True):
+            scope_key, bot, tier_file = (
+                str(location.shard.scope),
+                location.shard.bot,
+                location.tier_file,
+            )
+            for row in _copy_rows(file_id, scope_key, bot, tier_file, facts.values()):
+                copy.write_row(row)
                 count += 1
-    return count, sum(1 for row, _, _ in parsed if row.error)
+    return count, sum(1 for item in parsed if item[4])
+
+
+def _copy_rows(
+    file_id: int, scope_key: str, bot: str, tier_file: str, facts: Iterable[markdown.FactLine]
+) -> Iterator[tuple]:
+    for fact in facts:
+        d = _derive(tier_file, fact)
+        meta = json.dumps(fact.meta) if fact.meta else "{}"
+        yield (
+            file_id,
+            d.fact_id,
+            fact.day,
+            d.text,
+            str(fact),
+            meta,
+            d.tier,
+            d.weight,
+            d.rank,
+            d.visibility,
+            scope_key,
+            bot,
+        )
+
+
+def _insert_files(cursor, parsed: list[tuple], now: int) -> list[int]:
+    if not parsed:
+        return []
+    rows = []
+    for rel, location, st, digest, error, facts in parsed:
+        rows.append(
+            (
+                rel,
+                str(location.shard.scope),
+                location.shard.bot,
+                location.tier_file,
+                location.month,
+                st.st_mtime_ns,
+                st.st_size,
+                st.st_ino,
+                digest,
+                now - st.st_mtime_ns < RACY_NS,
+                error,
+                len(facts),
+            )
+        )
+    placeholders = ", ".join(
+        ["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())"] * len(rows)
+    )
+    cursor.execute(
+        f"INSERT INTO memstore_memoryfile ({_FILE_COLUMNS}) VALUES {placeholders} RETURNING id",
+        [value for row in rows for value in row],
+    )
+    return [row[0] for row in cursor.fetchall()]

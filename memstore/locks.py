@@ -1,7 +1,11 @@
 """The per-bot write lock: a Postgres session advisory lock, so it holds across processes and hosts.
 
 Every file has exactly one writing bot, so one lock per bot serialises every write to its files.
-A second, transaction-scoped lock per file path serialises index syncs of the same file.
+Index syncs of a bot's files take the same key, transaction-scoped (`bot_sync_lock`): a reader
+that notices a changed file waits until the bot's writer has finished writing *and* indexing
+it, so it never mistakes the writer's own change for a hand edit. Postgres lets one session
+hold both kinds of lock on one key, so a writer re-syncing its file under `bot_lock` passes.
+Lock order, always: bot lock, then index rows.
 """
 
 import hashlib
@@ -32,6 +36,12 @@ def bot_lock(bot: str) -> Iterator[None]:
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+
+
+def bot_sync_lock(bot: str) -> None:
+    """Take `bot`'s lock until the current transaction ends (for syncing that bot's files)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_key(_BOT_NAMESPACE + bot)])
 
 
 def file_sync_lock(path: str) -> None:
