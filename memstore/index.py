@@ -335,6 +335,10 @@ def index_rebuild(
     total_facts = unreadable = 0
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+        # Pending deferred foreign-key checks (of a caller's earlier writes in this transaction,
+        # or of our own COPY) would block TRUNCATE and CREATE INDEX: check them as we go, and
+        # defer again at the end as Django declares them.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute("TRUNCATE memstore_fact, memstore_memoryfile")
         # Loading into a bare table and indexing once at the end is several times faster than
         # updating the GIN and b-tree indexes row by row.
@@ -353,6 +357,7 @@ def index_rebuild(
             cursor.execute(sql)
         cursor.execute("ANALYZE memstore_fact")
         cursor.execute("ANALYZE memstore_memoryfile")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     return RebuildReport(files=len(paths), facts=total_facts, unreadable=unreadable)
 
 

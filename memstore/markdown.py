@@ -28,7 +28,7 @@ _FACT_RE = re.compile(rf"- \(([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})\) ([^{_CONTROL}]
 _META_RE = re.compile(r"(.*?)\s*<!--((?:\s+[A-Za-z][A-Za-z0-9_-]*=\S*)+)\s+-->")
 _TAG_RE = re.compile(r"\[(note|episode)\]\s")
 _META_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
-_META_VALUE_RE = re.compile(r"[^\s<>]{1,200}")
+_META_VALUE_RE = re.compile(f"[^\\s<>{_CONTROL}]{{1,200}}")
 _SPACE_RE = re.compile(r"\s+")
 _BAD_CHARS_RE = re.compile(f"[{_CONTROL}]")
 
@@ -210,7 +210,7 @@ def clean_meta(meta: dict[str, object] | None) -> dict[str, str]:
         text = _format_meta_value(value)
         if not _META_VALUE_RE.fullmatch(text) or "--" in text:
             raise InvalidFact(
-                f"Metadata {key}={text!r} must be 1-200 characters with no spaces, '<', '>' or '--'."
+                f"Metadata {key}={text!r} must be 1-200 characters with no spaces, control characters, '<', '>' or '--'."
             )
         result[str(key)] = text
     if "importance" in result:
