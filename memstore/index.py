@@ -15,6 +15,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,24 +118,48 @@ def _sync_paths(rels: list[str]) -> None:
         if (location := locate(rel)) is not None:
             by_bot.setdefault(location.shard.bot, []).append(location)
     for bot in sorted(by_bot):
-        with transaction.atomic():
-            bot_sync_lock(bot)
+        with _index_transaction(bot):
             for location in by_bot[bot]:
-                _sync_file(location, set(), by="")
+                _sync_file(location, set())
 
 
-def index_sync_file(rel: str, *, declared: Iterable[str] = (), by: str = "", via: str = "") -> None:
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What a service just wrote: the digests of the file before and after its change."""
+
+    before: str  # "" for a file it created
+    after: str
+    lines: list[markdown.Line] | None = None  # the lines it wrote, parsed (saves a re-parse)
+
+
+def index_sync_file(
+    rel: str,
+    *,
+    declared: Iterable[str] = (),
+    by: str = "",
+    via: str = "",
+    written: Written | None = None,
+) -> None:
     """Re-read one file into the index. Changes to facts in `declared` are the caller's own;
-    any other difference is recorded in history as a hand edit."""
+    any other difference is recorded in history as a hand edit. With `written`, a writer says
+    which version it changed into which: if the index held exactly that version and the file
+    is still what it wrote, only the declared facts' rows are touched."""
     location = locate(rel)
     if location is None:
         return
+    with _index_transaction(location.shard.bot):
+        _sync_file(location, set(declared), written)
+
+
+@contextmanager
+def _index_transaction(bot: str) -> Iterator[None]:
+    outer = connection.in_atomic_block
     with transaction.atomic():
-        bot_sync_lock(location.shard.bot)
-        _sync_file(location, set(declared), by=by)
+        bot_sync_lock(bot, async_commit=not outer)
+        yield
 
 
-def _sync_file(location: FileLocation, declared: set[str], *, by: str) -> None:
+def _sync_file(location: FileLocation, declared: set[str], written: Written | None = None) -> None:
     # Caller holds the shard bot's lock inside a transaction.
     rel = location.rel
     row = MemoryFile.objects.filter(path=rel).first()
@@ -157,17 +182,28 @@ def _sync_file(location: FileLocation, declared: set[str], *, by: str) -> None:
             mtime_ns=stat[0], size=stat[1], inode=stat[2], recheck=racy
         )
         return
-    text, error = _decode_leniently(data, rel)
-    facts = _unique_facts(markdown.parse_text(text))
+    # A writer's own change to a version the index already held: nothing else can differ.
+    own = (
+        written is not None
+        and written.after == digest
+        and written.before == (row.digest if row is not None else "")
+    )
+    if own and written.lines is not None:
+        error, lines = "", written.lines
+    else:
+        text, error = _decode_leniently(data, rel)
+        lines = markdown.parse_text(text)
+    facts = _unique_facts(lines)
     if row is None:
         row = MemoryFile(path=rel)
         old_rows: dict[str, tuple[int, str]] = {}
     else:
-        old_rows = {
-            fid: (pk, line) for pk, fid, line in row.facts.values_list("pk", "fact_id", "line")
-        }
+        rows = row.facts.filter(fact_id__in=declared) if own else row.facts.all()
+        old_rows = {fid: (pk, line) for pk, fid, line in rows.values_list("pk", "fact_id", "line")}
     _fill_file_row(row, location, stat, digest, racy, error, len(facts))
     row.save()
+    if own:
+        facts = {fid: fact for fid, fact in facts.items() if fid in declared}
     new_lines = {fid: str(fact) for fid, fact in facts.items()}
     stale = [pk for fid, (pk, line) in old_rows.items() if new_lines.get(fid) != line]
     if stale:
@@ -179,7 +215,9 @@ def _sync_file(location: FileLocation, declared: set[str], *, by: str) -> None:
     ]
     if fresh:
         Fact.objects.bulk_create(fact_row(row, location, fact) for fact in fresh)
-    _record(location, {fid: line for fid, (_, line) in old_rows.items()}, new_lines, declared)
+    if not own:
+        old = {fid: line for fid, (_, line) in old_rows.items()}
+        _record(location, old, new_lines, declared)
 
 
 def _decode_leniently(data: bytes, rel: str) -> tuple[str, str]:

@@ -9,6 +9,8 @@ Lock order, always: bot lock, then index rows.
 """
 
 import hashlib
+import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -16,6 +18,7 @@ from django.db import connection
 
 _BOT_NAMESPACE = "memstore.bot:"
 _FILE_NAMESPACE = "memstore.file:"
+_held = threading.local()  # bots whose session lock this thread's connection holds
 
 
 def _key(text: str) -> int:
@@ -29,19 +32,36 @@ def _key(text: str) -> int:
 def bot_lock(bot: str) -> Iterator[None]:
     """Hold `bot`'s write lock for the block; waits while another process holds it."""
     key = _key(_BOT_NAMESPACE + bot)
+    held = _held_counts()
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(%s)", [key])
+    held[bot] += 1
     try:
         yield
     finally:
+        held[bot] -= 1
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
-def bot_sync_lock(bot: str) -> None:
-    """Take `bot`'s lock until the current transaction ends (for syncing that bot's files)."""
+def _held_counts() -> Counter:
+    if not hasattr(_held, "counts"):
+        _held.counts = Counter()
+    return _held.counts
+
+
+def bot_sync_lock(bot: str, *, async_commit: bool = False) -> None:
+    """Take `bot`'s lock until the current transaction ends (for syncing that bot's files);
+    a no-op when this thread already holds it through `bot_lock`. With `async_commit`, the
+    transaction's commit does not wait for the WAL flush (for index-only transactions: the
+    index is rebuilt from files, so losing its last commits in a database crash is harmless)."""
+    held = _held_counts()[bot] > 0
+    if held and not async_commit:
+        return
+    lock = "true" if held else "pg_advisory_xact_lock(%s) IS NULL"
+    commit = "set_config('synchronous_commit', 'off', true)" if async_commit else "''"
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_key(_BOT_NAMESPACE + bot)])
+        cursor.execute(f"SELECT {lock}, {commit}", [] if held else [_key(_BOT_NAMESPACE + bot)])
 
 
 def file_sync_lock(path: str) -> None:

@@ -29,7 +29,6 @@ _META_RE = re.compile(r"(.*?)\s*<!--((?:\s+[A-Za-z][A-Za-z0-9_-]*=\S*)+)\s+-->")
 _TAG_RE = re.compile(r"\[(note|episode)\]\s")
 _META_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 _META_VALUE_RE = re.compile(f"[^\\s<>{_CONTROL}]{{1,200}}")
-_SPACE_RE = re.compile(r"\s+")
 _BAD_CHARS_RE = re.compile(f"[{_CONTROL}]")
 
 HEADER = (
@@ -43,7 +42,8 @@ HEADER = (
 
 def fact_identity(text: str) -> str:
     """First 16 hex digits of SHA-1 over the text, whitespace collapsed, trimmed, lower-cased."""
-    canonical = _SPACE_RE.sub(" ", text).strip().lower()
+    # str.split() splits on the same Unicode whitespace as the regex \s+, and is faster.
+    canonical = " ".join(text.split()).lower()
     return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:16]
 
 
@@ -54,10 +54,11 @@ class FactLine:
     day: date
     text: str
     meta: dict[str, str] = field(default_factory=dict, hash=False, compare=True)
+    # Computed once: every reader of a file needs it for every line.
+    identity: str = field(init=False, repr=False, compare=False, hash=False)
 
-    @property
-    def identity(self) -> str:
-        return fact_identity(self.text)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "identity", fact_identity(self.text))
 
     @property
     def tag(self) -> str | None:

@@ -21,9 +21,9 @@ from memstore.errors import (
     TopicExcluded,
     UnreadableFile,
 )
-from memstore.files import ChangedOnDisk, read_bytes, read_snapshot, write_atomic
+from memstore.files import ChangedOnDisk, content_digest, read_bytes, read_snapshot, write_atomic
 from memstore.history import Change, history_append
-from memstore.index import fact_row, index_sync_file, memory_root
+from memstore.index import Written, fact_row, index_sync_file, memory_root
 from memstore.locks import bot_lock
 from memstore.markdown import FactLine, Line
 from memstore.models import MemoryFile
@@ -263,14 +263,20 @@ def _rewrite(rel: str, edit: Edit, *, header: str = "", by: str, via: str) -> li
         new_lines, changes = edit(markdown.parse_text(text))
         if not changes:
             return []
+        new_text = markdown.render(new_lines)
         try:
-            write_atomic(path, markdown.render(new_lines), expected=snapshot.signature)
+            write_atomic(path, new_text, expected=snapshot.signature)
         except ChangedOnDisk:
             continue
         changes = [_stamp(change, by=by, via=via) for change in changes]
         history_append(root, location.shard, changes)
         declared = {c.fact_id for c in changes} | {c.old_fact_id for c in changes if c.old_fact_id}
-        index_sync_file(rel, declared=declared, by=by, via=via)
+        written = Written(
+            before=snapshot.signature.digest if snapshot.signature else "",
+            after=content_digest(new_text.encode("utf-8")),
+            lines=new_lines,
+        )
+        index_sync_file(rel, declared=declared, by=by, via=via, written=written)
         return changes
     raise EditConflict(f"{rel} kept changing on disk while we tried to write it; try again.")
 
