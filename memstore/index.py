@@ -266,44 +266,32 @@ def _fill_file_row(
 _TEXT_LIMIT = Fact._meta.get_field("text").max_length  # a hand-written line may be longer
 
 
-@dataclass(frozen=True, slots=True)
-class _Derived:
-    fact_id: str
-    text: str
-    tier: str
-    weight: float
-    rank: float
-    visibility: str
-
-
-def _derive(tier_file: str, fact: markdown.FactLine) -> _Derived:
+def _derived(tier_file: str, fact: markdown.FactLine) -> tuple[str, str, float, float, str]:
+    # (text, tier, weight, rank, visibility): what ranking and search need, precomputed.
     tier = tier_of(tier_file=tier_file, tag=fact.tag)
-    weight = weight_of(tier=tier, meta=fact.meta)
-    visibility = fact.meta.get("visibility", "context")
-    return _Derived(
-        fact_id=fact.identity,
-        text=fact.text[:_TEXT_LIMIT],
-        tier=tier,
-        weight=weight,
-        rank=rank_of(day=fact.day, weight=weight),
-        visibility=visibility if visibility in markdown.VISIBILITIES else "context",
-    )
+    meta = fact.meta
+    weight = weight_of(tier=tier, meta=meta)
+    visibility = meta.get("visibility", "context") if meta else "context"
+    if visibility not in markdown.VISIBILITIES:
+        visibility = "context"
+    rank = rank_of(day=fact.day, weight=weight)
+    return fact.text[:_TEXT_LIMIT], tier, weight, rank, visibility
 
 
 def fact_row(file_row: MemoryFile, location: FileLocation, fact: markdown.FactLine) -> Fact:
     """The index row for one fact line of a file."""
-    d = _derive(location.tier_file, fact)
+    text, tier, weight, rank, visibility = _derived(location.tier_file, fact)
     return Fact(
         file=file_row,
-        fact_id=d.fact_id,
+        fact_id=fact.identity,
         day=fact.day,
-        text=d.text,
+        text=text,
         line=str(fact),
         meta=fact.meta,
-        tier=d.tier,
-        weight=d.weight,
-        rank=d.rank,
-        visibility=d.visibility,
+        tier=tier,
+        weight=weight,
+        rank=rank,
+        visibility=visibility,
         scope_key=str(location.shard.scope),
         shard_bot=location.shard.bot,
     )
@@ -373,14 +361,17 @@ def index_rebuild(
     total_facts = unreadable = 0
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
-        # Pending deferred foreign-key checks (of a caller's earlier writes in this transaction,
-        # or of our own COPY) would block TRUNCATE and CREATE INDEX: check them as we go, and
-        # defer again at the end as Django declares them.
+        # Pending deferred foreign-key checks of a caller's earlier writes in this transaction
+        # would block TRUNCATE: run them now. CASCADE empties tables that point at index rows
+        # (they are derived from them too; their ids are about to change).
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("TRUNCATE memstore_fact, memstore_memoryfile")
-        # Loading into a bare table and indexing once at the end is several times faster than
-        # updating the GIN and b-tree indexes row by row.
-        index_sql = _drop_secondary_indexes(cursor)
+        cursor.execute("TRUNCATE memstore_fact, memstore_memoryfile CASCADE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        # Loading into a bare table, then indexing and checking the foreign key once at the end,
+        # is several times faster than maintaining GIN and b-tree indexes and queueing a
+        # foreign-key check row by row.
+        restore = _drop_foreign_keys(cursor)
+        restore = _drop_secondary_indexes(cursor) + restore  # indexes first, then the check
         if on_phase:
             on_phase("reading")
         for start in range(0, len(paths), batch):
@@ -391,11 +382,10 @@ def index_rebuild(
                 progress(min(start + batch, len(paths)), len(paths))
         if on_phase:
             on_phase("indexing")
-        for sql in index_sql:
+        for sql in restore:
             cursor.execute(sql)
         cursor.execute("ANALYZE memstore_fact")
         cursor.execute("ANALYZE memstore_memoryfile")
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     return RebuildReport(files=len(paths), facts=total_facts, unreadable=unreadable)
 
 
@@ -405,6 +395,17 @@ def _all_paths(root: Path) -> list[str]:
     for scope in all_scopes(root):
         _stat_scope(base, root, scope, found)
     return sorted(found)
+
+
+def _drop_foreign_keys(cursor) -> list[str]:
+    cursor.execute(
+        "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+        "WHERE conrelid = 'memstore_fact'::regclass AND contype = 'f'"
+    )
+    found = cursor.fetchall()
+    for name, _ in found:
+        cursor.execute(f'ALTER TABLE memstore_fact DROP CONSTRAINT "{name}"')
+    return [f'ALTER TABLE memstore_fact ADD CONSTRAINT "{name}" {sql}' for name, sql in found]
 
 
 def _drop_secondary_indexes(cursor) -> list[str]:
@@ -450,19 +451,18 @@ def _copy_rows(
     file_id: int, scope_key: str, bot: str, tier_file: str, facts: Iterable[markdown.FactLine]
 ) -> Iterator[tuple]:
     for fact in facts:
-        d = _derive(tier_file, fact)
-        meta = json.dumps(fact.meta) if fact.meta else "{}"
+        text, tier, weight, rank, visibility = _derived(tier_file, fact)
         yield (
             file_id,
-            d.fact_id,
+            fact.identity,
             fact.day,
-            d.text,
+            text,
             str(fact),
-            meta,
-            d.tier,
-            d.weight,
-            d.rank,
-            d.visibility,
+            json.dumps(fact.meta) if fact.meta else "{}",
+            tier,
+            weight,
+            rank,
+            visibility,
             scope_key,
             bot,
         )

@@ -24,7 +24,9 @@ VISIBILITIES = ("context", "searchable", "hidden")
 # Fact text may hold any character but line breaks and control characters (a tab is fine):
 # such a line is kept as prose, byte for byte, and nothing odd reaches the index (no NUL).
 _CONTROL = "\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"
-_FACT_RE = re.compile(rf"- \(([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})\) ([^{_CONTROL}]+)")
+_FACT_RE = re.compile(
+    rf"\ufeff?- \(([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})\) ([^{_CONTROL}]+)\r?\n?"  # BOM, ending
+)
 _META_RE = re.compile(r"(.*?)\s*<!--((?:\s+[A-Za-z][A-Za-z0-9_-]*=\S*)+)\s+-->")
 _TAG_RE = re.compile(r"\[(note|episode)\]\s")
 _META_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
@@ -62,6 +64,8 @@ class FactLine:
 
     @property
     def tag(self) -> str | None:
+        if not self.text.startswith("["):
+            return None
         match = _TAG_RE.match(self.text + " ")
         return match.group(1) if match else None
 
@@ -89,13 +93,11 @@ class Line:
 
 def parse_line(raw: str) -> FactLine | None:
     """The fact on this line (its ending and a leading BOM ignored), or None if it is not one."""
-    content = raw.removesuffix("\n").removesuffix("\r").removeprefix("\ufeff")
-    match = _FACT_RE.fullmatch(content)
+    match = _FACT_RE.fullmatch(raw)
     if not match:
         return None
-    try:
-        day = date.fromisoformat(match.group(1))
-    except ValueError:
+    day = _day(match.group(1))
+    if day is None:
         return None
     rest = match.group(2)
     meta: dict[str, str] = {}
@@ -108,6 +110,25 @@ def parse_line(raw: str) -> FactLine | None:
     if not text:
         return None
     return FactLine(day=day, text=text, meta=meta)
+
+
+_DAYS: dict[str, date | None] = {}
+
+
+def _day(value: str) -> date | None:
+    # Files repeat the same few dates thousands of times: remember what each string meant.
+    try:
+        return _DAYS[value]
+    except KeyError:
+        pass
+    try:
+        day: date | None = date.fromisoformat(value)
+    except ValueError:
+        day = None
+    if len(_DAYS) > 100_000:
+        _DAYS.clear()
+    _DAYS[value] = day
+    return day
 
 
 def parse_text(content: str) -> list[Line]:

@@ -215,9 +215,15 @@ def test_rebuild_reads_everything_and_restores_the_indexes(memory_root):
 
 
 def _fact_indexes() -> list[str]:
+    # Indexes and constraints: the rebuild drops and recreates them around its bulk load.
     with connection.cursor() as cursor:
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = 'memstore_fact'")
-        return sorted(row[0] for row in cursor.fetchall())
+        indexes = [row[0] for row in cursor.fetchall()]
+        cursor.execute(
+            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE conrelid = 'memstore_fact'::regclass"
+        )
+        return sorted(indexes + [f"{name} {sql}" for name, sql in cursor.fetchall()])
 
 
 def _age_files(root) -> None:
