@@ -1,1 +1,1 @@
-"""Benchmarks: `python -m bench <name> [args]` runs bench/<name>.py (see bench/__main__.py)."""
+"""Benchmarks: `python -m bench <name>` (see bench/__main__.py)."""

@@ -1,32 +1,24 @@
-"""Run one benchmark: `python -m bench <name> [args]` calls `main()` of bench/<name>.py with
-`sys.argv` set to `[name, *args]`, so each module parses its own arguments.
+"""Run a benchmark: `python -m bench <name> [options]` runs bench/<name>.py's main().
 
-    python -m bench               lists the benchmarks
-    python -m bench sync --help   the foundation's index benchmarks (docs/benchmarks.md)
-"""
+main() gets the remaining arguments if it takes one, else finds them in sys.argv."""
 
 import importlib
+import inspect
 import pkgutil
 import sys
 from pathlib import Path
 
 
-def _names() -> list[str]:
-    here = str(Path(__file__).resolve().parent)
-    return sorted(m.name for m in pkgutil.iter_modules([here]) if not m.name.startswith("_"))
-
-
 def main() -> None:
-    names = _names()
-    if len(sys.argv) < 2 or sys.argv[1] in {"-h", "--help"}:
-        print(__doc__.strip())
-        print("\nbenchmarks: " + ", ".join(names))
-        return
-    name = sys.argv[1]
-    if name not in names:
-        sys.exit(f"No benchmark {name!r}; choose one of: {', '.join(names)}")
-    sys.argv = [name, *sys.argv[2:]]
-    importlib.import_module(f"bench.{name}").main()
+    here = Path(__file__).parent
+    names = sorted(m.name for m in pkgutil.iter_modules([str(here)]) if not m.name.startswith("_"))
+    if len(sys.argv) < 2 or sys.argv[1] not in names:
+        print(f"usage: python -m bench <{'|'.join(names)}> [options]", file=sys.stderr)
+        sys.exit(2)
+    name, args = sys.argv[1], sys.argv[2:]
+    sys.argv = [f"bench {name}", *args]
+    run = importlib.import_module(f"bench.{name}").main
+    sys.exit((run(args) if inspect.signature(run).parameters else run()) or 0)
 
 
 if __name__ == "__main__":

@@ -362,7 +362,7 @@ def bench_rebuild(root: Path, files: int, facts: int) -> dict:
 # --- main ----------------------------------------------------------------------------------
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m bench sync", description=__doc__.split("\n")[0]
     )
@@ -372,7 +372,7 @@ def main() -> None:
     parser.add_argument("--skip-rebuild", action="store_true")
     parser.add_argument("--skip-sync", action="store_true")
     parser.add_argument("--rebuild-child", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.rebuild_child:
         rebuild_child(args.rebuild_child)
         return
