@@ -167,7 +167,8 @@ def age(root: Path) -> list[Path]:
 
 
 def bench_sync(root: Path, runs: int) -> dict:
-    from memstore.index import _stat_scope, index_rebuild, index_sync
+    from memstore.index import index_rebuild, index_sync
+    from memstore.index.rows import stat_scope
     from memstore.paths import Scope
 
     rng = random.Random(1)
@@ -204,7 +205,7 @@ def bench_sync(root: Path, runs: int) -> dict:
         t2 = time.perf_counter()
         found: dict = {}
         for scope in scopes:
-            _stat_scope(str(root), root, scope, found)
+            stat_scope(str(root), root, scope, found)
         t3 = time.perf_counter()
         assert report.changed == 0
         stats.append(t1 - t0)
