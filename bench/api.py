@@ -276,23 +276,13 @@ def prepare(fresh: bool) -> list[str]:
 
 
 def prepare_recall() -> None:
-    """Embed every fact once (cached by identity in the database), so recall is timed warm."""
-    try:
-        from memstore.recall.vectors import embedder_current, vectors_ensure
-    except ImportError:
-        return
-    if embedder_current() is None:
-        log("No embedding model: recall is timed as lexical search.")
-        return
-    from memstore.models import Fact
+    """Embed every fact once (`manage.py recall_embed`; vectors are cached by identity in the
+    database), so recall is timed warm, as on a server that has been running."""
+    from django.core.management import call_command, get_commands
 
-    texts = dict(Fact.objects.values_list("fact_id", "text"))
-    items = list(texts.items())
-    done = 0
-    for start in range(0, len(items), 5000):
-        done += vectors_ensure(dict(items[start : start + 5000]))
-        if done:
-            log(f"  embedded {done:,} facts ({start + 5000:,}/{len(items):,} checked)")
+    if "recall_embed" in get_commands():
+        log("Embedding facts that have no vector yet (manage.py recall_embed) ...")
+        call_command("recall_embed", batch=10_000)
 
 
 # --- the server and the load ---------------------------------------------------------------------
