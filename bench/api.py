@@ -411,31 +411,77 @@ def load(
     return Result(requests=len(merged), errors=sum(errors), seconds=elapsed, latencies=merged)
 
 
+# --- engine alone ------------------------------------------------------------------------------
+
+
+def engine_times(endpoint: str, seconds: float, seed: int) -> list[float]:
+    """recall_search or prompt_build called directly in this process (one client, no HTTP): what
+    the memory engine costs by itself, so the API's share of a call can be read off."""
+    from memstore.selectors import context_build
+
+    rng = random.Random(seed)
+    times: list[float] = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        b = rng.randrange(BOTS)
+        ctx = context_build(
+            bot=bot(b),
+            room_id=f"dm-{b}",
+            room_kind="direct",
+            person=person(b % PERSONS),
+            projects=[project(b % PROJECTS)],
+        )
+        began = time.perf_counter()
+        if endpoint == "recall":
+            from memstore.recall import recall_search
+
+            words = [rng.choice(WORDS[k]).replace("-", " ") for k in rng.sample(sorted(WORDS), 2)]
+            recall_search(ctx=ctx, query=" ".join(words), limit=20)
+        else:
+            from memstore.prompt import prompt_build
+
+            prompt_build(ctx=ctx)
+        times.append(time.perf_counter() - began)
+    return times
+
+
 # --- report --------------------------------------------------------------------------------------
 
+LABELS = {
+    "health": "`GET /api/v1/health` (trivial JSON, no token)",
+    "me": "`GET /api/v1/me` (token + 2 queries)",
+    "list": "`GET /api/v1/facts?limit=20`",
+    "prompt": "`GET /api/v1/prompt`",
+    "recall": "`GET /api/v1/recall?query=…&limit=20`",
+}
 
-def table(results: dict[str, list[Result]], clients: int) -> list[str]:
-    def med(values: list[float]) -> float:
-        return statistics.median(values)
 
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def table(
+    results: dict[str, list[Result]],
+    single: dict[str, list[Result]],
+    engine: dict[str, list[list[float]]],
+    clients: int,
+) -> list[str]:
+    med = statistics.median
     base = med([r.pct(0.5) for r in results["health"]])
     rows = [
-        "| endpoint | req/s | p50 ms | p99 ms | p50 / health | errors |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        f"| endpoint | req/s ({clients} clients) | p50 ms | p99 ms | p50 / health "
+        "| p50 ms, 1 client | engine alone p50 ms | errors |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    labels = {
-        "health": "`GET /api/v1/health` (trivial JSON)",
-        "me": "`GET /api/v1/me` (token check + 1 query)",
-        "list": "`GET /api/v1/facts?limit=20`",
-        "prompt": "`GET /api/v1/prompt`",
-        "recall": "`GET /api/v1/recall?query=…`",
-    }
     for name, runs in results.items():
         p50 = med([r.pct(0.5) for r in runs])
+        alone = f"{med([pct(t, 0.5) for t in engine[name]]):.1f}" if name in engine else "—"
         rows.append(
-            f"| {labels[name]} | {med([r.rps for r in runs]):.0f} | {p50:.1f} | "
+            f"| {LABELS[name]} | {med([r.rps for r in runs]):.0f} | {p50:.1f} | "
             f"{med([r.pct(0.99) for r in runs]):.1f} | {p50 / base:.1f}x | "
-            f"{sum(r.errors for r in runs)} |"
+            f"{med([r.pct(0.5) for r in single[name]]):.1f} | {alone} | "
+            f"{sum(r.errors for r in runs + single[name])} |"
         )
     return rows
 
@@ -466,21 +512,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--fresh", action="store_true", help="rebuild the workspace")
     parser.add_argument("--no-write", action="store_true", help="don't touch docs/benchmarks.md")
     args = parser.parse_args(argv)
-    endpoints = [e for e in ENDPOINTS if e in args.endpoints.split(",")]
-    if "health" not in endpoints:
-        endpoints.insert(0, "health")
-    if "recall" in endpoints:
-        import importlib.util
+    wanted = set(args.endpoints.split(",")) | {"health"}
+    endpoints = [e for e in ENDPOINTS if e in wanted]
+    import importlib.util
 
-        if importlib.util.find_spec("memstore.recall") is None:
-            log("memstore.recall is not installed: skipping recall")
-            endpoints.remove("recall")
-    if "prompt" in endpoints:
-        import importlib.util
-
-        if importlib.util.find_spec("memstore.prompt") is None:
-            log("memstore.prompt is not installed: skipping the prompt section")
-            endpoints.remove("prompt")
+    for endpoint, module in (("recall", "memstore.recall"), ("prompt", "memstore.prompt")):
+        if endpoint in endpoints and importlib.util.find_spec(module) is None:
+            log(f"{module} is not installed: skipping {endpoint}")
+            endpoints.remove(endpoint)
 
     sys.path.insert(0, str(ROOT))
     from memoryconsole.config import embedded_database_url
@@ -500,45 +539,58 @@ def main(argv: list[str]) -> int:
 
     django.setup()
     tokens = prepare(args.fresh)
-    from django.db import connections
-
-    connections.close_all()
 
     port = free_port()
     server = start_server(port, args.workers, env)
     results: dict[str, list[Result]] = {e: [] for e in endpoints}
+    single: dict[str, list[Result]] = {e: [] for e in endpoints}
+    engine: dict[str, list[list[float]]] = {e: [] for e in endpoints if e in ("recall", "prompt")}
     load_before = os.getloadavg()[0]
     try:
         log("Warming up (every bot, several times, on every endpoint) ...")
         for endpoint in endpoints:
             load(port, endpoint, tokens, args.clients, 0, seed=0, sweep=2 * args.workers)
+            if endpoint in engine:
+                engine_times(endpoint, 2.0, seed=0)
         for run in range(1, args.runs + 1):
             for endpoint in endpoints:
                 result = load(port, endpoint, tokens, args.clients, args.seconds, seed=run)
                 results[endpoint].append(result)
+                alone = load(port, endpoint, tokens, 1, args.seconds / 2, seed=run)
+                single[endpoint].append(alone)
+                note = ""
+                if endpoint in engine:
+                    engine[endpoint].append(engine_times(endpoint, args.seconds / 2, seed=run))
+                    note = f"  engine alone p50 {pct(engine[endpoint][-1], 0.5):6.1f} ms"
                 log(
                     f"run {run}/{args.runs} {endpoint:<7} {result.rps:7.0f} req/s  "
                     f"p50 {result.pct(0.5):6.1f} ms  p99 {result.pct(0.99):6.1f} ms  "
-                    f"errors {result.errors}"
+                    f"1 client p50 {alone.pct(0.5):6.1f} ms{note}  errors {result.errors}"
                 )
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+    load_after = os.getloadavg()[0]
 
-    rows = table(results, args.clients)
+    rows = table(results, single, engine, args.clients)
     print("\n".join(rows))
     command = "python -m bench api" + (" " + " ".join(argv) if argv else "")
     lines = [
-        f"Command: `{command}` (also `./dev bench api`). Server: `gunicorn memoryconsole.wsgi "
-        f"--workers {args.workers}` (sync workers, as the README runs it), embedded PostgreSQL 16, "
-        f"all on one {os.cpu_count()}-core machine shared with other work "
-        f"(load average {load_before:.1f} at the start). Workspace: {BOTS} bots x {OWN_FACTS:,} "
-        f"facts of their own, user memory for {PERSONS} people (5 bots each, 40 facts a shard), "
-        f"{PROJECTS} projects x {MEMBERS} member bots x 50 facts. Load: {args.clients} concurrent "
-        f"loopback clients (Python threads, http.client), {args.seconds:g} s per endpoint per "
-        f"run, each request a random bot in its direct room with its person and project. "
-        f"Figures are medians of {args.runs} runs; the ratio compares p50 with the trivial "
-        f"endpoint measured in the same run. Python {platform.python_version()}.",
+        f"Command: `{command}` (or `./dev bench api`). Server: `gunicorn memoryconsole.wsgi "
+        f"--workers {args.workers}` (sync workers, as the README runs it in production) on "
+        f"loopback, embedded PostgreSQL 16, all on one {os.cpu_count()}-core machine shared with "
+        f"other engineers' work (load average {load_before:.1f} before, {load_after:.1f} after). "
+        f"Workspace (built once, own database `{DB_NAME}`): {BOTS} bots x {OWN_FACTS:,} facts of "
+        f"their own, user memory for {PERSONS} people (5 bots each, 40 facts a shard), "
+        f"{PROJECTS} projects x {MEMBERS} member bots x 50 facts; every fact embedded beforehand. "
+        f"Load: {args.clients} concurrent loopback clients (Python threads with http.client), "
+        f"{args.seconds:g} s per endpoint per run, each request a random bot in its direct room "
+        f"with its person and one project; every worker warmed on every bot first. Figures are "
+        f"medians of {args.runs} runs. *p50 / health* compares with the trivial endpoint in the "
+        f"same run; *1 client* is the same endpoint with no concurrency; *engine alone* calls "
+        f"`recall_search` / `prompt_build` directly in the benchmark process (no HTTP, no token, "
+        f"one caller), so the API's own share is the difference. Python "
+        f"{platform.python_version()}.",
         "",
         *rows,
         "",
