@@ -291,7 +291,9 @@ class ExchangeIn(StrictIn):
 class ExchangeOut(Out):
     id: str
     status: Literal["queued", "skipped"]
-    reason: str = Field("", description="Why it was skipped (small talk, room kind, paused...).")
+    reason: str = Field(
+        "", description="Why it was skipped: small_talk, room_kind, paused or off (no model)."
+    )
 
 
 # --- the bot and errors --------------------------------------------------------------------------

@@ -31,7 +31,7 @@ def test_routine_rooms_are_not_learned_from(memory_root, bot_a):
     answer = routine.post("/exchanges", EXCHANGE)
     assert answer.status == 202
     assert answer.body["status"] == "skipped"
-    assert "routine" in answer.body["reason"]
+    assert answer.body["reason"] == "room_kind"
 
 
 @pytest.mark.parametrize(
