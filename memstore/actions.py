@@ -26,10 +26,17 @@ def call_context(
     room_kind: str,
     person: str | None = None,
     projects: Iterable[str] = (),
+    joined: Iterable[str] | None = None,
 ) -> Context:
-    """The Context of one call (raises InvalidName/NotAllowed); notes a bot seen in a group room."""
+    """The Context of one call (raises InvalidName/NotAllowed); notes a bot seen in a group room.
+    `joined`: the bot's projects, if the caller has them already (memstore.tokens.Caller)."""
     ctx = context_build(
-        bot=bot, room_id=room_id, room_kind=room_kind, person=person or None, projects=projects
+        bot=bot,
+        room_id=room_id,
+        room_kind=room_kind,
+        person=person or None,
+        projects=projects,
+        joined=joined,
     )
     if ctx.room.kind == "group":
         bot_mark_in_groups(bot=bot)

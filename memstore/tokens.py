@@ -11,10 +11,11 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.db import connection, transaction
 from django.utils import timezone
 
 from memstore.errors import UnknownToken
-from memstore.models import Bot, BotToken
+from memstore.models import Bot, BotToken, ProjectMember
 from memstore.registry import bot_row
 
 TOKEN_START = "mct_"
@@ -40,6 +41,15 @@ class TokenInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Caller:
+    """The bot a token belongs to and the projects it has joined: every API call needs both, so
+    they come from the token's one query."""
+
+    bot: str
+    joined: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class NewToken:
     """A freshly created token: `token` is shown once and never stored."""
 
@@ -60,22 +70,34 @@ def token_create(*, bot: str, name: str = "") -> NewToken:
     return NewToken(token=token, info=_info(saved, bot))
 
 
-def token_verify(*, token: str) -> str | None:
-    """The slug of the bot this token belongs to, or None if it is unknown or revoked."""
+def token_verify(*, token: str) -> Caller | None:
+    """The bot this token belongs to (with its projects), or None if unknown or revoked."""
     if not token.startswith(TOKEN_START) or len(token) > 200:
         return None
-    found = (
-        BotToken.objects.filter(digest=_digest(token), revoked_at__isnull=True)
-        .values_list("pk", "bot__slug", "last_used_at")
-        .first()
-    )
+    with connection.cursor() as cursor:
+        # Every API call runs this first: plain SQL, because compiling the equivalent ORM query
+        # cost seven times as much as running it.
+        cursor.execute(_VERIFY_SQL, [_digest(token)])
+        found = cursor.fetchone()
     if found is None:
         return None
-    pk, slug, last_used = found
+    pk, slug, last_used, joined = found
     now = timezone.now()
     if last_used is None or now - last_used > LAST_USED_RESOLUTION:
-        BotToken.objects.filter(pk=pk).update(last_used_at=now)
-    return slug
+        with transaction.atomic():
+            # A lost "last used" time is harmless: don't make the caller wait for a WAL flush.
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+            BotToken.objects.filter(pk=pk).update(last_used_at=now)
+    return Caller(bot=slug, joined=frozenset(joined))
+
+
+_VERIFY_SQL = f"""
+    SELECT t.id, b.slug, t.last_used_at,
+           ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p WHERE p.bot_id = b.id)
+    FROM {BotToken._meta.db_table} t JOIN {Bot._meta.db_table} b ON b.id = t.bot_id
+    WHERE t.digest = %s AND t.revoked_at IS NULL
+"""
 
 
 def tokens_list(*, bot: str) -> list[TokenInfo]:

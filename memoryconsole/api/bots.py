@@ -19,7 +19,7 @@ def health(request: HttpRequest):
 @router.get("/me", response={200: MeOut, **errors(401)}, operation_id="whoami", url_name="whoami")
 def whoami(request: HttpRequest):
     """Which bot this token acts as, and the projects it has joined."""
-    bot = bot_get(slug=request.auth)  # type: ignore[attr-defined]
+    bot = bot_get(slug=request.auth.bot)  # type: ignore[attr-defined]
     return MeOut(
         bot=bot.slug,
         display_name=bot.display_name,

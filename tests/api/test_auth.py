@@ -8,8 +8,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from memstore.models import BotToken
-from memstore.registry import bot_create
-from memstore.tokens import token_create, token_revoke, token_verify, tokens_list
+from memstore.registry import bot_create, project_join
+from memstore.tokens import Caller, token_create, token_revoke, token_verify, tokens_list
 from tests.api.conftest import BotClient
 
 
@@ -34,7 +34,12 @@ def test_token_is_stored_hashed_and_names_its_bot(db):
     assert row.digest == hashlib.sha256(new.token.encode()).hexdigest()
     assert new.token not in {row.digest, row.prefix, row.name}
     assert new.token.startswith(row.prefix)
-    assert token_verify(token=new.token) == "scout"
+    assert token_verify(token=new.token) == Caller(bot="scout", joined=frozenset())
+    project_join(bot="scout", project="apollo")
+    project_join(bot="scout", project="zeus")
+    assert token_verify(token=new.token) == Caller(
+        bot="scout", joined=frozenset({"apollo", "zeus"})
+    )
     assert token_verify(token=new.token + "x") is None
     assert BotToken.objects.get().last_used_at is not None
 
