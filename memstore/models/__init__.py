@@ -2,9 +2,19 @@
 
 `index` mirrors the Markdown files and may be dropped and rebuilt at any time.
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
+`vectors` caches embeddings by fact identity; it survives rebuilds.
 """
 
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
+from memstore.models.vectors import Embedding
 
-__all__ = ["Bot", "BotToken", "Fact", "MemoryFile", "PersonSettings", "ProjectMember"]
+__all__ = [
+    "Bot",
+    "BotToken",
+    "Embedding",
+    "Fact",
+    "MemoryFile",
+    "PersonSettings",
+    "ProjectMember",
+]

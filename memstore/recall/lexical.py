@@ -1,0 +1,164 @@
+"""The lexical side of recall: Postgres full-text search, any term may match, ranked like BM25.
+
+Owns: turning a query into search terms and ranking the facts of some scopes that share any of
+them. Terms are the query's English stems from Postgres's own parser (so "memories" finds
+"memory"), plus exact 'simple' terms for short acronyms and names that the English
+configuration drops as stopwords ("US", "IT"). Requiring every term finds nothing for most
+natural questions, so terms are OR-ed; each shared term adds its inverse document frequency in
+the searched scopes (a name that appears in most facts counts little), scaled by BM25's length
+normalisation. The English side uses `Fact.search` and its GIN index; the simple side an
+expression index from the recall migration.
+
+Does not: search by meaning, fuse, or decide who may read what (callers pass scopes).
+"""
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+from django.db import connection
+
+from memstore.paths import Scope
+
+MAX_TERMS = 32
+BM25_K1 = 1.2
+BM25_B = 0.75
+_TOKEN_RE = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One search term: a lexeme and the text search configuration it belongs to."""
+
+    config: Literal["english", "simple"]
+    lexeme: str
+
+    @property
+    def tsquery(self) -> str:
+        # A quoted lexeme cast to tsquery is taken as is: no second round of stemming.
+        return "'" + self.lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def lexical_terms(query: str) -> list[Term]:
+    """The search terms of a query: English stems, then exact terms for short acronyms and
+    capitalised names the English configuration would drop (at most 32 in all)."""
+    tokens = _TOKEN_RE.findall(query)
+    exact = [
+        token
+        for i, token in enumerate(tokens)
+        if 2 <= len(token) <= 3
+        and (token.isupper() or any(c.isdigit() for c in token))
+        or (i > 0 and token[:1].isupper() and token[1:].islower())
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, %s))"
+            " ORDER BY lexeme),"
+            " ARRAY(SELECT DISTINCT lower(t) FROM unnest(%s::text[]) t"
+            " WHERE to_tsvector('english'::regconfig, t) = ''::tsvector ORDER BY 1)",
+            [query, exact],
+        )
+        english, dropped = cursor.fetchone()
+    terms = [Term("english", lexeme) for lexeme in english]
+    terms += [Term("simple", word) for word in dropped]
+    return terms[:MAX_TERMS]
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHit:
+    """A fact row that shares words with the query, and its score (> 0)."""
+
+    pk: int
+    fact_id: str
+    day: date
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalResult:
+    """The best-scoring rows, and how many distinct facts matched (with any `also` rows)."""
+
+    hits: list[LexicalHit]
+    matched: int
+
+
+def _match(term: Term) -> str:
+    if term.config == "english":
+        return "f.search @@ %s::tsquery"
+    return "to_tsvector('simple'::regconfig, f.text) @@ %s::tsquery"
+
+
+def lexical_search(
+    *,
+    scopes: list[Scope],
+    terms: list[Term],
+    limit: int,
+    include_hidden: bool = False,
+    also: list[int] = (),
+) -> LexicalResult:
+    """Rows of these scopes sharing any term, best first (ties: newer, then lower row id).
+    `matched` counts distinct facts that share a term or are among the `also` row ids."""
+    if not terms and not also:
+        return LexicalResult(hits=[], matched=0)
+    keys = [str(scope) for scope in scopes]
+    flags = [f"{_match(term)} AS m{i}" for i, term in enumerate(terms)]
+    flag_params = [term.tsquery for term in terms]
+    any_term = [_match(term) for term in terms] + ["f.id = ANY(%s)"]
+    any_params = [*flag_params, list(also)]
+    hidden = "" if include_hidden else "AND f.visibility <> 'hidden'"
+    # Document frequencies come from the candidates themselves: every fact holding a term
+    # is a candidate. Each matching term adds BM25's idf; a fact's term frequency is taken as 1
+    # (facts are one sentence), so BM25's saturation reduces to its length normalisation.
+    idf_sum = (
+        " + ".join(
+            f"CASE WHEN m{i} THEN greatest(ln((n - df{i} + 0.5) / (df{i} + 0.5)), 0) ELSE 0 END"
+            for i in range(len(terms))
+        )
+        or "0"
+    )
+    windows = "".join(f", sum(m{i}::int) OVER () AS df{i}" for i in range(len(terms)))
+    sql = f"""
+        WITH cand AS (
+            SELECT f.id, f.fact_id, f.day, length(f.text) AS len
+                   {"".join(", " + flag for flag in flags)}
+            FROM memstore_fact f
+            WHERE f.scope_key = ANY(%s) {hidden} AND ({" OR ".join(any_term)})
+        ),
+        stats AS (
+            SELECT c.*, avg(len) OVER () AS avglen,
+                   greatest(count(*) OVER (), (
+                       SELECT coalesce(sum(fact_count), 0) FROM memstore_memoryfile
+                       WHERE scope_key = ANY(%s))) AS n
+                   {windows}
+            FROM cand c
+        ),
+        scored AS (
+            SELECT id, fact_id, day,
+                   ({idf_sum}) * {BM25_K1 + 1}
+                   / (1 + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * len / greatest(avglen, 1)))
+                   AS score
+            FROM stats
+        )
+        SELECT id, fact_id, day, score::float8, (SELECT count(DISTINCT fact_id) FROM cand)
+        FROM scored WHERE score > 0
+        ORDER BY score DESC, day DESC, id
+        LIMIT %s
+    """
+    params = [*flag_params, keys, *any_params, keys, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+        if rows:
+            matched = rows[0][4]
+        else:
+            cursor.execute(
+                f"SELECT count(DISTINCT f.fact_id) FROM memstore_fact f "
+                f"WHERE f.scope_key = ANY(%s) {hidden} AND ({' OR '.join(any_term)})",
+                [keys, *any_params],
+            )
+            matched = cursor.fetchone()[0]
+    return LexicalResult(
+        hits=[LexicalHit(pk=r[0], fact_id=r[1], day=r[2], score=r[3]) for r in rows],
+        matched=matched,
+    )
