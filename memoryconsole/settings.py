@@ -121,3 +121,4 @@ PROMPT_BUDGETS = {
     "user": {"profile": (50, 4_000), "recent": (15, 2_000)},
     "project": {"profile": (25, 2_500), "recent": (10, 1_500)},
 }
+RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)

@@ -6,7 +6,8 @@ them. Terms are the query's English stems from Postgres's own parser (so "memori
 configuration drops as stopwords ("US", "IT"). Requiring every term finds nothing for most
 natural questions, so terms are OR-ed; each shared term adds its inverse document frequency in
 the searched scopes (a name that appears in most facts counts little), scaled by BM25's length
-normalisation. The English side uses `Fact.search` and its GIN index; the simple side an
+normalisation; a word found in more than half of the searched facts counts only when no
+rarer query word is found. The English side uses `Fact.search` and its GIN index; the simple side an
 expression index from the recall migration.
 
 Does not: search by meaning, fuse, or decide who may read what (callers pass scopes).
@@ -110,9 +111,13 @@ def lexical_search(
     # Document frequencies come from the candidates themselves: every fact holding a term
     # is a candidate. Each matching term adds BM25's idf; a fact's term frequency is taken as 1
     # (facts are one sentence), so BM25's saturation reduces to its length normalisation.
+    # A word in more than half the searched facts (the person a memory is about) says little
+    # and drowns rarer words: it counts only when no rarer query word is found at all.
+    rare_found = " OR ".join(f"(df{i} > 0 AND df{i} <= n / 2.0)" for i in range(len(terms)))
     idf_sum = (
         " + ".join(
-            f"CASE WHEN m{i} THEN greatest(ln((n - df{i} + 0.5) / (df{i} + 0.5)), 0) ELSE 0 END"
+            f"CASE WHEN m{i} AND (df{i} <= n / 2.0 OR NOT ({rare_found}))"
+            f" THEN ln(1 + (n - df{i} + 0.5) / (df{i} + 0.5)) ELSE 0 END"
             for i in range(len(terms))
         )
         or "0"

@@ -69,7 +69,8 @@ def recall_search(
             include_hidden=include_hidden,
         )
         dense = fusion.dense_floor(
-            [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits]
+            [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
+            floor=_cosine_floor(embedder.name),
         )
     lexical: list[fusion.Ranked] = []
     matched = len({hit.fact_id for hit in dense})
@@ -101,6 +102,13 @@ def recall_search(
         note=note,
         scores={f.fact_id: f.score for f in fused},
     )
+
+
+def _cosine_floor(model: str) -> float:
+    configured = getattr(settings, "RECALL_COSINE_FLOOR", None)
+    if configured is not None:
+        return float(configured)
+    return fusion.COSINE_FLOORS.get(model, fusion.COSINE_FLOOR)
 
 
 def _no_model_note() -> str:
