@@ -4,14 +4,17 @@ No I/O and no Django. Each list is deduplicated by fact identity first (shards o
 scope may hold the same fact: the newest copy stands for it), then a fact scores
     dense_weight / (k + its rank by meaning) + lexical_weight / (k + its rank by words)
 over the lists it is in, so a fact found both ways ranks highest. Words get half the say of
-meaning: keyword-heavy noise otherwise drags paraphrase matches down. Ties break by date.
+meaning: keyword-heavy noise otherwise drags paraphrase matches down. When the query names a
+date ("in March", "on 1 February, 2023"), the candidates saved around then form a third list,
+in fused order, with the same say as words. Ties break by date.
 
 The relevance floor keeps a semantic hit only if it is close to the best one and above an
 absolute similarity below which matches are noise; every lexical hit shares a real word and
 stays. Fewer results beat padded ones.
 """
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import date
 
 from memstore.ranking import merge_newest
@@ -19,6 +22,7 @@ from memstore.ranking import merge_newest
 RRF_K = 10
 DENSE_WEIGHT = 1.0
 LEXICAL_WEIGHT = 0.5
+DATE_WEIGHT = 0.5
 # Cosines below the floor are noise. bge-small-en-v1.5 (query with its retrieval prefix):
 # unrelated queries peak at 0.41-0.50 over a small memory, answers sit at 0.57 and up (95 % of
 # the LoCoMo dev questions have a best hit above 0.62). Other models spread differently;
@@ -63,12 +67,14 @@ def fuse(
     *,
     lexical: list[Ranked],
     dense: list[Ranked],
+    dated: Callable[[date], bool] | None = None,
     k: float = RRF_K,
     lexical_weight: float = LEXICAL_WEIGHT,
     dense_weight: float = DENSE_WEIGHT,
+    date_weight: float = DATE_WEIGHT,
 ) -> list[Fused]:
     """Weighted reciprocal-rank fusion of two ranked lists (best first in each), best first;
-    ties go to the newer fact, then the lower row id."""
+    `dated` says which days the query names. Ties go to the newer fact, then the lower row id."""
     lexical = merge_newest(hit for hit in lexical if hit.score > 0)
     dense = merge_newest(dense)
     scores: dict[str, float] = {}
@@ -96,5 +102,15 @@ def fuse(
         )
         for fact_id, score in scores.items()
     ]
-    fused.sort(key=lambda f: (-f.score, -f.day.toordinal(), f.pk))
+    fused.sort(key=_order)
+    if dated is not None:
+        inside = [f for f in fused if dated(f.day)]
+        bonus = {f.fact_id: date_weight / (k + rank) for rank, f in enumerate(inside, start=1)}
+        fused = sorted(
+            (replace(f, score=f.score + bonus.get(f.fact_id, 0.0)) for f in fused), key=_order
+        )
     return fused
+
+
+def _order(fused: Fused) -> tuple:
+    return (-fused.score, -fused.day.toordinal(), fused.pk)

@@ -1,8 +1,9 @@
 """`recall_search`: what a bot (or a person, in the console) finds when it searches memory.
 
 Syncs the scopes the context may read (SPEC §5.3, §6), asks the semantic side for the nearest
-facts, the lexical side for facts sharing words, fuses the two, applies the relevance floor,
-and falls back to a literal substring match only when nothing matched at all. Results are
+facts (above the relevance floor) and the lexical side for facts sharing words, fuses the two
+(preferring facts saved around a date the query names), and falls back to a literal substring
+match only when nothing matched at all. Results are
 capped at a count and a character budget; the answer says how many more matched.
 """
 
@@ -18,6 +19,7 @@ from memstore.models import Fact
 from memstore.paths import Scope
 from memstore.ranking import merge_newest
 from memstore.recall import fusion
+from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.records import StoredFact, stored_from_row
@@ -86,7 +88,9 @@ def recall_search(
             fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
         ]
         matched = found.matched
-    fused = fusion.fuse(lexical=lexical, dense=dense)
+    mentions = date_mentions(query)
+    dated = (lambda day: in_any(mentions, day)) if mentions else None
+    fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
     if not fused:
         result = _substring_fallback(
             scopes=scopes, query=query, limit=limit, include_hidden=include_hidden, mode=used

@@ -10,6 +10,7 @@ from memstore.access import Context, Room
 from memstore.index import index_rebuild
 from memstore.models import Embedding
 from memstore.recall import recall_search, search, vectors
+from memstore.recall.dates import DateMention, date_mentions
 from memstore.recall.fusion import Ranked, dense_floor, fuse
 from memstore.recall.words import STOPWORDS, words_search
 from memstore.records import StoredFact
@@ -315,3 +316,38 @@ def test_reference_word_search():
     # "NYC" is too short to be a word: only the literal fallback finds it.
     assert [f.text for f in words_search(facts, "NYC")] == ["Moved to NYC"]
     assert words_search(facts, "the NYC office") == []
+
+
+# --- dates named in a query -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("what did we decide in March?", [DateMention(month=3)]),
+        ("the setback in October 2023", [DateMention(year=2023, month=10)]),
+        ("shown on October 13, 2023", [DateMention(year=2023, month=10, day=13)]),
+        ("found on 1 February, 2023", [DateMention(year=2023, month=2, day=1)]),
+        ("deploy on 2026-03-05", [DateMention(year=2026, month=3, day=5)]),
+        ("Jan. 5th 2024", [DateMention(year=2024, month=1, day=5)]),
+        ("beach trips in 2023", [DateMention(year=2023)]),
+        ("may I ask about the Decision on the Marching band?", []),
+    ],
+)
+def test_dates_named_in_a_query(query, expected):
+    assert date_mentions(query) == expected
+
+
+def test_a_named_date_prefers_facts_saved_then(memory_root, words_only):
+    log(memory_root, "bot", "ada", "2026-02", "- (2026-02-10) Reviewed the budget with Bo")
+    log(memory_root, "bot", "ada", "2026-03", "- (2026-03-12) Reviewed the budget with Al")
+    log(memory_root, "bot", "ada", "2026-04", "- (2026-04-20) Reviewed the budget with Cy")
+    assert texts(recall_search(ctx=own(), query="budget review in March"))[0] == (
+        "Reviewed the budget with Al"
+    )
+    assert texts(recall_search(ctx=own(), query="budget review on 10 February 2026"))[0] == (
+        "Reviewed the budget with Bo"
+    )
+    assert texts(recall_search(ctx=own(), query="budget review"))[0] == (
+        "Reviewed the budget with Cy"  # no date named: equal scores, newest first
+    )
