@@ -2,7 +2,7 @@
 
 `memstore_embedding.vector` is pgvector's `vector` when the extension can be installed, else
 `bytea` holding little-endian float32: a Postgres without pgvector still migrates, and recall
-then scans exactly. The ORM state declares a BinaryField; only raw SQL in
+then scans exactly. With pgvector, an HNSW index serves large searches with the bundled model. The ORM state declares a BinaryField; only raw SQL in
 `memstore.recall.vectors` touches that column.
 
 The second index lets recall match short tokens the English configuration drops as stopwords
@@ -23,6 +23,13 @@ CREATE TABLE memstore_embedding (
 """
 
 
+_BGE_HNSW = (
+    "CREATE INDEX memstore_embedding_bge_small_hnsw ON memstore_embedding "
+    "USING hnsw ((vector::vector(384)) vector_cosine_ops) "
+    "WHERE model = 'bge-small-en-v1.5-int8'"
+)
+
+
 def _install_pgvector(schema_editor) -> bool:
     with schema_editor.connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
@@ -40,8 +47,12 @@ def _install_pgvector(schema_editor) -> bool:
 
 
 def create_embedding_table(apps, schema_editor) -> None:
-    vector_type = "vector" if _install_pgvector(schema_editor) else "bytea"
-    schema_editor.execute(_TABLE.format(vector_type=vector_type))
+    pgvector = _install_pgvector(schema_editor)
+    schema_editor.execute(_TABLE.format(vector_type="vector" if pgvector else "bytea"))
+    if pgvector:
+        # Approximate search for large searches with the bundled model (384 dimensions). The
+        # column has no fixed dimension (models differ), so the index is on a cast, per model.
+        schema_editor.execute(_BGE_HNSW)
 
 
 def drop_embedding_table(apps, schema_editor) -> None:

@@ -4,6 +4,7 @@ from datetime import date
 
 import numpy as np
 import pytest
+from django.db import connection
 
 from memstore import embeddings
 from memstore.access import Context, Room
@@ -84,7 +85,9 @@ def fake(monkeypatch):
     embedder = FakeEmbedder()
     monkeypatch.setattr(search, "embedder_current", lambda: embedder)
     monkeypatch.setattr(vectors, "embedder_current", lambda: embedder)
-    return embedder
+    vectors.vectors_cache_clear()  # vectors cached by an earlier test would hide what is computed
+    yield embedder
+    vectors.vectors_cache_clear()
 
 
 # --- words --------------------------------------------------------------------------------
@@ -351,3 +354,22 @@ def test_a_named_date_prefers_facts_saved_then(memory_root, words_only):
     assert texts(recall_search(ctx=own(), query="budget review"))[0] == (
         "Reviewed the budget with Cy"  # no date named: equal scores, newest first
     )
+
+
+def test_large_searches_use_the_hnsw_index_and_agree_with_the_exact_scan(office, fake, monkeypatch):
+    if vectors._storage() != "vector":
+        pytest.skip("pgvector is not installed in this Postgres")
+    exact = texts(recall_search(ctx=own(), query="golden retriever"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE INDEX test_fake_hnsw ON memstore_embedding "
+            "USING hnsw ((vector::vector(64)) vector_cosine_ops) WHERE model = 'fake-words'"
+        )
+    monkeypatch.setattr(vectors, "ANN_MIN_FACTS", 1)
+    monkeypatch.setattr(vectors, "ANN_INDEXES", {"fake-words": ("test_fake_hnsw", 64)})
+    monkeypatch.setattr(vectors, "_ann_ready", {})
+    used = []
+    real = vectors._ann_search
+    monkeypatch.setattr(vectors, "_ann_search", lambda *a: used.append(1) or real(*a))
+    assert texts(recall_search(ctx=own(), query="golden retriever")) == exact
+    assert used == [1]
