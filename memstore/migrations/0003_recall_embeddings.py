@@ -61,7 +61,7 @@ def drop_embedding_table(apps, schema_editor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0001_initial"),
+        ("memstore", "0002_core_file_digest"),
     ]
 
     operations = [
