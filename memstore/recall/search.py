@@ -7,6 +7,7 @@ match only when nothing matched at all. Results are
 capped at a count and a character budget; the answer says how many more matched.
 """
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -20,12 +21,13 @@ from memstore.paths import Scope
 from memstore.ranking import merge_newest
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
-from memstore.recall.lexical import lexical_search, lexical_terms
+from memstore.recall.lexical import lexical_misses, lexical_search, lexical_terms
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.records import StoredFact, stored_from_row
 
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
 CANDIDATES = 100  # rows each side contributes to fusion
+_EMBED_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,23 +51,36 @@ def recall_search(
 ) -> RecallResult:
     """Search the memory this context may read, by words and (with a model) by meaning."""
     limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
-    scopes = readable_scopes(ctx)
-    index_sync(scopes=scopes)
     query = " ".join(query.split())
     if not query:
         return RecallResult(items=[], more=0, mode="lexical", note="The query is empty.")
-
     embedder = embedder_current() if mode != "lexical" else None
     if mode == "semantic" and embedder is None:
         mode = "lexical"
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
-
+    # The query embedding is pure CPU in onnxruntime (it releases the GIL): it runs while this
+    # thread syncs and searches by words in Postgres, which are mostly waiting.
+    scopes = readable_scopes(ctx)
+    embedding = _EMBED_POOL.submit(embedder.embed_query, query) if embedder else None
+    index_sync(scopes=scopes)
+    lexical: list[fusion.Ranked] = []
+    terms: list = []
+    matched = 0
+    if used != "semantic":
+        terms = lexical_terms(query)
+        found = lexical_search(
+            scopes=scopes, terms=terms, limit=CANDIDATES, include_hidden=include_hidden
+        )
+        lexical = [
+            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
+        ]
+        matched = found.matched
     dense: list[fusion.Ranked] = []
-    if embedder is not None:
+    if embedding is not None:
         hits = vectors_search(
             scopes=scopes,
-            query=embedder.embed_query(query),
+            query=embedding.result(),
             embedder=embedder,
             limit=CANDIDATES,
             include_hidden=include_hidden,
@@ -74,20 +89,9 @@ def recall_search(
             [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
             floor=_cosine_floor(embedder.name),
         )
-    lexical: list[fusion.Ranked] = []
-    matched = len({hit.fact_id for hit in dense})
-    if used != "semantic":
-        found = lexical_search(
-            scopes=scopes,
-            terms=lexical_terms(query),
-            limit=CANDIDATES,
-            include_hidden=include_hidden,
-            also=[hit.pk for hit in dense],
-        )
-        lexical = [
-            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
-        ]
-        matched = found.matched
+        # Facts found only by meaning add to the count of what matched.
+        misses = lexical_misses(pks=[h.pk for h in dense], terms=terms)
+        matched += len({h.fact_id for h in dense if h.pk in misses})
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
@@ -122,8 +126,38 @@ def _no_model_note() -> str:
 
 
 def _rows(pks: list[int]) -> dict[int, StoredFact]:
-    rows = Fact.objects.filter(pk__in=pks).annotate(file_path=F("file__path"))
-    return {row.pk: stored_from_row(row) for row in rows}
+    rows = (
+        Fact.objects.filter(pk__in=pks)
+        .annotate(file_path=F("file__path"))
+        .values_list(
+            "pk",
+            "fact_id",
+            "day",
+            "text",
+            "tier",
+            "scope_key",
+            "shard_bot",
+            "file_path",
+            "rank",
+            "visibility",
+            "meta",
+        )
+    )
+    return {
+        pk: StoredFact(
+            fact_id=fact_id,
+            day=day,
+            text=text,
+            tier=tier,
+            scope=scope,
+            shard_bot=shard_bot,
+            file=path,
+            rank=rank,
+            visibility=visibility,
+            meta=meta,
+        )
+        for pk, fact_id, day, text, tier, scope, shard_bot, path, rank, visibility, meta in rows
+    }
 
 
 def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list[StoredFact]:

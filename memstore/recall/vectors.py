@@ -29,11 +29,10 @@ from datetime import date
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Max, Sum
 
 from memstore.embeddings import Embedder, embedder_load
 from memstore.markdown import FactLine
-from memstore.models import Fact, MemoryFile
+from memstore.models import Fact
 from memstore.paths import Scope
 
 logger = logging.getLogger(__name__)
@@ -42,7 +41,7 @@ EMBED_BATCH = 256
 CACHE_MAX_FACTS = 300_000  # vectors held per process before the least recently used scope goes
 ANN_MIN_FACTS = 20_000  # below this an exact scan in this process is as fast and exact
 ANN_MIN_SHARE = 0.25  # the HNSW pool is filtered to the searched scopes: they must be a big part
-ANN_POOL = 400  # nearest vectors the HNSW index returns before that filter (hnsw.ef_search)
+ANN_POOL_MAX = 1000  # pgvector's largest hnsw.ef_search
 # HNSW indexes the recall migration creates, by model name: (index name, dimension).
 ANN_INDEXES = {"bge-small-en-v1.5-int8": ("memstore_embedding_bge_small_hnsw", 384)}
 
@@ -182,13 +181,14 @@ _cache_lock = threading.Lock()
 def _versions(keys: list[str]) -> dict[str, tuple]:
     # Any change to a scope's files adds a file row (new id), saves one (new synced_at) or
     # deletes one (fewer rows), so this tuple changes whenever the scope's facts may have.
-    # The last item, the facts the files hold, is what `vectors_search` plans with.
-    rows = (
-        MemoryFile.objects.filter(scope_key__in=keys)
-        .values("scope_key")
-        .annotate(n=Count("id"), top=Max("id"), at=Max("synced_at"), facts=Sum("fact_count"))
-    )
-    return {r["scope_key"]: (r["n"], r["top"], r["at"], r["facts"] or 0) for r in rows}
+    # Its last item, the facts the files hold, is what `vectors_search` plans with.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT scope_key, count(*), max(id), max(synced_at), coalesce(sum(fact_count), 0) "
+            "FROM memstore_memoryfile WHERE scope_key = ANY(%s) GROUP BY scope_key",
+            [keys],
+        )
+        return {row[0]: tuple(row[1:]) for row in cursor.fetchall()}
 
 
 def _refresh(
@@ -266,37 +266,45 @@ def vectors_search(
     (ties: newer first, then lower row id)."""
     versions = _versions([str(scope) for scope in scopes])
     searched = sum(version[-1] for version in versions.values())
-    if searched >= ANN_MIN_FACTS and _ann_worthwhile(embedder, searched):
-        return _ann_search(scopes, query, embedder, limit, include_hidden)
-    hits: list[VectorHit] = []
-    for entry in _matrices(embedder, scopes, versions):
-        if not entry.rows:
+    if searched >= ANN_MIN_FACTS and (share := _ann_share(embedder, searched)):
+        # Ask for enough neighbours that about `limit` survive the filter to these scopes.
+        pool = max(limit, min(ANN_POOL_MAX, int(1.5 * limit / share)))
+        return _ann_search(scopes, query, embedder, limit, include_hidden, pool)
+    entries = [entry for entry in _matrices(embedder, scopes, versions) if entry.rows]
+    if not entries:
+        return []
+    scores = np.concatenate([entry.matrix @ query for entry in entries])
+    if not include_hidden:
+        scores[np.concatenate([entry.hidden for entry in entries])] = -np.inf
+    take = min(limit, len(scores))
+    top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else np.arange(take)
+    starts = np.cumsum([0] + [entry.rows for entry in entries])
+    hits = []
+    for i in top:
+        if not np.isfinite(scores[i]):
             continue
-        scores = entry.matrix @ query
-        if not include_hidden:
-            scores[entry.hidden] = -np.inf
-        take = min(limit, entry.rows)
-        top = np.argpartition(-scores, take - 1)[:take] if take < entry.rows else np.arange(take)
-        hits.extend(
+        which = int(np.searchsorted(starts, i, side="right")) - 1
+        entry, row = entries[which], int(i - starts[which])
+        hits.append(
             VectorHit(
-                pk=int(entry.pks[i]),
-                fact_id=entry.fact_ids[i],
-                day=date.fromordinal(int(entry.days[i])),
+                pk=int(entry.pks[row]),
+                fact_id=entry.fact_ids[row],
+                day=date.fromordinal(int(entry.days[row])),
                 cosine=float(scores[i]),
             )
-            for i in top
-            if np.isfinite(scores[i])
         )
     hits.sort(key=lambda h: (-h.cosine, -h.day.toordinal(), h.pk))
-    return hits[:limit]
+    return hits
 
 
 _ann_ready: dict[tuple[str, str], bool] = {}
 
 
-def _ann_worthwhile(embedder: Embedder, searched: int) -> bool:
+def _ann_share(embedder: Embedder, searched: int) -> float:
+    """The searched facts' share of the model's vectors when the HNSW index should serve
+    this search, else 0."""
     if embedder.name not in ANN_INDEXES or _storage() != "vector":
-        return False
+        return 0.0
     index, _ = ANN_INDEXES[embedder.name]
     key = (connection.settings_dict["NAME"], index)
     with connection.cursor() as cursor:
@@ -304,15 +312,21 @@ def _ann_worthwhile(embedder: Embedder, searched: int) -> bool:
             cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [index])
             _ann_ready[key] = cursor.fetchone() is not None
         if not _ann_ready[key]:
-            return False
+            return 0.0
         # The planner's row estimate: free, and close enough to compare shares.
         cursor.execute("SELECT reltuples FROM pg_class WHERE relname = 'memstore_embedding'")
         stored = max(cursor.fetchone()[0], 1)
-    return searched >= ANN_MIN_SHARE * stored
+    share = min(1.0, searched / stored)
+    return share if share >= ANN_MIN_SHARE else 0.0
 
 
 def _ann_search(
-    scopes: list[Scope], query: np.ndarray, embedder: Embedder, limit: int, include_hidden: bool
+    scopes: list[Scope],
+    query: np.ndarray,
+    embedder: Embedder,
+    limit: int,
+    include_hidden: bool,
+    pool: int,
 ) -> list[VectorHit]:
     _, dim = ANN_INDEXES[embedder.name]
     literal = _encode(query, "vector")
@@ -330,10 +344,9 @@ def _ann_search(
         LIMIT %s
     """
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {ANN_POOL}")
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(pool)}")
         cursor.execute(
-            sql,
-            [literal, embedder.name, literal, ANN_POOL, [str(s) for s in scopes], limit],
+            sql, [literal, embedder.name, literal, pool, [str(s) for s in scopes], limit]
         )
         rows = cursor.fetchall()
     return [VectorHit(pk=r[0], fact_id=r[1], day=r[2], cosine=float(r[3])) for r in rows]
