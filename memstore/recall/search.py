@@ -7,11 +7,12 @@ match only when nothing matched at all. Results are
 capped at a count and a character budget; the answer says how many more matched.
 """
 
-from concurrent.futures import ThreadPoolExecutor
+import json
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import F
 
 from memstore.access import Context, readable_scopes
@@ -27,7 +28,6 @@ from memstore.records import StoredFact, stored_from_row
 
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
 CANDIDATES = 100  # rows each side contributes to fusion
-_EMBED_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +59,7 @@ def recall_search(
         mode = "lexical"
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
-    # The query embedding is pure CPU in onnxruntime (it releases the GIL): it runs while this
-    # thread syncs and searches by words in Postgres, which are mostly waiting.
     scopes = readable_scopes(ctx)
-    embedding = _EMBED_POOL.submit(embedder.embed_query, query) if embedder else None
     index_sync(scopes=scopes)
     lexical: list[fusion.Ranked] = []
     terms: list = []
@@ -77,10 +74,10 @@ def recall_search(
         ]
         matched = found.matched
     dense: list[fusion.Ranked] = []
-    if embedding is not None:
+    if embedder is not None:
         hits = vectors_search(
             scopes=scopes,
-            query=embedding.result(),
+            query=embedder.embed_query(query),
             embedder=embedder,
             limit=CANDIDATES,
             include_hidden=include_hidden,
@@ -126,37 +123,29 @@ def _no_model_note() -> str:
 
 
 def _rows(pks: list[int]) -> dict[int, StoredFact]:
-    rows = (
-        Fact.objects.filter(pk__in=pks)
-        .annotate(file_path=F("file__path"))
-        .values_list(
-            "pk",
-            "fact_id",
-            "day",
-            "text",
-            "tier",
-            "scope_key",
-            "shard_bot",
-            "file_path",
-            "rank",
-            "visibility",
-            "meta",
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT f.id, f.fact_id, f.day, f.text, f.tier, f.scope_key, f.shard_bot, m.path,"
+            " f.rank, f.visibility, f.meta"
+            " FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
+            " WHERE f.id = ANY(%s)",
+            [pks],
         )
-    )
+        rows = cursor.fetchall()
     return {
-        pk: StoredFact(
-            fact_id=fact_id,
-            day=day,
-            text=text,
-            tier=tier,
-            scope=scope,
-            shard_bot=shard_bot,
-            file=path,
-            rank=rank,
-            visibility=visibility,
-            meta=meta,
+        row[0]: StoredFact(
+            fact_id=row[1],
+            day=row[2],
+            text=row[3],
+            tier=row[4],
+            scope=row[5],
+            shard_bot=row[6],
+            file=row[7],
+            rank=row[8],
+            visibility=row[9],
+            meta=row[10] if isinstance(row[10], dict) else json.loads(row[10]),
         )
-        for pk, fact_id, day, text, tier, scope, shard_bot, path, rank, visibility, meta in rows
+        for row in rows
     }
 
 
