@@ -60,6 +60,7 @@ def recall_search(
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
     scopes = readable_scopes(ctx)
+    vector = embedder.embed_query(query) if embedder is not None else None
     index_sync(scopes=scopes)
     lexical: list[fusion.Ranked] = []
     terms: list = []
@@ -77,7 +78,7 @@ def recall_search(
     if embedder is not None:
         hits = vectors_search(
             scopes=scopes,
-            query=embedder.embed_query(query),
+            query=vector,
             embedder=embedder,
             limit=CANDIDATES,
             include_hidden=include_hidden,
