@@ -1,12 +1,10 @@
-"""The embedding cache table, and an index for exact matching of short tokens.
+"""The embedding cache table.
 
 `memstore_embedding.vector` is pgvector's `vector` when the extension can be installed, else
 `bytea` holding little-endian float32: a Postgres without pgvector still migrates, and recall
-then scans exactly. With pgvector, an HNSW index serves large searches with the bundled model. The ORM state declares a BinaryField; only raw SQL in
-`memstore.recall.vectors` touches that column.
-
-The second index lets recall match short tokens the English configuration drops as stopwords
-("US", "IT") with a 'simple' (unstemmed, no stopwords) text search on the fact text.
+then scans exactly. With pgvector, an HNSW index serves large searches with the bundled model.
+The ORM state declares a BinaryField; only raw SQL in `memstore.recall.vectors` touches that
+column.
 """
 
 from django.db import migrations, models
@@ -96,10 +94,5 @@ class Migration(migrations.Migration):
             database_operations=[
                 migrations.RunPython(create_embedding_table, drop_embedding_table),
             ],
-        ),
-        migrations.RunSQL(
-            "CREATE INDEX memstore_fact_simple_search ON memstore_fact "
-            "USING gin (to_tsvector('simple'::regconfig, text))",
-            "DROP INDEX IF EXISTS memstore_fact_simple_search",
         ),
     ]

@@ -2,13 +2,14 @@
 
 Owns: turning a query into search terms and ranking the facts of some scopes that share any of
 them. Terms are the query's English stems from Postgres's own parser (so "memories" finds
-"memory"), plus exact 'simple' terms for short acronyms and names that the English
-configuration drops as stopwords ("US", "IT"). Requiring every term finds nothing for most
-natural questions, so terms are OR-ed; each shared term adds its inverse document frequency in
+"memory"), plus exact, case-sensitive whole-word terms for short acronyms and names that the
+English configuration drops as stopwords ("US", "IT", "Will"). Requiring every term finds
+nothing for most natural questions, so terms are OR-ed; each shared term adds its inverse document frequency in
 the searched scopes (a name that appears in most facts counts little), scaled by BM25's length
 normalisation; a word found in more than half of the searched facts counts only when no
-rarer query word is found. The English side uses `Fact.search` and its GIN index; the simple side an
-expression index from the recall migration.
+rarer query word is found. English terms use `Fact.search` and its GIN index; exact terms are
+a regular expression over the searched facts' text, so they cost a scan of those facts but no
+index on every write.
 
 Does not: search by meaning, fuse, or decide who may read what (callers pass scopes).
 """
@@ -30,15 +31,18 @@ _TOKEN_RE = re.compile(r"[^\W_]+")
 
 @dataclass(frozen=True, slots=True)
 class Term:
-    """One search term: a lexeme and the text search configuration it belongs to."""
+    """One search term: an English lexeme, or an exact word (letters and digits, case kept)."""
 
-    config: Literal["english", "simple"]
-    lexeme: str
+    kind: Literal["english", "exact"]
+    word: str
 
     @property
-    def tsquery(self) -> str:
+    def param(self) -> str:
+        """What the term's SQL condition (`_match`) compares with."""
+        if self.kind == "exact":
+            return rf"\m{re.escape(self.word)}\M"  # Postgres word boundaries
         # A quoted lexeme cast to tsquery is taken as is: no second round of stemming.
-        return "'" + self.lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+        return "'" + self.word.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def lexical_terms(query: str) -> list[Term]:
@@ -56,13 +60,13 @@ def lexical_terms(query: str) -> list[Term]:
         cursor.execute(
             "SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, %s))"
             " ORDER BY lexeme),"
-            " ARRAY(SELECT DISTINCT lower(t) FROM unnest(%s::text[]) t"
+            " ARRAY(SELECT DISTINCT t FROM unnest(%s::text[]) t"
             " WHERE to_tsvector('english'::regconfig, t) = ''::tsvector ORDER BY 1)",
             [query, exact],
         )
         english, dropped = cursor.fetchone()
     terms = [Term("english", lexeme) for lexeme in english]
-    terms += [Term("simple", word) for word in dropped]
+    terms += [Term("exact", word) for word in dropped]
     return terms[:MAX_TERMS]
 
 
@@ -85,9 +89,9 @@ class LexicalResult:
 
 
 def _match(term: Term) -> str:
-    if term.config == "english":
+    if term.kind == "english":
         return "f.search @@ %s::tsquery"
-    return "to_tsvector('simple'::regconfig, f.text) @@ %s::tsquery"
+    return "f.text ~ %s"
 
 
 def lexical_search(
@@ -104,7 +108,7 @@ def lexical_search(
     keys = [str(scope) for scope in scopes]
     count = len(terms)
     flags = "".join(f", {_match(term)} AS m{i}" for i, term in enumerate(terms))
-    flag_params = [term.tsquery for term in terms]
+    flag_params = [term.param for term in terms]
     any_term = " OR ".join(_match(term) for term in terms)
     hidden = "" if include_hidden else "AND f.visibility <> 'hidden'"
     # Document frequencies come from the candidates themselves: every fact holding a term
@@ -171,6 +175,6 @@ def lexical_misses(*, pks: list[int], terms: list[Term]) -> set[int]:
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT f.id FROM memstore_fact f WHERE f.id = ANY(%s) AND NOT ({any_term})",
-            [list(pks), *[term.tsquery for term in terms]],
+            [list(pks), *[term.param for term in terms]],
         )
         return {row[0] for row in cursor.fetchall()}
