@@ -4,12 +4,12 @@ Owns: turning a query into search terms and ranking the facts of some scopes tha
 them. Terms are the query's English stems from Postgres's own parser (so "memories" finds
 "memory"), plus exact, case-sensitive whole-word terms for short acronyms and names that the
 English configuration drops as stopwords ("US", "IT", "Will"). Requiring every term finds
-nothing for most natural questions, so terms are OR-ed; each shared term adds its inverse document frequency in
-the searched scopes (a name that appears in most facts counts little), scaled by BM25's length
-normalisation; a word found in more than half of the searched facts counts only when no
-rarer query word is found. English terms use `Fact.search` and its GIN index; exact terms are
-a regular expression over the searched facts' text, so they cost a scan of those facts but no
-index on every write.
+nothing for most natural questions, so terms are OR-ed; each shared term adds its inverse
+document frequency in the searched scopes, scaled by BM25's length normalisation; a word found
+in more than half of the searched facts (the person a memory is about) counts only when no
+rarer query word is found. English terms use `Fact.search` and its GIN index; exact terms are a
+regular expression over the searched facts' text: a scan of those facts, but no index to
+maintain on every write.
 
 Does not: search by meaning, fuse, or decide who may read what (callers pass scopes).
 """
