@@ -273,7 +273,9 @@ def vectors_search(
     entries = [entry for entry in _matrices(embedder, scopes, versions) if entry.rows]
     if not entries:
         return []
-    scores = np.concatenate([entry.matrix @ query for entry in entries])
+    # einsum runs in this thread: BLAS would start worker threads that keep spinning after the
+    # product and, on a small box, take the CPU Postgres and the query embedding need next.
+    scores = np.concatenate([np.einsum("ij,j->i", entry.matrix, query) for entry in entries])
     if not include_hidden:
         scores[np.concatenate([entry.hidden for entry in entries])] = -np.inf
     take = min(limit, len(scores))
