@@ -82,7 +82,7 @@ class LexicalHit:
 
 @dataclass(frozen=True, slots=True)
 class LexicalResult:
-    """The best-scoring rows, and how many distinct facts share a term."""
+    """The best-scoring rows, and how many distinct facts matched."""
 
     hits: list[LexicalHit]
     matched: int
@@ -100,16 +100,18 @@ def lexical_search(
     terms: list[Term],
     limit: int,
     include_hidden: bool = False,
+    also: list[int] = (),
 ) -> LexicalResult:
-    """Rows of these scopes sharing any term, best first (ties: newer, then lower row id);
-    `matched` counts the distinct facts that share a term."""
-    if not terms:
+    """Rows of these scopes sharing any term, best first (ties: newer, then lower row id).
+    `matched` counts the distinct facts that share a term or are among the `also` rows (found
+    another way), so a caller learns the size of the union in the same round trip."""
+    if not terms and not also:
         return LexicalResult(hits=[], matched=0)
     keys = [str(scope) for scope in scopes]
     count = len(terms)
     flags = "".join(f", {_match(term)} AS m{i}" for i, term in enumerate(terms))
     flag_params = [term.param for term in terms]
-    any_term = " OR ".join(_match(term) for term in terms)
+    any_term = " OR ".join([_match(term) for term in terms] + ["f.id = ANY(%s)"])
     hidden = "" if include_hidden else "AND f.visibility <> 'hidden'"
     # Document frequencies come from the candidates themselves: every fact holding a term
     # is a candidate. Each matching term adds BM25's idf; a fact's term frequency is taken as 1
@@ -153,7 +155,7 @@ def lexical_search(
             ORDER BY score DESC, day DESC, id LIMIT %s
         ) s ON true
     """
-    params = [*flag_params, keys, *flag_params, keys, limit]
+    params = [*flag_params, keys, *flag_params, list(also), keys, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -165,16 +167,3 @@ def lexical_search(
         ],
         matched=rows[0][4],
     )
-
-
-def lexical_misses(*, pks: list[int], terms: list[Term]) -> set[int]:
-    """Which of these fact rows share none of the terms."""
-    if not pks or not terms:
-        return set(pks)
-    any_term = " OR ".join(_match(term) for term in terms)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT f.id FROM memstore_fact f WHERE f.id = ANY(%s) AND NOT ({any_term})",
-            [list(pks), *[term.param for term in terms]],
-        )
-        return {row[0] for row in cursor.fetchall()}

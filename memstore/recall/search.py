@@ -22,7 +22,7 @@ from memstore.paths import Scope
 from memstore.ranking import merge_newest
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
-from memstore.recall.lexical import lexical_misses, lexical_search, lexical_terms
+from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.records import StoredFact, stored_from_row
 
@@ -62,20 +62,8 @@ def recall_search(
     scopes = readable_scopes(ctx)
     vector = embedder.embed_query(query) if embedder is not None else None
     index_sync(scopes=scopes)
-    lexical: list[fusion.Ranked] = []
-    terms: list = []
-    matched = 0
-    if used != "semantic":
-        terms = lexical_terms(query)
-        found = lexical_search(
-            scopes=scopes, terms=terms, limit=CANDIDATES, include_hidden=include_hidden
-        )
-        lexical = [
-            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
-        ]
-        matched = found.matched
     dense: list[fusion.Ranked] = []
-    if embedder is not None:
+    if vector is not None:
         hits = vectors_search(
             scopes=scopes,
             query=vector,
@@ -87,9 +75,20 @@ def recall_search(
             [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
             floor=_cosine_floor(embedder.name),
         )
-        # Facts found only by meaning add to the count of what matched.
-        misses = lexical_misses(pks=[h.pk for h in dense], terms=terms)
-        matched += len({h.fact_id for h in dense if h.pk in misses})
+    lexical: list[fusion.Ranked] = []
+    matched = len({hit.fact_id for hit in dense})
+    if used != "semantic":
+        found = lexical_search(
+            scopes=scopes,
+            terms=lexical_terms(query),
+            limit=CANDIDATES,
+            include_hidden=include_hidden,
+            also=[hit.pk for hit in dense],  # so `matched` counts facts found either way
+        )
+        lexical = [
+            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
+        ]
+        matched = found.matched
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
