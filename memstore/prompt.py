@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import F
 
 from memstore.access import Context
@@ -28,7 +29,7 @@ from memstore.markdown import FactLine, parse_line
 from memstore.models import Bot, Fact
 from memstore.paths import Scope
 from memstore.ranking import merge_newest
-from memstore.records import StoredFact
+from memstore.records import StoredFact, stored_from_row
 from memstore.selectors import context_build
 
 BlockKind = Literal["user", "project", "bot"]
@@ -105,11 +106,13 @@ class PromptChanges:
 
 @dataclass(frozen=True, slots=True)
 class BlockInput:
-    """What the pure core needs for one block: its scope and every stored copy of its facts."""
+    """What the pure core needs for one block: its scope, stored copies of its facts, and how
+    many facts (merged, not hidden) it holds per part when `facts` is only the best of them."""
 
     kind: BlockKind
     name: str
     facts: list[StoredFact] = field(default_factory=list)
+    on_disk: Mapping[str, int] | None = None  # "profile", "recent", "searchable"; None: count facts
 
 
 # --- pure core ---------------------------------------------------------------------------
@@ -124,8 +127,9 @@ def _by_rank(facts: Iterable[StoredFact]) -> list[StoredFact]:
     return sorted(facts, key=lambda f: (-f.rank, -f.day.toordinal(), f.fact_id))
 
 
-def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget) -> Slice:
-    """The facts (best first) that fit the budget, stopping at the first that would overflow."""
+def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget, beyond: int = 0) -> Slice:
+    """The facts (best first) that fit the budget, stopping at the first that would overflow;
+    `beyond` more facts, ranked after these, were not even loaded."""
     shown: list[StoredFact] = []
     used = 0
     for fact in facts[: budget.facts]:
@@ -140,7 +144,7 @@ def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget) -> Slic
         facts=shown,
         budget=budget,
         past_chars=within_cap - len(shown),
-        past_count=len(facts) - within_cap,
+        past_count=len(facts) - within_cap + beyond,
     )
 
 
@@ -160,12 +164,23 @@ def block_compose(item: BlockInput, budgets: Mapping[SliceName, Budget], team_wi
     context = [f for f in merged if f.visibility != "searchable"]
     profile = _by_rank(f for f in context if f.tier == "profile")
     recent = _by_rank(f for f in context if f.tier != "profile")
+    counts = item.on_disk or {}
     return Block(
         title=_title(item.kind, item.name, team_wide),
         scope=f"{item.kind}:{item.name}",
-        profile=slice_fill("profile", profile, budgets["profile"]),
-        recent=slice_fill("recent", recent, budgets["recent"]),
-        recall_only=len(merged) - len(context),
+        profile=slice_fill(
+            "profile",
+            profile,
+            budgets["profile"],
+            beyond=max(0, counts.get("profile", len(profile)) - len(profile)),
+        ),
+        recent=slice_fill(
+            "recent",
+            recent,
+            budgets["recent"],
+            beyond=max(0, counts.get("recent", len(recent)) - len(recent)),
+        ),
+        recall_only=counts.get("searchable", len(merged) - len(context)),
     )
 
 
@@ -266,39 +281,73 @@ def _prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
     return scopes
 
 
-def _load(scope: Scope) -> list[StoredFact]:
-    rows = (
-        Fact.objects.filter(scope_key=str(scope))
-        .annotate(file_path=F("file__path"))
-        .values_list(
-            "fact_id", "day", "text", "tier", "shard_bot", "file_path", "rank", "visibility", "meta"
-        )
+# One scope's facts merged across shards (newest date wins; a tie goes to the first shard and
+# file by name, as in `block_compose`), then the best `%s` profile and `%s` other facts that may
+# enter a prompt, and how many facts each part holds: a block never loads more than it can show.
+_BLOCK_SQL = """
+    WITH merged AS MATERIALIZED (
+        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank,
+               f.tier = 'profile' AS profile,
+               CASE WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
+                    ELSE 'context' END AS visibility
+        FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id
+        WHERE f.scope_key = %s
+        ORDER BY f.fact_id, f.day DESC, f.shard_bot, m.path
+    ),
+    ranked AS (
+        SELECT id, profile, row_number() OVER (
+                   PARTITION BY profile ORDER BY rank DESC, day DESC, fact_id) AS n
+        FROM merged WHERE visibility = 'context'
     )
-    return [
-        StoredFact(
-            fact_id=fact_id,
-            day=day,
-            text=text,
-            tier=tier,
-            scope=str(scope),
-            shard_bot=shard_bot,
-            file=path,
-            rank=rank,
-            visibility=visibility,
-            meta=meta,
-        )
-        for fact_id, day, text, tier, shard_bot, path, rank, visibility, meta in rows
+    SELECT 'row', id, profile, '' FROM ranked WHERE n <= CASE WHEN profile THEN %s ELSE %s END
+    UNION ALL
+    SELECT 'count', count(*), profile, visibility FROM merged GROUP BY profile, visibility
+"""
+
+
+def _load(scope: Scope, budgets: Mapping[SliceName, Budget]) -> BlockInput:
+    with connection.cursor() as cursor:
+        cursor.execute(_BLOCK_SQL, [str(scope), budgets["profile"].facts, budgets["recent"].facts])
+        rows = cursor.fetchall()
+    ids = [row[1] for row in rows if row[0] == "row"]
+    on_disk = {"profile": 0, "recent": 0, "searchable": 0}
+    for kind, count, profile, visibility in rows:
+        if kind == "count" and visibility == "context":
+            on_disk["profile" if profile else "recent"] += count
+        elif kind == "count" and visibility == "searchable":
+            on_disk["searchable"] += count
+    facts = [
+        stored_from_row(row)
+        for row in Fact.objects.filter(pk__in=ids).annotate(file_path=F("file__path"))
     ]
+    kind: BlockKind = "bot" if scope.kind == "bot" else scope.kind  # type: ignore[assignment]
+    return BlockInput(kind=kind, name=scope.name, facts=facts, on_disk=on_disk)
 
 
-def _build(ctx: Context) -> tuple[PromptSection, set[str]]:
+def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
+    """Which of these identities are still in memory, merged across shards and not hidden."""
+    if not fact_ids:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT fact_id FROM (SELECT DISTINCT ON (f.scope_key, f.fact_id) f.fact_id,"
+            " f.visibility FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
+            " WHERE f.scope_key = ANY(%s) AND f.fact_id = ANY(%s)"
+            " ORDER BY f.scope_key, f.fact_id, f.day DESC, f.shard_bot, m.path) newest"
+            " WHERE visibility <> 'hidden'",
+            [[str(scope) for scope in scopes], sorted(fact_ids)],
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     scopes = _prompt_scopes(ctx)
     index_sync(scopes=[scope for _, scope in scopes])
-    inputs = [BlockInput(kind=kind, name=scope.name, facts=_load(scope)) for kind, scope in scopes]
+    budgets = prompt_budgets()
+    inputs = [_load(scope, budgets[kind]) for kind, scope in scopes]
     team_wide = Bot.objects.filter(slug=ctx.bot, in_groups=True).exists()
-    section = section_compose(inputs=inputs, budgets=prompt_budgets(), team_wide=team_wide)
-    present = {f.fact_id for item in inputs for f in item.facts if f.visibility != "hidden"}
-    return section, present
+    section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide)
+    return section, [scope for _, scope in scopes]
 
 
 def prompt_build(*, ctx: Context) -> PromptSection:
@@ -308,8 +357,11 @@ def prompt_build(*, ctx: Context) -> PromptSection:
 
 def prompt_changes(*, ctx: Context, previous: str) -> PromptChanges:
     """The + / − note of fact lines changed since `previous` (a section built earlier)."""
-    section, present = _build(ctx)
-    return changes_compose(previous=previous, current=section, present=present)
+    section, scopes = _build(ctx)
+    earlier = {parse_line(line).identity for line in _fact_lines(previous)}
+    return changes_compose(
+        previous=previous, current=section, present=_still_there(scopes, earlier)
+    )
 
 
 def prompt_preview(

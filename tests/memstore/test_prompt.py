@@ -241,3 +241,40 @@ def test_prompt_changes_after_saves_and_forgets(workspace):
     assert changes.added == ["- (2026-11-20) Prefers short answers"]
     assert changes.removed == ["- (2026-11-03) Reviewed the Q3 report"]
     assert prompt_changes(ctx=ctx, previous=prompt_build(ctx=ctx).text).text == ""
+
+
+@pytest.mark.django_db
+def test_shards_merge_and_counts_from_the_files(memory_root):
+    log(
+        memory_root,
+        "user",
+        "alice",
+        "2026-10",
+        "- (2026-10-01) Lives in Austin",
+        "- (2026-10-02) Old invoice numbers <!-- visibility=searchable -->",
+        bot="bob",
+    )
+    log(
+        memory_root,
+        "user",
+        "alice",
+        "2026-11",
+        "- (2026-11-05) Lives in Austin",
+        "- (2026-11-06) Alarm code 9911 <!-- visibility=hidden -->",
+    )
+    block = prompt_build(ctx=direct()).blocks[0]
+    assert [(f.day, f.shard_bot) for f in block.facts] == [(date(2026, 11, 5), "ada")]
+    assert (block.recall_only, block.left_out) == (1, 1)  # the hidden fact is not counted
+
+
+@pytest.mark.django_db
+def test_a_fact_hidden_later_is_reported_removed(workspace):
+    earlier = prompt_build(ctx=direct()).text
+    path = workspace / "agents/ada/memory/log/2026-11.md"
+    path.write_text(
+        path.read_text().replace(
+            "Reviewed the Q3 report", "Reviewed the Q3 report <!-- visibility=hidden -->"
+        )
+    )
+    changes = prompt_changes(ctx=direct(), previous=earlier)
+    assert (changes.added, changes.removed) == ([], ["- (2026-11-03) Reviewed the Q3 report"])
