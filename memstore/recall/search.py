@@ -3,8 +3,9 @@
 Syncs the scopes the context may read (SPEC §5.3, §6), asks the semantic side for the nearest
 facts (above the relevance floor) and the lexical side for facts sharing words, fuses the two
 (preferring facts saved around a date the query names), and falls back to a literal substring
-match only when nothing matched at all. Results are
-capped at a count and a character budget; the answer says how many more matched.
+match only when nothing matched at all. Results are capped at a count and a character budget;
+the answer says how many more matched. Hidden facts are left out unless a person asks
+(`include_hidden`, the console).
 """
 
 import json

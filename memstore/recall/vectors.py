@@ -179,13 +179,14 @@ _cache_lock = threading.Lock()
 
 
 def _versions(keys: list[str]) -> dict[str, tuple]:
-    # Any change to a scope's files adds a file row (new id), saves one (new synced_at) or
-    # deletes one (fewer rows), so this tuple changes whenever the scope's facts may have.
-    # Its last item, the facts the files hold, is what `vectors_search` plans with.
+    # Any change to a scope's files adds a file row (new id), deletes one (fewer rows) or
+    # records a new stat or sync time for one, so this tuple changes whenever the scope's facts
+    # may have. Its last item, the facts the files hold, is what `vectors_search` plans with.
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT scope_key, count(*), max(id), max(synced_at), coalesce(sum(fact_count), 0) "
-            "FROM memstore_memoryfile WHERE scope_key = ANY(%s) GROUP BY scope_key",
+            "SELECT scope_key, count(*), max(id), max(synced_at), sum(mtime_ns), sum(size),"
+            " coalesce(sum(fact_count), 0)"
+            " FROM memstore_memoryfile WHERE scope_key = ANY(%s) GROUP BY scope_key",
             [keys],
         )
         return {row[0]: tuple(row[1:]) for row in cursor.fetchall()}
