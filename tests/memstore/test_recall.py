@@ -9,12 +9,15 @@ from django.db import connection
 from memstore import embeddings
 from memstore.access import Context, Room
 from memstore.index import index_rebuild
+from memstore.markdown import fact_identity
 from memstore.models import Embedding
+from memstore.paths import Scope
 from memstore.recall import recall_search, search, vectors
 from memstore.recall.dates import DateMention, date_mentions
 from memstore.recall.fusion import Ranked, dense_floor, fuse
 from memstore.recall.words import STOPWORDS, words_search
 from memstore.records import StoredFact
+from memstore.services import fact_edit
 from tests.memstore.memory_files import log
 
 pytestmark = pytest.mark.django_db
@@ -373,3 +376,20 @@ def test_large_searches_use_the_hnsw_index_and_agree_with_the_exact_scan(office,
     monkeypatch.setattr(vectors, "_ann_search", lambda *a: used.append(1) or real(*a))
     assert texts(recall_search(ctx=own(), query="golden retriever")) == exact
     assert used == [1]
+
+
+def test_an_edit_is_searched_by_meaning_at_once(office, fake):
+    recall_search(ctx=own(), query="tea")  # the scope's vectors are now cached in this process
+    shard = Scope("bot", "ada").shard("ada")
+    fact_edit(
+        shard=shard,
+        fact_id=fact_identity("Prefers tea over coffee"),
+        text="Prefers green smoothies",
+    )
+    hits = vectors.vectors_search(
+        scopes=[Scope("bot", "ada")],
+        query=fake.embed_query("green smoothies"),
+        embedder=fake,
+        limit=1,
+    )
+    assert [hit.fact_id for hit in hits] == [fact_identity("Prefers green smoothies")]
