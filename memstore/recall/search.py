@@ -9,6 +9,7 @@ the answer says how many more matched. Hidden facts are left out unless a person
 """
 
 import json
+import logging
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -27,7 +28,10 @@ from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.records import StoredFact, stored_from_row
 
+logger = logging.getLogger(__name__)
+
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
+_MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
 CANDIDATES = 100  # rows each side contributes to fusion
 
 
@@ -61,7 +65,14 @@ def recall_search(
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
     scopes = readable_scopes(ctx)
-    vector = embedder.embed_query(query) if embedder is not None else None
+    vector = None
+    if embedder is not None:
+        try:
+            vector = embedder.embed_query(query)
+        except Exception:
+            # A remote embedding endpoint that is down must not take recall down with it.
+            logger.exception("query embedding failed; searching by words only")
+            used, note = "lexical", _MODEL_FAILED
     index_sync(scopes=scopes)
     dense: list[fusion.Ranked] = []
     if vector is not None:

@@ -32,7 +32,7 @@ from django.db import connection, transaction
 
 from memstore.embeddings import Embedder, embedder_load
 from memstore.markdown import FactLine
-from memstore.models import Fact
+from memstore.models import Embedding, Fact
 from memstore.paths import Scope
 
 logger = logging.getLogger(__name__)
@@ -113,8 +113,6 @@ def vectors_ensure(texts: Mapping[str, str], *, embedder: Embedder | None = None
 
 
 def _embedding_rows(model: str, fact_ids: list[str]):
-    from memstore.models import Embedding
-
     return Embedding.objects.filter(model=model, fact_id__in=fact_ids)
 
 
@@ -214,7 +212,12 @@ def _refresh(
                     "fact_id", "text"
                 )
             )
-            vectors_ensure(texts, embedder=embedder)
+            try:
+                vectors_ensure(texts, embedder=embedder)
+            except Exception:
+                # A model that fails (a remote endpoint down) must not take recall down: these
+                # facts stay findable by words and are embedded on a later search.
+                logger.exception("could not embed %d facts of %s", len(texts), key)
             known.update(vectors_fetch(embedder.name, missing))
     rows = [r for r in rows if r[1] in known]  # an identity the model failed on stays unsearchable
     matrix = np.empty((len(rows), embedder.dim), dtype=np.float32)

@@ -393,3 +393,13 @@ def test_an_edit_is_searched_by_meaning_at_once(office, fake):
         limit=1,
     )
     assert [hit.fact_id for hit in hits] == [fact_identity("Prefers green smoothies")]
+
+
+def test_a_failing_model_falls_back_to_words(office, fake, monkeypatch):
+    def broken(text: str):
+        raise ConnectionError("embedding endpoint down")
+
+    monkeypatch.setattr(fake, "embed_query", broken)
+    result = recall_search(ctx=own(), query="golden retriever")
+    assert (texts(result), result.mode) == (["Owns a golden retriever called Biscuit"], "lexical")
+    assert "embedding model failed" in result.note
