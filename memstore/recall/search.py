@@ -60,8 +60,6 @@ def recall_search(
     if not query:
         return RecallResult(items=[], more=0, mode="lexical", note="The query is empty.")
     embedder = embedder_current() if mode != "lexical" else None
-    if mode == "semantic" and embedder is None:
-        mode = "lexical"
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
     scopes = readable_scopes(ctx)
