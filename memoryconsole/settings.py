@@ -111,3 +111,21 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# --- Recall and the prompt's memory section (issue 3; SPEC §5.2, §5.3) ---
+# EMBEDDINGS: "bge-small" (the bundled ONNX model; falls back to words only when it is not
+# installed), "openai:<model>" (any OpenAI-compatible /v1/embeddings server at
+# EMBEDDINGS_BASE_URL), or "none" (recall by words only).
+EMBEDDINGS = os.environ.get("EMBEDDINGS", "bge-small")
+EMBEDDINGS_BASE_URL = os.environ.get("EMBEDDINGS_BASE_URL") or None
+EMBEDDINGS_API_KEY = os.environ.get("EMBEDDINGS_API_KEY") or None
+RECALL_DEFAULT_RESULTS = 20
+RECALL_MAX_RESULTS = 50
+RECALL_MAX_CHARS = 4000
+# Per block: (facts, characters) for the profile and for the recent log facts.
+PROMPT_BUDGETS = {
+    "bot": {"profile": (100, 20_000), "recent": (30, 4_000)},
+    "user": {"profile": (50, 4_000), "recent": (15, 2_000)},
+    "project": {"profile": (25, 2_500), "recent": (10, 1_500)},
+}
+RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)

@@ -2,15 +2,18 @@
 
 `index` mirrors the Markdown files and may be dropped and rebuilt at any time.
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
+`vectors` caches embeddings by fact identity; it survives rebuilds.
 """
 
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
+from memstore.models.vectors import Embedding
 
 __all__ = [
     "Bot",
     "BotToken",
+    "Embedding",
     "Fact",
     "IdempotentReply",
     "MemoryFile",

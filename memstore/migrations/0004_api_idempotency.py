@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0002_core_file_digest"),
+        ("memstore", "0003_recall_embeddings"),
     ]
 
     operations = [
