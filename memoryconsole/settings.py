@@ -104,3 +104,36 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# --- Learning (issue 6): the background learner ---------------------------------------------
+# LEARNING_BASE_URL  an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1
+# LEARNING_MODEL     the model name; learning stays off until both are set
+# LEARNING_API_KEY   sent as a bearer token (local servers usually need none)
+# LEARNING_MODE      off | report (decide and record, write nothing; the default) | write
+# LEARNING_DAILY_TOKENS  the workspace's daily token budget (prompt + completion)
+# LEARNING_TIMEOUT, LEARNING_RETRY_ATTEMPTS, LEARNING_RETRY_WAIT (seconds, doubled per retry)
+from django.core.exceptions import ImproperlyConfigured  # noqa: E402
+
+
+def _learning_number(name: str, default: float, kind: type = int):
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = kind(raw) if raw else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number.") from None
+    if value < 0:
+        raise ImproperlyConfigured(f"{name} must not be negative.")
+    return value
+
+
+LEARNING_BASE_URL = os.environ.get("LEARNING_BASE_URL", "").strip()
+LEARNING_MODEL = os.environ.get("LEARNING_MODEL", "").strip()
+LEARNING_API_KEY = os.environ.get("LEARNING_API_KEY", "")
+LEARNING_MODE = os.environ.get("LEARNING_MODE", "report").strip().lower()
+if LEARNING_MODE not in {"off", "report", "write"}:
+    raise ImproperlyConfigured(f"LEARNING_MODE={LEARNING_MODE!r}: use off, report or write.")
+LEARNING_DAILY_TOKENS = _learning_number("LEARNING_DAILY_TOKENS", 500_000)
+LEARNING_TIMEOUT = _learning_number("LEARNING_TIMEOUT", 60.0, float)
+LEARNING_RETRY_ATTEMPTS = max(1, _learning_number("LEARNING_RETRY_ATTEMPTS", 5))
+LEARNING_RETRY_WAIT = _learning_number("LEARNING_RETRY_WAIT", 10.0, float)
+# --- end of learning settings ------------------------------------------------------------------
