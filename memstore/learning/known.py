@@ -13,15 +13,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db.models import F
+from django.db import connection
 
 from memstore.index import index_sync
 from memstore.markdown import fact_identity
 from memstore.models import Fact
 from memstore.paths import Scope
 from memstore.ranking import merge_newest
-from memstore.records import StoredFact, stored_from_row
+from memstore.records import StoredFact
 
 PROFILE_FACTS = 100
 RECENT_FACTS = 30
@@ -120,11 +119,21 @@ class _Seen:
 
 @dataclass
 class KnownFacts:
-    """The facts shown to the model, and everything a new fact must not duplicate."""
+    """The facts shown to the model, and everything a new fact must not duplicate.
+
+    Word sets for near-duplicate checks are built on the first check, since most replies
+    propose nothing."""
 
     shown: list[StoredFact] = field(default_factory=list)
-    seen: list[_Seen] = field(default_factory=list)
-    seen_ids: set[str] = field(default_factory=set)
+    copies: list[StoredFact] = field(default_factory=list)  # every shard's copy of those facts
+    texts: list[str] = field(default_factory=list)
+    _by_id: dict[str, str] | None = None
+    _seen: list[_Seen] | None = None
+
+    def held_by(self, *, bot: str, scopes: Iterable[str]) -> dict[str, str]:
+        """Shown facts with a copy in `bot`'s shard of one of these scopes: identity -> scope."""
+        scopes = set(scopes)
+        return {f.fact_id: f.scope for f in self.copies if f.shard_bot == bot and f.scope in scopes}
 
     def quotable(self) -> dict[str, str]:
         """Identity of each text a `remove:` may quote (with and without its tag) -> fact id."""
@@ -136,30 +145,45 @@ class KnownFacts:
 
     def add(self, texts: Iterable[str]) -> None:
         """Count these texts as known too."""
-        for text in texts:
-            self.seen_ids.add(fact_identity(text))
-            words = _WORD_RE.findall(text.lower())
-            self.seen.append(_Seen(text=text, norm=" ".join(words), words=frozenset(words)))
+        self.texts.extend(texts)
+        self._by_id = self._seen = None
 
     def match(self, text: str) -> str | None:
         """The known text this one repeats (same identity or a near-duplicate), or None."""
-        if fact_identity(text) in self.seen_ids:
-            return text
-        words = _WORD_RE.findall(text.lower())
-        norm, bag = " ".join(words), frozenset(words)
-        for seen in self.seen:
-            if norm == seen.norm:
+        if self._by_id is None or self._seen is None:
+            self._by_id = {fact_identity(t): t for t in self.texts}
+            self._seen = [_seen(t) for t in self.texts]
+        if (same := self._by_id.get(fact_identity(text))) is not None:
+            return same
+        this = _seen(text)
+        for seen in self._seen:
+            if this.norm == seen.norm:
                 return seen.text
             # Word overlap is cheap and rules out most pairs; the character ratio then catches
             # reordered words that change the meaning ("decisions, then blockers").
-            union = len(bag | seen.words)
+            union = len(this.words | seen.words)
             if (
                 union
-                and len(bag & seen.words) / union >= JACCARD_MIN
-                and SequenceMatcher(None, norm, seen.norm).ratio() >= RATIO_MIN
+                and len(this.words & seen.words) / union >= JACCARD_MIN
+                and SequenceMatcher(None, this.norm, seen.norm).ratio() >= RATIO_MIN
             ):
                 return seen.text
         return None
+
+
+def _seen(text: str) -> _Seen:
+    words = _WORD_RE.findall(text.lower())
+    return _Seen(text=text, norm=" ".join(words), words=frozenset(words))
+
+
+_PART = """(
+    SELECT '{part}' AS part, {score} AS score,
+           fact_id, day, text, tier, scope_key, shard_bot, rank, visibility
+    FROM {table}
+    WHERE scope_key = ANY(%s) AND visibility <> 'hidden' AND {where}
+    ORDER BY {order}
+    LIMIT {limit}
+)"""
 
 
 def known_facts(
@@ -173,41 +197,83 @@ def known_facts(
     """Read (after syncing) what the learner knows for one exchange."""
     index_sync(scopes=[*scopes, *projects])
     keys = [str(s) for s in scopes]
-    visible = Fact.objects.filter(scope_key__in=keys).exclude(visibility="hidden")
-    profile = _rows(visible.filter(tier="profile").order_by("-rank", "fact_id")[:PROFILE_FACTS])
-    recent = _rows(visible.exclude(tier="profile").order_by("-rank", "fact_id")[:RECENT_FACTS])
-    shown = merge_newest([*profile, *recent])
+    table = Fact._meta.db_table
+    # One round trip: the top profile facts, the top recent ones, and the best word matches
+    # (more than needed, since some may already be among the first two parts).
+    by_rank = "rank DESC, fact_id"
+    parts = [
+        _PART.format(
+            part="p", score="0", table=table, where="tier = 'profile'", order=by_rank,
+            limit=PROFILE_FACTS,
+        ),
+        _PART.format(
+            part="r", score="0", table=table, where="tier <> 'profile'", order=by_rank,
+            limit=RECENT_FACTS,
+        ),
+    ]  # fmt: skip
+    params: list = [keys, keys]
     words = _query_words(exchange_text)
     if words:
-        query = SearchQuery(" | ".join(words), search_type="raw", config="english")
-        sharing = (
-            visible.filter(search=query)
-            .exclude(fact_id__in=[f.fact_id for f in shown])
-            .annotate(score=SearchRank(F("search"), query))
-            .order_by("-score", "-rank")[:WORD_FACTS]
+        query = "to_tsquery('english', %s)"
+        parts.append(
+            _PART.format(
+                part="w",
+                score=f"ts_rank(search, {query})",
+                table=table,
+                where=f"search @@ {query}",
+                order=f"ts_rank(search, {query}) DESC, rank DESC",
+                limit=WORD_FACTS + PROFILE_FACTS + RECENT_FACTS,
+            )
         )
-        shown = merge_newest([*shown, *_rows(sharing)])
-    known = KnownFacts(shown=shown)
-    known.add(f.text for f in shown)
-    known.add(f.body for f in shown if f.body != f.text)
+        params += [" | ".join(words), keys, " | ".join(words), " | ".join(words)]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        rows = cursor.fetchall()
+    copies = [_stored(row[2:]) for row in rows if row[0] != "w"]
+    taken = {f.fact_id for f in copies}
+    matches = sorted((row for row in rows if row[0] == "w"), key=lambda r: (-r[1], -r[8]))
+    extra: set[str] = set()
+    for row in matches:
+        fact = _stored(row[2:])
+        if fact.fact_id in taken:
+            continue
+        if fact.fact_id not in extra and len(extra) == WORD_FACTS:
+            break
+        extra.add(fact.fact_id)
+        copies.append(fact)
+    known = KnownFacts(shown=merge_newest(copies), copies=copies)
+    known.add(f.text for f in known.shown)
+    known.add(f.body for f in known.shown if f.body != f.text)
     for project in projects:
-        rows = Fact.objects.filter(scope_key=str(project)).exclude(visibility="hidden")
+        texts = (
+            Fact.objects.filter(scope_key=str(project))
+            .exclude(visibility="hidden")
+            .order_by("-rank")
+            .values_list("text", flat=True)
+        )
         known.add(
             [
-                *rows.filter(tier="profile")
-                .order_by("-rank")
-                .values_list("text", flat=True)[:PROJECT_PROFILE],
-                *rows.exclude(tier="profile")
-                .order_by("-rank")
-                .values_list("text", flat=True)[:PROJECT_RECENT],
+                *texts.filter(tier="profile")[:PROJECT_PROFILE],
+                *texts.exclude(tier="profile")[:PROJECT_RECENT],
             ]
         )
     known.add(_recalled_texts(recalled, readable))
     return known
 
 
-def _rows(queryset) -> list[StoredFact]:
-    return [stored_from_row(r) for r in queryset.annotate(file_path=F("file__path"))]
+def _stored(row: tuple) -> StoredFact:
+    fact_id, day, text, tier, scope, shard_bot, rank, visibility = row
+    return StoredFact(
+        fact_id=fact_id,
+        day=day,
+        text=text,
+        tier=tier,
+        scope=scope,
+        shard_bot=shard_bot,
+        file="",
+        rank=rank,
+        visibility=visibility,
+    )
 
 
 def _query_words(text: str) -> list[str]:

@@ -35,7 +35,7 @@ from memstore.learning.parse import reply_parse
 from memstore.learning.plan import content_refusal, plan_build, secret_values
 from memstore.learning.prompts import Turn, episode_prompt, extraction_prompt
 from memstore.markdown import MAX_TEXT_CHARS, make_fact
-from memstore.models import Exchange, Fact, LearningEvent, PersonSettings, ProjectMember
+from memstore.models import Exchange, LearningEvent, PersonSettings, ProjectMember
 from memstore.paths import Scope, Shard
 from memstore.services import fact_forget, fact_remember
 
@@ -109,10 +109,10 @@ class _Run:
             LearningEvent.objects.bulk_create(self.events, ignore_conflicts=True)
             self.events.clear()
 
-    def finish(self, status: str, reason: str = "") -> str:
+    def finish(self, status: str, reason: str = "", **fields) -> str:
         self.flush()
         Exchange.objects.filter(pk=self.exchange.pk).update(
-            status=status, reason=reason, finished_at=timezone.now()
+            status=status, reason=reason, finished_at=timezone.now(), **fields
         )
         return status
 
@@ -148,20 +148,30 @@ def exchange_learn(
         return run.skip("off", "Learning is off: no model is configured, or LEARNING_MODE=off.")
     if run.person.paused:
         return run.skip("paused", f"{exchange.person} paused memory: nothing is learned.")
-    plan = exchange.plan
+    plan, pending = exchange.plan, {}
+    episode_turn = bool(exchange.seq) and exchange.seq % config.episode_every == 0
     if plan is None:
         if message := budget_exhausted(daily_tokens=config.daily_tokens):
             return run.skip("budget", message)
-        plan = _decide(run, client)
+        plan, tokens = _decide(run, client)
+        pending = {"plan": plan, "tokens": F("tokens") + tokens}
+        writes = config.mode == "write" and any(i["op"] in ("save", "remove") for i in plan)
+        if writes or episode_turn:
+            # Kept before anything is written or asked next: a rerun applies these same
+            # decisions and does not ask the model again. (Otherwise kept with the result.)
+            Exchange.objects.filter(pk=exchange.pk).update(**pending)
+            pending = {}
     _apply(run, plan)
-    if exchange.seq and exchange.seq % config.episode_every == 0:
+    if episode_turn:
         _episode(run, client)
-    return run.finish(Exchange.DONE, "" if plan else "nothing")
+    return run.finish(Exchange.DONE, "" if plan else "nothing", **pending)
 
 
 def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
     joined = frozenset(
         ProjectMember.objects.filter(bot__slug=exchange.bot).values_list("project", flat=True)
+        if exchange.projects
+        else ()
     )
     ctx = Context(
         bot=exchange.bot,
@@ -186,7 +196,7 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
     )
 
 
-def _decide(run: _Run, client: ModelClient) -> list[dict]:
+def _decide(run: _Run, client: ModelClient) -> tuple[list[dict], int]:
     ex = run.exchange
     scopes = [shard.scope for shard in run.mine]
     known = known_facts(
@@ -204,15 +214,9 @@ def _decide(run: _Run, client: ModelClient) -> list[dict]:
     )
     completion = client.complete(prompt, max_tokens=EXTRACTION_MAX_TOKENS)
     budget_charge(tokens=completion.tokens)
-    parsed = reply_parse(completion.text, known=known.quotable())
-    shown_ids = [f.fact_id for f in known.shown]
-    ours = set(
-        Fact.objects.filter(
-            scope_key__in=[str(s.scope) for s in run.mine],
-            shard_bot=ex.bot,
-            fact_id__in=shown_ids,
-        ).values_list("fact_id", flat=True)
-    )
+    removing = "remove" in completion.text.lower()
+    parsed = reply_parse(completion.text, known=known.quotable() if removing else {})
+    ours = known.held_by(bot=ex.bot, scopes=[str(s.scope) for s in run.mine])
     plan = plan_build(
         parsed,
         known=known,
@@ -220,10 +224,7 @@ def _decide(run: _Run, client: ModelClient) -> list[dict]:
         excluded_topics=run.person.excluded_topics,
         secrets=secret_values(f"{ex.message}\n{ex.reply}"),
     )
-    # Kept before anything is written: a rerun applies these same decisions, no second call.
-    Exchange.objects.filter(pk=ex.pk).update(plan=plan, tokens=F("tokens") + completion.tokens)
-    ex.plan = plan
-    return plan
+    return plan, completion.tokens
 
 
 def _apply(run: _Run, plan: list[dict]) -> None:
@@ -241,6 +242,7 @@ def _apply(run: _Run, plan: list[dict]) -> None:
             run.event(
                 key,
                 "removed" if write else "would_remove",
+                scope=item.get("scope", ""),
                 fact_id=item["fact_id"],
                 text=item["text"],
             )

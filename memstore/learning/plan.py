@@ -4,7 +4,7 @@ A plan is a list of plain dicts (it is stored as JSON on the exchange, so a job 
 a crash re-applies the same decisions instead of asking the model again):
 
     {"op": "save", "tier": "profile"|"log"|"note", "text": …}
-    {"op": "remove", "text": …, "fact_id": …}
+    {"op": "remove", "text": …, "fact_id": …, "scope": …}
     {"op": "refuse", "line": kind, "text": …, "reason": …, "detail": …}
     {"op": "known", "line": kind, "text": …, "detail": …}   already known or just recalled
     {"op": "ignored", "count": n, "sample": [...]}
@@ -16,7 +16,7 @@ credential is hunter2" is refused too).
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import date
 
 from memstore.errors import MemstoreError
@@ -58,18 +58,25 @@ def plan_build(
     parsed: ParsedReply,
     *,
     known: KnownFacts,
-    ours: set[str],
+    ours: Mapping[str, str],
     excluded_topics: Iterable[str] = (),
     secrets: Iterable[str] = (),
 ) -> list[dict]:
     """Decide every line of a parsed reply. `ours` holds the identities of shown facts that
-    live in shards this bot may change in this room."""
+    live in shards this bot may change in this room (with the scope holding each)."""
     excluded_topics, secrets = list(excluded_topics), list(secrets)
     plan: list[dict] = []
     for proposal in parsed.proposals:
         if proposal.kind == "remove":
             if proposal.fact_id in ours:
-                plan.append({"op": "remove", "text": proposal.text, "fact_id": proposal.fact_id})
+                plan.append(
+                    {
+                        "op": "remove",
+                        "text": proposal.text,
+                        "fact_id": proposal.fact_id,
+                        "scope": ours[proposal.fact_id],
+                    }
+                )
             else:
                 plan.append(
                     _refuse("remove", proposal.text, "not_ours", "Held by another bot's shard.")

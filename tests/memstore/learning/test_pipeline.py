@@ -211,7 +211,7 @@ def test_report_mode_records_what_it_would_do_and_writes_nothing(learning, memor
     assert "learner" not in (memory_root / ALICE / "history.jsonl").read_text()
     page = activity_list(exchange_id=receipt.id)
     assert sorted((a.kind, a.mode, a.scope, a.text) for a in page.items) == [
-        ("would_remove", "report", "", "Lives in Austin"),
+        ("would_remove", "report", "user:alice", "Lives in Austin"),
         ("would_save", "report", "user:alice", "Lives in Lisbon"),
     ]
 
