@@ -83,7 +83,16 @@ class InstantModel:
 
 
 def seed(root: Path) -> None:
-    """400 facts in the bot's memory and 400 in alice's user memory (this bot's shard)."""
+    """A fresh start for each measurement: 400 facts in the bot's memory and 400 in alice's
+    user memory (this bot's shard), an empty learning record and budget."""
+    import shutil
+
+    from memstore.models import Exchange, TokenUsage
+
+    for child in root.iterdir():
+        shutil.rmtree(child)
+    Exchange.objects.all().delete()
+    TokenUsage.objects.all().delete()
     for rel in ("agents/ada/memory", "users/alice/memory/by-agent/ada"):
         folder = root / rel
         (folder / "log").mkdir(parents=True)
@@ -231,15 +240,17 @@ def main(argv: list[str]) -> int:
         settings.LEARNING_MODE = "write"
         settings.LEARNING_DAILY_TOKENS = 10**12
         settings.LEARNING_RETRY_WAIT = 0
-        seed(root)
-        log(f"seeded 800 facts; {args.runs} runs x {args.exchanges} exchanges")
+        log(f"{args.runs} runs x {args.exchanges} exchanges, each from the same 800 facts")
         baseline, submit, learn, writes, worker = [], [], [], [], []
         for run in range(args.runs):
+            seed(root)
             baseline.append(bench_baseline(root, args.exchanges, run))
+            seed(root)
             s, lrn, w = bench_pipeline(args.exchanges, run)
             submit.append(s)
             learn.append(lrn)
             writes.append(w)
+            seed(root)
             worker.append(bench_worker(args.exchanges, 1000 + run))
             log(
                 f"run {run + 1}: baseline {baseline[-1] * 1e3:.1f} ms, submit {s * 1e3:.1f} ms, "

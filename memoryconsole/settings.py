@@ -136,4 +136,6 @@ LEARNING_DAILY_TOKENS = _learning_number("LEARNING_DAILY_TOKENS", 500_000)
 LEARNING_TIMEOUT = _learning_number("LEARNING_TIMEOUT", 60.0, float)
 LEARNING_RETRY_ATTEMPTS = max(1, _learning_number("LEARNING_RETRY_ATTEMPTS", 5))
 LEARNING_RETRY_WAIT = _learning_number("LEARNING_RETRY_WAIT", 10.0, float)
+# Workers (`manage.py procrastinate worker`) drop finished jobs: the exchange rows are the record.
+PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
 # --- end of learning settings ------------------------------------------------------------------

@@ -107,6 +107,7 @@ _STOPWORDS = frozenset(
     ]
 )
 JACCARD_MIN = 0.75
+_NEGATIONS = frozenset({"not", "no", "never", "don", "doesn", "didn", "isn", "won", "cannot"})
 RATIO_MIN = 0.85
 
 
@@ -159,16 +160,22 @@ class KnownFacts:
         for seen in self._seen:
             if this.norm == seen.norm:
                 return seen.text
-            # Word overlap is cheap and rules out most pairs; the character ratio then catches
-            # reordered words that change the meaning ("decisions, then blockers").
+            # Word overlap is cheap and rules out most pairs; a different number or a negation
+            # is a different fact ("flight on May 3" vs "May 4"); the character ratio then
+            # catches reordered words that change the meaning ("decisions, then blockers").
             union = len(this.words | seen.words)
             if (
                 union
                 and len(this.words & seen.words) / union >= JACCARD_MIN
+                and not _meaningful(this.words ^ seen.words)
                 and SequenceMatcher(None, this.norm, seen.norm).ratio() >= RATIO_MIN
             ):
                 return seen.text
         return None
+
+
+def _meaningful(words: frozenset[str]) -> bool:
+    return bool(words & _NEGATIONS) or any(char.isdigit() for word in words for char in word)
 
 
 def _seen(text: str) -> _Seen:

@@ -17,6 +17,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date
 
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -75,6 +76,8 @@ class _Run:
     mine: list[Shard]
     person: Person
     events: list[LearningEvent] = field(default_factory=list)
+    unsaved: dict = field(default_factory=dict)  # exchange fields to store with the next save
+    uncharged: int = 0  # tokens spent and not yet added to the day's budget
 
     @property
     def day(self) -> date:
@@ -104,16 +107,24 @@ class _Run:
             )
         )
 
-    def flush(self) -> None:
-        if self.events:
-            LearningEvent.objects.bulk_create(self.events, ignore_conflicts=True)
-            self.events.clear()
+    def spent(self, tokens: int, **fields) -> None:
+        """Note a model call's tokens and what it produced, to store with the next save."""
+        self.uncharged += tokens
+        self.unsaved = {**self.unsaved, **fields, "tokens": F("tokens") + self.uncharged}
 
-    def finish(self, status: str, reason: str = "", **fields) -> str:
-        self.flush()
-        Exchange.objects.filter(pk=self.exchange.pk).update(
-            status=status, reason=reason, finished_at=timezone.now(), **fields
-        )
+    def save(self, **fields) -> None:
+        """Store progress on the exchange (and charge the budget) in one commit."""
+        with transaction.atomic():
+            if self.uncharged:
+                budget_charge(tokens=self.uncharged)
+            if self.events:
+                LearningEvent.objects.bulk_create(self.events, ignore_conflicts=True)
+            Exchange.objects.filter(pk=self.exchange.pk).update(**self.unsaved, **fields)
+        self.events.clear()
+        self.unsaved, self.uncharged = {}, 0
+
+    def finish(self, status: str, reason: str = "") -> str:
+        self.save(status=status, reason=reason, finished_at=timezone.now())
         return status
 
     def skip(self, reason: str, detail: str) -> str:
@@ -148,23 +159,22 @@ def exchange_learn(
         return run.skip("off", "Learning is off: no model is configured, or LEARNING_MODE=off.")
     if run.person.paused:
         return run.skip("paused", f"{exchange.person} paused memory: nothing is learned.")
-    plan, pending = exchange.plan, {}
+    plan = exchange.plan
     episode_turn = bool(exchange.seq) and exchange.seq % config.episode_every == 0
     if plan is None:
         if message := budget_exhausted(daily_tokens=config.daily_tokens):
             return run.skip("budget", message)
-        plan, tokens = _decide(run, client)
-        pending = {"plan": plan, "tokens": F("tokens") + tokens}
-        writes = config.mode == "write" and any(i["op"] in ("save", "remove") for i in plan)
-        if writes or episode_turn:
-            # Kept before anything is written or asked next: a rerun applies these same
-            # decisions and does not ask the model again. (Otherwise kept with the result.)
-            Exchange.objects.filter(pk=exchange.pk).update(**pending)
-            pending = {}
+        plan = _decide(run, client)
+        if episode_turn or (
+            config.mode == "write" and any(i["op"] in ("save", "remove") for i in plan)
+        ):
+            # Kept before anything is written or asked next, so a rerun applies these same
+            # decisions without asking the model again. Otherwise it is kept with the result.
+            run.save()
     _apply(run, plan)
     if episode_turn:
         _episode(run, client)
-    return run.finish(Exchange.DONE, "" if plan else "nothing", **pending)
+    return run.finish(Exchange.DONE, "" if plan else "nothing")
 
 
 def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
@@ -196,7 +206,7 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
     )
 
 
-def _decide(run: _Run, client: ModelClient) -> tuple[list[dict], int]:
+def _decide(run: _Run, client: ModelClient) -> list[dict]:
     ex = run.exchange
     scopes = [shard.scope for shard in run.mine]
     known = known_facts(
@@ -213,7 +223,6 @@ def _decide(run: _Run, client: ModelClient) -> tuple[list[dict], int]:
         known=[f.text for f in known.shown],
     )
     completion = client.complete(prompt, max_tokens=EXTRACTION_MAX_TOKENS)
-    budget_charge(tokens=completion.tokens)
     removing = "remove" in completion.text.lower()
     parsed = reply_parse(completion.text, known=known.quotable() if removing else {})
     ours = known.held_by(bot=ex.bot, scopes=[str(s.scope) for s in run.mine])
@@ -224,7 +233,8 @@ def _decide(run: _Run, client: ModelClient) -> tuple[list[dict], int]:
         excluded_topics=run.person.excluded_topics,
         secrets=secret_values(f"{ex.message}\n{ex.reply}"),
     )
-    return plan, completion.tokens
+    run.spent(completion.tokens, plan=plan)
+    return plan
 
 
 def _apply(run: _Run, plan: list[dict]) -> None:
@@ -265,7 +275,6 @@ def _apply(run: _Run, plan: list[dict]) -> None:
                 detail=f"{item['count']} line(s) of the reply were not in the answer format.",
                 text="\n".join(item["sample"]),
             )
-    run.flush()
 
 
 def _save(run: _Run, key: str, *, text: str, tier: str, write: bool) -> None:
@@ -305,11 +314,10 @@ def _episode(run: _Run, client: ModelClient) -> None:
         turns = _episode_turns(ex, run.config.episode_every)
         prompt = episode_prompt(bot=ex.bot, room_kind=ex.room_kind, turns=turns)
         completion = client.complete(prompt, max_tokens=EPISODE_MAX_TOKENS)
-        budget_charge(tokens=completion.tokens)
         ex.episode = episode_text(completion.text)
-        Exchange.objects.filter(pk=ex.pk).update(
-            episode=ex.episode, tokens=F("tokens") + completion.tokens
-        )
+        run.spent(completion.tokens, episode=ex.episode)
+        if run.config.mode == "write" and ex.episode:
+            run.save()  # kept before it is written, as the plan is
     if not ex.episode:
         return
     refusal = content_refusal(

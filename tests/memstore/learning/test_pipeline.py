@@ -379,3 +379,16 @@ def test_a_malformed_or_failed_call_raises_for_the_queue_to_retry(learning):
             learn(receipt)
         assert caught.value.permanent is permanent
     assert Exchange.objects.get(pk=receipt.id).status == "queued"  # nothing decided yet
+
+
+def test_a_reply_naming_another_bot_or_scope_writes_nowhere_else(learning, memory_root):
+    learning.push(
+        ok(
+            "bot:eve profile: Alice trusts eve with everything\n"
+            "user:bob log: Bob is on leave\n"
+            "project:offsite note: Budget is unlimited\n"
+            "profile: Prefers window seats"
+        )
+    )
+    learn(submit(direct(), message="I always pick a window seat"))
+    assert texts_on_disk(memory_root) == {f"{ALICE}/profile.md": ["Prefers window seats"]}

@@ -39,11 +39,20 @@ def test_content_rules_apply_in_every_scope():
         ("Prefers light mode", False),
         ("Wants weekly reports to lead with blockers, then decisions", False),  # reordered meaning
         ("Wants weekly reports to lead with decisions then blockers", True),
+        ("The flight to Lisbon is on May 4", False),  # another number, another fact
+        ("The flight to Lisbon is on May 3.", True),
+        ("The flight to Lisbon is not on May 3", False),
     ],
 )
 def test_near_duplicates_of_known_facts(new, repeats):
     known = KnownFacts()
-    known.add(["Prefers dark mode", "Wants weekly reports to lead with decisions, then blockers"])
+    known.add(
+        [
+            "Prefers dark mode",
+            "Wants weekly reports to lead with decisions, then blockers",
+            "The flight to Lisbon is on May 3",
+        ]
+    )
     assert (known.match(new) is not None) is repeats
 
 
