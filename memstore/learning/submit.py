@@ -28,7 +28,8 @@ _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 
 @dataclass(frozen=True, slots=True)
 class ExchangeReceipt:
-    """What happened to a reported exchange: `status` is queued or skipped (with the reason)."""
+    """What happened to a reported exchange: `status` is queued or skipped (with the reason);
+    a repeated report gets the first one's id and its current status (done, failed…)."""
 
     id: int
     status: str
@@ -101,8 +102,7 @@ def _existing(ctx: Context, message_id: str, reply_id: str) -> ExchangeReceipt |
     )
     if row is None:
         return None
-    status = Exchange.SKIPPED if row[1] == Exchange.SKIPPED else Exchange.QUEUED
-    return ExchangeReceipt(id=row[0], status=status, reason=row[2] if status == "skipped" else "")
+    return ExchangeReceipt(id=row[0], status=row[1], reason=row[2])
 
 
 def _skip_reason(ctx: Context, message: str) -> tuple[str, str]:
