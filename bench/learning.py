@@ -154,10 +154,13 @@ def bench_baseline(count: int, tag: str) -> float:
 def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]:
     """Per exchange: submit seconds, learn seconds without model time, and of those the
     seconds spent in the memory writes (memstore.services, the shared write path)."""
+    from django.db import connection
+
     from memstore.learning import pipeline
     from memstore.learning.config import learner_config
 
     ids, submit_seconds = submit_many(run, count, tag)
+    pipeline.commits_relaxed()  # as the queue's task does before learning
     model = InstantModel(tag=f"r{tag}-")
     config = learner_config()
     writes = [0.0]
@@ -182,6 +185,8 @@ def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]
         learn_seconds = time.perf_counter() - start - model.seconds
     finally:
         pipeline.fact_remember, pipeline.fact_forget = originals
+        with connection.cursor() as cursor:
+            cursor.execute("SET synchronous_commit TO ON")  # the next submits are the web's
     return submit_seconds / count, learn_seconds / count, writes[0] / count
 
 

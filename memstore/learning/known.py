@@ -183,14 +183,24 @@ def _seen(text: str) -> _Seen:
     return _Seen(text=text, norm=" ".join(words), words=frozenset(words))
 
 
-_PART = """(
-    SELECT '{part}' AS part, {score} AS score,
-           fact_id, day, text, tier, scope_key, shard_bot, rank, visibility
-    FROM {table}
-    WHERE scope_key = ANY(%s) AND visibility <> 'hidden' AND {where}
-    ORDER BY {order}
-    LIMIT {limit}
-)"""
+_COLUMNS = "fact_id, day, text, tier, scope_key, shard_bot, rank, visibility"
+_VISIBLE = "scope_key = ANY(%(keys)s) AND visibility <> 'hidden'"
+_KNOWN_SQL = f"""
+WITH profile AS (
+    SELECT {{columns}} FROM {{table}} WHERE {_VISIBLE} AND tier = 'profile'
+    ORDER BY rank DESC, fact_id LIMIT %(profile)s
+), recent AS (
+    SELECT {{columns}} FROM {{table}} WHERE {_VISIBLE} AND tier <> 'profile'
+    ORDER BY rank DESC, fact_id LIMIT %(recent)s
+), sharing AS (
+    SELECT {{columns}} FROM {{table}}
+    WHERE {_VISIBLE} AND search @@ to_tsquery('english', %(words)s)
+      AND fact_id NOT IN (SELECT fact_id FROM profile UNION ALL SELECT fact_id FROM recent)
+    ORDER BY ts_rank(search, to_tsquery('english', %(words)s)) DESC, rank DESC
+    LIMIT %(sharing)s
+)
+SELECT * FROM profile UNION ALL SELECT * FROM recent UNION ALL SELECT * FROM sharing
+"""
 
 
 def known_facts(
@@ -203,54 +213,23 @@ def known_facts(
 ) -> KnownFacts:
     """Read (after syncing) what the learner knows for one exchange."""
     index_sync(scopes=[*scopes, *projects])
-    keys = [str(s) for s in scopes]
-    table = Fact._meta.db_table
-    # One round trip: the top profile facts, the top recent ones, and the best word matches
-    # (more than needed, since some may already be among the first two parts).
-    by_rank = "rank DESC, fact_id"
-    parts = [
-        _PART.format(
-            part="p", score="0", table=table, where="tier = 'profile'", order=by_rank,
-            limit=PROFILE_FACTS,
-        ),
-        _PART.format(
-            part="r", score="0", table=table, where="tier <> 'profile'", order=by_rank,
-            limit=RECENT_FACTS,
-        ),
-    ]  # fmt: skip
-    params: list = [keys, keys]
-    words = _query_words(exchange_text)
-    if words:
-        query = "to_tsquery('english', %s)"
-        parts.append(
-            _PART.format(
-                part="w",
-                score=f"ts_rank(search, {query})",
-                table=table,
-                where=f"search @@ {query}",
-                order=f"ts_rank(search, {query}) DESC, rank DESC",
-                limit=WORD_FACTS + PROFILE_FACTS + RECENT_FACTS,
-            )
-        )
-        params += [" | ".join(words), keys, " | ".join(words), " | ".join(words)]
+    # One round trip: the top profile facts, the top recent ones, and the best matches among
+    # the rest for the exchange's words.
     with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(parts), params)
-        rows = cursor.fetchall()
-    copies = [_stored(row[2:]) for row in rows if row[0] != "w"]
-    taken = {f.fact_id for f in copies}
-    matches = sorted((row for row in rows if row[0] == "w"), key=lambda r: (-r[1], -r[8]))
-    extra: set[str] = set()
-    for row in matches:
-        fact = _stored(row[2:])
-        if fact.fact_id in taken:
-            continue
-        if fact.fact_id not in extra and len(extra) == WORD_FACTS:
-            break
-        extra.add(fact.fact_id)
-        copies.append(fact)
+        cursor.execute(
+            _KNOWN_SQL.format(columns=_COLUMNS, table=Fact._meta.db_table),
+            {
+                "keys": [str(s) for s in scopes],
+                "profile": PROFILE_FACTS,
+                "recent": RECENT_FACTS,
+                "sharing": WORD_FACTS,
+                "words": " | ".join(_query_words(exchange_text)),
+            },
+        )
+        copies = [_stored(row) for row in cursor.fetchall()]
     known = KnownFacts(shown=merge_newest(copies), copies=copies)
     known.add(f.text for f in known.shown)
-    known.add(f.body for f in known.shown if f.body != f.text)
+    known.add(f.body for f in known.shown if f.text.startswith("["))
     for project in projects:
         texts = (
             Fact.objects.filter(scope_key=str(project))

@@ -21,7 +21,7 @@ from procrastinate.jobs import Job, Status
 
 from memstore.learning.client import ModelUnavailable
 from memstore.learning.config import LearnerConfig, learner_config, model_client
-from memstore.learning.pipeline import exchange_learn
+from memstore.learning.pipeline import commits_relaxed, exchange_learn
 from memstore.models import Exchange, LearningEvent
 
 logger = logging.getLogger(__name__)
@@ -57,6 +57,7 @@ class LearningRetry(BaseRetryStrategy):
 def learn_exchange(context: JobContext, exchange_id: int) -> str:
     """Learn from one exchange; record each failure on it, and the final one as an event."""
     close_old_connections()
+    commits_relaxed()
     config = learner_config()
     attempts = context.job.attempts
     try:

@@ -48,16 +48,13 @@ def exchange_submit(
     """Store an exchange and queue it for learning, or record why it is skipped."""
     _check(message=message, reply=reply, message_id=message_id, reply_id=reply_id)
     recalled = _check_recalled(recalled)
-    existing = _existing(ctx, message_id, reply_id)
-    if existing is not None:
-        return existing
     reason, detail = _skip_reason(ctx, message)
     try:
         with transaction.atomic():
             if reason:
                 return _store_skipped(ctx, message, message_id, reply_id, reason, detail)
             return _store_queued(ctx, message, reply, message_id, reply_id, recalled)
-    except IntegrityError:  # the same exchange reported twice at once: the first one wins
+    except IntegrityError:  # reported before (or twice at once): the first report wins
         existing = _existing(ctx, message_id, reply_id)
         if existing is None:
             raise
