@@ -34,9 +34,10 @@ def budget_charge(*, tokens: int, day: date | None = None) -> None:
         TokenUsage.objects.filter(day=day).update(tokens=F("tokens") + tokens, calls=F("calls") + 1)
 
 
-def budget_exhausted(*, daily_tokens: int) -> str | None:
-    """A message saying the day's budget is spent, or None while some is left."""
-    spent = budget_spent()
+def budget_exhausted(*, daily_tokens: int, spent: int | None = None) -> str | None:
+    """A message saying the day's budget is spent, or None while some is left (`spent`:
+    today's total if the caller already read it)."""
+    spent = budget_spent() if spent is None else spent
     if spent < daily_tokens:
         return None
     return f"Daily token budget exhausted: {spent:,} of {daily_tokens:,} tokens used today."

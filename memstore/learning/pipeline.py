@@ -17,13 +17,13 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db import connection, transaction
-from django.db.models import F
+from django.db import connection
+from django.db.models import JSONField, OuterRef, Subquery
 from django.utils import timezone
 
 from memstore.access import Context, Room, writable_shard
 from memstore.errors import FactNotFound, MemstoreError
-from memstore.learning.budget import budget_charge, budget_exhausted
+from memstore.learning.budget import budget_exhausted
 from memstore.learning.client import ModelClient
 from memstore.learning.config import (
     EPISODE_MAX_TOKENS,
@@ -35,8 +35,9 @@ from memstore.learning.known import known_facts
 from memstore.learning.parse import reply_parse
 from memstore.learning.plan import content_refusal, plan_build, secret_values
 from memstore.learning.prompts import Turn, episode_prompt, extraction_prompt
+from memstore.learning.store import progress_store
 from memstore.markdown import MAX_TEXT_CHARS, make_fact
-from memstore.models import Exchange, LearningEvent, PersonSettings, ProjectMember
+from memstore.models import Exchange, LearningEvent, PersonSettings, ProjectMember, TokenUsage
 from memstore.paths import Scope, Shard
 from memstore.services import fact_forget, fact_remember
 
@@ -110,16 +111,17 @@ class _Run:
     def spent(self, tokens: int, **fields) -> None:
         """Note a model call's tokens and what it produced, to store with the next save."""
         self.uncharged += tokens
-        self.unsaved = {**self.unsaved, **fields, "tokens": F("tokens") + self.uncharged}
+        self.unsaved = {**self.unsaved, **fields}
 
     def save(self, **fields) -> None:
-        """Store progress on the exchange (and charge the budget) in one commit."""
-        with transaction.atomic():
-            if self.uncharged:
-                budget_charge(tokens=self.uncharged)
-            if self.events:
-                LearningEvent.objects.bulk_create(self.events, ignore_conflicts=True)
-            Exchange.objects.filter(pk=self.exchange.pk).update(**self.unsaved, **fields)
+        """Store progress, the events so far and the token charge, in one statement."""
+        progress_store(
+            exchange_id=self.exchange.pk,
+            fields={**self.unsaved, **fields},
+            events=self.events,
+            tokens=self.uncharged,
+            day=timezone.localdate(),
+        )
         self.events.clear()
         self.unsaved, self.uncharged = {}, 0
 
@@ -162,7 +164,20 @@ def exchange_learn(
     Raises what the model client raises (`ModelUnavailable`) or the database raises, for the
     queue to retry; nothing half-done is lost, the next run picks up where this one stopped."""
     config = config or learner_config()
-    exchange = Exchange.objects.filter(pk=exchange_id).first()
+    settings = PersonSettings.objects.filter(user__username=OuterRef("person"))
+    exchange = (
+        Exchange.objects.filter(pk=exchange_id)
+        .annotate(  # read with the exchange, in one query: today's spend, the person's controls
+            spent_today=Subquery(
+                TokenUsage.objects.filter(day=timezone.localdate()).values("tokens")[:1]
+            ),
+            person_paused=Subquery(settings.values("paused")[:1]),
+            person_topics=Subquery(
+                settings.values("excluded_topics")[:1], output_field=JSONField()
+            ),
+        )
+        .first()
+    )
     if exchange is None:
         return "missing"
     if exchange.status != Exchange.QUEUED:
@@ -175,7 +190,8 @@ def exchange_learn(
     plan = exchange.plan
     episode_turn = bool(exchange.seq) and exchange.seq % config.episode_every == 0
     if plan is None:
-        if message := budget_exhausted(daily_tokens=config.daily_tokens):
+        spent = exchange.spent_today or 0
+        if message := budget_exhausted(daily_tokens=config.daily_tokens, spent=spent):
             return run.skip("budget", message)
         plan = _decide(run, client)
         if episode_turn or (
@@ -215,7 +231,10 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
         ctx=ctx,
         target=target,
         mine=mine,
-        person=person_settings(exchange.person),
+        person=Person(
+            paused=bool(exchange.person_paused),
+            excluded_topics=tuple(str(t) for t in exchange.person_topics or ()),
+        ),
     )
 
 
