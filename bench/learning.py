@@ -303,8 +303,8 @@ def main(argv: list[str]) -> int:
         *(f"| {name} | {sec * 1e3:.1f} | {1 / sec:.0f} |" for name, sec in rows),
         "",
         f"The learner's own overhead allows **{1 / own:.0f} exchanges/s** (target ≥ {TARGET:.0f}); "
-        f"it costs {own_ratio:.2f}× the baseline's two writes, a ratio that holds when the "
-        "machine is busy or idle. "
+        f"it costs {own_ratio:.2f}× the baseline's two writes measured alongside it (a ratio "
+        "that moves less with the box's load than the absolute figures). "
         f"With its writes, {1 / total:.0f} exchanges/s: the writes themselves (lock, read, atomic "
         "replace with fsync, history, re-sync of the file) are the shared write path every save "
         "takes, and cost "
