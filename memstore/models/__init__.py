@@ -3,9 +3,11 @@
 `index` mirrors the Markdown files and may be dropped and rebuilt at any time.
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
 `vectors` caches embeddings by fact identity; it survives rebuilds.
+`learning` is the background learner's inbox and record (exchanges, events, token usage).
 """
 
 from memstore.models.index import Fact, MemoryFile
+from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 from memstore.models.vectors import Embedding
 
@@ -13,8 +15,11 @@ __all__ = [
     "Bot",
     "BotToken",
     "Embedding",
+    "Exchange",
     "Fact",
+    "LearningEvent",
     "MemoryFile",
     "PersonSettings",
     "ProjectMember",
+    "TokenUsage",
 ]
