@@ -72,6 +72,13 @@ class UnreadableFile(MemstoreError):
     status = 409
 
 
+class InvalidExchange(MemstoreError):
+    """An exchange reported for learning is malformed (ids, lengths, recalled list)."""
+
+    code = "invalid_exchange"
+    status = 422
+
+
 class UnknownBot(MemstoreError):
     """No bot is registered with that slug."""
 

@@ -3,10 +3,12 @@
 `index` mirrors the Markdown files and may be dropped and rebuilt at any time.
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
 `vectors` caches embeddings by fact identity; it survives rebuilds.
+`learning` is the background learner's inbox and record (exchanges, events, token usage).
 """
 
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
+from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 from memstore.models.vectors import Embedding
 
@@ -14,9 +16,12 @@ __all__ = [
     "Bot",
     "BotToken",
     "Embedding",
+    "Exchange",
     "Fact",
     "IdempotentReply",
+    "LearningEvent",
     "MemoryFile",
     "PersonSettings",
     "ProjectMember",
+    "TokenUsage",
 ]

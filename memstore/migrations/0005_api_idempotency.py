@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0003_recall_embeddings"),
+        ("memstore", "0004_learning"),
     ]
 
     operations = [
