@@ -1,8 +1,8 @@
 """The one error map: every failure becomes JSON `{code, message, detail}` with a fitting status.
 
 Domain errors (memstore.errors) carry their own code and status; this module adds the API's own
-edge cases (bad JSON, validation, authentication, unknown paths, oversized bodies, learning not
-installed) and a last-resort 500 that never leaks a traceback.
+edge cases (bad JSON, validation, authentication, unknown paths and methods, oversized bodies)
+and a last-resort 500 that never leaks a traceback.
 """
 
 import functools
@@ -23,14 +23,6 @@ log = logging.getLogger("memoryconsole.api")
 
 DEFAULT_MAX_BODY = 256 * 1024
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found"}
-
-
-class ApiError(Exception):
-    """An error of the API edge itself (not of the memory rules)."""
-
-    def __init__(self, status: int, code: str, message: str, detail: dict | None = None) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.detail = status, code, message, detail or {}
 
 
 def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
@@ -62,10 +54,6 @@ def install_error_map(api: NinjaAPI) -> None:
 
     @handle(MemstoreError)
     def domain(request, exc: MemstoreError) -> HttpResponse:
-        return error_response(exc.status, exc.code, exc.message, exc.detail)
-
-    @handle(ApiError)
-    def edge(request, exc: ApiError) -> HttpResponse:
         return error_response(exc.status, exc.code, exc.message, exc.detail)
 
     @handle(ValidationError)

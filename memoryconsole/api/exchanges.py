@@ -1,21 +1,20 @@
 """Reporting an exchange for learning: accepted (202) and queued durably; the learner runs later."""
 
-from importlib import import_module
-
 from django.http import HttpRequest
 from ninja import Header, Router
 from ninja.responses import Status
 
 from memoryconsole.api.auth import context_of
-from memoryconsole.api.errors import ApiError, errors
+from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import ContextHeaders, ExchangeIn, ExchangeOut
+from memstore.learning import exchange_submit
 
 router = Router(tags=["learning"])
 
 
 @router.post(
     "/exchanges",
-    response={202: ExchangeOut, **errors(400, 401, 403, 413, 422, 503)},
+    response={202: ExchangeOut, **errors(400, 401, 403, 413, 422)},
     operation_id="report_exchange",
     url_name="report_exchange",
 )
@@ -24,15 +23,7 @@ def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: Ex
     learned from in the background (direct and group rooms only; small talk is skipped: the
     answer then says `skipped` and why). Reporting the same message ids again returns the
     first receipt."""
-    try:
-        learning = import_module("memstore.learning")
-    except ModuleNotFoundError as exc:
-        if exc.name != "memstore.learning":
-            raise
-        raise ApiError(
-            503, "learning_unavailable", "Learning is not installed on this server."
-        ) from None
-    receipt = learning.exchange_submit(
+    receipt = exchange_submit(
         ctx=context_of(request, room),
         message=body.message,
         reply=body.reply,

@@ -1,14 +1,11 @@
 """Reading memory for a prompt: recall (search), the prompt's memory section, and what changed
 in it since it was built."""
 
-from importlib import import_module
-from types import ModuleType
-
 from django.http import HttpRequest
 from ninja import Header, Query, Router
 
 from memoryconsole.api.auth import context_of
-from memoryconsole.api.errors import ApiError, errors
+from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import (
     BlockOut,
     ChangesIn,
@@ -19,6 +16,8 @@ from memoryconsole.api.schemas import (
     RecallOut,
     RecallQuery,
 )
+from memstore.prompt import prompt_build, prompt_changes
+from memstore.recall import recall_search
 
 router = Router(tags=["recall"])
 
@@ -32,9 +31,7 @@ router = Router(tags=["recall"])
 def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[RecallQuery]):
     """Search what this room may read (own memory, the person's in direct rooms, the projects in
     play, this group room's legacy memory) by words and, with an embedding model, by meaning."""
-    result = _memstore("recall").recall_search(
-        ctx=context_of(request, room), query=params.query, limit=params.limit
-    )
+    result = recall_search(ctx=context_of(request, room), query=params.query, limit=params.limit)
     return RecallOut(
         items=[FactOut.of(f) for f in result.items],
         more=result.more,
@@ -52,7 +49,7 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
 def prompt_section(request: HttpRequest, room: Header[ContextHeaders]):
     """The memory section of this bot's prompt for this room: the person's memory (direct rooms),
     up to 3 projects, then its own memory, each block within its budget."""
-    section = _memstore("prompt").prompt_build(ctx=context_of(request, room))
+    section = prompt_build(ctx=context_of(request, room))
     return PromptOut(
         text=section.text,
         blocks=[
@@ -73,22 +70,8 @@ def prompt_section(request: HttpRequest, room: Header[ContextHeaders]):
     operation_id="prompt_changes",
     url_name="prompt_changes",
 )
-def prompt_changes(request: HttpRequest, room: Header[ContextHeaders], body: ChangesIn):
+def changes_since(request: HttpRequest, room: Header[ContextHeaders], body: ChangesIn):
     """What was added (+) and removed (−) since a section you built earlier: cheaper for the
     model than a rebuilt section mid-conversation."""
-    changes = _memstore("prompt").prompt_changes(
-        ctx=context_of(request, room), previous=body.previous
-    )
+    changes = prompt_changes(ctx=context_of(request, room), previous=body.previous)
     return ChangesOut(added=changes.added, removed=changes.removed, text=changes.text)
-
-
-def _memstore(name: str) -> ModuleType:
-    # Recall and the prompt are built beside the API; until they are installed, say so plainly.
-    try:
-        return import_module(f"memstore.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"memstore.{name}":
-            raise
-        raise ApiError(
-            503, f"{name}_unavailable", f"memstore.{name} is not installed on this server."
-        ) from None

@@ -1,14 +1,9 @@
 """Reporting exchanges for learning: accepted with 202, stored once, skipped with a reason."""
 
-import importlib.util
-
 import pytest
 
 from tests.api.conftest import BotClient, tree
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("memstore.learning") is None, reason="memstore.learning not merged"
-)
 EXCHANGE = {
     "message": "Can we move the standup to 9:30 from next week?",
     "reply": "Done: standup is at 9:30 from Monday.",

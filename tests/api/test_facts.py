@@ -1,8 +1,6 @@
 """Facts through the API: what a bot integrator notices — saved lines, refusals that change
 nothing, conflicts, retries, hand edits seen on the next call."""
 
-import importlib.util
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -88,7 +86,6 @@ def test_hand_edit_is_seen_on_the_next_call(memory_root, bot_a):
     assert [i["text"] for i in bot_a.get("/facts").body["items"]] == ["Standup is at 9:30"]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("memstore.recall") is None, reason="recall not merged")
 def test_hand_edit_is_seen_by_recall(memory_root, bot_a):
     bot_a.post("/facts", {"text": "The wifi password hint is in the blue folder"})
     assert bot_a.get("/recall", query="blue folder").body["items"]
@@ -240,16 +237,6 @@ def test_more_than_three_projects_or_bad_names_are_refused(bot_a):
     assert bot_a.get("/facts", HTTP_X_PROJECTS="apollo,b,c,d").status == 422
     assert bot_a.get("/facts", HTTP_X_ROOM_ID="../etc").status == 422
     assert bot_a.get("/facts", HTTP_X_PERSON="../root").status == 422
-
-
-@pytest.mark.skipif(importlib.util.find_spec("memstore.learning") is not None, reason="installed")
-def test_exchange_report_without_learning_says_so(memory_root, bot_a):
-    answer = bot_a.post(
-        "/exchanges", {"message": "Book it", "reply": "Done", "message_id": "m1", "reply_id": "m2"}
-    )
-    assert answer.status == 503
-    assert answer.body["code"] == "learning_unavailable"
-    assert tree(memory_root) == {}
 
 
 def test_wrong_method_answers_in_json(bot_a):

@@ -6,8 +6,6 @@ Each case asserts the status, what the answer shows, and which files changed: ex
 caller's own shard when allowed, nothing at all when refused.
 """
 
-import importlib.util
-
 import pytest
 
 from tests.api.conftest import BotClient, synced, tree, write_facts
@@ -192,15 +190,6 @@ def test_list_everything_readable(memory_root, tokens, workspace, kind, scope, o
     assert (text_of(owner, scope) in texts) == sees(kind, scope, owner)
 
 
-needs_recall = pytest.mark.skipif(
-    importlib.util.find_spec("memstore.recall") is None, reason="memstore.recall not merged yet"
-)
-needs_prompt = pytest.mark.skipif(
-    importlib.util.find_spec("memstore.prompt") is None, reason="memstore.prompt not merged yet"
-)
-
-
-@needs_recall
 @cases
 def test_recall(memory_root, tokens, workspace, kind, scope, owner):
     answer = client(tokens, kind, scope).get("/recall", query=WORD[owner, scope])
@@ -213,7 +202,6 @@ def test_recall(memory_root, tokens, workspace, kind, scope, owner):
     assert (text_of(owner, scope) in texts) == sees(kind, scope, owner)
 
 
-@needs_prompt
 @cases
 def test_prompt(memory_root, tokens, workspace, kind, scope, owner):
     answer = client(tokens, kind, scope).get("/prompt")
@@ -227,7 +215,6 @@ def test_prompt(memory_root, tokens, workspace, kind, scope, owner):
     assert (text_of(owner, scope) in answer.body["text"]) == expected
 
 
-@needs_prompt
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("scope", ["project", "unjoined"])
 def test_prompt_changes(memory_root, tokens, workspace, kind, scope):
