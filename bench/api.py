@@ -527,10 +527,11 @@ def findings(
         out.append(
             f"- `{name}`: at 1 client the HTTP call takes {one:.1f} ms against {alone:.1f} ms for "
             f"the engine alone, so the API (token, context, validation, JSON, gunicorn) adds "
-            f"about {one - alone:.1f} ms. At {clients} clients it serves {rps:.0f} req/s, and "
-            f"{rps:.0f} x {one:.1f} ms (the 1-client time, nearly all CPU in the app or in "
-            f"Postgres on this box) = {rps * one / 1000:.1f} cores busy of {os.cpu_count()}: "
-            f"the cores are saturated, so a request waits for one about as long as it runs."
+            f"about {one - alone:.1f} ms (both medians move by a few ms with the machine's "
+            f"other work). At {clients} clients it serves {rps:.0f} req/s: {rps:.0f} x "
+            f"{one:.1f} ms (the 1-client time, nearly all CPU in the app or in Postgres) = "
+            f"{rps * one / 1000:.1f} cores of its own work on {os.cpu_count()} cores that also "
+            f"ran other work, so each request waits for a core about as long as it runs."
         )
     if "recall" in results:
         p50 = med([r.pct(0.5) for r in results["recall"]])
