@@ -23,7 +23,45 @@ from bench._workspace import isolated_workspace, log
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 HEADING = "## Console (issue 5)"
 TARGET_PAGE_MS, TARGET_KEY_MS = 100.0, 50.0
-WORDS = ["lisbon", "offsite", "budget", "report", "weekly", "decisions", "blockers", "rooftop", "venue", "dark", "mode", "coffee", "meeting", "sql", "nyc", "flight", "hotel", "dinner", "client", "launch", "roadmap", "design", "review", "deploy", "team", "sprint", "invoice", "travel", "agenda", "catering", "finance", "hiring", "onboarding", "pricing", "research", "summary", "release"]
+WORDS = [
+    "lisbon",
+    "offsite",
+    "budget",
+    "report",
+    "weekly",
+    "decisions",
+    "blockers",
+    "rooftop",
+    "venue",
+    "dark",
+    "mode",
+    "coffee",
+    "meeting",
+    "sql",
+    "nyc",
+    "flight",
+    "hotel",
+    "dinner",
+    "client",
+    "launch",
+    "roadmap",
+    "design",
+    "review",
+    "deploy",
+    "team",
+    "sprint",
+    "invoice",
+    "travel",
+    "agenda",
+    "catering",
+    "finance",
+    "hiring",
+    "onboarding",
+    "pricing",
+    "research",
+    "summary",
+    "release",
+]
 KEYSTROKES = ["l", "li", "lis", "lisb", "lisbo", "lisbon", "lisbon b", "lisbon bu", "lisbon budget"]
 
 
@@ -118,9 +156,14 @@ def measure(root: Path, runs: int) -> int:
     log("search keystrokes on the 50,000-fact bot (htmx partial)")
     keystroke_ms = []
     for typed in KEYSTROKES:
-        ms, _ = row(f"keystroke {typed!r}", lambda t=typed: get(f"/bots/big/?q={t}", **htmx), TARGET_KEY_MS)
+        ms, _ = row(
+            f"keystroke {typed!r}", lambda t=typed: get(f"/bots/big/?q={t}", **htmx), TARGET_KEY_MS
+        )
         keystroke_ms.append(ms)
-    row("keystroke with no word match (literal fallback) 'xq'", lambda: get("/bots/big/?q=xq", **htmx))
+    row(
+        "keystroke with no word match (literal fallback) 'xq'",
+        lambda: get("/bots/big/?q=xq", **htmx),
+    )
 
     log("baseline: the foundation's facts_list (offset paging, substring match), selector only")
     big = [Scope("bot", "big")]

@@ -164,7 +164,9 @@ class _WriterCache:
                     if change.op == "remove":
                         known.pop(change.fact_id, None)
                     else:
-                        known[change.fact_id] = Provenance(by=change.by, via=change.via, at=change.at)
+                        known[change.fact_id] = Provenance(
+                            by=change.by, via=change.via, at=change.at
+                        )
                 size += complete
             self._files[key] = (st.st_ino, size, known)
             return known

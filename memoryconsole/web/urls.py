@@ -9,7 +9,9 @@ app_name = "web"
 urlpatterns = [
     path(
         "login/",
-        auth_views.LoginView.as_view(template_name="web/login.html", redirect_authenticated_user=True),
+        auth_views.LoginView.as_view(
+            template_name="web/login.html", redirect_authenticated_user=True
+        ),
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

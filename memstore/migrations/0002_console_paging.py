@@ -4,14 +4,13 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memstore', '0001_initial'),
+        ("memstore", "0001_initial"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='fact',
-            index=models.Index(fields=['scope_key', '-day', '-id'], name='fact_scope_day_id'),
+            model_name="fact",
+            index=models.Index(fields=["scope_key", "-day", "-id"], name="fact_scope_day_id"),
         ),
     ]

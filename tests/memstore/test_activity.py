@@ -21,7 +21,15 @@ BEN = Scope("bot", "ben").shard("ben")
 
 def _changes(n: int, shard=AVA, op="add") -> list[Change]:
     return [
-        Change(op=op, file=f"{shard.rel}/profile.md", fact_id=f"{i:016x}", line=f"- (2026-01-01) fact {i}", by="ava", via="tool", at=f"2026-01-01T00:00:{i:02d}.000000+00:00")
+        Change(
+            op=op,
+            file=f"{shard.rel}/profile.md",
+            fact_id=f"{i:016x}",
+            line=f"- (2026-01-01) fact {i}",
+            by="ava",
+            via="tool",
+            at=f"2026-01-01T00:00:{i:02d}.000000+00:00",
+        )
         for i in range(n)
     ]
 
@@ -59,7 +67,19 @@ def test_history_pages_newest_first_and_change_at_offset(memory_root):
 
 def test_recent_changes_merge_shards_by_time(memory_root):
     history_append(memory_root, AVA, _changes(3))
-    history_append(memory_root, BEN, [Change(op="remove", file=f"{BEN.rel}/profile.md", fact_id="f", line="- (2026-01-01) b", at="2026-01-01T00:00:01.500000+00:00")])
+    history_append(
+        memory_root,
+        BEN,
+        [
+            Change(
+                op="remove",
+                file=f"{BEN.rel}/profile.md",
+                fact_id="f",
+                line="- (2026-01-01) b",
+                at="2026-01-01T00:00:01.500000+00:00",
+            )
+        ],
+    )
     recent = changes_recent(root=memory_root, shards=[AVA, BEN], limit=3)
     assert [(i.shard.bot, i.change.at[17:23]) for i in recent] == [
         ("ava", "02.000"),
@@ -71,7 +91,11 @@ def test_recent_changes_merge_shards_by_time(memory_root):
 def test_fact_writers_follow_appends_and_removals(memory_root):
     history_append(memory_root, AVA, _changes(2))
     assert fact_writers(root=memory_root, shard=AVA)[f"{1:016x}"].via == "tool"
-    history_append(memory_root, AVA, [Change(op="edit", file="x", fact_id=f"{1:016x}", line="l", by="ann", via="console")])
+    history_append(
+        memory_root,
+        AVA,
+        [Change(op="edit", file="x", fact_id=f"{1:016x}", line="l", by="ann", via="console")],
+    )
     history_append(memory_root, AVA, [Change(op="remove", file="x", fact_id=f"{0:016x}", line="l")])
     writers = fact_writers(root=memory_root, shard=AVA)
     assert (writers[f"{1:016x}"].by, f"{0:016x}" in writers) == ("ann", False)

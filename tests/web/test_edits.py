@@ -20,10 +20,15 @@ def test_edit_form_then_save_in_place(ann, workspace):
     assert form.lstrip().startswith('<li class="fact editing">')
     assert f">{PLANS}</textarea>" in form and 'name="expected"' in form
     saved = ann.post(
-        "/bots/ava/facts/edit/", REF | {"expected": PLANS, "text": "Plans offsites for Lisbon"}, **HX
+        "/bots/ava/facts/edit/",
+        REF | {"expected": PLANS, "text": "Plans offsites for Lisbon"},
+        **HX,
     )
     assert saved.status_code == 200
-    assert texts(saved) == ["Plans offsites for Lisbon"] and "by ann via console" in saved.content.decode()
+    assert (
+        texts(saved) == ["Plans offsites for Lisbon"]
+        and "by ann via console" in saved.content.decode()
+    )
     lines = (workspace / PROFILE).read_text().splitlines()
     assert f"- ({day(40)}) Plans offsites for Lisbon" in lines  # same date, same place
     assert PLANS not in "\n".join(lines)
@@ -39,9 +44,7 @@ def test_edit_conflict_shows_the_current_text_and_keeps_the_hand_edit(ann, works
     path = workspace / PROFILE
     path.write_text(path.read_text().replace(PLANS, "Plans offsites, budgets and travel"))
     # the identity changed with the text, so the edit finds nothing under the old id
-    response = ann.post(
-        "/bots/ava/facts/edit/", REF | {"expected": PLANS, "text": "Mine"}, **HX
-    )
+    response = ann.post("/bots/ava/facts/edit/", REF | {"expected": PLANS, "text": "Mine"}, **HX)
     assert response.status_code == 409
     assert "Plans offsites, budgets and travel" in path.read_text()
     assert "Mine" in response.content.decode()  # what the person typed is not lost
@@ -51,9 +54,7 @@ def test_edit_conflict_with_same_identity_shows_current(ann, workspace):
     # A hand edit that only changes case keeps the identity: the console must show it.
     path = workspace / PROFILE
     path.write_text(path.read_text().replace(PLANS, PLANS.upper()))
-    response = ann.post(
-        "/bots/ava/facts/edit/", REF | {"expected": PLANS, "text": "Mine"}, **HX
-    )
+    response = ann.post("/bots/ava/facts/edit/", REF | {"expected": PLANS, "text": "Mine"}, **HX)
     html = response.content.decode()
     assert response.status_code == 409
     assert '<blockquote class="current">' + PLANS.upper() in html
@@ -64,8 +65,14 @@ def test_edit_conflict_with_same_identity_shows_current(ann, workspace):
 def test_refused_edit_is_shown_and_recorded(ann, workspace):
     data = REF | {"expected": PLANS, "text": "x" * 501}
     assert ann.post("/bots/ava/facts/edit/", data, **HX).status_code == 422
-    secret = {"file": "projects/launch/memory/by-agent/ava/profile.md", "id": fact_identity("Launch goal is 500 beta sign-ups")}
-    data = secret | {"expected": "Launch goal is 500 beta sign-ups", "text": "password: hunter2-hunter2"}
+    secret = {
+        "file": "projects/launch/memory/by-agent/ava/profile.md",
+        "id": fact_identity("Launch goal is 500 beta sign-ups"),
+    }
+    data = secret | {
+        "expected": "Launch goal is 500 beta sign-ups",
+        "text": "password: hunter2-hunter2",
+    }
     response = ann.post("/bots/ava/facts/edit/", data, **HX)
     assert response.status_code == 422 and "secrets are never saved" in response.content.decode()
     assert "secret_refused" in ann.get("/").content.decode()
@@ -91,9 +98,7 @@ def test_history_lists_removal_and_restores_it(ann, workspace):
     page = ann.get("/bots/ava/history/?removed=1").content.decode()
     assert "removed" in page and PLANS in page
     offset = re.search(r'name="offset" value="(\d+)"', page).group(1)
-    done = ann.post(
-        "/bots/ava/history/restore/", {"shard": "bot:ava|ava", "offset": offset}, **HX
-    )
+    done = ann.post("/bots/ava/history/restore/", {"shard": "bot:ava|ava", "offset": offset}, **HX)
     assert "restored" in done.content.decode()
     assert PLANS in (workspace / PROFILE).read_text()
     partial = ann.get("/bots/ava/history/", **HX).content.decode()
@@ -122,6 +127,12 @@ def test_clear_removes_own_memory_only(ann, workspace):
     page = ann.get("/bots/ava/").content.decode()
     assert "Removed 6 facts from ava" in page and "0 facts" in page
     assert "# Memory" in (workspace / PROFILE).read_text()  # headers stay
-    assert "Ann wants reports" in (workspace / "users/ann/memory/by-agent/ava/profile.md").read_text()
-    assert "Launch goal" in (workspace / "projects/launch/memory/by-agent/ava/profile.md").read_text()
-    assert texts(ann.get("/bots/ava/?tab=people", **HX)) == ["Ann wants reports to lead with decisions"]
+    assert (
+        "Ann wants reports" in (workspace / "users/ann/memory/by-agent/ava/profile.md").read_text()
+    )
+    assert (
+        "Launch goal" in (workspace / "projects/launch/memory/by-agent/ava/profile.md").read_text()
+    )
+    assert texts(ann.get("/bots/ava/?tab=people", **HX)) == [
+        "Ann wants reports to lead with decisions"
+    ]

@@ -16,7 +16,10 @@ pytestmark = pytest.mark.django_db
 def texts(response) -> list[str]:
     """The fact texts shown, in order."""
     html = response.content.decode()
-    return [re.sub(r"\s+", " ", t).strip() for t in re.findall(r'<p class="fact-text">(.*?)</p>', html, re.S)]
+    return [
+        re.sub(r"\s+", " ", t).strip()
+        for t in re.findall(r'<p class="fact-text">(.*?)</p>', html, re.S)
+    ]
 
 
 def plain(response) -> str:
@@ -37,7 +40,9 @@ def test_login_then_home(client, workspace):
 
 
 def test_home_shows_bots_counts_changes_and_failures(ann, workspace):
-    failure_record(root=workspace, bot="ava", op="remember", error=SecretRefused("Looks like a password."))
+    failure_record(
+        root=workspace, bot="ava", op="remember", error=SecretRefused("Looks like a password.")
+    )
     html = ann.get("/").content.decode()
     row = re.search(r'<a href="/bots/ava/">ava</a>.*?</tr>', html, re.S).group()
     # own 6, about people: only ann's 1 (sam's is private), project 1, room 1
@@ -53,7 +58,10 @@ def test_bot_page_full_and_partial(ann, workspace):
     assert html.startswith("<!doctype html>") and 'id="fact-list"' in html
     assert re.findall(r'aria-current="page">Own memory <span class="count">(\d+)', html) == ["6"]
     # newest first; on the same day, the line added last comes first
-    assert texts(full)[1:3] == ["Catering quotes arrive by email", "Booked the rooftop venue for the offsite"]
+    assert texts(full)[1:3] == [
+        "Catering quotes arrive by email",
+        "Booked the rooftop venue for the offsite",
+    ]
     part = ann.get("/bots/ava/", **HX)
     body = part.content.decode()
     assert body.lstrip().startswith('<div id="fact-list">') and "<html" not in body
@@ -108,7 +116,9 @@ def test_filters_tier_type_month(ann, workspace):
 
 
 def test_tabs_show_people_projects_rooms(ann, workspace):
-    assert texts(ann.get("/bots/ava/?tab=people", **HX)) == ["Ann wants reports to lead with decisions"]
+    assert texts(ann.get("/bots/ava/?tab=people", **HX)) == [
+        "Ann wants reports to lead with decisions"
+    ]
     assert texts(ann.get("/bots/ava/?tab=projects", **HX)) == ["Launch goal is 500 beta sign-ups"]
     assert texts(ann.get("/bots/ava/?tab=rooms", **HX)) == ["The general room speaks English"]
 
@@ -118,7 +128,9 @@ def test_search_form_works_without_javascript(ann, workspace):
     form = re.search(r'<form class="filters" method="get" action="/bots/ava/"[^>]*>', html).group()
     assert 'hx-trigger="input changed delay:250ms, submit"' in form
     assert 'hx-get="/bots/ava/"' in form
-    assert texts(ann.get("/bots/ava/?q=budgets")) == ["Plans offsites and budgets for the Lisbon team"]
+    assert texts(ann.get("/bots/ava/?q=budgets")) == [
+        "Plans offsites and budgets for the Lisbon team"
+    ]
 
 
 def _many(root, bot: str, count: int) -> None:
@@ -142,7 +154,12 @@ def test_query_count_is_constant(ann, memory_root, people):
     _many(memory_root, "small", 60)
     _many(memory_root, "large", 3000)
     counts = []
-    for url in ("/bots/small/", "/bots/large/", "/bots/large/?q=paging", "/bots/large/?cursor=2020-01-01_999999999"):
+    for url in (
+        "/bots/small/",
+        "/bots/large/",
+        "/bots/large/?q=paging",
+        "/bots/large/?cursor=2020-01-01_999999999",
+    ):
         ann.get(url, **HX)  # first request syncs the new files
         with CaptureQueriesContext(connection) as queries:
             ann.get(url, **HX)

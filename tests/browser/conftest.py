@@ -1,0 +1,35 @@
+"""Real headless Chromium (Debian's /usr/bin/chromium) driven by Playwright against live_server."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+# The live server runs Django in a thread while Playwright's sync API runs an event loop here.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One browser for the session (skipped, saying why, when Chromium is not installed)."""
+    if not CHROMIUM.exists():
+        pytest.skip(
+            "Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
