@@ -86,3 +86,10 @@ class PromptForm(forms.Form):
         if len(chosen) > 3:
             raise forms.ValidationError("At most 3 projects can be in play in one room.")
         return chosen
+
+
+class LearningForm(forms.Form):
+    """Which kind of learning event to show, and where to continue."""
+
+    kind = forms.RegexField(regex=r"^[a-z_]{1,20}$", required=False)
+    offset = forms.IntegerField(required=False, min_value=0)

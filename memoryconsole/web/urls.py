@@ -25,4 +25,5 @@ urlpatterns = [
     path("bots/<str:bot>/history/restore/", views.restore_fact, name="restore"),
     path("bots/<str:bot>/clear/", views.clear_memory, name="clear"),
     path("bots/<str:bot>/prompt/", views.prompt_page, name="prompt"),
+    path("bots/<str:bot>/learning/", views.learning_page, name="learning"),
 ]

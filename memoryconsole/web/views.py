@@ -20,6 +20,7 @@ from memoryconsole.web.forms import (
     FactQueryForm,
     FactRefForm,
     HistoryForm,
+    LearningForm,
     PromptForm,
     RestoreForm,
 )
@@ -31,6 +32,7 @@ from memstore.console.facts import (
     fact_rows,
     row_of,
 )
+from memstore.console.learning import bot_learning
 from memstore.console.overview import (
     bot_history,
     bot_shards,
@@ -104,10 +106,11 @@ def bot_page(request, bot: str):
     """A bot's memory on one tab: search and filters as you type, paged newest first."""
     bot = _bot_or_404(bot)
     viewer = _viewer(request)
-    form = FactQueryForm(request.GET)
-    query = form.query()
+    query = FactQueryForm(request.GET).query()
+    partial = _partial(request)
+    tabs = None if partial else bot_tabs(bot=bot, viewer=viewer)
     try:
-        rows = fact_rows(bot=bot, viewer=viewer, query=query, today=timezone.localdate())
+        rows = fact_rows(bot=bot, viewer=viewer, query=query, today=timezone.localdate(), tabs=tabs)
     except NotAllowed:
         raise Http404("That scope is not on this tab.") from None
     context = {
@@ -120,10 +123,10 @@ def bot_page(request, bot: str):
         "next_url": _with_cursor(request, rows.next_cursor) if rows.next_cursor else "",
         "newest_url": _with_cursor(request, "") if query.cursor else "",
     }
-    if _partial(request):
+    if partial:
         return render(request, "web/bot.html#fact-list", context)
     context |= {
-        "tabs": bot_tabs(bot=bot, viewer=viewer),
+        "tabs": tabs,
         "scopes": [(str(s), scope_label(str(s))) for s in rows.scopes],
         "tiers": TIERS,
         "types": FACT_TYPES,
@@ -383,4 +386,24 @@ def prompt_page(request, bot: str):
         "available": prompt_available(),
     }
     template = "web/prompt.html#preview" if _partial(request) else "web/prompt.html"
+    return render(request, template, context)
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+def learning_page(request, bot: str):
+    """What the learner did for this bot (saved, removed, skipped, refused, failed), newest first."""
+    bot = _bot_or_404(bot)
+    form = LearningForm(request.GET)
+    form.is_valid()
+    kind, offset = form.cleaned_data.get("kind") or "", form.cleaned_data.get("offset") or 0
+    view = bot_learning(bot=bot, viewer=_viewer(request), kind=kind, offset=offset)
+    more = ""
+    if view is not None and view.page.has_more:
+        params = request.GET.copy()
+        params["offset"] = offset + len(view.page.items)
+        more = f"{request.path}?{params.urlencode()}"
+    context = {"bot": bot, "here": "learning", "view": view, "kind": kind, "more_url": more}
+    template = "web/learning.html#activity" if _partial(request) else "web/learning.html"
     return render(request, template, context)

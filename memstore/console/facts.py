@@ -146,9 +146,13 @@ def _holds(tab: Tab, scope_key: str, shard_bot: str) -> bool:
     return any(str(s) == scope_key for s in tab.scopes) and tab.shard_bot in (None, shard_bot)
 
 
-def fact_rows(*, bot: str, viewer: Viewer, query: FactQuery, today: date) -> FactRows:
-    """A page of a bot's facts on one tab: synced, filtered, searched, newest first."""
-    tab = next(t for t in bot_tabs(bot=bot, viewer=viewer, counts=False) if t.name == query.tab)
+def fact_rows(
+    *, bot: str, viewer: Viewer, query: FactQuery, today: date, tabs: list[Tab] | None = None
+) -> FactRows:
+    """A page of a bot's facts on one tab: synced, filtered, searched, newest first.
+    Pass the `tabs` already computed for this bot and person to save looking them up again."""
+    tabs = tabs if tabs is not None else bot_tabs(bot=bot, viewer=viewer, counts=False)
+    tab = next(t for t in tabs if t.name == query.tab)
     shown = tab.scopes
     if query.scope:
         shown = tuple(s for s in tab.scopes if str(s) == query.scope)

@@ -6,6 +6,7 @@ from datetime import datetime
 from django.db.models import Count
 
 from memstore.activity import ShardChange, changes_recent, shard_history_page, workspace_shards
+from memstore.console.learning import learning_problems
 from memstore.console.viewer import Viewer, scope_label
 from memstore.errors import NotAllowed
 from memstore.failures import Failure, failures_recent
@@ -146,14 +147,5 @@ def problems_list(*, viewer: Viewer, limit: int = 10) -> Problems:
     return Problems(
         refused=failures_recent(root=memory_root(), limit=limit),
         unreadable=unreadable,
-        learning=_learning_failures(limit),
+        learning=learning_problems(viewer=viewer, limit=limit),
     )
-
-
-def _learning_failures(limit: int) -> list | None:
-    # The learner is built separately; until it lands there is nothing to show.
-    try:
-        from memstore.learning import activity_list  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return list(activity_list(limit=limit))
