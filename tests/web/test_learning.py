@@ -10,4 +10,6 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.skipif(learning_available(), reason="the learner is installed")
 def test_learning_page_says_when_there_is_no_learner(ann, workspace):
-    assert "The learner is not part of this installation yet" in plain(ann.get("/bots/ava/learning/"))
+    assert "The learner is not part of this installation yet" in plain(
+        ann.get("/bots/ava/learning/")
+    )
