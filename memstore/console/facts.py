@@ -18,7 +18,7 @@ from memstore.activity import Provenance, fact_writers
 from memstore.console.viewer import Viewer, scope_label
 from memstore.errors import FactNotFound, NotAllowed
 from memstore.index import index_sync, memory_root
-from memstore.models import Bot, Fact, ProjectMember
+from memstore.models import Bot, Fact, MemoryFile, ProjectMember
 from memstore.paths import Scope, Shard, all_scopes, check_slug, locate
 from memstore.records import StoredFact, stored_from_row
 
@@ -106,9 +106,14 @@ class FactRows:
 
 
 def bot_exists(bot: str) -> bool:
-    """Whether a bot is registered or has memory on disk (InvalidName for a bad slug)."""
+    """Whether a bot has memory on disk, is registered, or wrote into a shared scope
+    (InvalidName for a bad slug)."""
     check_slug(bot)
-    return (memory_root() / Scope("bot", bot).rel).is_dir() or Bot.objects.filter(slug=bot).exists()
+    return (
+        (memory_root() / Scope("bot", bot).rel).is_dir()
+        or Bot.objects.filter(slug=bot).exists()
+        or MemoryFile.objects.filter(shard_bot=bot).exists()
+    )
 
 
 def bot_tabs(*, bot: str, viewer: Viewer, counts: bool = True) -> list[Tab]:
