@@ -5,7 +5,8 @@
 Builds an isolated workspace (its own database and MEMORY_ROOT), runs the demo command's
 workspace, serves it on a live server thread, and drives Debian's headless Chromium with
 Playwright through the pages a person uses: login, home, a bot's memory, a search, a fact being
-edited, the history, the clear confirmation and the prompt preview. Writes
+edited, the history, the clear confirmation, the prompt preview, a hand-written file and the
+learning page. Writes
 <width>-<page>.png files (desktop = 1280 px, phone = 390 px).
 """
 
@@ -102,3 +103,7 @@ def _pages(page, base: str, out: Path, width: str) -> None:
     shot("clear", full=False)
     page.goto(f"{base}/bots/ava/prompt/")
     shot("prompt")
+    page.goto(f"{base}/bots/cleo/files/?path=agents/cleo/memory/profile.md")
+    shot("file")
+    page.goto(f"{base}/bots/ava/learning/")
+    shot("learning")

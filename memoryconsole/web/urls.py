@@ -26,4 +26,5 @@ urlpatterns = [
     path("bots/<str:bot>/clear/", views.clear_memory, name="clear"),
     path("bots/<str:bot>/prompt/", views.prompt_page, name="prompt"),
     path("bots/<str:bot>/learning/", views.learning_page, name="learning"),
+    path("bots/<str:bot>/files/", views.files_page, name="files"),
 ]

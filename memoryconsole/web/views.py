@@ -32,6 +32,7 @@ from memstore.console.facts import (
     fact_rows,
     row_of,
 )
+from memstore.console.files import bot_files, file_view
 from memstore.console.learning import bot_learning
 from memstore.console.overview import (
     bot_history,
@@ -407,3 +408,22 @@ def learning_page(request, bot: str):
     context = {"bot": bot, "here": "learning", "view": view, "kind": kind, "more_url": more}
     template = "web/learning.html#activity" if _partial(request) else "web/learning.html"
     return render(request, template, context)
+
+
+@login_required
+@require_GET
+def files_page(request, bot: str):
+    """The bot's memory files, or one of them line by line (prose kept, skipped lines marked)."""
+    bot = _bot_or_404(bot)
+    viewer = _viewer(request)
+    path = request.GET.get("path", "")
+    context = {"bot": bot, "here": "files"}
+    if not path:
+        return render(
+            request, "web/files.html", context | {"files": bot_files(bot=bot, viewer=viewer)}
+        )
+    try:
+        view = file_view(viewer=viewer, path=path)
+    except NotAllowed:
+        raise Http404("No such file.") from None
+    return render(request, "web/files.html", context | {"file": view})

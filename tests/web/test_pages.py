@@ -192,3 +192,10 @@ def test_mutations_need_the_csrf_token(workspace, people):
     data = {"file": "agents/ava/memory/profile.md", "id": "0" * 16}
     assert client.post("/bots/ava/facts/delete/", data).status_code == 403
     assert client.post("/bots/ava/clear/").status_code == 403
+
+
+def test_back_button_restore_gets_the_whole_page(ann, workspace):
+    response = ann.get(
+        "/bots/ava/?q=offs", HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
+    )
+    assert response.content.decode().startswith("<!doctype html>")
