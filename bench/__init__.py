@@ -1,1 +1,1 @@
-"""Benchmarks and measurement scripts: `python -m bench <name>` runs bench/<name>.py's main()."""
+"""Benchmarks: `python -m bench <name>` (see bench/__main__.py)."""

@@ -1,30 +1,25 @@
-"""`python -m bench <name> [args…]`: run bench/<name>.py (its `main(argv)`, or the module itself)."""
+"""Run a benchmark: `python -m bench <name> [options]` runs bench/<name>.py's main().
+
+main() gets the remaining arguments if it takes one, else finds them in sys.argv."""
 
 import importlib
+import inspect
 import pkgutil
-import runpy
 import sys
 from pathlib import Path
 
 
-def available() -> list[str]:
-    """Benchmark modules in this folder (private helpers start with '_')."""
+def main() -> None:
     here = Path(__file__).parent
-    return sorted(m.name for m in pkgutil.iter_modules([str(here)]) if not m.name.startswith("_"))
-
-
-def run(argv: list[str]) -> int:
-    if not argv or argv[0] not in available():
-        print(f"usage: python -m bench <name> [args]; names: {', '.join(available())}")
-        return 2
-    name, rest = argv[0], argv[1:]
-    module = importlib.import_module(f"bench.{name}")
-    if hasattr(module, "main"):
-        return int(module.main(rest) or 0)
-    sys.argv = [f"bench/{name}.py", *rest]
-    runpy.run_module(f"bench.{name}", run_name="__main__")
-    return 0
+    names = sorted(m.name for m in pkgutil.iter_modules([str(here)]) if not m.name.startswith("_"))
+    if len(sys.argv) < 2 or sys.argv[1] not in names:
+        print(f"usage: python -m bench <{'|'.join(names)}> [options]", file=sys.stderr)
+        sys.exit(2)
+    name, args = sys.argv[1], sys.argv[2:]
+    sys.argv = [f"bench {name}", *args]
+    run = importlib.import_module(f"bench.{name}").main
+    sys.exit((run(args) if inspect.signature(run).parameters else run()) or 0)
 
 
 if __name__ == "__main__":
-    sys.exit(run(sys.argv[1:]))
+    main()

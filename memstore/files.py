@@ -2,12 +2,15 @@
 
 A write goes to a temp file in the same folder (so the rename stays on one filesystem), is
 fsynced, and then renamed over the original: a reader, or a crash, sees the old file or the
-new one, never half of each. Just before the rename the original's stat signature is compared
-with the one taken when it was read; a difference means someone edited it meanwhile, and
-`ChangedOnDisk` tells the caller to read again. This module knows nothing about fact lines.
+new one, never half of each. Just before the rename the original is read again and its stat
+signature and content digest are compared with those taken when it was read; a difference
+means someone edited it meanwhile, and `ChangedOnDisk` tells the caller to read again. (The
+digest matters: file timestamps can be coarse, so a same-size edit may keep the same stat.)
+This module knows nothing about fact lines.
 """
 
 import contextlib
+import hashlib
 import os
 import secrets
 from dataclasses import dataclass
@@ -23,10 +26,21 @@ class Signature:
     mtime_ns: int
     size: int
     inode: int
+    digest: str = ""  # content digest, when the bytes were read too
 
     @classmethod
-    def of(cls, st: os.stat_result) -> "Signature":
-        return cls(mtime_ns=st.st_mtime_ns, size=st.st_size, inode=st.st_ino)
+    def of(cls, st: os.stat_result, data: bytes | None = None) -> "Signature":
+        return cls(
+            mtime_ns=st.st_mtime_ns,
+            size=st.st_size,
+            inode=st.st_ino,
+            digest="" if data is None else content_digest(data),
+        )
+
+
+def content_digest(data: bytes) -> str:
+    """A short digest of a file's bytes (not for security: to notice a change)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,23 +55,31 @@ class ChangedOnDisk(Exception):
     """The file changed between read and write; read it again and reapply the change."""
 
 
-def signature(path: Path) -> Signature | None:
-    """The file's current signature, or None if it does not exist."""
+def signature(path: Path, *, with_digest: bool = False) -> Signature | None:
+    """The file's current signature (with a content digest if asked), or None if it is missing."""
     try:
-        return Signature.of(os.stat(path))
-    except FileNotFoundError:
+        if not with_digest:
+            return Signature.of(os.stat(path))
+        data, st = read_bytes(path)
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    return Signature.of(st, data)
+
+
+def read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
+    """The file's bytes and the stat of the very file they were read from."""
+    with open(path, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        return handle.read(), st
 
 
 def read_snapshot(path: Path) -> Snapshot:
     """The file's text (UTF-8) and signature; raises UnreadableFile for bytes that are not UTF-8."""
     try:
-        with open(path, "rb") as handle:
-            st = os.fstat(handle.fileno())
-            data = handle.read()
-    except FileNotFoundError:
+        data, st = read_bytes(path)
+    except (FileNotFoundError, NotADirectoryError):
         return Snapshot(text=None, signature=None)
-    return Snapshot(text=decode(data, path), signature=Signature.of(st))
+    return Snapshot(text=decode(data, path), signature=Signature.of(st, data))
 
 
 def decode(data: bytes, path: Path | str) -> str:
@@ -87,7 +109,7 @@ def write_atomic(path: Path, text: str, *, expected: Signature | None) -> None:
             except FileExistsError:
                 raise ChangedOnDisk(str(path)) from None
         else:
-            if signature(path) != expected:
+            if signature(path, with_digest=bool(expected.digest)) != expected:
                 raise ChangedOnDisk(str(path))
             os.replace(temp, path)
     finally:

@@ -74,20 +74,21 @@ def history_read(root: Path, shard: Shard) -> list[Change]:
 
 
 def lines_as_of(changes: Iterable[Change], when: datetime) -> dict[str, str]:
-    """The fact lines present at `when` (identity -> line), replaying the history up to it."""
-    present: dict[str, str] = {}
+    """The fact lines present at `when` (identity -> line), replaying the history up to it.
+
+    Copies are tracked per file, so removing a fact from one file keeps a copy in another."""
+    present: dict[tuple[str, str], str] = {}
     cutoff = when.astimezone(UTC).isoformat(timespec="microseconds")
-    for change in changes:
-        if change.at > cutoff:
-            break
+    # Entries from different processes can land a hair out of order: filter, don't stop early.
+    for change in sorted((c for c in changes if c.at <= cutoff), key=lambda c: c.at):
         if change.op == "remove":
-            present.pop(change.fact_id, None)
+            present.pop((change.file, change.fact_id), None)
         elif change.op == "edit":
-            present.pop(change.old_fact_id, None)
-            present[change.fact_id] = change.line
+            present.pop((change.file, change.old_fact_id or change.fact_id), None)
+            present[(change.file, change.fact_id)] = change.line
         else:
-            present[change.fact_id] = change.line
-    return present
+            present[(change.file, change.fact_id)] = change.line
+    return {fact_id: line for (_, fact_id), line in sorted(present.items())}
 
 
 _FIELDS = set(Change.__dataclass_fields__)

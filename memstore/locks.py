@@ -1,10 +1,16 @@
 """The per-bot write lock: a Postgres session advisory lock, so it holds across processes and hosts.
 
 Every file has exactly one writing bot, so one lock per bot serialises every write to its files.
-A second, transaction-scoped lock per file path serialises index syncs of the same file.
+Index syncs of a bot's files take the same key, transaction-scoped (`bot_sync_lock`): a reader
+that notices a changed file waits until the bot's writer has finished writing *and* indexing
+it, so it never mistakes the writer's own change for a hand edit. Postgres lets one session
+hold both kinds of lock on one key, so a writer re-syncing its file under `bot_lock` passes.
+Lock order, always: bot lock, then index rows.
 """
 
 import hashlib
+import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -12,6 +18,7 @@ from django.db import connection
 
 _BOT_NAMESPACE = "memstore.bot:"
 _FILE_NAMESPACE = "memstore.file:"
+_held = threading.local()  # bots whose session lock this thread's connection holds
 
 
 def _key(text: str) -> int:
@@ -25,13 +32,36 @@ def _key(text: str) -> int:
 def bot_lock(bot: str) -> Iterator[None]:
     """Hold `bot`'s write lock for the block; waits while another process holds it."""
     key = _key(_BOT_NAMESPACE + bot)
+    held = _held_counts()
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_lock(%s)", [key])
+    held[bot] += 1
     try:
         yield
     finally:
+        held[bot] -= 1
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+
+
+def _held_counts() -> Counter:
+    if not hasattr(_held, "counts"):
+        _held.counts = Counter()
+    return _held.counts
+
+
+def bot_sync_lock(bot: str, *, async_commit: bool = False) -> None:
+    """Take `bot`'s lock until the current transaction ends (for syncing that bot's files);
+    a no-op when this thread already holds it through `bot_lock`. With `async_commit`, the
+    transaction's commit does not wait for the WAL flush (for index-only transactions: the
+    index is rebuilt from files, so losing its last commits in a database crash is harmless)."""
+    held = _held_counts()[bot] > 0
+    if held and not async_commit:
+        return
+    lock = "true" if held else "pg_advisory_xact_lock(%s) IS NULL"
+    commit = "set_config('synchronous_commit', 'off', true)" if async_commit else "''"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {lock}, {commit}", [] if held else [_key(_BOT_NAMESPACE + bot)])
 
 
 def file_sync_lock(path: str) -> None:

@@ -21,13 +21,17 @@ TAGS = ("note", "episode")
 META_KEYS = ("type", "importance", "weight", "visibility", "src", "by", "via", "pin")
 VISIBILITIES = ("context", "searchable", "hidden")
 
-_FACT_RE = re.compile(r"- \((\d{4}-\d{2}-\d{2})\) (.*\S)\s*")
+# Fact text may hold any character but line breaks and control characters (a tab is fine):
+# such a line is kept as prose, byte for byte, and nothing odd reaches the index (no NUL).
+_CONTROL = "\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029"
+_FACT_RE = re.compile(
+    rf"\ufeff?- \(([0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})\) ([^{_CONTROL}]+)\r?\n?"  # BOM, ending
+)
 _META_RE = re.compile(r"(.*?)\s*<!--((?:\s+[A-Za-z][A-Za-z0-9_-]*=\S*)+)\s+-->")
 _TAG_RE = re.compile(r"\[(note|episode)\]\s")
 _META_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
-_META_VALUE_RE = re.compile(r"[^\s<>]{1,200}")
-_SPACE_RE = re.compile(r"\s+")
-_BAD_CHARS_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+_META_VALUE_RE = re.compile(f"[^\\s<>{_CONTROL}]{{1,200}}")
+_BAD_CHARS_RE = re.compile(f"[{_CONTROL}]")
 
 HEADER = (
     "# Memory\n"
@@ -40,7 +44,8 @@ HEADER = (
 
 def fact_identity(text: str) -> str:
     """First 16 hex digits of SHA-1 over the text, whitespace collapsed, trimmed, lower-cased."""
-    canonical = _SPACE_RE.sub(" ", text).strip().lower()
+    # str.split() splits on the same Unicode whitespace as the regex \s+, and is faster.
+    canonical = " ".join(text.split()).lower()
     return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:16]
 
 
@@ -51,13 +56,16 @@ class FactLine:
     day: date
     text: str
     meta: dict[str, str] = field(default_factory=dict, hash=False, compare=True)
+    # Computed once: every reader of a file needs it for every line.
+    identity: str = field(init=False, repr=False, compare=False, hash=False)
 
-    @property
-    def identity(self) -> str:
-        return fact_identity(self.text)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "identity", fact_identity(self.text))
 
     @property
     def tag(self) -> str | None:
+        if not self.text.startswith("["):
+            return None
         match = _TAG_RE.match(self.text + " ")
         return match.group(1) if match else None
 
@@ -84,29 +92,61 @@ class Line:
 
 
 def parse_line(raw: str) -> FactLine | None:
-    """The fact on this line (ending and a leading BOM ignored), or None if it is not one."""
-    content = raw.rstrip("\r\n").removeprefix("\ufeff")
-    match = _FACT_RE.fullmatch(content)
+    """The fact on this line (its ending and a leading BOM ignored), or None if it is not one."""
+    match = _FACT_RE.fullmatch(raw)
     if not match:
         return None
-    try:
-        day = date.fromisoformat(match.group(1))
-    except ValueError:
+    day = _day(match.group(1))
+    if day is None:
         return None
     rest = match.group(2)
     meta: dict[str, str] = {}
-    meta_match = _META_RE.fullmatch(rest)
-    if meta_match and meta_match.group(1).strip():
+    if "<!--" in rest and (meta_match := _META_RE.fullmatch(rest)) and meta_match.group(1).strip():
         rest = meta_match.group(1)
         for pair in meta_match.group(2).split():
             key, _, value = pair.partition("=")
             meta[key] = value
-    return FactLine(day=day, text=rest.strip(), meta=meta)
+    text = rest.strip()
+    if not text:
+        return None
+    return FactLine(day=day, text=text, meta=meta)
+
+
+_DAYS: dict[str, date | None] = {}
+
+
+def _day(value: str) -> date | None:
+    # Files repeat the same few dates thousands of times: remember what each string meant.
+    try:
+        return _DAYS[value]
+    except KeyError:
+        pass
+    try:
+        day: date | None = date.fromisoformat(value)
+    except ValueError:
+        day = None
+    if len(_DAYS) > 100_000:
+        _DAYS.clear()
+    _DAYS[value] = day
+    return day
 
 
 def parse_text(content: str) -> list[Line]:
-    """Split a file's text into lines (endings kept) and parse each; ''.join(raw) == content."""
-    return [Line(raw=raw, fact=parse_line(raw)) for raw in content.splitlines(keepends=True)]
+    """Split a file's text into lines (endings kept) and parse each; ''.join(raw) == content.
+
+    Only "\n" ends a line (an "\r" before it belongs to the ending), as for grep and editors:
+    str.splitlines() would also split at form feeds, U+2028 and friends, and a rewrite of
+    such a line would then glue the next line onto it."""
+    return [Line(raw=raw, fact=parse_line(raw)) for raw in _split(content)]
+
+
+def _split(content: str) -> list[str]:
+    lines = content.split("\n")
+    last = lines.pop()
+    result = [line + "\n" for line in lines]
+    if last:
+        result.append(last)
+    return result
 
 
 def render(lines: list[Line]) -> str:
@@ -114,13 +154,18 @@ def render(lines: list[Line]) -> str:
     return "".join(line.raw for line in lines)
 
 
+def ending_of(raw: str) -> str:
+    """A physical line's ending: "\r\n", "\n" or "" (the last line of a file may have none)."""
+    if raw.endswith("\r\n"):
+        return "\r\n"
+    return "\n" if raw.endswith("\n") else ""
+
+
 def newline_of(lines: list[Line]) -> str:
     """The file's line ending: CRLF if its first ended line uses it, else LF."""
     for line in lines:
-        if line.raw.endswith("\r\n"):
-            return "\r\n"
-        if line.raw.endswith("\n"):
-            return "\n"
+        if ending := ending_of(line.raw):
+            return ending
     return "\n"
 
 
@@ -133,20 +178,19 @@ def append_fact(lines: list[Line], fact: FactLine) -> list[Line]:
     """The lines with this fact added at the end (a missing final newline is supplied first)."""
     newline = newline_of(lines)
     result = list(lines)
-    if result and not result[-1].raw.endswith(("\n", "\r")):
+    if result and not result[-1].raw.endswith("\n"):
         last = result[-1]
-        result[-1] = Line(raw=last.raw + newline, fact=last.fact)
+        result[-1] = Line(raw=last.raw + newline, fact=parse_line(last.raw + newline))
     result.append(line_for(fact, newline))
     return result
 
 
 def replace_fact(lines: list[Line], index: int, fact: FactLine) -> list[Line]:
-    """The lines with line `index` replaced by this fact, keeping that line's ending."""
+    """The lines with line `index` replaced by this fact, keeping that line's ending (and BOM)."""
     old = lines[index].raw
-    ending = old[len(old.rstrip("\r\n")) :]
-    prefix = "\ufeff" if index == 0 and old.startswith("\ufeff") else ""
+    prefix = "\ufeff" if old.startswith("\ufeff") else ""
     result = list(lines)
-    result[index] = Line(raw=prefix + str(fact) + ending, fact=fact)
+    result[index] = Line(raw=prefix + str(fact) + ending_of(old), fact=fact)
     return result
 
 
@@ -188,7 +232,7 @@ def clean_meta(meta: dict[str, object] | None) -> dict[str, str]:
         text = _format_meta_value(value)
         if not _META_VALUE_RE.fullmatch(text) or "--" in text:
             raise InvalidFact(
-                f"Metadata {key}={text!r} must be 1-200 characters with no spaces, '<', '>' or '--'."
+                f"Metadata {key}={text!r} must be 1-200 characters with no spaces, control characters, '<', '>' or '--'."
             )
         result[str(key)] = text
     if "importance" in result:
@@ -210,6 +254,7 @@ def make_fact(
             raise InvalidFact(f"Tag must be one of {', '.join(TAGS)}, not {tag!r}.")
         if not _TAG_RE.match(body + " "):
             body = f"[{tag}] {body}"
+    _check_body(body)
     if len(body) > MAX_TEXT_CHARS:
         raise InvalidFact(f"Fact text with its tag is over {MAX_TEXT_CHARS} characters.")
     return FactLine(day=day, text=body, meta=clean_meta(meta))
@@ -220,7 +265,16 @@ def with_text(fact: FactLine, text: str) -> FactLine:
     body = clean_text(text)
     if fact.tag and not _TAG_RE.match(body + " "):
         body = f"[{fact.tag}] {body}"
+    _check_body(body)
+    if len(body) > MAX_TEXT_CHARS:
+        raise InvalidFact(f"Fact text with its tag is over {MAX_TEXT_CHARS} characters.")
     return replace(fact, text=body)
+
+
+def _check_body(text: str) -> None:
+    match = _TAG_RE.match(text + " ")
+    if match and not text[match.end() :].strip():
+        raise InvalidFact(f"Fact text is empty apart from its [{match.group(1)}] tag.")
 
 
 def _format_meta_value(value: object) -> str:
@@ -246,7 +300,7 @@ def _check_number(
 
 def parse_date(value: str) -> date:
     """A real calendar date from YYYY-MM-DD; raises InvalidFact otherwise."""
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value or ""):
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
         raise InvalidFact(f"Date {value!r} must be written YYYY-MM-DD.")
     try:
         return date.fromisoformat(value)

@@ -164,6 +164,11 @@ def locate(rel: str) -> FileLocation | None:
     return None
 
 
+def is_log_name(name: str) -> bool:
+    """Whether a file name inside a shard's `log/` folder is a monthly log (`YYYY-MM.md`)."""
+    return _MONTH_FILE_RE.fullmatch(name) is not None
+
+
 def shard_files(root: Path, shard: Shard) -> list[str]:
     """Relative paths of the memory files that exist in one shard (profile first, logs by month)."""
     base = root / shard.rel

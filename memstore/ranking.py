@@ -27,9 +27,11 @@ def tier_of(*, tier_file: str, tag: str | None) -> Tier:
 
 def weight_of(*, tier: Tier, meta: dict[str, str]) -> float:
     """The tier's weight, unless an explicit positive `weight=` overrides it."""
+    if "weight" not in meta:
+        return TIER_WEIGHTS[tier]
     try:
         explicit = float(meta["weight"])
-    except (KeyError, ValueError):
+    except ValueError:
         return TIER_WEIGHTS[tier]
     return explicit if explicit > 0 and math.isfinite(explicit) else TIER_WEIGHTS[tier]
 

@@ -6,19 +6,28 @@
 Callers pass the shard to write; deciding whether a room may write it is `memstore.access`.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import date
 
 from django.utils import timezone
 
 from memstore import markdown
-from memstore.errors import EditConflict, FactNotFound, InvalidFact, SecretRefused, TopicExcluded
-from memstore.files import ChangedOnDisk, read_snapshot, write_atomic
+from memstore.errors import (
+    EditConflict,
+    FactNotFound,
+    InvalidFact,
+    SecretRefused,
+    TopicExcluded,
+    UnreadableFile,
+)
+from memstore.files import ChangedOnDisk, content_digest, read_bytes, read_snapshot, write_atomic
 from memstore.history import Change, history_append
-from memstore.index import index_sync_file, memory_root
+from memstore.index import Written, fact_row, index_sync_file, memory_root
 from memstore.locks import bot_lock
 from memstore.markdown import FactLine, Line
-from memstore.paths import FileLocation, Shard, locate, shard_files
+from memstore.models import MemoryFile
+from memstore.paths import FileLocation, Scope, Shard, locate, shard_files
 from memstore.policy import excluded_topic, secret_kind
 from memstore.ranking import Tier
 from memstore.records import StoredFact
@@ -42,11 +51,12 @@ def fact_remember(
     tier: Tier = "log",
     day: date | None = None,
     meta: dict[str, object] | None = None,
-    excluded_topics: list[str] = (),
+    excluded_topics: Sequence[str] = (),
     by: str = "",
     via: str = "api",
 ) -> StoredFact:
-    """Save a fact in a shard's profile or log; a duplicate keeps the newest date."""
+    """Save a fact in a shard's profile or log; a duplicate keeps the newest date (the fact
+    returned is the one the file holds). Raises UnreadableFile if that file is not UTF-8."""
     if tier not in _TIER_TAGS:
         raise InvalidFact(f"Tier must be one of {', '.join(_TIER_TAGS)}, not {tier!r}.")
     fact = markdown.make_fact(
@@ -55,11 +65,14 @@ def fact_remember(
     fact_check_content(text=fact.text, shared=shard.scope.sharded, excluded_topics=excluded_topics)
     tier_file = "profile" if tier == "profile" else "log"
     rel = shard.file_rel(tier_file=tier_file, day=fact.day)
+    kept = [fact]
 
     def add(lines: list[Line]) -> tuple[list[Line], list[Change]]:
+        kept[0] = fact
         for i, line in enumerate(lines):
             if line.fact and line.fact.identity == fact.identity:
                 if line.fact.day >= fact.day:
+                    kept[0] = line.fact
                     return lines, []
                 new = markdown.replace_fact(lines, i, fact)
                 return new, [_change("edit", rel, fact, old=line.fact)]
@@ -67,10 +80,10 @@ def fact_remember(
 
     with bot_lock(shard.bot):
         _rewrite(rel, add, header=_HEADERS[tier_file], by=by, via=via)
-    return _stored(rel, fact)
+    return _stored(rel, kept[0])
 
 
-def fact_check_content(*, text: str, shared: bool, excluded_topics: list[str] = ()) -> None:
+def fact_check_content(*, text: str, shared: bool, excluded_topics: Sequence[str] = ()) -> None:
     """Refuse secrets in shared scopes and any excluded topic (raises; nothing is written)."""
     if shared and (kind := secret_kind(text)):
         raise SecretRefused(
@@ -90,10 +103,12 @@ def fact_forget(
     via: str = "api",
 ) -> list[Change]:
     """Remove a fact (by identity, or by text ignoring case and spacing) from every file of
-    these shards; raises FactNotFound if no file held it."""
+    these shards; raises FactNotFound if no file held it, and UnreadableFile (after removing
+    every other copy) if a file that is not UTF-8 holds it."""
     ids = _identities(fact_id=fact_id, text=text)
     root = memory_root()
     removed: list[Change] = []
+    stuck: list[str] = []
     for shard in shards:
 
         def drop(lines: list[Line], rel: str) -> tuple[list[Line], list[Change]]:
@@ -103,7 +118,15 @@ def fact_forget(
 
         with bot_lock(shard.bot):
             for rel in shard_files(root, shard):
-                removed += _rewrite(rel, lambda lines, rel=rel: drop(lines, rel), by=by, via=via)
+                try:
+                    removed += _rewrite(
+                        rel, lambda lines, rel=rel: drop(lines, rel), by=by, via=via
+                    )
+                except UnreadableFile:
+                    if _unreadable_holds(rel, ids):
+                        stuck.append(rel)
+    if stuck:
+        raise _stuck_error(stuck, removed=len(removed), what="this fact")
     if not removed:
         raise FactNotFound("No fact with that id or text in the memory this bot may change.")
     return removed
@@ -117,17 +140,20 @@ def fact_edit(
     expected_text: str | None = None,
     by: str = "",
     via: str = "console",
+    excluded_topics: Sequence[str] = (),
 ) -> StoredFact:
     """Replace a fact's text in place (same file, same line, same date). With `expected_text`,
     raise EditConflict (showing the current text) if the fact no longer reads that way."""
     new_text = markdown.clean_text(text)
-    fact_check_content(text=new_text, shared=shard.scope.sharded)
+    fact_check_content(text=new_text, shared=shard.scope.sharded, excluded_topics=excluded_topics)
+    fact_id = fact_id.strip().lower()
     root = memory_root()
     result: list[StoredFact] = []
     with bot_lock(shard.bot):
         for rel in shard_files(root, shard):
 
             def change(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
+                result.clear()
                 for i, line in enumerate(lines):
                     if line.fact and line.fact.identity == fact_id:
                         if expected_text is not None and line.fact.text != expected_text:
@@ -144,7 +170,12 @@ def fact_edit(
                         ]
                 return lines, []
 
-            _rewrite(rel, change, by=by, via=via)
+            try:
+                _rewrite(rel, change, by=by, via=via)
+            except UnreadableFile:
+                if _unreadable_holds(rel, {fact_id}):
+                    raise
+                continue
             if result:
                 return result[0]
     if expected_text is not None:
@@ -173,12 +204,12 @@ def fact_restore(*, change: Change, by: str = "", via: str = "console") -> Store
 
 
 def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
-    """Remove every fact of a bot's own memory (headers and prose stay); returns how many."""
-    from memstore.paths import Scope
-
+    """Remove every fact of a bot's own memory (headers and prose stay); returns how many.
+    A file that is not UTF-8 keeps its facts: UnreadableFile names it after the rest is cleared."""
     shard = Scope("bot", bot).shard(bot)
     root = memory_root()
     count = 0
+    stuck: list[str] = []
     with bot_lock(bot):
         for rel in shard_files(root, shard):
 
@@ -188,8 +219,34 @@ def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
                     _change("remove", rel, lines[i].fact) for i in sorted(hits)
                 ]
 
-            count += len(_rewrite(rel, drop_all, by=by, via=via))
+            try:
+                count += len(_rewrite(rel, drop_all, by=by, via=via))
+            except UnreadableFile:
+                if _unreadable_holds(rel, None):
+                    stuck.append(rel)
+    if stuck:
+        raise _stuck_error(stuck, removed=count, what="their facts")
     return count
+
+
+def _unreadable_holds(rel: str, ids: set[str] | None) -> bool:
+    # Read the way the index reads it (bad bytes replaced): does it hold one of these facts?
+    try:
+        data = read_bytes(memory_root() / rel)[0]
+    except OSError:
+        return False
+    lines = markdown.parse_text(data.decode("utf-8", errors="replace"))
+    return any(line.fact and (ids is None or line.fact.identity in ids) for line in lines)
+
+
+def _stuck_error(files: list[str], *, removed: int, what: str) -> UnreadableFile:
+    names = ", ".join(files)
+    return UnreadableFile(
+        f"{names} {'is' if len(files) == 1 else 'are'} not valid UTF-8, so "
+        f"{'it keeps' if len(files) == 1 else 'they keep'} {what}; fix or re-save as UTF-8 and "
+        f"try again ({removed} removed elsewhere).",
+        detail={"files": files, "removed": removed},
+    )
 
 
 def _rewrite(rel: str, edit: Edit, *, header: str = "", by: str, via: str) -> list[Change]:
@@ -206,14 +263,20 @@ def _rewrite(rel: str, edit: Edit, *, header: str = "", by: str, via: str) -> li
         new_lines, changes = edit(markdown.parse_text(text))
         if not changes:
             return []
+        new_text = markdown.render(new_lines)
         try:
-            write_atomic(path, markdown.render(new_lines), expected=snapshot.signature)
+            write_atomic(path, new_text, expected=snapshot.signature)
         except ChangedOnDisk:
             continue
         changes = [_stamp(change, by=by, via=via) for change in changes]
         history_append(root, location.shard, changes)
         declared = {c.fact_id for c in changes} | {c.old_fact_id for c in changes if c.old_fact_id}
-        index_sync_file(rel, declared=declared, by=by, via=via)
+        written = Written(
+            before=snapshot.signature.digest if snapshot.signature else "",
+            after=content_digest(new_text.encode("utf-8")),
+            lines=new_lines,
+        )
+        index_sync_file(rel, declared=declared, by=by, via=via, written=written)
         return changes
     raise EditConflict(f"{rel} kept changing on disk while we tried to write it; try again.")
 
@@ -234,15 +297,10 @@ def _change(op: str, rel: str, fact: FactLine, old: FactLine | None = None) -> C
 
 
 def _stamp(change: Change, *, by: str, via: str) -> Change:
-    from dataclasses import replace
-
     return replace(change, by=by, via=via)
 
 
 def _stored(rel: str, fact: FactLine) -> StoredFact:
-    from memstore.index import fact_row
-    from memstore.models import MemoryFile
-
     location: FileLocation = locate(rel)  # type: ignore[assignment]
     row = fact_row(MemoryFile(path=rel), location, fact)
     return StoredFact(

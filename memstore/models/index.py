@@ -21,6 +21,11 @@ class MemoryFile(models.Model):
     mtime_ns = models.BigIntegerField()
     size = models.BigIntegerField()
     inode = models.BigIntegerField()
+    # Content digest as last indexed. `recheck`: the file was indexed so soon after it was
+    # written that a later same-size edit could keep the same mtime (timestamps can be coarse),
+    # so the next sync compares the digest instead of trusting the stat alone.
+    digest = models.CharField(max_length=32, blank=True, default="")
+    recheck = models.BooleanField(default=False)
     error = models.TextField(blank=True)  # why the file could not be read, if it could not
     fact_count = models.IntegerField(default=0)
     synced_at = models.DateTimeField(auto_now=True)

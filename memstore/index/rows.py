@@ -1,0 +1,149 @@
+"""Turning memory files into index rows: what sync and rebuild share.
+
+Finding and stating a scope's files, reading a file the way the index reads it (bytes that are
+not UTF-8 replaced, and the file marked), collapsing duplicate lines, and computing the columns
+of `MemoryFile` and `Fact` rows. No row is written here.
+"""
+
+import os
+from pathlib import Path
+
+from django.conf import settings
+
+from memstore import markdown
+from memstore.errors import UnreadableFile
+from memstore.files import decode
+from memstore.models import Fact, MemoryFile
+from memstore.paths import FileLocation, Scope, is_log_name, scope_shards
+from memstore.ranking import rank_of, tier_of, weight_of
+
+# A file indexed less than this long after its last write is "racy": a later edit of the same
+# size could land in the same timestamp tick (ext4 ticks are ~4 ms, NFS can be a second), so its
+# stat would not change. Such files are compared by content digest until they are older.
+RACY_NS = 2_000_000_000
+
+
+Stat = tuple[int, int, int]  # mtime_ns, size, inode
+
+
+def memory_root() -> Path:
+    """The folder holding every memory file (settings.MEMORY_ROOT)."""
+    return Path(settings.MEMORY_ROOT)
+
+
+def stat_scope(base: str, root: Path, scope: Scope, found: dict[str, Stat]) -> None:
+    """Add every memory file of a scope to `found` (relative path -> mtime_ns, size, inode)."""
+    # Stats go through an open folder descriptor (fstatat): the kernel then resolves one name
+    # instead of walking the whole path again for every file.
+    for shard in scope_shards(root, scope):
+        rel = shard.rel
+        try:
+            folder = os.open(f"{base}/{rel}", _DIR_FLAGS)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        try:
+            try:
+                st = os.stat("profile.md", dir_fd=folder)
+                found[f"{rel}/profile.md"] = (st.st_mtime_ns, st.st_size, st.st_ino)
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+            try:
+                logs = os.open("log", _DIR_FLAGS, dir_fd=folder)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            try:
+                with os.scandir(logs) as entries:
+                    for entry in entries:
+                        if is_log_name(name := entry.name):
+                            try:
+                                st = entry.stat()
+                            except FileNotFoundError:
+                                continue
+                            found[f"{rel}/log/{name}"] = (st.st_mtime_ns, st.st_size, st.st_ino)
+            finally:
+                os.close(logs)
+        finally:
+            os.close(folder)
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+
+
+def decode_leniently(data: bytes, rel: str) -> tuple[str, str]:
+    """The file's text and "" — or, if it is not UTF-8, its text with U+FFFD and why."""
+    # A file that is not UTF-8 is still indexed (with U+FFFD for bad bytes) so no fact vanishes
+    # from view, but it is marked: writes to it are refused until a person fixes it.
+    try:
+        return decode(data, rel), ""
+    except UnreadableFile as exc:
+        return data.decode("utf-8", errors="replace"), exc.message
+
+
+def unique_facts(lines: list[markdown.Line]) -> dict[str, markdown.FactLine]:
+    """The file's facts by identity (what the index holds: one row per identity per file)."""
+    # Duplicates within a file collapse to one: the newest date wins, the first line a tie.
+    facts: dict[str, markdown.FactLine] = {}
+    for line in lines:
+        fact = line.fact
+        if fact is None:
+            continue
+        identity = fact.identity
+        seen = facts.get(identity)
+        if seen is None or fact.day > seen.day:
+            facts[identity] = fact
+    return facts
+
+
+def fill_file_row(
+    row: MemoryFile,
+    location: FileLocation,
+    stat: Stat,
+    digest: str,
+    racy: bool,
+    error: str,
+    count: int,
+) -> None:
+    """Set a `MemoryFile` row's columns from what the file is, says and weighs."""
+    row.scope_key = str(location.shard.scope)
+    row.shard_bot = location.shard.bot
+    row.tier_file = location.tier_file
+    row.month = location.month
+    row.mtime_ns, row.size, row.inode = stat
+    row.digest = digest
+    row.recheck = racy
+    row.error = error
+    row.fact_count = count
+
+
+_TEXT_LIMIT = Fact._meta.get_field("text").max_length  # a hand-written line may be longer
+
+
+def derived(tier_file: str, fact: markdown.FactLine) -> tuple[str, str, float, float, str]:
+    """(text, tier, weight, rank, visibility): what ranking and search need, precomputed."""
+    tier = tier_of(tier_file=tier_file, tag=fact.tag)
+    meta = fact.meta
+    weight = weight_of(tier=tier, meta=meta)
+    visibility = meta.get("visibility", "context") if meta else "context"
+    if visibility not in markdown.VISIBILITIES:
+        visibility = "context"
+    rank = rank_of(day=fact.day, weight=weight)
+    return fact.text[:_TEXT_LIMIT], tier, weight, rank, visibility
+
+
+def fact_row(file_row: MemoryFile, location: FileLocation, fact: markdown.FactLine) -> Fact:
+    """The index row for one fact line of a file."""
+    text, tier, weight, rank, visibility = derived(location.tier_file, fact)
+    return Fact(
+        file=file_row,
+        fact_id=fact.identity,
+        day=fact.day,
+        text=text,
+        line=str(fact),
+        meta=fact.meta,
+        tier=tier,
+        weight=weight,
+        rank=rank,
+        visibility=visibility,
+        scope_key=str(location.shard.scope),
+        shard_bot=location.shard.bot,
+    )

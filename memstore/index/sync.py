@@ -1,0 +1,219 @@
+"""Sync before read: bring the index up to date with the files a request depends on.
+
+`index_sync` stats every file of the given scopes and compares the stats with the rows in one
+query, so when nothing changed it costs the stats plus one query. A changed file is re-parsed
+under its writing bot's lock and only the lines that differ are deleted or inserted.
+Differences the caller did not declare are hand edits: they are recorded in the shard's history
+as `via=hand-edit`. `index_sync_file` is what a service calls after writing a file.
+"""
+
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import connection, transaction
+
+from memstore import markdown
+from memstore.files import content_digest, read_bytes
+from memstore.history import Change, history_append
+from memstore.index.rows import (
+    RACY_NS,
+    Stat,
+    decode_leniently,
+    fact_row,
+    fill_file_row,
+    memory_root,
+    stat_scope,
+    unique_facts,
+)
+from memstore.locks import bot_sync_lock
+from memstore.models import Fact, MemoryFile
+from memstore.paths import FileLocation, Scope, locate
+
+_SYNC_QUERY = (
+    "SELECT path, mtime_ns, size, inode, recheck, digest FROM memstore_memoryfile "
+    "WHERE scope_key = ANY(%s)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """How much a sync looked at and how much it had to do."""
+
+    files: int
+    changed: int
+
+
+def index_sync(*, scopes: Iterable[Scope]) -> SyncReport:
+    """Bring the index up to date with the files of these scopes (stat first, parse what changed)."""
+    root = memory_root()
+    scopes = list(dict.fromkeys(scopes))
+    on_disk: dict[str, Stat] = {}
+    for scope in scopes:
+        stat_scope(str(root), root, scope, on_disk)
+    # One raw query: the ORM's per-row overhead would be most of the cost of a no-op sync.
+    with connection.cursor() as cursor:
+        cursor.execute(_SYNC_QUERY, [[str(scope) for scope in scopes]])
+        rows = cursor.fetchall()
+    files = len(on_disk)
+    stale = []
+    now = time.time_ns()
+    for path, mtime_ns, size, inode, recheck, digest in rows:
+        found = on_disk.pop(path, None)
+        changed = found != (mtime_ns, size, inode)
+        if changed or (recheck and _recheck_due(root / path, mtime_ns, digest, now)):
+            stale.append(path)
+    stale += on_disk  # files the index has never seen
+    _sync_paths(stale)
+    return SyncReport(files=files, changed=len(stale))
+
+
+def _recheck_due(path: Path, mtime_ns: int, digest: str, now: int) -> bool:
+    # Racy file: re-sync once it is old enough (to clear the flag) or as soon as its bytes differ.
+    if now - mtime_ns >= RACY_NS:
+        return True
+    try:
+        return content_digest(read_bytes(path)[0]) != digest
+    except OSError:
+        return True
+
+
+def _sync_paths(rels: list[str]) -> None:
+    # Grouped by writing bot, in a fixed order, each group under that bot's lock (see locks.py).
+    by_bot: dict[str, list[FileLocation]] = {}
+    for rel in rels:
+        if (location := locate(rel)) is not None:
+            by_bot.setdefault(location.shard.bot, []).append(location)
+    for bot in sorted(by_bot):
+        with _index_transaction(bot):
+            for location in by_bot[bot]:
+                _sync_file(location, set())
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What a service just wrote: the digests of the file before and after its change."""
+
+    before: str  # "" for a file it created
+    after: str
+    lines: list[markdown.Line] | None = None  # the lines it wrote, parsed (saves a re-parse)
+
+
+def index_sync_file(
+    rel: str,
+    *,
+    declared: Iterable[str] = (),
+    by: str = "",
+    via: str = "",
+    written: Written | None = None,
+) -> None:
+    """Re-read one file into the index. Changes to facts in `declared` are the caller's own;
+    any other difference is recorded in history as a hand edit. With `written`, a writer says
+    which version it changed into which: if the index held exactly that version and the file
+    is still what it wrote, only the declared facts' rows are touched."""
+    location = locate(rel)
+    if location is None:
+        return
+    with _index_transaction(location.shard.bot):
+        _sync_file(location, set(declared), written)
+
+
+@contextmanager
+def _index_transaction(bot: str) -> Iterator[None]:
+    outer = connection.in_atomic_block
+    with transaction.atomic():
+        bot_sync_lock(bot, async_commit=not outer)
+        yield
+
+
+def _sync_file(location: FileLocation, declared: set[str], written: Written | None = None) -> None:
+    # Caller holds the shard bot's lock inside a transaction.
+    rel = location.rel
+    row = MemoryFile.objects.filter(path=rel).first()
+    try:
+        data, st = read_bytes(memory_root() / rel)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        if row is not None:
+            old = dict(row.facts.values_list("fact_id", "line"))
+            row.delete()
+            _record(location, old, {}, declared)
+        return
+    stat = (st.st_mtime_ns, st.st_size, st.st_ino)
+    racy = time.time_ns() - st.st_mtime_ns < RACY_NS
+    if row is not None and (row.mtime_ns, row.size, row.inode) == stat and not row.recheck:
+        return
+    digest = content_digest(data)
+    if row is not None and row.digest == digest:
+        # Same bytes (a touch, a copy back, or a racy file that did not change): no parse.
+        MemoryFile.objects.filter(pk=row.pk).update(
+            mtime_ns=stat[0], size=stat[1], inode=stat[2], recheck=racy
+        )
+        return
+    # A writer's own change to a version the index already held: nothing else can differ.
+    own = (
+        written is not None
+        and written.after == digest
+        and written.before == (row.digest if row is not None else "")
+    )
+    if own and written.lines is not None:
+        error, lines = "", written.lines
+    else:
+        text, error = decode_leniently(data, rel)
+        lines = markdown.parse_text(text)
+    facts = unique_facts(lines)
+    if row is None:
+        row = MemoryFile(path=rel)
+        old_rows: dict[str, tuple[int, str]] = {}
+    else:
+        rows = row.facts.filter(fact_id__in=declared) if own else row.facts.all()
+        old_rows = {fid: (pk, line) for pk, fid, line in rows.values_list("pk", "fact_id", "line")}
+    fill_file_row(row, location, stat, digest, racy, error, len(facts))
+    row.save()
+    if own:
+        facts = {fid: fact for fid, fact in facts.items() if fid in declared}
+    new_lines = {fid: str(fact) for fid, fact in facts.items()}
+    stale = [pk for fid, (pk, line) in old_rows.items() if new_lines.get(fid) != line]
+    if stale:
+        Fact.objects.filter(pk__in=stale).delete()
+    fresh = [
+        fact
+        for fid, fact in facts.items()
+        if fid not in old_rows or old_rows[fid][1] != new_lines[fid]
+    ]
+    if fresh:
+        Fact.objects.bulk_create(fact_row(row, location, fact) for fact in fresh)
+    if not own:
+        old = {fid: line for fid, (_, line) in old_rows.items()}
+        _record(location, old, new_lines, declared)
+
+
+def _record(
+    location: FileLocation, old: dict[str, str], new: dict[str, str], declared: set[str]
+) -> None:
+    # What changed that the caller did not declare was done by hand (or by a tool we do not know).
+    file = location.rel
+    changes = []
+    for fid, line in old.items():
+        if fid not in new and fid not in declared:
+            changes.append(Change(op="remove", file=file, fact_id=fid, line=line, via="hand-edit"))
+    for fid, line in new.items():
+        if fid in declared:
+            continue
+        if fid not in old:
+            changes.append(Change(op="add", file=file, fact_id=fid, line=line, via="hand-edit"))
+        elif old[fid] != line:
+            changes.append(
+                Change(
+                    op="edit",
+                    file=file,
+                    fact_id=fid,
+                    line=line,
+                    old_line=old[fid],
+                    old_fact_id=fid,
+                    via="hand-edit",
+                )
+            )
+    if changes:
+        history_append(memory_root(), location.shard, changes)

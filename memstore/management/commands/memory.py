@@ -1,0 +1,142 @@
+"""`manage.py memory`: remember, forget, list and search a bot's memory from the shell.
+
+    memory remember BOT TEXT [--scope user:alice|project:x] [--tier log|profile|note|episode]
+                             [--date YYYY-MM-DD]
+    memory forget BOT (ID | --text TEXT) [--scope ...]
+    memory list BOT [--scope ...] [--limit N]
+    memory search BOT QUERY [--scope ...] [--limit N]
+
+For people and scripts (ops, demos, benchmarks). It calls the same services and selectors as
+the API, acting as the bot: writes go to the bot's own shard of the scope. Domain errors come
+back as one-line CommandErrors with the service's message.
+"""
+
+import importlib
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memstore.errors import MemstoreError
+from memstore.index import memory_root
+from memstore.markdown import parse_date
+from memstore.paths import SCOPE_KINDS, Scope, all_scopes, check_slug
+from memstore.ranking import TIERS
+from memstore.records import StoredFact
+from memstore.selectors import context_build, facts_list
+from memstore.services import fact_forget, fact_remember
+
+
+class Command(BaseCommand):
+    help = "Remember, forget, list and search a bot's memory."
+
+    def add_arguments(self, parser):
+        actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+        remember = actions.add_parser("remember", help="save a fact")
+        remember.add_argument("bot")
+        remember.add_argument("text")
+        remember.add_argument(
+            "--scope", default="bot", help="bot (default), user:NAME, project:SLUG"
+        )
+        remember.add_argument("--tier", default="log", choices=TIERS)
+        remember.add_argument("--date", help="YYYY-MM-DD (default: today)")
+        remember.add_argument("--by", default="", help="who is saving it (for history)")
+
+        forget = actions.add_parser("forget", help="remove a fact everywhere the bot writes")
+        forget.add_argument("bot")
+        forget.add_argument("fact_id", nargs="?", metavar="ID")
+        forget.add_argument("--text", help="the fact's text (case and spacing ignored)")
+        forget.add_argument("--scope", help="only this scope (default: every scope)")
+        forget.add_argument("--by", default="")
+
+        listing = actions.add_parser("list", help="list facts, newest first")
+        listing.add_argument("bot")
+        listing.add_argument("--scope", default="bot")
+        listing.add_argument("--limit", type=int, default=50)
+
+        search = actions.add_parser("search", help="search what the bot may read")
+        search.add_argument("bot")
+        search.add_argument("query")
+        search.add_argument("--scope", default="bot", help="adds user:NAME or project:SLUG")
+        search.add_argument("--limit", type=int, default=20)
+
+    def handle(self, *args, action: str, **options):
+        try:
+            check_slug(options["bot"])
+            getattr(self, f"do_{action}")(**options)
+        except MemstoreError as error:
+            raise CommandError(error.message) from error
+
+    def do_remember(self, *, bot, text, scope, tier, date, by, **_):
+        shard = _scope(scope, bot).shard(bot)
+        day = parse_date(date) if date else None
+        fact = fact_remember(shard=shard, text=text, tier=tier, day=day, by=by, via="tool")
+        self.stdout.write(f"Remembered {fact.fact_id} in {fact.file}")
+
+    def do_forget(self, *, bot, fact_id, text, scope, by, **_):
+        if bool(fact_id) == bool(text):
+            raise CommandError("Give the fact's ID or --text TEXT (one of them).")
+        scopes = [_scope(scope, bot)] if scope else _written_by(bot)
+        changes = fact_forget(
+            shards=[s.shard(bot) for s in scopes], fact_id=fact_id, text=text, by=by, via="tool"
+        )
+        for change in changes:
+            self.stdout.write(f"Forgot {change.fact_id} from {change.file}")
+
+    def do_list(self, *, bot, scope, limit, **_):
+        page = facts_list(scopes=[_scope(scope, bot)], limit=limit)
+        self._facts(page.items)
+        more = page.total - len(page.items)
+        self.stdout.write(
+            f"{page.total:,} fact{'s' if page.total != 1 else ''}"
+            + (f" ({more:,} more not shown; use --limit)" if more > 0 else "")
+        )
+
+    def do_search(self, *, bot, query, scope, limit, **_):
+        target = _scope(scope, bot)
+        try:
+            recall = importlib.import_module("memstore.recall")
+            recall_search = recall.recall_search
+        except (ImportError, AttributeError):
+            recall_search = None
+        if recall_search is None:
+            scopes = list(dict.fromkeys([Scope("bot", bot), target]))
+            page = facts_list(scopes=scopes, contains=query, limit=limit)
+            self.stdout.write("(plain text match: recall search is not installed)")
+            self._facts(page.items)
+            return
+        person = target.name if target.kind == "user" else None
+        ctx = context_build(
+            bot=bot,
+            room_id="shell",
+            room_kind="direct" if person else "routine",
+            person=person,
+            projects=[target.name] if target.kind == "project" else [],
+        )
+        result = recall_search(ctx=ctx, query=query, limit=limit)
+        self.stdout.write(f"({result.mode} search{': ' + result.note if result.note else ''})")
+        self._facts(result.items)
+        if result.more:
+            self.stdout.write(f"{result.more:,} more")
+
+    def _facts(self, facts: list[StoredFact]) -> None:
+        for fact in facts:
+            self.stdout.write(
+                f"{fact.day.isoformat()}  {fact.fact_id}  {fact.tier:<7}  {fact.scope:<20}  "
+                f"{fact.text}"
+            )
+
+
+def _scope(value: str, bot: str) -> Scope:
+    kind, _, name = value.partition(":")
+    if kind == "bot" and not name:
+        return Scope("bot", bot)
+    if kind not in SCOPE_KINDS or not name:
+        raise CommandError(f"--scope {value!r}: use bot, user:NAME or project:SLUG.")
+    return Scope(kind, name)  # type: ignore[arg-type]
+
+
+def _written_by(bot: str) -> list[Scope]:
+    # Every scope holding a shard this bot writes: its own, people's, projects', legacy rooms'.
+    root = memory_root()
+    shared = [s for s in all_scopes(root) if s.sharded and (root / s.rel / bot).is_dir()]
+    return [Scope("bot", bot), *shared]
