@@ -13,3 +13,36 @@ def test_learning_page_says_when_there_is_no_learner(ann, workspace):
     assert "The learner is not part of this installation yet" in plain(
         ann.get("/bots/ava/learning/")
     )
+
+
+needs_learner = pytest.mark.skipif(not learning_available(), reason="the learner is not installed")
+
+
+def _small_talk(person: str, message_id: str) -> None:
+    from memstore.learning import exchange_submit
+    from memstore.selectors import context_build
+
+    ctx = context_build(bot="ava", room_id=f"dm-{person}", room_kind="direct", person=person)
+    exchange_submit(
+        ctx=ctx,
+        message="thanks!",
+        reply="You're welcome.",
+        message_id=message_id,
+        reply_id=f"r-{message_id}",
+    )
+
+
+@needs_learner
+def test_learning_page_lists_what_the_learner_decided(ann, workspace):
+    _small_talk("ann", "m1")
+    text = plain(ann.get("/bots/ava/learning/"))
+    assert "Learning is" in text and "skipped" in text and "dm-ann" in text
+
+
+@needs_learner
+def test_learning_of_other_peoples_direct_rooms_is_private(client, people, workspace):
+    _small_talk("sam", "m2")
+    client.force_login(people["ann"])
+    assert "dm-sam" not in plain(client.get("/bots/ava/learning/"))
+    client.force_login(people["boss"])
+    assert "dm-sam" in plain(client.get("/bots/ava/learning/"))
