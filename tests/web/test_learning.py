@@ -3,6 +3,7 @@
 import pytest
 
 from memstore.console.learning import learning_available
+from memstore.selectors import context_build
 from tests.web.test_pages import plain
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,6 @@ needs_learner = pytest.mark.skipif(not learning_available(), reason="the learner
 
 def _small_talk(person: str, message_id: str) -> None:
     from memstore.learning import exchange_submit
-    from memstore.selectors import context_build
 
     ctx = context_build(bot="ava", room_id=f"dm-{person}", room_kind="direct", person=person)
     exchange_submit(
