@@ -209,6 +209,10 @@ def _search(rows, text: str):
     # Word search first: stemmed, every word a prefix ("memor" finds "memories"), served by the
     # GIN index. Only if it finds nothing: a literal case-insensitive substring match (a scan).
     words = _WORD_RE.findall(text.lower())
+    if len(words) > 1:
+        # A one-letter word among longer ones narrows little and costs the most (its prefix
+        # matches a large share of the index); it counts again once it has a second letter.
+        words = [w for w in words if len(w) > 1] or words
     if words:
         tsquery = " & ".join(f"{w}:*" for w in words)
         matched = rows.filter(search=SearchQuery(tsquery, search_type="raw", config="english"))

@@ -199,3 +199,10 @@ def test_back_button_restore_gets_the_whole_page(ann, workspace):
         "/bots/ava/?q=offs", HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true"
     )
     assert response.content.decode().startswith("<!doctype html>")
+
+
+def test_one_letter_words_wait_for_a_second_letter(ann, workspace):
+    assert texts(ann.get("/bots/ava/?q=rooftop x", **HX)) == [
+        "Booked the rooftop venue for the offsite"
+    ]
+    assert texts(ann.get("/bots/ava/?q=rooftop xy", **HX)) == []
