@@ -238,6 +238,7 @@ def demo_workspace(*, today: date | None = None, say: Callable[[str], None] = pr
     report.facts += 2
     index_sync(scopes=[Scope("bot", "cleo")])  # records the hand-written file in history
     _refused_example(root)
+    _learning_examples()
     say(f"wrote {report.facts} facts under {root}")
     return report
 
@@ -276,3 +277,24 @@ def _refused_example(root) -> None:
         )
     except MemstoreError as error:
         failure_record(root=root, bot="ben", op="remember", error=error, by="ben", via="demo")
+
+
+def _learning_examples() -> None:
+    # Exchanges the learner skips without calling a model (small talk, a routine room), so the
+    # learning page shows real events. Nothing happens while the learner is not installed.
+    from memstore.console.learning import learning_available
+
+    if not learning_available():
+        return
+    from memstore.learning import exchange_submit
+    from memstore.selectors import context_build
+
+    rooms = [
+        ("direct", "dm-demo", "demo", "thanks!", "You're welcome."),
+        ("routine", "daily-digest", None, "Compile today's digest.", "Done: 4 items."),
+    ]
+    for kind, room, person, message, reply in rooms:
+        ctx = context_build(bot="ava", room_id=room, room_kind=kind, person=person)
+        exchange_submit(
+            ctx=ctx, message=message, reply=reply, message_id=f"{room}-1", reply_id=f"{room}-2"
+        )
