@@ -169,7 +169,7 @@ def fact_row_part(request, bot: str):
         raise PermissionDenied from None
     except FactNotFound as error:
         return _fact_response(request, bot, "fact-gone", {"message": error.message}, 404)
-    return _fact_response(request, bot, "fact-row", {"row": row})
+    return _fact_response(request, bot, "fact-row", {"row": row, "focus": True})
 
 
 @login_required
@@ -227,7 +227,7 @@ def edit_fact(request, bot: str):
     if not request.htmx:
         messages.success(request, "Saved.")
         return redirect("web:bot", bot=bot)
-    return _fact_response(request, bot, "fact-row", {"row": row})
+    return _fact_response(request, bot, "fact-row", {"row": row, "focus": True})
 
 
 @login_required
@@ -269,7 +269,7 @@ def undo_delete(request, bot: str):
     if not request.htmx:
         messages.success(request, "Restored.")
         return redirect("web:bot", bot=bot)
-    return _fact_response(request, bot, "fact-row", {"row": row})
+    return _fact_response(request, bot, "fact-row", {"row": row, "focus": True})
 
 
 @login_required

@@ -59,6 +59,12 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     assert editor.input_value() == "Prefers rooftop venues for team dinners"
     editor.press("Escape")
     page.locator("#fact-list li.fact:not(.editing)").first.wait_for()
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.textContent === 'Edit'"
+    )
+    page.keyboard.press("Enter")  # the keyboard is still on the row: Enter opens it again
+    page.get_by_label("Fact text").press("Escape")
+    page.locator("#fact-list li.fact:not(.editing)").first.wait_for()
     facts.first.get_by_role("link", name="Edit").click()
     page.get_by_label("Fact text").fill("Prefers rooftop venues for every team dinner")
     page.get_by_role("button", name="Save").click()
