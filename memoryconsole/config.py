@@ -39,6 +39,26 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_number(name: str, default: float, kind: type = int) -> float:
+    """A non-negative number (int by default); anything else is an error naming the variable."""
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = kind(raw) if raw else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number.") from None
+    if value < 0:
+        raise ImproperlyConfigured(f"{name} must not be negative, not {raw}.")
+    return value
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of a fixed set of words (case-insensitive)."""
+    value = os.environ.get(name, default).strip().lower()
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name}={value!r}: use one of {', '.join(choices)}.")
+    return value
+
+
 def env_path(name: str, default: Path) -> Path:
     """A folder path, made absolute; it must not be an existing file."""
     path = Path(os.environ.get(name) or default).expanduser().absolute()

@@ -16,7 +16,9 @@ from memoryconsole.config import (
     database_from_url,
     embedded_database_url,
     env_bool,
+    env_choice,
     env_list,
+    env_number,
     env_path,
     secret_key,
 )
@@ -125,3 +127,40 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# --- Recall and the prompt's memory section (issue 3; SPEC §5.2, §5.3) ---
+# EMBEDDINGS: "bge-small" (the bundled ONNX model; falls back to words only when it is not
+# installed), "openai:<model>" (any OpenAI-compatible /v1/embeddings server at
+# EMBEDDINGS_BASE_URL), or "none" (recall by words only).
+EMBEDDINGS = os.environ.get("EMBEDDINGS", "bge-small")
+EMBEDDINGS_BASE_URL = os.environ.get("EMBEDDINGS_BASE_URL") or None
+EMBEDDINGS_API_KEY = os.environ.get("EMBEDDINGS_API_KEY") or None
+RECALL_DEFAULT_RESULTS = 20
+RECALL_MAX_RESULTS = 50
+RECALL_MAX_CHARS = 4000
+# Per block: (facts, characters) for the profile and for the recent log facts.
+PROMPT_BUDGETS = {
+    "bot": {"profile": (100, 20_000), "recent": (30, 4_000)},
+    "user": {"profile": (50, 4_000), "recent": (15, 2_000)},
+    "project": {"profile": (25, 2_500), "recent": (10, 1_500)},
+}
+RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)
+
+# --- Learning (issue 6): the background learner ---------------------------------------------
+# LEARNING_BASE_URL  an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1
+# LEARNING_MODEL     the model name; learning stays off until both are set
+# LEARNING_API_KEY   sent as a bearer token (local servers usually need none)
+# LEARNING_MODE      off | report (decide and record, write nothing; the default) | write
+# LEARNING_DAILY_TOKENS  the workspace's daily token budget (prompt + completion)
+# LEARNING_TIMEOUT, LEARNING_RETRY_ATTEMPTS, LEARNING_RETRY_WAIT (seconds, doubled per retry)
+LEARNING_BASE_URL = os.environ.get("LEARNING_BASE_URL", "").strip()
+LEARNING_MODEL = os.environ.get("LEARNING_MODEL", "").strip()
+LEARNING_API_KEY = os.environ.get("LEARNING_API_KEY", "")
+LEARNING_MODE = env_choice("LEARNING_MODE", "report", ("off", "report", "write"))
+LEARNING_DAILY_TOKENS = env_number("LEARNING_DAILY_TOKENS", 500_000)
+LEARNING_TIMEOUT = env_number("LEARNING_TIMEOUT", 60.0, float)
+LEARNING_RETRY_ATTEMPTS = max(1, env_number("LEARNING_RETRY_ATTEMPTS", 5))
+LEARNING_RETRY_WAIT = env_number("LEARNING_RETRY_WAIT", 10.0, float)
+# Workers (`manage.py procrastinate worker`) drop finished jobs: the exchange rows are the record.
+PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
+# --- end of learning settings ------------------------------------------------------------------

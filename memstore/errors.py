@@ -70,3 +70,10 @@ class UnreadableFile(MemstoreError):
 
     code = "unreadable_file"
     status = 409
+
+
+class InvalidExchange(MemstoreError):
+    """An exchange reported for learning is malformed (ids, lengths, recalled list)."""
+
+    code = "invalid_exchange"
+    status = 422

@@ -2,9 +2,24 @@
 
 `index` mirrors the Markdown files and may be dropped and rebuilt at any time.
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
+`vectors` caches embeddings by fact identity; it survives rebuilds.
+`learning` is the background learner's inbox and record (exchanges, events, token usage).
 """
 
 from memstore.models.index import Fact, MemoryFile
+from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
+from memstore.models.vectors import Embedding
 
-__all__ = ["Bot", "BotToken", "Fact", "MemoryFile", "PersonSettings", "ProjectMember"]
+__all__ = [
+    "Bot",
+    "BotToken",
+    "Embedding",
+    "Exchange",
+    "Fact",
+    "LearningEvent",
+    "MemoryFile",
+    "PersonSettings",
+    "ProjectMember",
+    "TokenUsage",
+]

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0002_core_file_digest"),
+        ("memstore", "0004_learning"),
     ]
 
     operations = [

@@ -1,0 +1,333 @@
+"""Learning (issue 6): the learner's own cost per exchange, and one worker's throughput.
+
+    python -m bench learning [--exchanges 120] [--runs 5]
+
+In a throwaway database and MEMORY_ROOT, with a bot that already knows 800 facts (400 in its
+own memory, 400 in the person's user memory):
+
+  baseline   the two `fact_remember` calls an exchange typically ends in, made directly
+  pipeline   exchange_submit + exchange_learn with an in-process scripted model that answers
+             at once (two new facts per exchange, an episode every 6th), minus time in the model
+  worker     exchanges queued, then one procrastinate worker draining them through the
+             production OpenAI client against a loopback HTTP server answering at once
+
+Reports medians over the runs and writes them under "## Learning (issue 6)" in
+docs/benchmarks.md.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = REPO / "docs" / "benchmarks.md"
+HEADING = "## Learning (issue 6)"
+TARGET = 50.0  # exchanges/s of overhead capacity
+CHUNK = 12  # exchanges per measured chunk (two rooms, so an episode in each)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+@contextmanager
+def workspace(name: str):
+    """Django with a fresh database `name` on the same server and an empty MEMORY_ROOT."""
+    sys.path.insert(0, str(REPO))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryconsole.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+
+    with tempfile.TemporaryDirectory(prefix=f"{name}-") as folder:
+        root = Path(folder) / "memory"
+        root.mkdir()
+        settings.MEMORY_ROOT = root
+        connection.settings_dict.setdefault("TEST", {})["NAME"] = name
+        old_name = connection.settings_dict["NAME"]
+        log(f"creating database {name}")
+        connection.creation.create_test_db(verbosity=0, autoclobber=True)
+        try:
+            yield root
+        finally:
+            connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+class InstantModel:
+    """A model client answering at once: two new facts per exchange, a sentence for episodes."""
+
+    def __init__(self, tag: str = "") -> None:
+        self.tag = tag
+        self.n = 0
+        self.seconds = 0.0
+
+    def complete(self, prompt, *, max_tokens):
+        from memstore.learning.client import Completion
+
+        start = time.perf_counter()
+        self.n += 1
+        if "one or two sentences" in prompt.system:
+            text = f"Worked through planning batch {self.n} with the user."
+        else:
+            text = f"profile: Prefers option {self.tag}{self.n} for the offsite\nlog: Booked item {self.tag}{self.n}"
+        result = Completion(text=text, tokens=900)
+        self.seconds += time.perf_counter() - start
+        return result
+
+
+def seed(root: Path) -> None:
+    """A fresh start for each measurement: 400 facts in the bot's memory and 400 in alice's
+    user memory (this bot's shard), an empty learning record and budget."""
+    import shutil
+
+    from memstore.models import Exchange, TokenUsage
+
+    for child in root.iterdir():
+        shutil.rmtree(child)
+    Exchange.objects.all().delete()
+    TokenUsage.objects.all().delete()
+    for rel in ("agents/ada/memory", "users/alice/memory/by-agent/ada"):
+        folder = root / rel
+        (folder / "log").mkdir(parents=True)
+        profile = [
+            f"- (2026-0{1 + i % 9}-1{i % 10}) Standing fact {i} about {rel[:5]}" for i in range(100)
+        ]
+        log_lines = [
+            f"- (2026-01-{1 + i % 28:02d}) Event {i} happened in {rel[:5]}" for i in range(300)
+        ]
+        (folder / "profile.md").write_text("# Profile\n\n" + "\n".join(profile) + "\n")
+        (folder / "log" / "2026-01.md").write_text("# Memory log\n\n" + "\n".join(log_lines) + "\n")
+    from memstore.index import index_rebuild
+
+    index_rebuild()
+
+
+def contexts(run: int):
+    from memstore.access import Context, Room
+
+    return [
+        Context(bot="ada", room=Room(id=f"dm-{run}", kind="direct"), person="alice"),
+        Context(bot="ada", room=Room(id=f"team-{run}", kind="group")),
+    ]
+
+
+def submit_many(run: int, count: int, tag: str = "") -> tuple[list[int], float]:
+    from memstore.learning import exchange_submit
+
+    ids, rooms, tag = [], contexts(run), tag or str(run)
+    start = time.perf_counter()
+    for i in range(count):
+        receipt = exchange_submit(
+            ctx=rooms[i % 2],
+            message=f"For the Lisbon offsite, can we go with option {i} and book the venue?",
+            reply=f"Done: option {i} is noted and the venue request is sent.",
+            message_id=f"b{tag}-m{i}",
+            reply_id=f"b{tag}-r{i}",
+        )
+        ids.append(receipt.id)
+    return ids, time.perf_counter() - start
+
+
+def bench_baseline(count: int, tag: str) -> float:
+    from memstore.paths import Scope
+    from memstore.services import fact_remember
+
+    shard = Scope("user", "alice").shard("ada")
+    start = time.perf_counter()
+    for i in range(count):
+        for tier, text in (
+            ("profile", f"Baseline lasting {tag}-{i}"),
+            ("log", f"Baseline {tag}-{i}"),
+        ):
+            fact_remember(shard=shard, text=text, tier=tier, meta={"via": "learner"}, via="learner")
+    return (time.perf_counter() - start) / count
+
+
+def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]:
+    """Per exchange: submit seconds, learn seconds without model time, and of those the
+    seconds spent in the memory writes (memstore.services, the shared write path)."""
+    from django.db import connection
+
+    from memstore.learning import pipeline
+    from memstore.learning.config import learner_config
+
+    ids, submit_seconds = submit_many(run, count, tag)
+    pipeline.commits_relaxed()  # as the queue's task does before learning
+    model = InstantModel(tag=f"r{tag}-")
+    config = learner_config()
+    writes = [0.0]
+    originals = pipeline.fact_remember, pipeline.fact_forget
+
+    def timed(function):
+        def call(**kwargs):
+            start = time.perf_counter()
+            try:
+                return function(**kwargs)
+            finally:
+                writes[0] += time.perf_counter() - start
+
+        return call
+
+    pipeline.fact_remember, pipeline.fact_forget = (timed(f) for f in originals)
+    try:
+        start = time.perf_counter()
+        for exchange_id in ids:
+            status = pipeline.exchange_learn(exchange_id=exchange_id, client=model, config=config)
+            assert status == "done", status
+        learn_seconds = time.perf_counter() - start - model.seconds
+    finally:
+        pipeline.fact_remember, pipeline.fact_forget = originals
+        with connection.cursor() as cursor:
+            cursor.execute("SET synchronous_commit TO ON")  # the next submits are the web's
+    return submit_seconds / count, learn_seconds / count, writes[0] / count
+
+
+def bench_worker(count: int, run: int) -> float:
+    from django.db import connections
+    from procrastinate.contrib.django import app
+
+    from memstore.models import Exchange
+
+    ids, _ = submit_many(run, count)
+
+    def close_when_idle(process_task, context, worker):
+        # Keep the thread's connection between jobs, as a real worker does; close it with the
+        # last job so the throwaway database can be dropped.
+        try:
+            return process_task()
+        finally:
+            if not Exchange.objects.filter(status="queued").exists():
+                connections.close_all()
+
+    start = time.perf_counter()
+    with app.replace_connector(app.connector.get_worker_connector()):
+        app.run_worker(
+            queues=["learning"],
+            wait=False,
+            install_signal_handlers=False,
+            listen_notify=False,
+            task_middleware=[close_when_idle],
+        )
+    seconds = time.perf_counter() - start
+    done = Exchange.objects.filter(pk__in=ids, status="done").count()
+    assert done == count, f"only {done} of {count} exchanges learned"
+    return count / seconds
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench learning")
+    parser.add_argument("--exchanges", type=int, default=120)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    with workspace("bench_learning") as root:
+        from django.conf import settings
+
+        sys.path.insert(0, str(REPO))
+        from tests.memstore.learning.fake_model import FakeModel, ok
+
+        fake = FakeModel()
+        fake.responder = lambda req: ok(
+            "Worked through the offsite plan."
+            if "one or two sentences" in req["messages"][0]["content"]
+            else f"profile: Prefers venue w{len(fake.requests)}\nlog: Sent request w{len(fake.requests)}",
+            tokens=900,
+        )
+        settings.LEARNING_BASE_URL = fake.url
+        settings.LEARNING_MODEL = "scripted"
+        settings.LEARNING_MODE = "write"
+        settings.LEARNING_DAILY_TOKENS = 10**12
+        settings.LEARNING_RETRY_WAIT = 0
+        log(
+            f"{args.runs} runs x {args.exchanges} exchanges from the same 800 facts, measured "
+            f"in chunks of {CHUNK} alternating with the baseline (so both see the same load)"
+        )
+        baseline, submit, learn, writes, worker = [], [], [], [], []
+        for run in range(args.runs):
+            seed(root)
+            for chunk in range(max(1, args.exchanges // CHUNK)):
+                tag = f"{run}-{chunk}"
+                baseline.append(bench_baseline(CHUNK, tag))
+                s, lrn, w = bench_pipeline(CHUNK, run, tag)
+                submit.append(s)
+                learn.append(lrn)
+                writes.append(w)
+            seed(root)
+            worker.append(bench_worker(args.exchanges, 1000 + run))
+            log(
+                f"run {run + 1}: baseline {statistics.median(baseline) * 1e3:.1f} ms, "
+                f"submit {statistics.median(submit) * 1e3:.1f} ms, "
+                f"learn {statistics.median(learn) * 1e3:.1f} ms "
+                f"(writes {statistics.median(writes) * 1e3:.1f} ms), "
+                f"worker {worker[-1]:.1f} exchanges/s (medians so far)"
+            )
+        fake.close()
+        import gc
+
+        gc.collect()
+
+    med = statistics.median
+    total = med(submit) + med(learn)
+    chunks = list(zip(submit, learn, writes, baseline, strict=True))
+    own = statistics.median(s + lrn - w for s, lrn, w, _ in chunks)
+    own_ratio = statistics.median((s + lrn - w) / b for s, lrn, w, b in chunks)
+    rows = [
+        ("baseline: the same 2 `fact_remember` calls, made directly", med(baseline)),
+        ("`exchange_submit` (validate, store, queue the job)", med(submit)),
+        ("`exchange_learn`, model time excluded", med(learn)),
+        ("… of which memory writes (`memstore.services`)", med(writes)),
+        ("**learner's own overhead** (submit + learn − writes)", own),
+        ("total per exchange (submit + learn)", total),
+        ("one worker end to end (queue + HTTP model answering at once)", 1 / med(worker)),
+    ]
+    lines = [
+        HEADING,
+        "",
+        f"`python -m bench learning` (or `./dev bench learning`), {date.today()}, "
+        f"{args.runs} runs × {args.exchanges} exchanges, on the 2-core shared dev box with other "
+        f"engineers' jobs running: medians over chunks of {CHUNK} exchanges, each chunk "
+        "alternating with the baseline so both see the same load. The bot already knows 800 facts (400 own, 400 in the "
+        "person's user memory); every exchange ends in two new facts (a heavy case: most real "
+        "exchanges save none or one) and every 6th adds an episode; half direct, half group.",
+        "",
+        "| step | ms per exchange | exchanges/s |",
+        "| --- | ---: | ---: |",
+        *(f"| {name} | {sec * 1e3:.1f} | {1 / sec:.0f} |" for name, sec in rows),
+        "",
+        f"The learner's own overhead allows **{1 / own:.0f} exchanges/s** (target ≥ {TARGET:.0f}); "
+        f"it costs {own_ratio:.2f}× the baseline's two writes measured alongside it (a ratio "
+        "that moves less with the box's load than the absolute figures). "
+        f"With its writes, {1 / total:.0f} exchanges/s: the writes themselves (lock, read, atomic "
+        "replace with fsync, history, re-sync of the file) are the shared write path every save "
+        "takes, and cost "
+        f"{med([w / b for w, b in zip(writes, baseline, strict=True)]):.2f}× the baseline made "
+        "directly in the same run (median of per-chunk ratios). One worker drains "
+        f"{med(worker):.0f} exchanges/s against an instant model; "
+        "with a real model its latency dominates, and more workers on any host scale it out.",
+        "",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    _write_section(text)
+    return 0 if 1 / own >= TARGET else 1
+
+
+def _write_section(section: str) -> None:
+    current = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
+    if HEADING in current:
+        before, _, rest = current.partition(HEADING)
+        after = rest[rest.find("\n## ") + 1 :] if "\n## " in rest else ""
+        current = before + section + ("\n" + after if after else "")
+    else:
+        current = current.rstrip("\n") + "\n\n" + section
+    DOCS.parent.mkdir(parents=True, exist_ok=True)
+    DOCS.write_text(current)
+    log(f"wrote {DOCS.relative_to(REPO)}")

@@ -1,0 +1,438 @@
+"""Recall latency on a 100,000-fact workspace (issue 3).
+
+    python -m bench recall [--facts 100000] [--runs 5] [--queries 100] [--layout team|solo|both]
+
+Layouts (both hold --facts facts in all):
+  team  20 bots, 30 people, 10 projects with 3 writing bots each. The searching bot, in a direct
+        room with one person and 3 projects in play, reads 12 % of the workspace (12,000 facts).
+  solo  every fact in one bot's own memory: the bot searches all 100,000.
+
+Per layout and run: the median and p95 over --queries questions of `recall_search` end to end
+(sync, query embedding, lexical and semantic search, fusion, loading the facts), next to the
+query embedding alone, words-only recall, and the reference design's word search measured in
+the same loop (the baseline). The table reports the median of the per-run medians.
+
+Runs against its own database `memstore_bench_recall` on the same server (DATABASE_URL, or the
+embedded Postgres under ./var) and its own MEMORY_ROOT under ./var/bench, so the dev index is
+untouched. The first run writes the files, indexes them and embeds every fact (minutes); later
+runs reuse them, and switching layout only rebuilds the index (vectors are cached by identity).
+Progress goes to stderr, the table to stdout.
+"""
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+VAR = Path(os.environ.get("VAR_DIR", REPO / "var"))
+BENCH_DB = "memstore_bench_recall"
+
+PEOPLE = [
+    "Alice",
+    "Bruno",
+    "Chen",
+    "Dana",
+    "Emil",
+    "Farah",
+    "Goran",
+    "Hana",
+    "Ivo",
+    "Jana",
+    "Kofi",
+    "Lena",
+    "Marta",
+    "Nils",
+    "Olga",
+    "Priya",
+    "Quinn",
+    "Rafael",
+    "Sara",
+    "Tomas",
+    "Uma",
+    "Viktor",
+    "Wren",
+    "Ximena",
+    "Yusuf",
+    "Zoe",
+    "Amara",
+    "Bjorn",
+    "Carmen",
+    "Dario",
+]
+ACTIONS = [
+    "booked",
+    "reviewed",
+    "asked about",
+    "prefers",
+    "wants to change",
+    "finished",
+    "is worried about",
+    "presented",
+    "cancelled",
+    "rescheduled",
+    "approved",
+    "rejected",
+    "drafted",
+    "shared",
+    "forgot",
+    "moved",
+    "paid for",
+    "planned",
+    "tested",
+    "deployed",
+    "signed",
+    "renewed",
+    "discussed",
+    "questioned",
+    "simplified",
+    "documented",
+    "measured",
+    "ordered",
+    "compared",
+    "requested",
+]
+THINGS = [
+    "the offsite budget",
+    "a flight to Lisbon",
+    "the hotel near the venue",
+    "the Q3 roadmap",
+    "the SQL migration",
+    "weekly reports",
+    "the onboarding checklist",
+    "a dark mode theme",
+    "the staging deploy",
+    "the customer invoice",
+    "the hiring plan",
+    "the design review",
+    "the search index",
+    "the release notes",
+    "the retro agenda",
+    "a rooftop dinner",
+    "the NYC office lease",
+    "the laptop order",
+    "the security audit",
+    "the pricing page",
+    "the data export",
+    "the team calendar",
+    "the vendor contract",
+    "the database backup",
+    "the mobile app beta",
+    "the support rota",
+    "the training budget",
+    "the API rate limits",
+    "the quarterly goals",
+    "the conference talk",
+    "the office plants",
+    "the coffee machine",
+    "the travel policy",
+    "the incident report",
+    "the demo script",
+    "the translation files",
+    "the payroll run",
+    "the board slides",
+    "the accessibility fixes",
+    "the holiday schedule",
+]
+WHEN = [
+    "on Monday",
+    "before the launch",
+    "after the standup",
+    "for next quarter",
+    "with the finance team",
+    "with the client",
+    "during the retro",
+    "by Friday",
+    "for the Berlin team",
+    "last week",
+    "in the evening",
+    "over lunch",
+    "for the summer",
+    "ahead of the audit",
+    "with two colleagues",
+    "without telling anyone",
+    "as a favour",
+    "for the third time",
+    "at short notice",
+    "for the new hires",
+]
+QUESTIONS = [
+    "what did {who} decide about {thing}?",
+    "{thing}",
+    "who {action} {thing}",
+    "anything about {thing} {when}?",
+    "plane tickets for the team trip",
+    "money for the offsite",
+    "NYC lease",
+    "when is the SQL migration",
+]
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def use_bench_database() -> None:
+    """Point DATABASE_URL at the bench's own database on the same server (created if needed)."""
+    sys.path.insert(0, str(REPO))
+    from memoryconsole.config import database_from_url, embedded_database_url
+
+    base = os.environ.get("DATABASE_URL") or embedded_database_url(VAR)
+    import psycopg
+
+    conf = database_from_url(base)
+    params = {
+        "host": conf["HOST"] or None,
+        "port": conf["PORT"] or None,
+        "user": conf["USER"] or None,
+        "password": conf["PASSWORD"] or None,
+        "dbname": conf["NAME"],
+    }
+    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DB]).fetchone()
+        if not exists:
+            conn.execute(f"CREATE DATABASE {BENCH_DB}")
+    head, _, tail = base.partition("?")
+    os.environ["DATABASE_URL"] = (
+        head.rsplit("/", 1)[0] + "/" + BENCH_DB + (f"?{tail}" if tail else "")
+    )
+
+
+def fact_texts(n: int, seed: int = 7) -> list[str]:
+    """n distinct, readable fact texts (a sample of template combinations)."""
+    rng = random.Random(seed)
+    space = len(PEOPLE) * len(ACTIONS) * len(THINGS) * len(WHEN)
+    texts = []
+    for index in rng.sample(range(space), n):
+        index, when = divmod(index, len(WHEN))
+        index, thing = divmod(index, len(THINGS))
+        who, action = divmod(index, len(ACTIONS))
+        texts.append(f"{PEOPLE[who]} {ACTIONS[action]} {THINGS[thing]} {WHEN[when]}")
+    return texts
+
+
+def write_shard(root: Path, rel: str, texts: list[str], per_file: int = 100) -> None:
+    """A shard: 5 % of its facts in profile.md, the rest in monthly logs of `per_file` facts."""
+    base = root / rel
+    (base / "log").mkdir(parents=True, exist_ok=True)
+    header = "# Memory\n\n<!-- written by bench/recall.py -->\n\n"
+    cut = max(1, len(texts) // 20)
+    lines = [f"- (2023-01-{1 + i % 28:02d}) {text}\n" for i, text in enumerate(texts[:cut])]
+    (base / "profile.md").write_text(header + "".join(lines))
+    month = date(2026, 11, 1)
+    for start in range(cut, len(texts), per_file):
+        chunk = texts[start : start + per_file]
+        lines = [
+            f"- ({(month + timedelta(days=i % 28)).isoformat()}) {text}\n"
+            for i, text in enumerate(chunk)
+        ]
+        (base / "log" / f"{month:%Y-%m}.md").write_text(header + "".join(lines))
+        month = (month - timedelta(days=1)).replace(day=1)
+
+
+def layout_write(root: Path, layout: str, texts: list[str]) -> dict:
+    """Write a layout's files; returns what the searching context needs."""
+    if layout == "solo":
+        write_shard(root, "agents/solo/memory", texts, per_file=1000)
+        return {"bot": "solo", "room": "routine", "person": None, "projects": []}
+    scale = len(texts) / 100_000
+    own, person, shard = int(2000 * scale), int(1000 * scale), int(1000 * scale)
+    chunks = iter(texts[i : i + own] for i in range(0, 20 * own, own))
+    for b in range(20):
+        write_shard(root, f"agents/bot-{b:02d}/memory", next(chunks))
+    offset = 20 * own
+    for p in range(30):
+        rel = f"users/person-{p:02d}/memory/by-agent/bot-{p % 20:02d}"
+        write_shard(root, rel, texts[offset : offset + person])
+        offset += person
+    for j in range(10):
+        for w in range(3):
+            rel = f"projects/proj-{j:02d}/memory/by-agent/bot-{(j + w) % 20:02d}"
+            write_shard(root, rel, texts[offset : offset + shard])
+            offset += shard
+    return {
+        "bot": "bot-00",
+        "room": "direct",
+        "person": "person-00",
+        "projects": ["proj-00", "proj-01", "proj-02"],
+    }
+
+
+def questions(rng: random.Random, n: int) -> list[str]:
+    """n search queries shaped like a bot's: topics, names, questions, paraphrases, acronyms."""
+    out = []
+    for _ in range(n):
+        template = rng.choice(QUESTIONS)
+        out.append(
+            template.format(
+                who=rng.choice(PEOPLE),
+                action=rng.choice(ACTIONS),
+                thing=rng.choice(THINGS),
+                when=rng.choice(WHEN),
+            )
+        )
+    return out
+
+
+def prepare(layout: str, facts: int) -> dict:
+    """Files, index and vectors for a layout, reusing whatever an earlier run left."""
+    from django.db import connection
+
+    from memstore.index import index_rebuild
+    from memstore.models import Fact
+    from memstore.recall.vectors import embedder_current, vectors_ensure
+
+    root = VAR / "bench" / f"recall-{layout}-{facts}"
+    texts = fact_texts(facts)
+    marker = root / ".complete"
+    if not marker.exists():
+        log(f"[{layout}] writing {facts:,} facts under {root}")
+        marker.write_text(json.dumps(layout_write(root, layout, texts)))
+    spec = json.loads(marker.read_text())
+    os.environ["MEMORY_ROOT"] = str(root)
+    from django.conf import settings
+
+    settings.MEMORY_ROOT = root
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM memstore_memoryfile WHERE path LIKE %s", ["%/solo/%"])
+        indexed_solo = cursor.fetchone()[0] > 0
+    if Fact.objects.count() != facts or indexed_solo != (layout == "solo"):
+        log(f"[{layout}] rebuilding the index from the files")
+        start = time.perf_counter()
+        report = index_rebuild()
+        log(f"[{layout}] indexed {report.facts:,} facts in {time.perf_counter() - start:.1f} s")
+    embedder = embedder_current()
+    if embedder is not None:
+        by_id = dict(Fact.objects.values_list("fact_id", "text"))
+        ids = sorted(by_id)
+        start, computed = time.perf_counter(), 0
+        for offset in range(0, len(ids), 5000):
+            chunk = ids[offset : offset + 5000]
+            computed += vectors_ensure({i: by_id[i] for i in chunk}, embedder=embedder)
+            if computed:
+                log(f"[{layout}] vectors: {offset + len(chunk):,}/{len(ids):,} checked")
+        if computed:
+            log(f"[{layout}] embedded {computed:,} facts in {time.perf_counter() - start:.1f} s")
+    return spec
+
+
+def measure(spec: dict, runs: int, n_queries: int) -> dict:
+    from django.db import connection
+
+    from memstore.access import readable_scopes
+    from memstore.recall import recall_search
+    from memstore.recall.vectors import embedder_current
+    from memstore.recall.words import words_search
+    from memstore.selectors import context_build, facts_list
+
+    ctx = context_build(
+        bot=spec["bot"],
+        room_id="bench-room",
+        room_kind=spec["room"],
+        person=spec["person"],
+        projects=(),
+    )
+    if spec["projects"]:
+        from memstore.access import Context
+
+        ctx = Context(
+            bot=ctx.bot,
+            room=ctx.room,
+            person=ctx.person,
+            projects=tuple(spec["projects"]),
+            joined=frozenset(spec["projects"]),
+        )
+    scopes = readable_scopes(ctx)
+    embedder = embedder_current()
+    readable = facts_list(scopes=scopes, limit=1).total
+    log(f"context reads {readable:,} facts in {len(scopes)} scopes")
+    start = time.perf_counter()
+    recall_search(ctx=ctx, query="warm up")
+    cold = (time.perf_counter() - start) * 1000
+    log(f"first search (loads this process's vectors): {cold:.0f} ms")
+
+    def words(question: str) -> None:
+        words_search(facts_list(scopes=scopes, limit=1_000_000).items, question)
+
+    subjects = {
+        "recall (hybrid)": lambda q: recall_search(ctx=ctx, query=q),
+        "recall (words only)": lambda q: recall_search(ctx=ctx, query=q, mode="lexical"),
+        "query embedding alone": (lambda q: embedder.embed_query(q)) if embedder else None,
+        "reference word search": words,
+    }
+    subjects = {name: fn for name, fn in subjects.items() if fn is not None}
+    per_run: dict[str, list[tuple[float, float]]] = {name: [] for name in subjects}
+    rng = random.Random(11)
+    for run in range(runs):
+        batch = questions(rng, n_queries)
+        for name, fn in subjects.items():
+            samples = []
+            # The reference word search loads every readable fact per query: fewer samples.
+            for question in batch if name != "reference word search" else batch[:10]:
+                connection.queries_log.clear()
+                t0 = time.perf_counter()
+                fn(question)
+                samples.append((time.perf_counter() - t0) * 1000)
+            p95 = statistics.quantiles(samples, n=20)[18] if len(samples) >= 20 else max(samples)
+            per_run[name].append((statistics.median(samples), p95))
+        log(
+            f"run {run + 1}/{runs}: "
+            + ", ".join(f"{n} {v[-1][0]:.1f} ms" for n, v in per_run.items())
+        )
+    return {
+        "readable": readable,
+        "cold_ms": cold,
+        "rows": {
+            name: (
+                statistics.median(m for m, _ in values),
+                statistics.median(p for _, p in values),
+            )
+            for name, values in per_run.items()
+        },
+    }
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench recall", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--facts", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--layout", choices=["team", "solo", "both"], default="both")
+    args = parser.parse_args(argv)
+
+    use_bench_database()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryconsole.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    layouts = ["team", "solo"] if args.layout == "both" else [args.layout]
+    results = {}
+    for layout in layouts:
+        spec = prepare(layout, args.facts)
+        results[layout] = measure(spec, args.runs, args.queries)
+
+    print(
+        f"\nRecall latency, {args.facts:,}-fact workspace, median of {args.runs} runs "
+        f"x {args.queries} queries (p95: median of the runs' p95)\n"
+    )
+    print("| layout | searched facts | what | p50 ms | p95 ms | p50 vs reference |")
+    print("| --- | ---: | --- | ---: | ---: | ---: |")
+    for layout, result in results.items():
+        base = result["rows"]["reference word search"][0]
+        for name, (p50, p95) in result["rows"].items():
+            print(
+                f"| {layout} | {result['readable']:,} | {name} | {p50:.1f} | {p95:.1f} | "
+                f"{p50 / base:.2f}x |"
+            )
+    for layout, result in results.items():
+        print(f"\n{layout}: first search in a fresh process {result['cold_ms']:.0f} ms")

@@ -1,0 +1,283 @@
+"""What the learner already knows: the up-to-140 facts shown to the model, and the wider set a
+new fact is compared with so that nothing known or just recalled is saved again.
+
+Shown to the model (SPEC §7): up to 100 profile facts, the 30 highest-ranked recent facts, and up
+to 10 others sharing words with the exchange, from the scopes the learner writes in this room
+(a direct room: the person's user memory and the bot's own; a group: the bot's own only — user
+memory never enters a group's learning). Compared against, besides those: the projects in play
+(what their prompt blocks hold) and whatever the bot reports as recalled, by id or by text.
+"""
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from django.db import connection
+
+from memstore.index import index_sync
+from memstore.markdown import fact_identity
+from memstore.models import Fact
+from memstore.paths import Scope
+from memstore.ranking import merge_newest
+from memstore.records import StoredFact
+
+PROFILE_FACTS = 100
+RECENT_FACTS = 30
+WORD_FACTS = 10
+PROJECT_PROFILE, PROJECT_RECENT = 25, 10  # what a project's prompt block holds (SPEC §5.2)
+MAX_QUERY_WORDS = 24
+_ID_RE = re.compile(r"[0-9a-f]{16}")
+_WORD_RE = re.compile(r"[a-z0-9]+")
+_QUERY_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
+_STOPWORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "but",
+        "not",
+        "you",
+        "your",
+        "with",
+        "this",
+        "that",
+        "have",
+        "has",
+        "had",
+        "was",
+        "were",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "from",
+        "they",
+        "them",
+        "their",
+        "there",
+        "then",
+        "than",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "how",
+        "all",
+        "any",
+        "about",
+        "into",
+        "out",
+        "our",
+        "ours",
+        "just",
+        "like",
+        "also",
+        "some",
+        "been",
+        "being",
+        "its",
+        "it's",
+        "his",
+        "her",
+        "she",
+        "him",
+        "more",
+        "most",
+        "very",
+        "please",
+        "thanks",
+        "thank",
+        "okay",
+        "yes",
+        "yeah",
+        "sure",
+        "let",
+        "lets",
+        "get",
+        "got",
+        "one",
+        "two",
+        "now",
+        "today",
+    ]
+)
+JACCARD_MIN = 0.75
+_NEGATIONS = frozenset({"not", "no", "never", "don", "doesn", "didn", "isn", "won", "cannot"})
+RATIO_MIN = 0.85
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    text: str
+    norm: str
+    words: frozenset[str]
+
+
+@dataclass
+class KnownFacts:
+    """The facts shown to the model, and everything a new fact must not duplicate.
+
+    Word sets for near-duplicate checks are built on the first check, since most replies
+    propose nothing."""
+
+    shown: list[StoredFact] = field(default_factory=list)
+    copies: list[StoredFact] = field(default_factory=list)  # every shard's copy of those facts
+    texts: list[str] = field(default_factory=list)
+    _by_id: dict[str, str] | None = None
+    _seen: list[_Seen] | None = None
+
+    def held_by(self, *, bot: str, scopes: Iterable[str]) -> dict[str, str]:
+        """Shown facts with a copy in `bot`'s shard of one of these scopes: identity -> scope."""
+        scopes = set(scopes)
+        return {f.fact_id: f.scope for f in self.copies if f.shard_bot == bot and f.scope in scopes}
+
+    def quotable(self) -> dict[str, str]:
+        """Identity of each text a `remove:` may quote (with and without its tag) -> fact id."""
+        result = {}
+        for fact in self.shown:
+            result[fact_identity(fact.body)] = fact.fact_id
+            result[fact.fact_id] = fact.fact_id
+        return result
+
+    def add(self, texts: Iterable[str]) -> None:
+        """Count these texts as known too."""
+        self.texts.extend(texts)
+        self._by_id = self._seen = None
+
+    def match(self, text: str) -> str | None:
+        """The known text this one repeats (same identity or a near-duplicate), or None."""
+        if self._by_id is None or self._seen is None:
+            self._by_id = {fact_identity(t): t for t in self.texts}
+            self._seen = [_seen(t) for t in self.texts]
+        if (same := self._by_id.get(fact_identity(text))) is not None:
+            return same
+        this = _seen(text)
+        for seen in self._seen:
+            if this.norm == seen.norm:
+                return seen.text
+            # Word overlap is cheap and rules out most pairs; a different number or a negation
+            # is a different fact ("flight on May 3" vs "May 4"); the character ratio then
+            # catches reordered words that change the meaning ("decisions, then blockers").
+            union = len(this.words | seen.words)
+            if (
+                union
+                and len(this.words & seen.words) / union >= JACCARD_MIN
+                and not _meaningful(this.words ^ seen.words)
+                and SequenceMatcher(None, this.norm, seen.norm).ratio() >= RATIO_MIN
+            ):
+                return seen.text
+        return None
+
+
+def _meaningful(words: frozenset[str]) -> bool:
+    return bool(words & _NEGATIONS) or any(char.isdigit() for word in words for char in word)
+
+
+def _seen(text: str) -> _Seen:
+    words = _WORD_RE.findall(text.lower())
+    return _Seen(text=text, norm=" ".join(words), words=frozenset(words))
+
+
+_COLUMNS = "fact_id, day, text, tier, scope_key, shard_bot, rank, visibility"
+_VISIBLE = "scope_key = ANY(%(keys)s) AND visibility <> 'hidden'"
+_KNOWN_SQL = f"""
+WITH profile AS (
+    SELECT {{columns}} FROM {{table}} WHERE {_VISIBLE} AND tier = 'profile'
+    ORDER BY rank DESC, fact_id LIMIT %(profile)s
+), recent AS (
+    SELECT {{columns}} FROM {{table}} WHERE {_VISIBLE} AND tier <> 'profile'
+    ORDER BY rank DESC, fact_id LIMIT %(recent)s
+), sharing AS (
+    SELECT {{columns}} FROM {{table}}
+    WHERE {_VISIBLE} AND search @@ to_tsquery('english', %(words)s)
+      AND fact_id NOT IN (SELECT fact_id FROM profile UNION ALL SELECT fact_id FROM recent)
+    ORDER BY ts_rank(search, to_tsquery('english', %(words)s)) DESC, rank DESC
+    LIMIT %(sharing)s
+)
+SELECT * FROM profile UNION ALL SELECT * FROM recent UNION ALL SELECT * FROM sharing
+"""
+
+
+def known_facts(
+    *,
+    scopes: list[Scope],
+    projects: list[Scope],
+    readable: list[Scope],
+    exchange_text: str,
+    recalled: list[str],
+) -> KnownFacts:
+    """Read (after syncing) what the learner knows for one exchange."""
+    index_sync(scopes=[*scopes, *projects])
+    # One round trip: the top profile facts, the top recent ones, and the best matches among
+    # the rest for the exchange's words.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _KNOWN_SQL.format(columns=_COLUMNS, table=Fact._meta.db_table),
+            {
+                "keys": [str(s) for s in scopes],
+                "profile": PROFILE_FACTS,
+                "recent": RECENT_FACTS,
+                "sharing": WORD_FACTS,
+                "words": " | ".join(_query_words(exchange_text)),
+            },
+        )
+        copies = [_stored(row) for row in cursor.fetchall()]
+    known = KnownFacts(shown=merge_newest(copies), copies=copies)
+    known.add(f.text for f in known.shown)
+    known.add(f.body for f in known.shown if f.text.startswith("["))
+    for project in projects:
+        texts = (
+            Fact.objects.filter(scope_key=str(project))
+            .exclude(visibility="hidden")
+            .order_by("-rank")
+            .values_list("text", flat=True)
+        )
+        known.add(
+            [
+                *texts.filter(tier="profile")[:PROJECT_PROFILE],
+                *texts.exclude(tier="profile")[:PROJECT_RECENT],
+            ]
+        )
+    known.add(_recalled_texts(recalled, readable))
+    return known
+
+
+def _stored(row: tuple) -> StoredFact:
+    fact_id, day, text, tier, scope, shard_bot, rank, visibility = row
+    return StoredFact(
+        fact_id=fact_id,
+        day=day,
+        text=text,
+        tier=tier,
+        scope=scope,
+        shard_bot=shard_bot,
+        file="",
+        rank=rank,
+        visibility=visibility,
+    )
+
+
+def _query_words(text: str) -> list[str]:
+    words: dict[str, None] = {}
+    for word in _QUERY_WORD_RE.findall(text):
+        lowered = word.lower()
+        if lowered not in _STOPWORDS:
+            words[lowered] = None
+        if len(words) >= MAX_QUERY_WORDS:
+            break
+    return list(words)
+
+
+def _recalled_texts(recalled: list[str], readable: list[Scope]) -> list[str]:
+    ids = [r for r in recalled if _ID_RE.fullmatch(r)]
+    texts = [r for r in recalled if not _ID_RE.fullmatch(r) and r.strip()]
+    if ids:
+        texts += Fact.objects.filter(
+            scope_key__in=[str(s) for s in readable], fact_id__in=ids
+        ).values_list("text", flat=True)
+    return texts

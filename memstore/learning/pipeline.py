@@ -1,0 +1,391 @@
+"""One exchange, end to end: the learner's decisions and writes for a stored exchange.
+
+    exchange (stored, queued) -> still allowed? (mode, pause, budget)
+      -> known facts -> extraction call -> strict parse -> plan (kept on the exchange)
+      -> apply: write mode saves/removes through memstore.services; report mode only records
+      -> every 6th eligible exchange of the bot in the room: episode call -> one [episode] line
+      -> events for the console, exchange done
+
+The model client is a parameter. Routing is decided here, never by the model: in a direct room
+everything learned goes to the person's user memory (this bot's shard), so it can never reach a
+group; in a group room it goes to the bot's own memory. Every step is safe to run again: the plan
+and the episode text are stored before anything is written, writes dedupe by fact identity, and
+events are unique per exchange, so a job retried after a crash duplicates nothing.
+"""
+
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.db import connection
+from django.db.models import JSONField, OuterRef, Subquery
+from django.utils import timezone
+
+from memstore.access import Context, Room, writable_shard
+from memstore.errors import FactNotFound, MemstoreError
+from memstore.learning.budget import budget_exhausted
+from memstore.learning.client import ModelClient
+from memstore.learning.config import (
+    EPISODE_MAX_TOKENS,
+    EXTRACTION_MAX_TOKENS,
+    LearnerConfig,
+    learner_config,
+)
+from memstore.learning.known import known_facts
+from memstore.learning.parse import reply_parse
+from memstore.learning.plan import content_refusal, plan_build, secret_values
+from memstore.learning.prompts import Turn, episode_prompt, extraction_prompt
+from memstore.learning.store import progress_store
+from memstore.markdown import MAX_TEXT_CHARS, make_fact
+from memstore.models import Exchange, LearningEvent, PersonSettings, ProjectMember, TokenUsage
+from memstore.paths import Scope, Shard
+from memstore.services import fact_forget, fact_remember
+
+VIA = "learner"
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """A person's memory controls, as the learner needs them."""
+
+    paused: bool = False
+    excluded_topics: tuple[str, ...] = ()
+
+
+def person_settings(person: str) -> Person:
+    """The pause switch and excluded topics of a person (a Django username); defaults if none."""
+    if not person:
+        return Person()
+    row = (
+        PersonSettings.objects.filter(user__username=person)
+        .values_list("paused", "excluded_topics")
+        .first()
+    )
+    if row is None:
+        return Person()
+    return Person(paused=row[0], excluded_topics=tuple(str(t) for t in row[1] or ()))
+
+
+@dataclass
+class _Run:
+    """One run of one exchange: where it may write, and the events it has recorded."""
+
+    exchange: Exchange
+    config: LearnerConfig
+    ctx: Context
+    target: Shard
+    mine: list[Shard]
+    person: Person
+    events: list[LearningEvent] = field(default_factory=list)
+    unsaved: dict = field(default_factory=dict)  # exchange fields to store with the next save
+    uncharged: int = 0  # tokens spent and not yet added to the day's budget
+
+    @property
+    def day(self) -> date:
+        return timezone.localdate(self.exchange.created_at)
+
+    @property
+    def meta(self) -> dict[str, str]:
+        return {
+            "src": provenance(self.exchange.room_id, self.exchange.message_id),
+            "by": self.exchange.bot,
+            "via": VIA,
+        }
+
+    def event(self, key: str, kind: str, **fields) -> None:
+        ex = self.exchange
+        self.events.append(
+            LearningEvent(
+                exchange=ex,
+                key=key,
+                bot=ex.bot,
+                room_id=ex.room_id,
+                room_kind=ex.room_kind,
+                person=ex.person,
+                kind=kind,
+                mode=self.config.mode,
+                **fields,
+            )
+        )
+
+    def spent(self, tokens: int, **fields) -> None:
+        """Note a model call's tokens and what it produced, to store with the next save."""
+        self.uncharged += tokens
+        self.unsaved = {**self.unsaved, **fields}
+
+    def save(self, **fields) -> None:
+        """Store progress, the events so far and the token charge, in one statement."""
+        progress_store(
+            exchange_id=self.exchange.pk,
+            fields={**self.unsaved, **fields},
+            events=self.events,
+            tokens=self.uncharged,
+            day=timezone.localdate(),
+        )
+        self.events.clear()
+        self.unsaved, self.uncharged = {}, 0
+
+    def finish(self, status: str, reason: str = "") -> str:
+        self.save(status=status, reason=reason, finished_at=timezone.now())
+        return status
+
+    def skip(self, reason: str, detail: str) -> str:
+        self.event("skipped", "skipped", reason=reason, detail=detail)
+        return self.finish(Exchange.SKIPPED, reason)
+
+
+def commits_relaxed() -> None:
+    """Let this connection's commits return before their WAL flush (for queue workers).
+
+    Safe for the learner's work: its job's finish is committed afterwards, synchronously, by
+    the queue, and WAL is flushed in order, so a finished job implies everything before it is
+    on disk. If Postgres crashes first, the job is still running in the queue's eyes and runs
+    again, and every step is idempotent. Files are fsynced as always; index rows can be
+    rebuilt from them. Roughly halves a worker's cost per exchange on a slow-fsync disk.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO OFF")
+
+
+def provenance(room_id: str, message_id: str) -> str:
+    """The `src=` value of a learned line: room and message (a `--` is broken up, since
+    metadata comments may not contain it)."""
+    value = f"room:{room_id}/msg:{message_id}"
+    while "--" in value:
+        value = value.replace("--", "-_")
+    return value
+
+
+def exchange_learn(
+    *, exchange_id: int, client: ModelClient | None, config: LearnerConfig | None = None
+) -> str:
+    """Learn from one stored exchange and return its final status (done or skipped).
+
+    Raises what the model client raises (`ModelUnavailable`) or the database raises, for the
+    queue to retry; nothing half-done is lost, the next run picks up where this one stopped."""
+    config = config or learner_config()
+    settings = PersonSettings.objects.filter(user__username=OuterRef("person"))
+    exchange = (
+        Exchange.objects.filter(pk=exchange_id)
+        .annotate(  # read with the exchange, in one query: today's spend, the person's controls
+            spent_today=Subquery(
+                TokenUsage.objects.filter(day=timezone.localdate()).values("tokens")[:1]
+            ),
+            person_paused=Subquery(settings.values("paused")[:1]),
+            person_topics=Subquery(
+                settings.values("excluded_topics")[:1], output_field=JSONField()
+            ),
+        )
+        .first()
+    )
+    if exchange is None:
+        return "missing"
+    if exchange.status != Exchange.QUEUED:
+        return exchange.status
+    run = _run_for(exchange, config)
+    if config.mode == "off" or client is None:
+        return run.skip("off", "Learning is off: no model is configured, or LEARNING_MODE=off.")
+    if run.person.paused:
+        return run.skip("paused", f"{exchange.person} paused memory: nothing is learned.")
+    plan = exchange.plan
+    episode_turn = bool(exchange.seq) and exchange.seq % config.episode_every == 0
+    if plan is None:
+        spent = exchange.spent_today or 0
+        if message := budget_exhausted(daily_tokens=config.daily_tokens, spent=spent):
+            return run.skip("budget", message)
+        plan = _decide(run, client)
+        if episode_turn or (
+            config.mode == "write" and any(i["op"] in ("save", "remove") for i in plan)
+        ):
+            # Kept before anything is written or asked next, so a rerun applies these same
+            # decisions without asking the model again. Otherwise it is kept with the result.
+            run.save()
+    _apply(run, plan)
+    if episode_turn:
+        _episode(run, client)
+    return run.finish(Exchange.DONE, "" if plan else "nothing")
+
+
+def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
+    joined = frozenset(
+        ProjectMember.objects.filter(bot__slug=exchange.bot).values_list("project", flat=True)
+        if exchange.projects
+        else ()
+    )
+    ctx = Context(
+        bot=exchange.bot,
+        room=Room(id=exchange.room_id, kind=exchange.room_kind),  # type: ignore[arg-type]
+        person=exchange.person or None,
+        projects=tuple(p for p in exchange.projects if p in joined)[:3],
+        joined=joined,
+    )
+    own = writable_shard(ctx, "bot")
+    if ctx.room.kind == "direct":
+        target = writable_shard(ctx, "user")
+        mine = [target, own]
+    else:
+        target, mine = own, [own]
+    return _Run(
+        exchange=exchange,
+        config=config,
+        ctx=ctx,
+        target=target,
+        mine=mine,
+        person=Person(
+            paused=bool(exchange.person_paused),
+            excluded_topics=tuple(str(t) for t in exchange.person_topics or ()),
+        ),
+    )
+
+
+def _decide(run: _Run, client: ModelClient) -> list[dict]:
+    ex = run.exchange
+    scopes = [shard.scope for shard in run.mine]
+    known = known_facts(
+        scopes=scopes,
+        projects=[Scope("project", p) for p in run.ctx.projects],
+        readable=[*scopes, *(Scope("project", p) for p in run.ctx.projects)],
+        exchange_text=f"{ex.message}\n{ex.reply}",
+        recalled=[str(r) for r in ex.recalled],
+    )
+    prompt = extraction_prompt(
+        bot=ex.bot,
+        room_kind=ex.room_kind,
+        turn=Turn(message=ex.message, reply=ex.reply),
+        known=[f.text for f in known.shown],
+    )
+    completion = client.complete(prompt, max_tokens=EXTRACTION_MAX_TOKENS)
+    removing = "remove" in completion.text.lower()
+    parsed = reply_parse(completion.text, known=known.quotable() if removing else {})
+    ours = known.held_by(bot=ex.bot, scopes=[str(s.scope) for s in run.mine])
+    plan = plan_build(
+        parsed,
+        known=known,
+        ours=ours,
+        excluded_topics=run.person.excluded_topics,
+        secrets=secret_values(f"{ex.message}\n{ex.reply}"),
+    )
+    run.spent(completion.tokens, plan=plan)
+    return plan
+
+
+def _apply(run: _Run, plan: list[dict]) -> None:
+    write = run.config.mode == "write"
+    scope = str(run.target.scope)
+    for i, item in enumerate(plan):
+        key, op = f"p{i}", item["op"]
+        if op == "save":
+            _save(run, key, text=item["text"], tier=item["tier"], write=write)
+        elif op == "remove":
+            if write:
+                # Already gone is fine: removed by an earlier run of this job, or by hand.
+                with suppress(FactNotFound):
+                    fact_forget(shards=run.mine, fact_id=item["fact_id"], by=run.ctx.bot, via=VIA)
+            run.event(
+                key,
+                "removed" if write else "would_remove",
+                scope=item.get("scope", ""),
+                fact_id=item["fact_id"],
+                text=item["text"],
+            )
+        elif op == "refuse":
+            run.event(
+                key,
+                "refused",
+                reason=item["reason"],
+                tier=item["line"] if item["line"] != "remove" else "",
+                text=item["text"],
+                detail=item["detail"],
+                scope=scope if item["line"] != "remove" else "",
+            )
+        elif op == "known":
+            run.event(key, "skipped", reason="known", text=item["text"], detail=item["detail"])
+        elif op == "ignored":
+            run.event(
+                key,
+                "ignored",
+                detail=f"{item['count']} line(s) of the reply were not in the answer format.",
+                text="\n".join(item["sample"]),
+            )
+
+
+def _save(run: _Run, key: str, *, text: str, tier: str, write: bool) -> None:
+    scope = str(run.target.scope)
+    try:
+        if not write:
+            tag = tier if tier in ("note", "episode") else None
+            fact = make_fact(text=text, day=run.day, tag=tag, meta=run.meta)
+            run.event(
+                key, "would_save", scope=scope, tier=tier, fact_id=fact.identity, text=fact.text
+            )
+            return
+        stored = fact_remember(
+            shard=run.target,
+            text=text,
+            tier=tier,  # type: ignore[arg-type]
+            day=run.day,
+            meta=run.meta,
+            excluded_topics=list(run.person.excluded_topics),
+            by=run.ctx.bot,
+            via=VIA,
+        )
+    except MemstoreError as exc:
+        run.event(
+            key, "refused", reason=exc.code, scope=scope, tier=tier, text=text, detail=exc.message
+        )
+        return
+    run.event(key, "saved", scope=scope, tier=tier, fact_id=stored.fact_id, text=stored.text)
+
+
+def _episode(run: _Run, client: ModelClient) -> None:
+    ex = run.exchange
+    if ex.episode is None:
+        if message := budget_exhausted(daily_tokens=run.config.daily_tokens):
+            run.event("episode", "skipped", reason="budget", tier="episode", detail=message)
+            return
+        turns = _episode_turns(ex, run.config.episode_every)
+        prompt = episode_prompt(bot=ex.bot, room_kind=ex.room_kind, turns=turns)
+        completion = client.complete(prompt, max_tokens=EPISODE_MAX_TOKENS)
+        ex.episode = episode_text(completion.text)
+        run.spent(completion.tokens, episode=ex.episode)
+        if run.config.mode == "write" and ex.episode:
+            run.save()  # kept before it is written, as the plan is
+    if not ex.episode:
+        return
+    refusal = content_refusal(
+        ex.episode,
+        excluded_topics=run.person.excluded_topics,
+        secrets=secret_values(
+            "\n".join(
+                f"{t.message}\n{t.reply}" for t in _episode_turns(ex, run.config.episode_every)
+            )
+        ),
+    )
+    if len(ex.episode) > MAX_TEXT_CHARS:
+        refusal = ("too_long", "The episode is over the 500-character limit for a fact.")
+    if refusal:
+        run.event(
+            "episode",
+            "refused",
+            reason=refusal[0],
+            tier="episode",
+            text=ex.episode,
+            detail=refusal[1],
+        )
+        return
+    _save(run, "episode", text=ex.episode, tier="episode", write=run.config.mode == "write")
+
+
+def episode_text(reply: str) -> str:
+    """The episode sentence(s) from a reply, on one line; '' when the model said NONE."""
+    text = " ".join(line.strip() for line in reply.splitlines() if line.strip())
+    text = text.removeprefix("[episode]").strip()
+    return "" if text.upper().rstrip(".") == "NONE" else text
+
+
+def _episode_turns(ex: Exchange, every: int) -> list[Turn]:
+    """The last `every` eligible exchanges of this bot in this room, up to this one."""
+    rows = Exchange.objects.filter(
+        bot=ex.bot, room_id=ex.room_id, seq__gt=ex.seq - every, seq__lte=ex.seq
+    ).order_by("seq")
+    return [Turn(message=m, reply=r) for m, r in rows.values_list("message", "reply")]

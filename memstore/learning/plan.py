@@ -1,0 +1,122 @@
+"""From a parsed reply to a plan: the learner's decisions for one exchange. Pure: no I/O.
+
+A plan is a list of plain dicts (it is stored as JSON on the exchange, so a job run again after
+a crash re-applies the same decisions instead of asking the model again):
+
+    {"op": "save", "tier": "profile"|"log"|"note", "text": …}
+    {"op": "remove", "text": …, "fact_id": …, "scope": …}
+    {"op": "refuse", "line": kind, "text": …, "reason": …, "detail": …}
+    {"op": "known", "line": kind, "text": …, "detail": …}   already known or just recalled
+    {"op": "ignored", "count": n, "sample": [...]}
+
+Content rules are applied here, before anything is written, whatever the scope: no secrets
+(even in a bot's own memory), nothing touching the person's excluded topics, and nothing that
+repeats a value the exchange itself presented as a secret (so a paraphrase like "the admin
+credential is hunter2" is refused too).
+"""
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import date
+
+from memstore.errors import MemstoreError
+from memstore.learning.known import KnownFacts
+from memstore.learning.parse import ParsedReply
+from memstore.markdown import make_fact
+from memstore.policy import excluded_topic, secret_kind
+
+_SECRET_VALUE_RE = re.compile(
+    r"\b(?:password|passwd|passphrase|passcode|pwd|pin|secret|token|api[ _-]?key|access[ _-]?key"
+    r"|credentials?|login)\b[^\n]{0,24}?(?:\bis\b|\bwas\b|:|=|\bto\b)\s*[\"'`]?([^\s\"'`]{3,})",
+    re.IGNORECASE,
+)
+_ANY_DAY = date(2000, 1, 1)  # make_fact wants a date; only the text is checked here
+_COMMON = frozenset({"the", "that", "this", "not", "what", "set", "now", "same", "here", "below"})
+
+
+def secret_values(text: str) -> set[str]:
+    """Values the text presents as a password, key or token ("the password is X" gives X)."""
+    values = {m.group(1).rstrip(".,;!?)") for m in _SECRET_VALUE_RE.finditer(text)}
+    return {v for v in values if len(v) >= 3 and v.lower() not in _COMMON}
+
+
+def content_refusal(
+    text: str, *, excluded_topics: Iterable[str], secrets: Iterable[str]
+) -> tuple[str, str] | None:
+    """(reason, message) if a fact may not be saved anywhere, else None."""
+    if kind := secret_kind(text):
+        return "secret", f"Looks like {kind}; the learner never saves secrets."
+    lowered = text.lower()
+    if any(value.lower() in lowered for value in secrets):
+        return "secret", "Repeats a value the conversation gave as a password, key or token."
+    if topic := excluded_topic(text, list(excluded_topics)):
+        return "topic", f"Touches the excluded topic {topic!r}."
+    return None
+
+
+def plan_build(
+    parsed: ParsedReply,
+    *,
+    known: KnownFacts,
+    ours: Mapping[str, str],
+    excluded_topics: Iterable[str] = (),
+    secrets: Iterable[str] = (),
+) -> list[dict]:
+    """Decide every line of a parsed reply. `ours` holds the identities of shown facts that
+    live in shards this bot may change in this room (with the scope holding each)."""
+    excluded_topics, secrets = list(excluded_topics), list(secrets)
+    plan: list[dict] = []
+    for proposal in parsed.proposals:
+        if proposal.kind == "remove":
+            if proposal.fact_id in ours:
+                plan.append(
+                    {
+                        "op": "remove",
+                        "text": proposal.text,
+                        "fact_id": proposal.fact_id,
+                        "scope": ours[proposal.fact_id],
+                    }
+                )
+            else:
+                plan.append(
+                    _refuse("remove", proposal.text, "not_ours", "Held by another bot's shard.")
+                )
+            continue
+        try:
+            make_fact(text=proposal.text, day=_ANY_DAY)
+        except MemstoreError as exc:
+            plan.append(_refuse(proposal.kind, proposal.text, "invalid", exc.message))
+            continue
+        if refusal := content_refusal(
+            proposal.text, excluded_topics=excluded_topics, secrets=secrets
+        ):
+            plan.append(_refuse(proposal.kind, proposal.text, *refusal))
+            continue
+        if (match := known.match(proposal.text)) is not None:
+            plan.append(
+                {
+                    "op": "known",
+                    "line": proposal.kind,
+                    "text": proposal.text,
+                    "detail": f"Already known: {match}",
+                }
+            )
+            continue
+        plan.append({"op": "save", "tier": proposal.kind, "text": proposal.text})
+    for refusal in parsed.refused:
+        plan.append(_refuse(refusal.kind, refusal.text[:600], refusal.reason, _WHY[refusal.reason]))
+    if parsed.ignored:
+        plan.append({"op": "ignored", "count": parsed.ignored, "sample": parsed.ignored_sample})
+    return plan
+
+
+_WHY = {
+    "too_long": "Over the 500-character limit for a fact.",
+    "empty": "No text after the keyword.",
+    "not_known": "Does not quote one of the known facts exactly.",
+    "limit": "More lines of this kind than one exchange may change.",
+}
+
+
+def _refuse(line: str, text: str, reason: str, detail: str) -> dict:
+    return {"op": "refuse", "line": line, "text": text, "reason": reason, "detail": detail}

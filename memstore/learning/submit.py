@@ -1,0 +1,176 @@
+"""Taking in an exchange for learning: validate, store durably, and queue it (or record why not).
+
+The API's report endpoint calls only `exchange_submit`. The exchange row and its job are written
+in one transaction, so an exchange is either stored and queued or not taken at all; a repeated
+report of the same exchange (same bot, room and message ids) returns the first receipt.
+Exchanges the learner will not look at are recorded as skipped, without their text (a small-talk
+message is kept: it is short and shows why it was skipped).
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Max
+
+from memstore.access import Context
+from memstore.errors import InvalidExchange
+from memstore.learning.config import learner_config
+from memstore.learning.filter import is_small_talk
+from memstore.learning.pipeline import person_settings
+from memstore.models import Exchange, LearningEvent
+
+ELIGIBLE_ROOMS = ("direct", "group")
+MAX_EXCHANGE_CHARS = 40_000
+MAX_RECALLED = 200
+_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeReceipt:
+    """What happened to a reported exchange: `status` is queued or skipped (with the reason);
+    a repeated report gets the first one's id and its current status (done, failed…)."""
+
+    id: int
+    status: str
+    reason: str = ""
+
+
+def exchange_submit(
+    *,
+    ctx: Context,
+    message: str,
+    reply: str,
+    message_id: str,
+    reply_id: str,
+    recalled: list[str] | tuple[str, ...] = (),
+) -> ExchangeReceipt:
+    """Store an exchange and queue it for learning, or record why it is skipped."""
+    _check(message=message, reply=reply, message_id=message_id, reply_id=reply_id)
+    recalled = _check_recalled(recalled)
+    reason, detail = _skip_reason(ctx, message)
+    try:
+        with transaction.atomic():
+            if reason:
+                return _store_skipped(ctx, message, message_id, reply_id, reason, detail)
+            return _store_queued(ctx, message, reply, message_id, reply_id, recalled)
+    except IntegrityError:  # reported before (or twice at once): the first report wins
+        existing = _existing(ctx, message_id, reply_id)
+        if existing is None:
+            raise
+        return existing
+
+
+def _check(*, message: str, reply: str, message_id: str, reply_id: str) -> None:
+    for name, value in (("message_id", message_id), ("reply_id", reply_id)):
+        if not isinstance(value, str) or not _ID_RE.fullmatch(value) or ".." in value:
+            raise InvalidExchange(
+                f"{name} {value!r} is not allowed: use 1-64 letters, digits and . _ : -, "
+                "starting with a letter or digit."
+            )
+    for name, value in (("message", message), ("reply", reply)):
+        if not isinstance(value, str):
+            raise InvalidExchange(f"The {name} must be text.")
+        if len(value) > MAX_EXCHANGE_CHARS:
+            raise InvalidExchange(
+                f"The {name} is {len(value):,} characters; at most {MAX_EXCHANGE_CHARS:,} "
+                "are taken for learning."
+            )
+    if not message.strip():
+        raise InvalidExchange("The message is empty.")
+
+
+def _check_recalled(recalled) -> list[str]:
+    items = list(recalled or ())
+    if len(items) > MAX_RECALLED or not all(isinstance(r, str) and len(r) <= 600 for r in items):
+        raise InvalidExchange(
+            f"recalled must be at most {MAX_RECALLED} fact ids or texts of up to 600 characters."
+        )
+    return items
+
+
+def _existing(ctx: Context, message_id: str, reply_id: str) -> ExchangeReceipt | None:
+    row = (
+        Exchange.objects.filter(
+            bot=ctx.bot, room_id=ctx.room.id, message_id=message_id, reply_id=reply_id
+        )
+        .values_list("pk", "status", "reason")
+        .first()
+    )
+    if row is None:
+        return None
+    return ExchangeReceipt(id=row[0], status=row[1], reason=row[2])
+
+
+def _skip_reason(ctx: Context, message: str) -> tuple[str, str]:
+    if ctx.room.kind not in ELIGIBLE_ROOMS:
+        return "room_kind", f"Only direct and group rooms are learned from, not {ctx.room.kind}."
+    if learner_config().mode == "off":
+        return "off", "Learning is off: no model is configured, or LEARNING_MODE=off."
+    if ctx.person and person_settings(ctx.person).paused:
+        return "paused", f"{ctx.person} paused memory: nothing is learned from their messages."
+    if is_small_talk(message):
+        return "small_talk", "Small talk: no model call."
+    return "", ""
+
+
+def _base(ctx: Context, message_id: str, reply_id: str) -> dict:
+    return {
+        "bot": ctx.bot,
+        "room_id": ctx.room.id,
+        "room_kind": ctx.room.kind,
+        "person": ctx.person or "",
+        "projects": list(ctx.projects),
+        "message_id": message_id,
+        "reply_id": reply_id,
+    }
+
+
+def _store_skipped(
+    ctx: Context, message: str, message_id: str, reply_id: str, reason: str, detail: str
+) -> ExchangeReceipt:
+    exchange = Exchange.objects.create(
+        **_base(ctx, message_id, reply_id),
+        message=message if reason == "small_talk" else "",
+        status=Exchange.SKIPPED,
+        reason=reason,
+    )
+    LearningEvent.objects.create(
+        exchange=exchange,
+        key="skipped",
+        bot=ctx.bot,
+        room_id=ctx.room.id,
+        room_kind=ctx.room.kind,
+        person=ctx.person or "",
+        kind="skipped",
+        reason=reason,
+        mode=learner_config().mode,
+        text=message if reason == "small_talk" else "",
+        detail=detail,
+    )
+    return ExchangeReceipt(id=exchange.pk, status=Exchange.SKIPPED, reason=reason)
+
+
+def _store_queued(
+    ctx: Context, message: str, reply: str, message_id: str, reply_id: str, recalled: list[str]
+) -> ExchangeReceipt:
+    from memstore.learning.queue import exchange_enqueue
+
+    # Numbering the eligible exchanges of a bot in a room must not race: two reports at once
+    # would both be "the 6th" and both write an episode. A transaction-scoped advisory lock
+    # on (bot, room) serialises just that.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 6))",
+            [f"memstore.learning.seq:{ctx.bot}:{ctx.room.id}"],
+        )
+    last = Exchange.objects.filter(bot=ctx.bot, room_id=ctx.room.id).aggregate(n=Max("seq"))["n"]
+    exchange = Exchange.objects.create(
+        **_base(ctx, message_id, reply_id),
+        message=message,
+        reply=reply,
+        recalled=recalled,
+        seq=(last or 0) + 1,
+    )
+    exchange_enqueue(exchange_id=exchange.pk)
+    return ExchangeReceipt(id=exchange.pk, status=Exchange.QUEUED)

