@@ -20,9 +20,12 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """One browser for the session (skipped, saying why, when Chromium is not installed)."""
+    """One browser per test module (skipped, saying why, when Chromium is not installed).
+
+    Module scope, not session: Playwright's sync API keeps an event loop running in this
+    thread while it is open, and later tests that call async code synchronously would fail."""
     if not CHROMIUM.exists():
         pytest.skip(
             "Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"
