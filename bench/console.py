@@ -213,7 +213,9 @@ def write_docs(results, runs, median_key, median_base, base_deep, ours_deep) -> 
         "files are only stat'ed), count, page; a full page adds the tab counts and the sync of "
         "the other tabs' scopes.",
         "",
-        f"Load average while measuring: {load}.",
+        f"Load average while measuring: {load}. The box is shared with four other engineers' "
+        "runs; at a load average of 3-4 the same requests took up to about twice as long "
+        "(keystrokes 45-60 ms, the 1,000-fact page about 40 ms).",
         "",
     ]
     section = "\n".join(lines)
