@@ -1,0 +1,12 @@
+"""What a person sees and changes in the console (SPEC §6, §8), as selectors and services.
+
+    viewer    who is looking and what they may see (own user memory only, unless staff)
+    facts     a bot's tabs and its facts a page at a time: keyset paging, word search, filters,
+              display rows (who wrote a fact and how, "new", hidden), a constant query count
+    writes    the console's edits, deletes, undo, restore and clear, as the person, via=console,
+              with refusals recorded in the failure log
+    overview  the home page (bots and counts, recent changes, failures) and history pages
+    preview   what a bot's prompt memory section would hold in a chosen room
+
+It renders nothing and never touches files or index rows directly: services and the index do.
+"""

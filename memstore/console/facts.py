@@ -1,0 +1,281 @@
+"""A bot's page: its tabs, and its facts a page at a time, newest first.
+
+Every request costs the same few queries however many facts a bot has: one for the project
+registry, one to sync (stats only when nothing changed), one to count and one for the page,
+which is read by keyset (day, id) from an index so page 1,000 is as fast as page 1. Search
+is word search (stemmed, each word a prefix) on the GIN index; only when it finds nothing does
+a literal substring match scan the facts.
+"""
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import Count, F, Q
+
+from memstore.activity import Provenance, fact_writers
+from memstore.console.viewer import Viewer, scope_label
+from memstore.errors import FactNotFound, NotAllowed
+from memstore.index import index_sync, memory_root
+from memstore.models import Bot, Fact, MemoryFile, ProjectMember
+from memstore.paths import Scope, Shard, all_scopes, check_slug, locate
+from memstore.records import StoredFact, stored_from_row
+
+TABS = ("own", "people", "projects", "rooms")
+TAB_LABELS = {
+    "own": "Own memory",
+    "people": "About people",
+    "projects": "Projects",
+    "rooms": "Legacy rooms",
+}
+FACT_TYPES = ("fact", "preference", "decision", "learning", "context")
+NEW_DAYS = 7
+PAGE_SIZE = 50
+COUNT_CAP = 1000  # counting stops here: "1,000+" costs a fraction of an exact count
+
+# What a row shows; never the tsvector (the widest column) or the raw line.
+_ROW_FIELDS = (
+    "fact_id",
+    "day",
+    "text",
+    "tier",
+    "rank",
+    "visibility",
+    "meta",
+    "scope_key",
+    "shard_bot",
+)
+_CURSOR_RE = re.compile(r"(\d{4}-\d{2}-\d{2})_(\d{1,18})")
+_WORD_RE = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, slots=True)
+class Tab:
+    """One tab of a bot's page: the scopes it shows and, for shared scopes, whose shard."""
+
+    name: str
+    label: str
+    scopes: tuple[Scope, ...]
+    shard_bot: str | None  # None: every shard (project memory is read merged by its members)
+    facts: int = 0
+
+    def q(self) -> Q:
+        """The index filter for this tab's facts."""
+        condition = Q(scope_key__in=[str(s) for s in self.scopes])
+        return condition & Q(shard_bot=self.shard_bot) if self.shard_bot else condition
+
+
+@dataclass(frozen=True, slots=True)
+class FactQuery:
+    """What the person asked the bot page for (validated by the console's form)."""
+
+    tab: str = "own"
+    scope: str = ""  # one "kind:name" of the tab's scopes, or "" for all of them
+    q: str = ""
+    tier: str = ""
+    type: str = ""
+    month: str = ""  # YYYY-MM
+    cursor: str = ""  # "YYYY-MM-DD_id" of the last row of the previous page
+    limit: int = PAGE_SIZE
+
+
+@dataclass(frozen=True, slots=True)
+class FactRow:
+    """A fact as the console shows it."""
+
+    fact: StoredFact
+    key: str  # unique on the page (one fact can sit in several files)
+    scope_label: str
+    by: str
+    via: str
+    is_new: bool
+    hidden: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FactRows:
+    """One page of rows; `next_cursor` continues to older facts ("" at the end)."""
+
+    rows: list[FactRow]
+    total: int  # at most COUNT_CAP
+    capped: bool  # more than `total` matched
+    next_cursor: str
+    searched: str = ""  # "words", or "text" for the literal fallback, when a search was made
+    scopes: tuple[Scope, ...] = field(default_factory=tuple)
+
+
+def bot_exists(bot: str) -> bool:
+    """Whether a bot has memory on disk, is registered, or wrote into a shared scope
+    (InvalidName for a bad slug)."""
+    check_slug(bot)
+    return (
+        (memory_root() / Scope("bot", bot).rel).is_dir()
+        or Bot.objects.filter(slug=bot).exists()
+        or MemoryFile.objects.filter(shard_bot=bot).exists()
+    )
+
+
+def bot_tabs(*, bot: str, viewer: Viewer, counts: bool = True) -> list[Tab]:
+    """The tabs of a bot's page with the scopes each shows, and their fact counts (one query)."""
+    root = memory_root()
+    written: dict[str, list[Scope]] = {"user": [], "project": [], "room": []}
+    for scope in all_scopes(root):
+        if scope.kind in written and (root / scope.rel / bot).is_dir():
+            written[scope.kind].append(scope)
+    joined = ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
+    projects = sorted(set(written["project"]) | {Scope("project", p) for p in joined})
+    tabs = [
+        Tab("own", TAB_LABELS["own"], (Scope("bot", bot),), None),
+        Tab("people", TAB_LABELS["people"], tuple(filter(viewer.may_see, written["user"])), bot),
+        Tab("projects", TAB_LABELS["projects"], tuple(projects), None),
+        Tab("rooms", TAB_LABELS["rooms"], tuple(written["room"]), bot),
+    ]
+    if not counts:
+        return tabs
+    index_sync(scopes=[s for tab in tabs for s in tab.scopes])
+    condition = Q(pk__in=[])
+    for tab in tabs:
+        condition |= tab.q()
+    grouped = (
+        Fact.objects.filter(condition).values("scope_key", "shard_bot").annotate(n=Count("id"))
+    )
+    n = {(r["scope_key"], r["shard_bot"]): r["n"] for r in grouped}
+    return [
+        Tab(t.name, t.label, t.scopes, t.shard_bot, sum(c for k, c in n.items() if _holds(t, *k)))
+        for t in tabs
+    ]
+
+
+def _holds(tab: Tab, scope_key: str, shard_bot: str) -> bool:
+    return any(str(s) == scope_key for s in tab.scopes) and tab.shard_bot in (None, shard_bot)
+
+
+def fact_rows(
+    *, bot: str, viewer: Viewer, query: FactQuery, today: date, tabs: list[Tab] | None = None
+) -> FactRows:
+    """A page of a bot's facts on one tab: synced, filtered, searched, newest first.
+    Pass the `tabs` already computed for this bot and person to save looking them up again."""
+    tabs = tabs if tabs is not None else bot_tabs(bot=bot, viewer=viewer, counts=False)
+    tab = next(t for t in tabs if t.name == query.tab)
+    shown = tab.scopes
+    if query.scope:
+        shown = tuple(s for s in tab.scopes if str(s) == query.scope)
+        if not shown:
+            raise NotAllowed("That scope is not shown on this tab.")
+    if not shown:
+        return FactRows(rows=[], total=0, capped=False, next_cursor="", scopes=tab.scopes)
+    index_sync(scopes=shown)
+    rows = Fact.objects.filter(Tab(tab.name, tab.label, shown, tab.shard_bot).q())
+    if query.tier:
+        rows = rows.filter(tier=query.tier)
+    if query.type == "fact":
+        rows = rows.filter(Q(meta__type="fact") | ~Q(meta__has_key="type"))
+    elif query.type:
+        rows = rows.filter(meta__type=query.type)
+    if query.month:
+        first = date.fromisoformat(query.month + "-01")
+        rows = rows.filter(day__gte=first, day__lt=(first + timedelta(days=32)).replace(day=1))
+    searched = ""
+    if query.q.strip():
+        rows, total, searched = _search(rows, query.q)
+    else:
+        total = _count(rows)
+    if match := _CURSOR_RE.fullmatch(query.cursor):
+        day, pk = date.fromisoformat(match[1]), int(match[2])
+        rows = rows.filter(Q(day__lt=day) | Q(day=day, id__lt=pk))
+    found = (
+        []
+        if not total
+        else list(
+            rows.only(*_ROW_FIELDS)
+            .annotate(file_path=F("file__path"))
+            .order_by("-day", "-id")[: query.limit + 1]
+        )
+    )
+    more = len(found) > query.limit
+    found = found[: query.limit]
+    return FactRows(
+        rows=_rows(found, today=today),
+        total=min(total, COUNT_CAP),
+        capped=total > COUNT_CAP,
+        next_cursor=f"{found[-1].day.isoformat()}_{found[-1].id}" if more else "",
+        searched=searched,
+        scopes=tab.scopes,
+    )
+
+
+def _search(rows, text: str):
+    # Word search first: stemmed, every word a prefix ("memor" finds "memories"), served by the
+    # GIN index. Only if it finds nothing: a literal case-insensitive substring match (a scan).
+    words = _WORD_RE.findall(text.lower())
+    if len(words) > 1:
+        # A one-letter word among longer ones narrows little and costs the most (its prefix
+        # matches a large share of the index); it counts again once it has a second letter.
+        words = [w for w in words if len(w) > 1] or words
+    if words:
+        tsquery = " & ".join(f"{w}:*" for w in words)
+        matched = rows.filter(search=SearchQuery(tsquery, search_type="raw", config="english"))
+        if total := _count(matched):
+            return matched, total, "words"
+    matched = rows.filter(text__icontains=text.strip())
+    return matched, _count(matched), "text"
+
+
+def _count(rows) -> int:
+    # Counts up to one past the cap, so a common word among 50,000 facts costs little.
+    return rows[: COUNT_CAP + 1].count()
+
+
+def _rows(found: list[Fact], *, today: date) -> list[FactRow]:
+    root = memory_root()
+    writers: dict[Shard, dict[str, Provenance]] = {}
+    rows = []
+    for record in found:
+        fact = stored_from_row(record)
+        by, via = fact.meta.get("by", ""), fact.meta.get("via", "")
+        if not (by or via) and (location := locate(fact.file)) is not None:
+            shard = location.shard
+            if shard not in writers:
+                writers[shard] = fact_writers(root=root, shard=shard)
+            if written := writers[shard].get(fact.fact_id):
+                by, via = written.by, written.via
+        rows.append(row_of(fact, by=by, via=via, today=today, key=f"{fact.fact_id}-{record.pk}"))
+    return rows
+
+
+def row_of(fact: StoredFact, *, by: str, via: str, today: date, key: str) -> FactRow:
+    """A display row for a stored fact."""
+    return FactRow(
+        fact=fact,
+        key=key,
+        scope_label=scope_label(fact.scope),
+        by=by,
+        via=via,
+        is_new=fact.day >= today - timedelta(days=NEW_DAYS),
+        hidden=fact.visibility == "hidden",
+    )
+
+
+def shard_of_file(viewer: Viewer, file: str) -> Shard:
+    """The shard a memory file belongs to, if the person may see it (NotAllowed otherwise)."""
+    location = locate(file or "")
+    if location is None:
+        raise NotAllowed("That is not a memory file.")
+    if not viewer.may_see(location.shard.scope):
+        raise NotAllowed("That is another person's user memory.")
+    return location.shard
+
+
+def fact_row(*, viewer: Viewer, file: str, fact_id: str, today: date) -> FactRow:
+    """One fact of one file as a row (after syncing that scope); FactNotFound if it is gone."""
+    shard = shard_of_file(viewer, file)
+    index_sync(scopes=[shard.scope])
+    found = list(
+        Fact.objects.filter(file__path=file, fact_id=fact_id).annotate(file_path=F("file__path"))[
+            :1
+        ]
+    )
+    if not found:
+        raise FactNotFound("That fact is no longer in this file; it may have been removed.")
+    return _rows(found, today=today)[0]

@@ -1,0 +1,71 @@
+"""What a bot's prompt memory section would hold in a chosen room, so people see what bots see.
+
+The section itself is built by `memstore.prompt.prompt_build` (budgets, order, what was left
+out); this module only builds the room's Context for a person's choice, and keeps the privacy
+rule: a direct room shows that person's user memory, so only they (or staff) may preview it.
+"""
+
+import importlib.util
+from dataclasses import dataclass
+
+from memstore.access import ROOM_KINDS
+from memstore.console.viewer import Viewer
+from memstore.errors import NotAllowed
+from memstore.index import memory_root
+from memstore.models import ProjectMember
+from memstore.paths import all_scopes
+from memstore.selectors import context_build, legacy_rooms_of
+
+PREVIEW_ROOM = "console-preview"
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewChoices:
+    """What the person can pick for a preview of this bot."""
+
+    kinds: tuple[str, ...]
+    people: list[str]
+    rooms: list[str]  # legacy rooms this bot wrote in (a group room may be one of them)
+    projects: list[str]  # projects the bot joined
+
+
+def preview_choices(*, bot: str, viewer: Viewer) -> PreviewChoices:
+    """Room kinds, people (the viewer, or everyone with user memory for staff), rooms, projects."""
+    people = [viewer.person]
+    if viewer.staff:
+        people += [s.name for s in all_scopes(memory_root()) if s.kind == "user"]
+    return PreviewChoices(
+        kinds=ROOM_KINDS,
+        people=sorted(set(people)),
+        rooms=legacy_rooms_of(bot),
+        projects=list(
+            ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
+        ),
+    )
+
+
+def prompt_available() -> bool:
+    """Whether prompt building (memstore.prompt) is installed."""
+    return importlib.util.find_spec("memstore.prompt") is not None
+
+
+def prompt_preview(
+    *, bot: str, viewer: Viewer, kind: str, person: str, room: str, projects: list[str]
+):
+    """The PromptSection the bot would get in that room, or None while prompt building is not
+    installed. NotAllowed for another person's direct room unless staff."""
+    person = person or viewer.person
+    if kind == "direct" and person != viewer.person and not viewer.staff:
+        raise NotAllowed("Only that person (or staff) may preview their direct room.")
+    try:
+        from memstore.prompt import prompt_build  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    ctx = context_build(
+        bot=bot,
+        room_id=room or PREVIEW_ROOM,
+        room_kind=kind,
+        person=person if kind == "direct" else None,
+        projects=projects,
+    )
+    return prompt_build(ctx=ctx)

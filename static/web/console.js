@@ -1,0 +1,38 @@
+// Memory Console: the little behaviour htmx does not cover. No inline handlers anywhere (CSP).
+(function () {
+  "use strict";
+  var problem = function () { return document.getElementById("problem"); };
+
+  function show(message) {
+    var box = problem();
+    if (!box) return;
+    box.textContent = message;
+    box.hidden = false;
+  }
+
+  // A request that failed (server error, 403, network) must not fail quietly.
+  document.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail.xhr ? event.detail.xhr.status : 0;
+    show(status === 403
+      ? "You are not allowed to do that (or your session ended: reload the page)."
+      : "Something went wrong (" + status + "). Reload the page and try again.");
+  });
+  document.addEventListener("htmx:sendError", function () {
+    show("The server could not be reached. Check the connection and try again.");
+  });
+  document.addEventListener("htmx:beforeRequest", function () {
+    var box = problem();
+    if (box) box.hidden = true;
+  });
+
+  // Escape while editing a fact: same as pressing Cancel.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var form = event.target.closest && event.target.closest("li.editing");
+    var cancel = form && form.querySelector("[data-cancel]");
+    if (cancel) {
+      event.preventDefault();
+      cancel.click();
+    }
+  });
+})();

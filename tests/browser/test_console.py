@@ -1,0 +1,99 @@
+"""A person in a real browser, at desktop and phone widths: log in, search as they type, edit a
+fact in place, delete it and undo, clear a bot's memory — with no script or CSP errors."""
+
+import re
+
+import pytest
+
+from tests.web.conftest import day, write
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PROFILE = "agents/ava/memory/profile.md"
+
+
+@pytest.fixture
+def setup(memory_root, django_user_model, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    django_user_model.objects.create_user("ann", password="pw-ann-1234")
+    write(
+        memory_root,
+        PROFILE,
+        f"- ({day(40)}) Plans offsites and budgets for the Lisbon team",
+        f"- ({day(3)}) Prefers rooftop venues for team dinners",
+        f"- ({day(2)}) Shows <script>alert('x')</script> literally",
+    )
+    write(memory_root, "users/ann/memory/by-agent/ava/profile.md", f"- ({day(9)}) Ann likes tea")
+    return memory_root
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, setup, width):
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("dialog", lambda d: problems.append(f"dialog: {d.message}"))
+    page.set_default_timeout(10_000)
+
+    page.goto(f"{live_server.url}/bots/ava/")
+    page.get_by_label("Username").fill("ann")
+    page.get_by_label("Password").fill("pw-ann-1234")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(r"/bots/ava/$"))
+    facts = page.locator("#fact-list li.fact")
+    assert facts.count() == 3
+    assert "<script>alert('x')</script>" in page.locator("#fact-list").inner_text()
+
+    # search as you type: the list and the address follow, no page load
+    page.get_by_label("Search").press_sequentially("roof", delay=40)
+    page.wait_for_url(re.compile(r"q=roof"))
+    page.locator("#fact-list .summary", has_text="1 fact matches").wait_for()
+    assert facts.count() == 1
+
+    # edit in place, Escape cancels, then save
+    row = facts.first
+    row.get_by_role("link", name="Edit").click()
+    editor = page.get_by_label("Fact text")
+    assert editor.input_value() == "Prefers rooftop venues for team dinners"
+    editor.press("Escape")
+    page.locator("#fact-list li.fact:not(.editing)").first.wait_for()
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.textContent === 'Edit'"
+    )
+    page.keyboard.press("Enter")  # the keyboard is still on the row: Enter opens it again
+    page.get_by_label("Fact text").press("Escape")
+    page.locator("#fact-list li.fact:not(.editing)").first.wait_for()
+    facts.first.get_by_role("link", name="Edit").click()
+    page.get_by_label("Fact text").fill("Prefers rooftop venues for every team dinner")
+    page.get_by_role("button", name="Save").click()
+    page.locator("#fact-list .fact-text", has_text="for every team dinner").wait_for()
+    assert "for every team dinner" in (setup / PROFILE).read_text()
+
+    # delete, then undo
+    facts.first.get_by_role("button", name="Delete").click()
+    page.get_by_role("button", name="Undo").wait_for()
+    assert "every team dinner" not in (setup / PROFILE).read_text()
+    page.get_by_role("button", name="Undo").click()
+    page.locator("#fact-list .fact-text", has_text="for every team dinner").wait_for()
+    assert "every team dinner" in (setup / PROFILE).read_text()
+
+    # clear all, behind a confirmation that counts and says what stays
+    page.get_by_label("Search").fill("")
+    page.locator("#fact-list .summary", has_text="3 facts").wait_for()
+    page.get_by_role("link", name=re.compile("Clear all")).click()
+    confirm = page.locator(".confirm")
+    confirm.wait_for()
+    assert "removes 3 facts" in confirm.inner_text()
+    assert "1 fact about people" in confirm.inner_text()
+    confirm.get_by_role("button", name="Remove 3 facts").click()
+    page.get_by_text("Removed 3 facts from ava").wait_for()
+    assert facts.count() == 0
+    assert "Ann likes tea" in (setup / "users/ann/memory/by-agent/ava/profile.md").read_text()
+
+    # nothing sticks out of a phone's screen
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
+    assert problems == []
+    context.close()

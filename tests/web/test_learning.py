@@ -1,0 +1,48 @@
+"""The learning page and the home page's learning failures (the learner is a separate module)."""
+
+import pytest
+
+from memstore.console.learning import learning_available
+from memstore.selectors import context_build
+from tests.web.test_pages import plain
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.skipif(learning_available(), reason="the learner is installed")
+def test_learning_page_says_when_there_is_no_learner(ann, workspace):
+    assert "The learner is not part of this installation yet" in plain(
+        ann.get("/bots/ava/learning/")
+    )
+
+
+needs_learner = pytest.mark.skipif(not learning_available(), reason="the learner is not installed")
+
+
+def _small_talk(person: str, message_id: str) -> None:
+    from memstore.learning import exchange_submit
+
+    ctx = context_build(bot="ava", room_id=f"dm-{person}", room_kind="direct", person=person)
+    exchange_submit(
+        ctx=ctx,
+        message="thanks!",
+        reply="You're welcome.",
+        message_id=message_id,
+        reply_id=f"r-{message_id}",
+    )
+
+
+@needs_learner
+def test_learning_page_lists_what_the_learner_decided(ann, workspace):
+    _small_talk("ann", "m1")
+    text = plain(ann.get("/bots/ava/learning/"))
+    assert "Learning is" in text and "skipped" in text and "dm-ann" in text
+
+
+@needs_learner
+def test_learning_of_other_peoples_direct_rooms_is_private(client, people, workspace):
+    _small_talk("sam", "m2")
+    client.force_login(people["ann"])
+    assert "dm-sam" not in plain(client.get("/bots/ava/learning/"))
+    client.force_login(people["boss"])
+    assert "dm-sam" in plain(client.get("/bots/ava/learning/"))
