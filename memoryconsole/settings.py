@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "django_htmx",
+    "ninja",  # the API docs page serves its Swagger UI files locally
     "procrastinate.contrib.django",
     "memstore",
     "memoryconsole.web",
@@ -120,6 +121,12 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+
+# --- bots' API (memoryconsole/api) ---
+# Largest request body the API reads; bigger ones get 413 before anything parses them. The
+# largest legitimate body is a prompt/changes call carrying a previous section (~50k chars).
+API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 256 * 1024))
+# --- end bots' API ---
 
 LOGGING = {
     "version": 1,

@@ -77,3 +77,24 @@ class InvalidExchange(MemstoreError):
 
     code = "invalid_exchange"
     status = 422
+
+
+class UnknownBot(MemstoreError):
+    """No bot is registered with that slug."""
+
+    code = "bot_not_found"
+    status = 404
+
+
+class UnknownToken(MemstoreError):
+    """No token (or more than one) starts with that prefix."""
+
+    code = "token_not_found"
+    status = 404
+
+
+class IdempotencyKeyReused(MemstoreError):
+    """An idempotency key was sent again with a different request."""
+
+    code = "idempotency_key_reused"
+    status = 422

@@ -78,12 +78,14 @@ def context_build(
     room_kind: str,
     person: str | None = None,
     projects: Iterable[str] = (),
+    joined: Iterable[str] | None = None,
 ) -> Context:
-    """A Context for a bot in a room, with its joined projects read from the registry."""
+    """A Context for a bot in a room, with its joined projects read from the registry (or
+    passed in by a caller that read them already, as the API does with the bot's token)."""
     check_slug(bot)
-    joined = frozenset(
-        ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
-    )
+    if joined is None:
+        joined = ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
+    joined = frozenset(joined)
     return Context(
         bot=bot,
         room=Room(id=room_id, kind=room_kind),  # type: ignore[arg-type]

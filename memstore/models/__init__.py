@@ -6,6 +6,7 @@
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 """
 
+from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
@@ -17,6 +18,7 @@ __all__ = [
     "Embedding",
     "Exchange",
     "Fact",
+    "IdempotentReply",
     "LearningEvent",
     "MemoryFile",
     "PersonSettings",

@@ -1,0 +1,624 @@
+"""The bots' API under load: recall and the prompt section next to a trivial endpoint, same run.
+
+    python -m bench api [--runs 3] [--seconds 8] [--clients 4] [--workers 4] [--fresh]
+
+Builds once (cached in var/bench/api/, its own database) a workspace of 100 bots x 1,000 facts of
+their own, plus user memory for 20 people and 10 projects with 10 member bots each; starts
+gunicorn as the README runs it in production; drives it from loopback client threads (plain
+http.client, one connection each, reconnecting when the server closes it); and reports
+requests/s, p50 and p99 per endpoint as the median over several runs, with the ratio to
+/api/v1/health measured in the same run. Each request picks a random bot and talks from its
+direct room with its person and project. Writes the table under "## API (issue 4)" in
+docs/benchmarks.md. Targets: recall p50 <= 15 ms, p99 <= 50 ms at 4 clients.
+"""
+
+import argparse
+import http.client
+import os
+import platform
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DIR = ROOT / "var" / "bench" / "api"
+DB_NAME = "memoryconsole_bench_api"
+BOTS, OWN_FACTS, PERSONS, PROJECTS, MEMBERS = 100, 1000, 20, 10, 10
+LAYOUT = f"v1 bots={BOTS} facts={OWN_FACTS} persons={PERSONS} projects={PROJECTS}"
+SECTION = "## API (issue 4)"
+ENDPOINTS = ("health", "me", "list", "prompt", "recall")
+
+WORDS = {
+    "who": [
+        "Alice",
+        "Bruno",
+        "Chen",
+        "Dana",
+        "Emil",
+        "Farah",
+        "Gita",
+        "Hugo",
+        "Ines",
+        "Jonas",
+        "Kira",
+        "Leo",
+        "Mina",
+        "Noor",
+        "Omar",
+        "Pia",
+    ],
+    "likes": [
+        "prefers",
+        "likes",
+        "avoids",
+        "wants",
+        "asked-for",
+        "dislikes",
+        "recommends",
+        "uses",
+        "needs",
+    ],
+    "thing": [
+        "dark-mode",
+        "tea",
+        "espresso",
+        "rooftop-venues",
+        "standups",
+        "async-updates",
+        "spreadsheets",
+        "SQL",
+        "dashboards",
+        "window-seats",
+        "trains",
+        "flights",
+        "hotels",
+        "vegan-food",
+        "sushi",
+        "jazz",
+        "podcasts",
+        "short-emails",
+        "Slack",
+        "weekly-reports",
+        "bullet-points",
+        "Python",
+        "Rust",
+        "Postgres",
+        "Grafana",
+        "Figma",
+        "Notion",
+        "Kanban",
+        "demos",
+        "OKRs",
+        "retros",
+        "code-reviews",
+        "pair-programming",
+        "early-meetings",
+        "late-meetings",
+        "quiet-rooms",
+    ],
+    "when": [
+        "on-Mondays",
+        "on-Fridays",
+        "before-launch",
+        "after-lunch",
+        "in-Q3",
+        "in-Q4",
+        "during-travel",
+        "for-reviews",
+        "for-the-offsite",
+        "when-remote",
+        "at-the-office",
+        "for-client-calls",
+    ],
+    "place": [
+        "Lisbon",
+        "Berlin",
+        "NYC",
+        "Tokyo",
+        "Nairobi",
+        "Toronto",
+        "Madrid",
+        "Oslo",
+        "Austin",
+        "Seoul",
+        "Paris",
+        "Dublin",
+    ],
+    "event": [
+        "offsite",
+        "launch",
+        "budget-review",
+        "hiring-plan",
+        "roadmap",
+        "migration",
+        "audit",
+        "workshop",
+        "demo-day",
+        "onboarding",
+        "incident-review",
+        "pricing-change",
+    ],
+}
+TEMPLATES = (
+    "{who} {likes} {thing} {when}",
+    "{who} moved the {event} to {place}",
+    "The {event} in {place} needs {thing}",
+    "Decided to use {thing} for the {event}",
+    "{who} booked a trip to {place} for the {event}",
+    "Remember that {who} {likes} {thing}",
+)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# --- the workspace ---------------------------------------------------------------------------
+
+
+def fact_texts(rng: random.Random, n: int) -> list[str]:
+    seen: set[str] = set()
+    while len(seen) < n:
+        template = rng.choice(TEMPLATES)
+        text = template.format(**{k: rng.choice(v).replace("-", " ") for k, v in WORDS.items()})
+        seen.add(f"{text} (#{rng.randrange(10_000)})" if text in seen else text)
+    return sorted(seen, key=lambda _: rng.random())
+
+
+def write_shard(root: Path, rel: str, texts: list[str], rng: random.Random, profile: int) -> None:
+    """A shard folder: `profile` lasting facts, the rest spread over six monthly logs."""
+    from memstore import markdown
+
+    start = date(2026, 6, 1)
+    shard = root / rel
+    (shard / "log").mkdir(parents=True, exist_ok=True)
+    lines = [
+        str(markdown.make_fact(text=t, day=start + timedelta(days=rng.randrange(180))))
+        for t in texts[:profile]
+    ]
+    (shard / "profile.md").write_text("# Profile\n\n" + "\n".join(lines) + "\n")
+    months: dict[str, list[str]] = {}
+    for text in texts[profile:]:
+        day = start + timedelta(days=rng.randrange(182))
+        tag = rng.choices([None, "note", "episode"], weights=[8, 1, 1])[0]
+        fact = markdown.make_fact(text=text, day=day, tag=tag)
+        months.setdefault(f"{day:%Y-%m}", []).append(str(fact))
+    for month, month_lines in months.items():
+        (shard / "log" / f"{month}.md").write_text(
+            "# Memory log\n\n" + "\n".join(month_lines) + "\n"
+        )
+
+
+def build_workspace(root: Path) -> None:
+    rng = random.Random(20261130)
+    if root.exists():
+        shutil.rmtree(root)
+    for b in range(BOTS):
+        write_shard(root, f"agents/{bot(b)}/memory", fact_texts(rng, OWN_FACTS), rng, profile=100)
+        if b % 10 == 0:
+            log(f"  wrote {b + 10}/{BOTS} bots")
+    for p in range(PERSONS):  # five bots know each person
+        for b in range(p, BOTS, BOTS // 5)[:5]:
+            write_shard(
+                root, f"users/{person(p)}/memory/by-agent/{bot(b)}", fact_texts(rng, 40), rng, 10
+            )
+    for j in range(PROJECTS):
+        for b in members(j):
+            write_shard(
+                root,
+                f"projects/{project(j)}/memory/by-agent/{bot(b)}",
+                fact_texts(rng, 50),
+                rng,
+                10,
+            )
+
+
+def bot(i: int) -> str:
+    return f"bot-{i:03d}"
+
+
+def person(i: int) -> str:
+    return f"person-{i:02d}"
+
+
+def project(i: int) -> str:
+    return f"proj-{i}"
+
+
+def members(j: int) -> list[int]:
+    return [b for b in range(BOTS) if b % PROJECTS == j][:MEMBERS]
+
+
+def prepare(fresh: bool) -> list[str]:
+    """Database, files, index and registry for the bench; returns one fresh token per bot."""
+    from django.core.management import call_command
+
+    from memstore.index import index_rebuild, index_sync
+    from memstore.models import Bot
+    from memstore.paths import all_scopes
+    from memstore.registry import bot_create, project_join
+    from memstore.tokens import token_create
+
+    call_command("migrate", verbosity=0)
+    root = Path(os.environ["MEMORY_ROOT"])
+    marker = BENCH_DIR / "layout"
+    if fresh or not marker.exists() or marker.read_text() != LAYOUT:
+        log(f"Writing the workspace under {root} ...")
+        build_workspace(root)
+        log("Indexing it (once) ...")
+        report = index_rebuild(progress=None)
+        log(f"  {report.files} files, {report.facts} facts")
+        Bot.objects.all().delete()
+        for b in range(BOTS):
+            bot_create(slug=bot(b))
+        for j in range(PROJECTS):
+            for b in members(j):
+                project_join(bot=bot(b), project=project(j))
+        marker.write_text(LAYOUT)
+    else:
+        log("Reusing the workspace; syncing it ...")
+        index_sync(scopes=all_scopes(root))
+    prepare_recall()
+    from memstore.models import BotToken
+
+    BotToken.objects.filter(bot__slug__startswith="bot-").delete()
+    return [token_create(bot=bot(b), name="bench").token for b in range(BOTS)]
+
+
+def prepare_recall() -> None:
+    """Embed every fact once (`manage.py recall_embed`; vectors are cached by identity in the
+    database), so recall is timed warm, as on a server that has been running."""
+    from django.core.management import call_command, get_commands
+
+    if "recall_embed" in get_commands():
+        log("Embedding facts that have no vector yet (manage.py recall_embed) ...")
+        call_command("recall_embed", batch=10_000)
+
+
+# --- the server and the load ---------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, workers: int, env: dict) -> subprocess.Popen:
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "memoryconsole.wsgi",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+    ]
+    log("Starting: " + " ".join(command[2:]))
+    server = subprocess.Popen(command, cwd=ROOT, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/api/v1/health")
+            if conn.getresponse().status == 200:
+                return server
+        except OSError:
+            time.sleep(0.3)
+    server.terminate()
+    raise SystemExit("gunicorn did not answer /api/v1/health within 60 s")
+
+
+@dataclass
+class Result:
+    requests: int
+    errors: int
+    seconds: float
+    latencies: list[float]
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds
+
+    def pct(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def request_for(
+    endpoint: str, rng: random.Random, tokens: list[str], b: int | None = None
+) -> tuple[str, dict]:
+    b = rng.randrange(BOTS) if b is None else b
+    headers = {
+        "Authorization": f"Bearer {tokens[b]}",
+        "X-Room-Id": f"dm-{b}",
+        "X-Room-Kind": "direct",
+        "X-Person": person(b % PERSONS),
+        "X-Projects": project(b % PROJECTS) if b in members(b % PROJECTS) else "",
+    }
+    if endpoint == "health":
+        return "/api/v1/health", {}
+    if endpoint == "me":
+        return "/api/v1/me", headers
+    if endpoint == "list":
+        return "/api/v1/facts?limit=20", headers
+    if endpoint == "prompt":
+        return "/api/v1/prompt", headers
+    words = [rng.choice(WORDS[k]).replace("-", " ") for k in rng.sample(sorted(WORDS), 2)]
+    return "/api/v1/recall?limit=20&query=" + quote(" ".join(words)), headers
+
+
+def load(
+    port: int,
+    endpoint: str,
+    tokens: list[str],
+    clients: int,
+    seconds: float,
+    seed: int,
+    sweep: int = 0,
+) -> Result:
+    """`clients` threads calling one endpoint for `seconds`; with `sweep`, each bot `sweep` times
+    instead (a warm-up: every worker process then has every bot's scopes loaded)."""
+    latencies: list[list[float]] = [[] for _ in range(clients)]
+    errors = [0] * clients
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def client(i: int) -> None:
+        rng = random.Random(seed * 100 + i)
+        conn = None
+        order = [b for _ in range(sweep) for b in range(i, BOTS, clients)]
+        while order if sweep else time.perf_counter() < deadline:
+            path, headers = request_for(endpoint, rng, tokens, order.pop() if sweep else None)
+            began = time.perf_counter()
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                conn.request("GET", path, headers=headers)
+                response = conn.getresponse()
+                response.read()
+                if response.status != 200:
+                    errors[i] += 1
+                if response.will_close:
+                    conn.close()
+                    conn = None
+            except OSError:
+                errors[i] += 1
+                conn = None
+                continue
+            latencies[i].append(time.perf_counter() - began)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    merged = [x for per in latencies for x in per]
+    return Result(requests=len(merged), errors=sum(errors), seconds=elapsed, latencies=merged)
+
+
+# --- engine alone ------------------------------------------------------------------------------
+
+
+def engine_times(endpoint: str, seconds: float, seed: int) -> list[float]:
+    """recall_search or prompt_build called directly in this process (one client, no HTTP): what
+    the memory engine costs by itself, so the API's share of a call can be read off."""
+    from memstore.selectors import context_build
+
+    rng = random.Random(seed)
+    times: list[float] = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        b = rng.randrange(BOTS)
+        ctx = context_build(
+            bot=bot(b),
+            room_id=f"dm-{b}",
+            room_kind="direct",
+            person=person(b % PERSONS),
+            projects=[project(b % PROJECTS)],
+        )
+        began = time.perf_counter()
+        if endpoint == "recall":
+            from memstore.recall import recall_search
+
+            words = [rng.choice(WORDS[k]).replace("-", " ") for k in rng.sample(sorted(WORDS), 2)]
+            recall_search(ctx=ctx, query=" ".join(words), limit=20)
+        else:
+            from memstore.prompt import prompt_build
+
+            prompt_build(ctx=ctx)
+        times.append(time.perf_counter() - began)
+    return times
+
+
+# --- report --------------------------------------------------------------------------------------
+
+LABELS = {
+    "health": "`GET /api/v1/health` (trivial JSON, no token)",
+    "me": "`GET /api/v1/me` (token + 2 queries)",
+    "list": "`GET /api/v1/facts?limit=20`",
+    "prompt": "`GET /api/v1/prompt`",
+    "recall": "`GET /api/v1/recall?query=…&limit=20`",
+}
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def table(
+    results: dict[str, list[Result]],
+    single: dict[str, list[Result]],
+    engine: dict[str, list[list[float]]],
+    clients: int,
+) -> list[str]:
+    med = statistics.median
+    base = med([r.pct(0.5) for r in results["health"]])
+    rows = [
+        f"| endpoint | req/s ({clients} clients) | p50 ms | p99 ms | p50 / health "
+        "| p50 ms, 1 client | engine alone p50 ms | errors |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, runs in results.items():
+        p50 = med([r.pct(0.5) for r in runs])
+        alone = f"{med([pct(t, 0.5) for t in engine[name]]):.1f}" if name in engine else "—"
+        rows.append(
+            f"| {LABELS[name]} | {med([r.rps for r in runs]):.0f} | {p50:.1f} | "
+            f"{med([r.pct(0.99) for r in runs]):.1f} | {p50 / base:.1f}x | "
+            f"{med([r.pct(0.5) for r in single[name]]):.1f} | {alone} | "
+            f"{sum(r.errors for r in runs + single[name])} |"
+        )
+    return rows
+
+
+def write_section(lines: list[str]) -> None:
+    path = ROOT / "docs" / "benchmarks.md"
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
+    body = "\n".join([SECTION, "", *lines]).rstrip() + "\n"
+    if SECTION in text:
+        head, _, rest = text.partition(SECTION)
+        following = rest.find("\n## ")
+        tail = rest[following + 1 :] if following != -1 else ""
+        text = head + body + ("\n" + tail if tail else "")
+    else:
+        text = text.rstrip() + "\n\n" + body
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    log(f"Wrote {path.relative_to(ROOT)} ({SECTION})")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench api", description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=8.0, help="per endpoint per run")
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument("--endpoints", default=",".join(ENDPOINTS))
+    parser.add_argument("--fresh", action="store_true", help="rebuild the workspace")
+    parser.add_argument("--no-write", action="store_true", help="don't touch docs/benchmarks.md")
+    args = parser.parse_args(argv)
+    wanted = set(args.endpoints.split(",")) | {"health"}
+    endpoints = [e for e in ENDPOINTS if e in wanted]
+    import importlib.util
+
+    for endpoint, module in (("recall", "memstore.recall"), ("prompt", "memstore.prompt")):
+        if endpoint in endpoints and importlib.util.find_spec(module) is None:
+            log(f"{module} is not installed: skipping {endpoint}")
+            endpoints.remove(endpoint)
+
+    sys.path.insert(0, str(ROOT))
+    from memoryconsole.config import embedded_database_url
+
+    base = os.environ.get("DATABASE_URL") or embedded_database_url(ROOT / "var")
+    create_database(base)
+    env = {
+        **os.environ,
+        "DATABASE_URL": urlunsplit(urlsplit(base)._replace(path="/" + DB_NAME)),
+        "MEMORY_ROOT": str(BENCH_DIR / "memory"),
+        "DJANGO_SETTINGS_MODULE": "memoryconsole.settings",
+        "LOG_LEVEL": "ERROR",
+    }
+    os.environ.update(env)
+    BENCH_DIR.mkdir(parents=True, exist_ok=True)
+    import django
+
+    django.setup()
+    tokens = prepare(args.fresh)
+
+    port = free_port()
+    server = start_server(port, args.workers, env)
+    results: dict[str, list[Result]] = {e: [] for e in endpoints}
+    single: dict[str, list[Result]] = {e: [] for e in endpoints}
+    engine: dict[str, list[list[float]]] = {e: [] for e in endpoints if e in ("recall", "prompt")}
+    load_before = os.getloadavg()[0]
+    try:
+        log("Warming up (every bot, several times, on every endpoint) ...")
+        for endpoint in endpoints:
+            load(port, endpoint, tokens, args.clients, 0, seed=0, sweep=2 * args.workers)
+            if endpoint in engine:
+                engine_times(endpoint, 2.0, seed=0)
+        for run in range(1, args.runs + 1):
+            for endpoint in endpoints:
+                result = load(port, endpoint, tokens, args.clients, args.seconds, seed=run)
+                results[endpoint].append(result)
+                alone = load(port, endpoint, tokens, 1, args.seconds / 2, seed=run)
+                single[endpoint].append(alone)
+                note = ""
+                if endpoint in engine:
+                    engine[endpoint].append(engine_times(endpoint, args.seconds / 2, seed=run))
+                    note = f"  engine alone p50 {pct(engine[endpoint][-1], 0.5):6.1f} ms"
+                log(
+                    f"run {run}/{args.runs} {endpoint:<7} {result.rps:7.0f} req/s  "
+                    f"p50 {result.pct(0.5):6.1f} ms  p99 {result.pct(0.99):6.1f} ms  "
+                    f"1 client p50 {alone.pct(0.5):6.1f} ms{note}  errors {result.errors}"
+                )
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    load_after = os.getloadavg()[0]
+
+    rows = table(results, single, engine, args.clients)
+    print("\n".join(rows))
+    command = "python -m bench api" + (" " + " ".join(argv) if argv else "")
+    lines = [
+        f"Command: `{command}` (or `./dev bench api`). Server: `gunicorn memoryconsole.wsgi "
+        f"--workers {args.workers}` (sync workers, as the README runs it in production) on "
+        f"loopback, embedded PostgreSQL 16, all on one {os.cpu_count()}-core machine shared with "
+        f"other engineers' work (load average {load_before:.1f} before, {load_after:.1f} after). "
+        f"Workspace (built once, own database `{DB_NAME}`): {BOTS} bots x {OWN_FACTS:,} facts of "
+        f"their own, user memory for {PERSONS} people (5 bots each, 40 facts a shard), "
+        f"{PROJECTS} projects x {MEMBERS} member bots x 50 facts; every fact embedded beforehand. "
+        f"Load: {args.clients} concurrent loopback clients (Python threads with http.client), "
+        f"{args.seconds:g} s per endpoint per run, each request a random bot in its direct room "
+        f"with its person and one project; every worker warmed on every bot first. Figures are "
+        f"medians of {args.runs} runs. *p50 / health* compares with the trivial endpoint in the "
+        f"same run; *1 client* is the same endpoint with no concurrency; *engine alone* calls "
+        f"`recall_search` / `prompt_build` directly in the benchmark process (no HTTP, no token, "
+        f"one caller), so the API's own share is the difference. Python "
+        f"{platform.python_version()}.",
+        "",
+        *rows,
+        "",
+        "Targets: recall p50 <= 15 ms and p99 <= 50 ms at 4 concurrent clients.",
+    ]
+    if not args.no_write:
+        write_section(lines)
+    return 0
+
+
+def create_database(base_url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(base_url)
+    query = dict(p.split("=", 1) for p in parts.query.split("&") if "=" in p)
+    with psycopg.connect(
+        dbname=parts.path.lstrip("/") or "postgres",
+        user=parts.username or None,
+        password=parts.password or None,
+        host=query.get("host") or parts.hostname or None,
+        port=parts.port or None,
+        autocommit=True,
+    ) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
+        if not exists:
+            log(f"Creating database {DB_NAME}")
+            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

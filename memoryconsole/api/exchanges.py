@@ -1,0 +1,36 @@
+"""Reporting an exchange for learning: accepted (202) and queued durably; the learner runs later."""
+
+from django.http import HttpRequest
+from ninja import Header, Router
+from ninja.responses import Status
+
+from memoryconsole.api.auth import context_of
+from memoryconsole.api.errors import errors
+from memoryconsole.api.schemas import ContextHeaders, ExchangeIn, ExchangeOut
+from memstore.learning import exchange_submit
+
+router = Router(tags=["learning"])
+
+
+@router.post(
+    "/exchanges",
+    response={202: ExchangeOut, **errors(400, 401, 403, 413, 422)},
+    operation_id="report_exchange",
+    url_name="report_exchange",
+)
+def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: ExchangeIn):
+    """Report a message and the reply the bot delivered. It is stored before this returns and
+    learned from in the background (direct and group rooms only; small talk is skipped: the
+    answer then says `skipped` and why). Reporting the same message ids again returns the
+    first receipt."""
+    receipt = exchange_submit(
+        ctx=context_of(request, room),
+        message=body.message,
+        reply=body.reply,
+        message_id=body.message_id,
+        reply_id=body.reply_id,
+        recalled=body.recalled,
+    )
+    return Status(
+        202, ExchangeOut(id=str(receipt.id), status=receipt.status, reason=receipt.reason)
+    )

@@ -1,0 +1,178 @@
+"""Facts: remember, list, edit and forget, from the room the call names."""
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Header, Path, Query, Router
+from ninja.responses import Status
+
+from memoryconsole.api.auth import context_of
+from memoryconsole.api.errors import errors
+from memoryconsole.api.schemas import (
+    FACT_ID,
+    ContextHeaders,
+    EditIn,
+    FactOut,
+    FactPageOut,
+    ForgetIn,
+    ForgetOut,
+    ForgetWhere,
+    ListFilters,
+    RememberIn,
+    RemovedOut,
+)
+from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember
+from memstore.history import Change
+from memstore.idempotency import idempotent_call
+
+router = Router(tags=["facts"])
+
+IDEMPOTENCY_KEY = Header(
+    "",
+    alias="Idempotency-Key",
+    pattern=r"^[\x21-\x7e]{0,255}$",
+    description="Retrying with the same key returns the first reply instead of saving twice "
+    "(kept 24 h; the same key with a different request is refused with 422).",
+)
+
+
+FactId = Path(..., pattern=FACT_ID, description="The fact's id (16 hex digits).")
+
+
+@router.post(
+    "/facts",
+    response={201: FactOut, **errors(400, 401, 403, 409, 413, 422)},
+    operation_id="remember",
+    url_name="remember",
+)
+def remember(
+    request: HttpRequest,
+    response: HttpResponse,
+    room: Header[ContextHeaders],
+    body: RememberIn,
+    idempotency_key: str = IDEMPOTENCY_KEY,
+):
+    """Save a fact in the bot's own memory (default), the person's memory (direct rooms only) or
+    a joined project's memory. A duplicate (same text) keeps one line with the newest date."""
+    ctx = context_of(request, room)
+
+    def save() -> tuple[int, dict]:
+        fact = bot_remember(
+            ctx=ctx,
+            text=body.text,
+            scope=body.scope,
+            project=body.project,
+            tier=body.tier,
+            meta=body.meta(),
+        )
+        return 201, FactOut.of(fact).model_dump(mode="json")
+
+    if not idempotency_key:
+        return Status(*save())
+    reply = idempotent_call(
+        bot=ctx.bot,
+        key=idempotency_key,
+        request={"room": room.model_dump(), "body": body.model_dump(mode="json")},
+        call=save,
+    )
+    if reply.replayed:
+        response["Idempotent-Replayed"] = "true"
+    return Status(reply.status, reply.body)
+
+
+@router.get(
+    "/facts",
+    response={200: FactPageOut, **errors(401, 403, 422)},
+    operation_id="list_facts",
+    url_name="list_facts",
+)
+def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Query[ListFilters]):
+    """Facts this room may read, newest first: own memory, the person's (direct rooms), the
+    projects in play, and the legacy memory of this group room. Hidden facts are not listed."""
+    page = bot_facts_list(
+        ctx=context_of(request, room),
+        scope=filters.scope,
+        project=filters.project,
+        tier=filters.tier,
+        month=filters.month,
+        contains=filters.q,
+        offset=filters.offset,
+        limit=filters.limit,
+    )
+    return FactPageOut(
+        items=[FactOut.of(f) for f in page.items],
+        total=page.total,
+        offset=page.offset,
+        limit=page.limit,
+        has_more=page.has_more,
+    )
+
+
+# Declared before /facts/{fact_id}: Django matches URL patterns in order.
+@router.post(
+    "/facts/forget",
+    response={200: ForgetOut, **errors(400, 401, 403, 404, 409, 413, 422)},
+    operation_id="forget",
+    url_name="forget",
+)
+def forget(request: HttpRequest, room: Header[ContextHeaders], body: ForgetIn):
+    """Forget a fact by id or by text from every shard this bot may change here (or one scope);
+    404 if none held it."""
+    changes = bot_forget(
+        ctx=context_of(request, room),
+        fact_id=body.id,
+        text=body.text,
+        scope=body.scope,
+        project=body.project,
+    )
+    return _forget_out(changes)
+
+
+@router.patch(
+    "/facts/{fact_id}",
+    response={200: FactOut, **errors(400, 401, 403, 404, 409, 413, 422)},
+    operation_id="edit_fact",
+    url_name="edit_fact",
+)
+def edit_fact(
+    request: HttpRequest,
+    room: Header[ContextHeaders],
+    body: EditIn,
+    fact_id: str = FactId,
+):
+    """Replace a fact's text in place (same file, line and date; its id changes with its text).
+    With expected_text, a fact that changed meanwhile is not overwritten: 409 with the current
+    text in detail.current."""
+    fact = bot_edit(
+        ctx=context_of(request, room),
+        fact_id=fact_id,
+        text=body.text,
+        expected_text=body.expected_text,
+        scope=body.scope,
+        project=body.project,
+    )
+    return FactOut.of(fact)
+
+
+@router.delete(
+    "/facts/{fact_id}",
+    response={200: ForgetOut, **errors(401, 403, 404, 409, 422)},
+    operation_id="forget_fact",
+    url_name="forget_fact",
+)
+def forget_fact(
+    request: HttpRequest,
+    room: Header[ContextHeaders],
+    where: Query[ForgetWhere],
+    fact_id: str = FactId,
+):
+    """Forget a fact by id (the same as POST /facts/forget with an id)."""
+    changes = bot_forget(
+        ctx=context_of(request, room), fact_id=fact_id, scope=where.scope, project=where.project
+    )
+    return _forget_out(changes)
+
+
+def _forget_out(changes: list[Change]) -> ForgetOut:
+    return ForgetOut(
+        forgotten=len(changes),
+        removed=[RemovedOut(id=c.fact_id, file=c.file, line=c.line) for c in changes],
+    )

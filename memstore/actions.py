@@ -1,0 +1,178 @@
+"""What a bot may do from the room it is talking in: open a call's context, remember, forget,
+edit and list.
+
+Each function takes the `Context` a call states and lets `memstore.access` decide which scopes
+it may read and which shard it writes (never the caller's say-so), then calls one service or
+selector. Recall and the prompt section are `memstore.recall` and `memstore.prompt`.
+"""
+
+from collections.abc import Iterable
+
+from memstore.access import Context, forget_shards, readable_scopes, writable_shard
+from memstore.errors import EditConflict, FactNotFound, InvalidFact, NotAllowed
+from memstore.history import Change
+from memstore.paths import Scope, ScopeKind, Shard
+from memstore.ranking import Tier
+from memstore.records import StoredFact
+from memstore.registry import bot_mark_in_groups, person_excluded_topics
+from memstore.selectors import FactPage, context_build, fact_find, facts_list, legacy_rooms_of
+from memstore.services import fact_edit, fact_forget, fact_remember
+
+
+def call_context(
+    *,
+    bot: str,
+    room_id: str,
+    room_kind: str,
+    person: str | None = None,
+    projects: Iterable[str] = (),
+    joined: Iterable[str] | None = None,
+) -> Context:
+    """The Context of one call (raises InvalidName/NotAllowed); notes a bot seen in a group room.
+    `joined`: the bot's projects, if the caller has them already (memstore.tokens.Caller)."""
+    ctx = context_build(
+        bot=bot,
+        room_id=room_id,
+        room_kind=room_kind,
+        person=person or None,
+        projects=projects,
+        joined=joined,
+    )
+    if ctx.room.kind == "group":
+        bot_mark_in_groups(bot=bot)
+    return ctx
+
+
+def bot_remember(
+    *,
+    ctx: Context,
+    text: str,
+    scope: ScopeKind = "bot",
+    project: str | None = None,
+    tier: Tier = "log",
+    meta: dict[str, object] | None = None,
+    via: str = "api",
+) -> StoredFact:
+    """Save a fact in the shard this context writes for `scope` (a person's excluded topics apply)."""
+    shard = writable_shard(ctx, scope, project)
+    topics = person_excluded_topics(person=ctx.person) if ctx.person else []
+    return fact_remember(
+        shard=shard, text=text, tier=tier, meta=meta, excluded_topics=topics, by=ctx.bot, via=via
+    )
+
+
+def bot_forget(
+    *,
+    ctx: Context,
+    fact_id: str | None = None,
+    text: str | None = None,
+    scope: ScopeKind | None = None,
+    project: str | None = None,
+    via: str = "api",
+) -> list[Change]:
+    """Remove a fact from every shard this context may change (or only those of `scope`).
+
+    Without a scope that is the bot's own memory, the person's shard (direct rooms), joined
+    projects and the bot's copies in legacy rooms; `scope="room"` means those legacy copies."""
+    if scope is None:
+        shards = forget_shards(ctx, legacy_rooms_of(ctx.bot))
+    elif scope == "room":
+        shards = [Scope("room", r).shard(ctx.bot) for r in legacy_rooms_of(ctx.bot)]
+    else:
+        shards = [writable_shard(ctx, scope, project)]
+    return fact_forget(shards=shards, fact_id=fact_id, text=text, by=ctx.bot, via=via)
+
+
+def bot_edit(
+    *,
+    ctx: Context,
+    fact_id: str,
+    text: str,
+    expected_text: str | None = None,
+    scope: ScopeKind | None = None,
+    project: str | None = None,
+    via: str = "api",
+) -> StoredFact:
+    """Replace a fact's text in the shard this context writes. Without a scope, the fact is looked
+    up in the bot's writable shards (own memory first, then the person's, then projects)."""
+    if scope is not None:
+        shard = writable_shard(ctx, scope, project)
+    else:
+        shard = _shard_holding(ctx, fact_id)
+        if shard is None:
+            if expected_text is not None:
+                raise EditConflict(
+                    "This fact was removed by someone else.",
+                    detail={"current": None, "fact_id": fact_id},
+                )
+            raise FactNotFound("No fact with that id in the memory this bot may change here.")
+    return fact_edit(
+        shard=shard,
+        fact_id=fact_id,
+        text=text,
+        expected_text=expected_text,
+        by=ctx.bot,
+        via=via,
+    )
+
+
+def bot_facts_list(
+    *,
+    ctx: Context,
+    scope: ScopeKind | None = None,
+    project: str | None = None,
+    tier: str | None = None,
+    month: str | None = None,
+    contains: str | None = None,
+    offset: int = 0,
+    limit: int = 50,
+) -> FactPage:
+    """Facts this context may read (all of them, or one scope), newest first; hidden facts are
+    never shown to bots."""
+    scopes = [readable_scope(ctx, scope, project)] if scope else readable_scopes(ctx)
+    return facts_list(
+        scopes=scopes,
+        tier=tier,
+        month=month,
+        contains=contains,
+        include_hidden=False,
+        offset=offset,
+        limit=limit,
+    )
+
+
+def readable_scope(ctx: Context, kind: ScopeKind, name: str | None = None) -> Scope:
+    """One scope this context may read, or NotAllowed saying why (SPEC §6)."""
+    if kind == "bot":
+        return Scope("bot", ctx.bot)
+    if kind == "user":
+        if not ctx.user_memory_allowed:
+            raise NotAllowed(
+                f"User memory can't be used in a {ctx.room.kind} room: what is known about a "
+                "person stays in their direct rooms."
+            )
+        return Scope("user", ctx.person)  # type: ignore[arg-type]
+    if kind == "project":
+        if not name:
+            raise InvalidFact("Name the project to read.")
+        if name not in ctx.joined:
+            raise NotAllowed(f"Bot {ctx.bot!r} has not joined project {name!r}.")
+        return Scope("project", name)
+    if kind == "room":
+        if ctx.room.kind != "group":
+            raise NotAllowed(
+                "Legacy room memory is read only in its own group room, and this is a "
+                f"{ctx.room.kind} room."
+            )
+        return Scope("room", ctx.room.id)
+    raise InvalidFact(f"Unknown scope {kind!r}.")
+
+
+def _shard_holding(ctx: Context, fact_id: str) -> Shard | None:
+    shards = forget_shards(ctx, [])
+    copies = fact_find(scopes=[s.scope for s in shards], fact_id=fact_id)
+    held = {(c.scope, c.shard_bot) for c in copies}
+    for shard in shards:
+        if (str(shard.scope), shard.bot) in held:
+            return shard
+    return None

@@ -1,0 +1,96 @@
+"""manage.py bots: register bots, issue and revoke their API tokens, manage project membership.
+
+bots create SLUG [--name NAME]     register a bot
+bots token SLUG [--name NAME]      issue a token (printed once; only its hash is kept)
+bots tokens SLUG                   list a bot's tokens (prefix, name, created, last used)
+bots revoke PREFIX                 revoke the token starting with PREFIX
+bots join SLUG PROJECT             let the bot read and write the project's memory
+bots leave SLUG PROJECT            take it off the project (its memory stays on disk)
+bots list                          every bot with its projects and active tokens
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memstore.errors import MemstoreError
+from memstore.registry import bot_create, bots_registered, project_join, project_leave
+from memstore.tokens import token_create, token_revoke, tokens_list
+
+
+class Command(BaseCommand):
+    help = "Register bots, issue and revoke their API tokens, and manage project membership."
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="action", required=True)
+        create = sub.add_parser("create", help="register a bot")
+        create.add_argument("slug")
+        create.add_argument("--name", default="", help="display name")
+        token = sub.add_parser("token", help="issue an API token (printed once)")
+        token.add_argument("slug")
+        token.add_argument("--name", default="", help="what the token is for")
+        tokens = sub.add_parser("tokens", help="list a bot's tokens")
+        tokens.add_argument("slug")
+        revoke = sub.add_parser("revoke", help="revoke a token by its prefix")
+        revoke.add_argument("prefix")
+        for name, text in (("join", "join a project"), ("leave", "leave a project")):
+            member = sub.add_parser(name, help=text)
+            member.add_argument("slug")
+            member.add_argument("project")
+        sub.add_parser("list", help="every bot with its projects")
+
+    def handle(self, *args, action: str, **options):
+        try:
+            getattr(self, f"do_{action}")(**options)
+        except MemstoreError as exc:
+            raise CommandError(exc.message) from None
+
+    def do_create(self, *, slug: str, name: str, **_):
+        bot = bot_create(slug=slug, display_name=name)
+        self.stdout.write(f"Created bot {bot.slug}. Next: manage.py bots token {bot.slug}")
+
+    def do_token(self, *, slug: str, name: str, **_):
+        new = token_create(bot=slug, name=name)
+        self.stderr.write(
+            f"Token {new.info.prefix}… for bot {slug}. It is shown once; store it now:"
+        )
+        self.stdout.write(new.token)
+
+    def do_tokens(self, *, slug: str, **_):
+        rows = tokens_list(bot=slug)
+        if not rows:
+            self.stdout.write(f"Bot {slug} has no tokens.")
+        for t in rows:
+            state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
+            used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
+            self.stdout.write(
+                f"{t.prefix}  {state:<24} created {t.created_at:%Y-%m-%d %H:%M}  "
+                f"last used {used}  {t.name}".rstrip()
+            )
+
+    def do_revoke(self, *, prefix: str, **_):
+        info = token_revoke(prefix=prefix)
+        self.stdout.write(f"Revoked token {info.prefix}… of bot {info.bot}.")
+
+    def do_join(self, *, slug: str, project: str, **_):
+        created = project_join(bot=slug, project=project)
+        self.stdout.write(
+            f"Bot {slug} {'joined' if created else 'was already in'} project {project}."
+        )
+
+    def do_leave(self, *, slug: str, project: str, **_):
+        left = project_leave(bot=slug, project=project)
+        self.stdout.write(
+            f"Bot {slug} {'left' if left else 'was not in'} project {project}"
+            + (" (its memory there stays on disk)." if left else ".")
+        )
+
+    def do_list(self, **_):
+        bots = bots_registered()
+        if not bots:
+            self.stdout.write("No bots yet. Create one: manage.py bots create SLUG")
+        for bot in bots:
+            projects = ", ".join(bot.projects) or "no projects"
+            groups = "  in groups" if bot.in_groups else ""
+            name = f" ({bot.display_name})" if bot.display_name else ""
+            self.stdout.write(
+                f"{bot.slug}{name}  {projects}  {bot.active_tokens} active token(s){groups}"
+            )

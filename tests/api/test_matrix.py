@@ -1,0 +1,277 @@
+"""The authorization matrix (SPEC §6): every operation × room kind × scope × own/other bot.
+
+Bot `a` calls; bot `b` is the other bot. Both joined project apollo; neither joined zeus (a still
+has an old shard there). Every scope holds one fact written by each bot, with its own code word.
+Each case asserts the status, what the answer shows, and which files changed: exactly the
+caller's own shard when allowed, nothing at all when refused.
+"""
+
+import pytest
+
+from tests.api.conftest import BotClient, synced, tree, write_facts
+
+KINDS = ["direct", "group", "routine", "bot", "event"]
+SCOPES = ["bot", "user", "project", "unjoined", "room"]
+OWNERS = ["own", "other"]
+BOT = {"own": "a", "other": "b"}
+WORD = {  # one code word per (owner, scope), so recall can look for exactly one fact
+    ("own", "bot"): "aardvark",
+    ("own", "user"): "albatross",
+    ("own", "project"): "anaconda",
+    ("own", "unjoined"): "antelope",
+    ("own", "room"): "armadillo",
+    ("other", "bot"): "baboon",
+    ("other", "user"): "badger",
+    ("other", "project"): "barracuda",
+    ("other", "unjoined"): "beaver",
+    ("other", "room"): "bison",
+}
+
+
+def shard_dir(scope: str, bot: str) -> str:
+    return {
+        "bot": f"agents/{bot}/memory",
+        "user": f"users/alice/memory/by-agent/{bot}",
+        "project": f"projects/apollo/memory/by-agent/{bot}",
+        "unjoined": f"projects/zeus/memory/by-agent/{bot}",
+        "room": f"rooms/r1/memory/by-agent/{bot}",
+    }[scope]
+
+
+def text_of(owner: str, scope: str) -> str:
+    return f"The team mascot is a {WORD[owner, scope]}"
+
+
+def scope_params(scope: str) -> dict:
+    return {
+        "bot": {"scope": "bot"},
+        "user": {"scope": "user"},
+        "project": {"scope": "project", "project": "apollo"},
+        "unjoined": {"scope": "project", "project": "zeus"},
+        "room": {"scope": "room"},
+    }[scope]
+
+
+def may_write(kind: str, scope: str) -> bool:
+    return scope in ("bot", "project") or (scope == "user" and kind == "direct")
+
+
+def may_read(kind: str, scope: str) -> bool:
+    return (
+        scope in ("bot", "project")
+        or (scope == "user" and kind == "direct")
+        or (scope == "room" and kind == "group")
+    )
+
+
+def sees(kind: str, scope: str, owner: str) -> bool:
+    """Whether bot a, reading in this room, sees this fact (other bots' own memory: never)."""
+    return may_read(kind, scope) and not (scope == "bot" and owner == "other")
+
+
+@pytest.fixture
+def workspace(memory_root, tokens):
+    for owner, bot in BOT.items():
+        for scope in SCOPES:
+            write_facts(memory_root, f"{shard_dir(scope, bot)}/profile.md", text_of(owner, scope))
+    return synced(memory_root)
+
+
+def client(tokens, kind: str, scope: str) -> BotClient:
+    # Naming a project in play that the bot has not joined is refused for every operation.
+    projects = "zeus" if scope == "unjoined" else "apollo"
+    return BotClient(token=tokens["a"], room_kind=kind, projects=projects)
+
+
+def changed(before: dict, after: dict) -> set[str]:
+    return {rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)}
+
+
+def own_shard_files(after: dict, scope: str) -> set[str]:
+    return {rel for rel in after if rel.startswith(shard_dir(scope, "a") + "/")}
+
+
+cases = pytest.mark.parametrize(
+    "kind,scope,owner", [(k, s, o) for k in KINDS for s in SCOPES for o in OWNERS]
+)
+
+
+@cases
+def test_remember(memory_root, tokens, workspace, kind, scope, owner):
+    # "other": saving the very text another bot holds; it must land in a's shard, never in b's.
+    fact = {"text": text_of(owner, scope) + " indeed", **scope_params(scope)}
+    if scope == "room":
+        fact["scope"] = "room"
+    answer = client(tokens, kind, scope).post("/facts", fact)
+    after = tree(memory_root)
+    if scope == "room":
+        assert answer.status == 422  # legacy room memory is not a scope anyone can write
+        assert after == workspace
+    elif may_write(kind, scope) and scope != "unjoined":
+        assert answer.status == 201, answer.body
+        assert answer.body["bot"] == "a"
+        assert answer.body["file"].startswith(shard_dir(scope, "a") + "/")
+        assert changed(workspace, after) <= own_shard_files(after, scope)
+        assert fact["text"] in (memory_root / answer.body["file"]).read_text()
+    else:
+        assert answer.status == 403, answer.body
+        assert answer.body["code"] == "forbidden"
+        assert after == workspace
+
+
+@cases
+def test_forget(memory_root, tokens, workspace, kind, scope, owner):
+    answer = client(tokens, kind, scope).post(
+        "/facts/forget", {"text": text_of(owner, scope), **scope_params(scope)}
+    )
+    after = tree(memory_root)
+    allowed = scope in ("bot", "project", "room") or (scope == "user" and kind == "direct")
+    if not allowed:
+        assert answer.status == 403, answer.body
+        assert after == workspace
+    elif owner == "other":
+        assert answer.status == 404, answer.body
+        assert after == workspace
+    else:
+        assert answer.status == 200, answer.body
+        assert answer.body["forgotten"] == 1
+        assert changed(workspace, after) <= own_shard_files(after, scope)
+        assert (
+            text_of(owner, scope)
+            not in (memory_root / shard_dir(scope, "a") / "profile.md").read_text()
+        )
+
+
+@cases
+def test_edit(memory_root, tokens, workspace, kind, scope, owner):
+    fact_id = _fact_id(text_of(owner, scope))
+    body = {"text": "The team mascot changed", **scope_params(scope)}
+    if scope == "room":
+        body["scope"] = "room"
+    answer = client(tokens, kind, scope).patch(f"/facts/{fact_id}", body)
+    after = tree(memory_root)
+    if scope == "room":
+        assert answer.status == 422  # legacy room memory is read-only: not an edit scope
+        assert after == workspace
+    elif not (may_write(kind, scope) and scope != "unjoined"):
+        assert answer.status == 403, answer.body
+        assert after == workspace
+    elif owner == "other":
+        assert answer.status == 404, answer.body
+        assert after == workspace
+    else:
+        assert answer.status == 200, answer.body
+        assert changed(workspace, after) <= own_shard_files(after, scope)
+        profile = (memory_root / shard_dir(scope, "a") / "profile.md").read_text()
+        assert "The team mascot changed" in profile
+        assert text_of(owner, scope) not in profile
+
+
+@cases
+def test_list(memory_root, tokens, workspace, kind, scope, owner):
+    answer = client(tokens, kind, scope).get("/facts", **scope_params(scope))
+    assert tree(memory_root) == workspace
+    if scope == "unjoined" or not may_read(kind, scope):
+        assert answer.status == 403, answer.body
+        return
+    assert answer.status == 200, answer.body
+    texts = {item["text"] for item in answer.body["items"]}
+    assert (text_of(owner, scope) in texts) == sees(kind, scope, owner)
+
+
+@cases
+def test_list_everything_readable(memory_root, tokens, workspace, kind, scope, owner):
+    # Without a scope filter the room's readable scopes are merged; same visibility rule.
+    answer = client(tokens, kind, scope).get("/facts", limit=200)
+    if scope == "unjoined":
+        assert answer.status == 403
+        return
+    texts = {item["text"] for item in answer.body["items"]}
+    assert (text_of(owner, scope) in texts) == sees(kind, scope, owner)
+
+
+@cases
+def test_recall(memory_root, tokens, workspace, kind, scope, owner):
+    answer = client(tokens, kind, scope).get("/recall", query=WORD[owner, scope])
+    assert tree(memory_root) == workspace
+    if scope == "unjoined":
+        assert answer.status == 403
+        return
+    assert answer.status == 200, answer.body
+    texts = {item["text"] for item in answer.body["items"]}
+    assert (text_of(owner, scope) in texts) == sees(kind, scope, owner)
+
+
+@cases
+def test_prompt(memory_root, tokens, workspace, kind, scope, owner):
+    answer = client(tokens, kind, scope).get("/prompt")
+    assert tree(memory_root) == workspace
+    if scope == "unjoined":
+        assert answer.status == 403
+        return
+    assert answer.status == 200, answer.body
+    # The prompt has no legacy room block (SPEC §5.2): only the person, projects and own memory.
+    expected = sees(kind, scope, owner) and scope != "room"
+    assert (text_of(owner, scope) in answer.body["text"]) == expected
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("scope", ["project", "unjoined"])
+def test_prompt_changes(memory_root, tokens, workspace, kind, scope):
+    answer = client(tokens, kind, scope).post("/prompt/changes", {"previous": ""})
+    assert answer.status == (403 if scope == "unjoined" else 200), answer.body
+    assert tree(memory_root) == workspace
+
+
+def test_token_acts_only_as_its_bot(memory_root, tokens, workspace):
+    b = BotClient(token=tokens["b"], projects="apollo")
+    listed = b.get("/facts", limit=200).body["items"]
+    assert {item["bot"] for item in listed} == {"a", "b"}  # shared scopes merge both shards
+    assert text_of("own", "bot") not in {item["text"] for item in listed}
+    # Naming another bot or shard in a write is not part of the contract: refused, nothing written.
+    for extra in ({"bot": "a"}, {"shard": "a"}, {"by": "a"}):
+        answer = b.post("/facts", {"text": "Sneaky", **extra})
+        assert answer.status == 422
+    assert tree(memory_root) == workspace
+
+
+def test_group_room_user_memory_says_why(memory_root, tokens, workspace):
+    group = BotClient(token=tokens["a"], room_kind="group", projects="apollo")
+    for answer in (
+        group.post("/facts", {"text": "Likes jazz", "scope": "user"}),
+        group.get("/facts", scope="user"),
+        group.patch(f"/facts/{_fact_id(text_of('own', 'user'))}", {"text": "x", "scope": "user"}),
+        group.post("/facts/forget", {"text": text_of("own", "user"), "scope": "user"}),
+    ):
+        assert answer.status == 403
+        assert "stays in their direct rooms" in answer.body["message"]
+    assert tree(memory_root) == workspace
+
+
+def test_direct_room_needs_the_person(memory_root, tokens, workspace):
+    answer = BotClient(token=tokens["a"], person="").get("/facts")
+    assert answer.status == 403
+    assert "person" in answer.body["message"]
+
+
+def test_forget_without_scope_covers_every_writable_shard(memory_root, tokens):
+    # The same fact in a's own memory, a's user shard, a's apollo shard and a's legacy room copy;
+    # b holds it too. A direct-room forget removes a's four copies and leaves b's alone.
+    text = "Moved the standup to 9:30"
+    for scope in ("bot", "user", "project", "room"):
+        for bot in ("a", "b"):
+            write_facts(memory_root, f"{shard_dir(scope, bot)}/profile.md", text)
+    before = synced(memory_root)
+    answer = BotClient(token=tokens["a"]).post("/facts/forget", {"text": text.upper()})
+    assert answer.status == 200
+    assert answer.body["forgotten"] == 4
+    after = tree(memory_root)
+    assert {rel.rsplit("/", 1)[0] for rel in changed(before, after)} == {
+        shard_dir(scope, "a") for scope in ("bot", "user", "project", "room")
+    }
+
+
+def _fact_id(text: str) -> str:
+    from memstore.markdown import fact_identity
+
+    return fact_identity(text)
