@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0004_learning"),
+        ("memstore", "0005_console_paging"),
     ]
 
     operations = [
