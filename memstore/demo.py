@@ -281,11 +281,7 @@ def _refused_example(root) -> None:
 
 def _learning_examples() -> None:
     # Exchanges the learner skips without calling a model (small talk, a routine room), so the
-    # learning page shows real events. Nothing happens while the learner is not installed.
-    from memstore.console.learning import learning_available
-
-    if not learning_available():
-        return
+    # learning page shows real events.
     from memstore.learning import exchange_submit
     from memstore.selectors import context_build
 

@@ -1,6 +1,18 @@
 """Shared fixtures: every test gets its own empty MEMORY_ROOT on real disk and the real Postgres."""
 
 import pytest
+from django.conf import settings as django_settings
+
+
+@pytest.fixture(autouse=True, scope="session")
+def static_root(tmp_path_factory):
+    """An existing, empty STATIC_ROOT: the console serves its static files through the finders
+    (WHITENOISE_USE_FINDERS) and tests never run collectstatic, so without it WhiteNoise warns
+    "No directory at: .../var/staticfiles/" every time a test client loads the middleware."""
+    before = django_settings.STATIC_ROOT
+    django_settings.STATIC_ROOT = tmp_path_factory.mktemp("staticfiles")
+    yield django_settings.STATIC_ROOT
+    django_settings.STATIC_ROOT = before
 
 
 @pytest.fixture(autouse=True)

@@ -41,7 +41,7 @@ from memstore.console.overview import (
     problems_list,
     workspace_changes,
 )
-from memstore.console.preview import preview_choices, prompt_available, prompt_preview
+from memstore.console.preview import preview_choices, prompt_preview
 from memstore.console.viewer import Viewer, scope_label
 from memstore.console.writes import (
     clear_preview,
@@ -384,7 +384,6 @@ def prompt_page(request, bot: str):
         "choices": choices,
         "section": section,
         "error": error,
-        "available": prompt_available(),
     }
     template = "web/prompt.html#preview" if _partial(request) else "web/prompt.html"
     return render(request, template, context)
@@ -401,7 +400,7 @@ def learning_page(request, bot: str):
     kind, offset = form.cleaned_data.get("kind") or "", form.cleaned_data.get("offset") or 0
     view = bot_learning(bot=bot, viewer=_viewer(request), kind=kind, offset=offset)
     more = ""
-    if view is not None and view.page.has_more:
+    if view.page.has_more:
         params = request.GET.copy()
         params["offset"] = offset + len(view.page.items)
         more = f"{request.path}?{params.urlencode()}"

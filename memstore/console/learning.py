@@ -3,32 +3,30 @@
 The learner (`memstore.learning`) records every decision as an event and offers
 `activity_list`, `activity_counts` and `learning_status`; this module only asks them with the
 console's privacy rule (a person sees learning from group rooms and their own direct rooms;
-staff see all). Until the learner is installed every function answers None.
+staff see all).
 """
 
-import importlib.util
 from dataclasses import dataclass
 
 from memstore.console.viewer import Viewer
+from memstore.learning import (
+    ActivityPage,
+    LearningStatus,
+    activity_counts,
+    activity_list,
+    learning_status,
+)
+from memstore.learning.activity import LABELS
 
 PROBLEM_KINDS = ("failed", "refused")
-
-
-def learning_available() -> bool:
-    """Whether the learner is installed."""
-    return importlib.util.find_spec("memstore.learning") is not None
 
 
 def _person(viewer: Viewer) -> str | None:
     return None if viewer.staff else viewer.person
 
 
-def learning_problems(*, viewer: Viewer, limit: int = 10) -> list | None:
-    """The newest failed or refused learning events the person may see (None: no learner)."""
-    if not learning_available():
-        return None
-    from memstore.learning import activity_list
-
+def learning_problems(*, viewer: Viewer, limit: int = 10) -> list:
+    """The newest failed or refused learning events the person may see."""
     page = activity_list(kinds=PROBLEM_KINDS, viewer=_person(viewer), limit=limit)
     return list(page.items)
 
@@ -37,20 +35,15 @@ def learning_problems(*, viewer: Viewer, limit: int = 10) -> list | None:
 class LearningView:
     """A bot's learning page: the learner's state, counts per kind, and one page of events."""
 
-    status: object  # memstore.learning.LearningStatus
+    status: LearningStatus
     kinds: list[tuple[str, str, int]]  # (kind, label, how many), kinds that happened
-    page: object  # memstore.learning.ActivityPage
+    page: ActivityPage
 
 
 def bot_learning(
     *, bot: str, viewer: Viewer, kind: str = "", offset: int = 0, limit: int = 50
-) -> LearningView | None:
-    """What the learner did for this bot, newest first (None while no learner is installed)."""
-    if not learning_available():
-        return None
-    from memstore.learning import activity_counts, activity_list, learning_status
-    from memstore.learning.activity import LABELS
-
+) -> LearningView:
+    """What the learner did for this bot, newest first."""
     person = _person(viewer)
     counts = activity_counts(bot=bot, viewer=person)
     return LearningView(

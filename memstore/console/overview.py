@@ -136,11 +136,11 @@ class Problems:
 
     refused: list[Failure]
     unreadable: list[tuple[str, str]]  # (file, why)
-    learning: list | None  # memstore.learning's activity, when the learner is installed
+    learning: list  # memstore.learning's failed and refused activity
 
 
 def problems_list(*, viewer: Viewer, limit: int = 10) -> Problems:
-    """Refused writes, unreadable memory files, and learning failures (when learning exists)."""
+    """Refused writes, unreadable memory files, and learning failures."""
     unreadable = list(
         MemoryFile.objects.exclude(error="").order_by("path").values_list("path", "error")[:limit]
     )

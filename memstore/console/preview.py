@@ -5,7 +5,6 @@ out); this module only builds the room's Context for a person's choice, and keep
 rule: a direct room shows that person's user memory, so only they (or staff) may preview it.
 """
 
-import importlib.util
 from dataclasses import dataclass
 
 from memstore.access import ROOM_KINDS
@@ -14,6 +13,7 @@ from memstore.errors import NotAllowed
 from memstore.index import memory_root
 from memstore.models import ProjectMember
 from memstore.paths import all_scopes
+from memstore.prompt import PromptSection, prompt_build
 from memstore.selectors import context_build, legacy_rooms_of
 
 PREVIEW_ROOM = "console-preview"
@@ -44,23 +44,14 @@ def preview_choices(*, bot: str, viewer: Viewer) -> PreviewChoices:
     )
 
 
-def prompt_available() -> bool:
-    """Whether prompt building (memstore.prompt) is installed."""
-    return importlib.util.find_spec("memstore.prompt") is not None
-
-
 def prompt_preview(
     *, bot: str, viewer: Viewer, kind: str, person: str, room: str, projects: list[str]
-):
-    """The PromptSection the bot would get in that room, or None while prompt building is not
-    installed. NotAllowed for another person's direct room unless staff."""
+) -> PromptSection:
+    """The PromptSection the bot would get in that room. NotAllowed for another person's direct
+    room unless staff."""
     person = person or viewer.person
     if kind == "direct" and person != viewer.person and not viewer.staff:
         raise NotAllowed("Only that person (or staff) may preview their direct room.")
-    try:
-        from memstore.prompt import prompt_build  # type: ignore[import-not-found]
-    except ImportError:
-        return None
     ctx = context_build(
         bot=bot,
         room_id=room or PREVIEW_ROOM,

@@ -1,27 +1,15 @@
-"""The learning page and the home page's learning failures (the learner is a separate module)."""
+"""The learning page and the home page's learning failures."""
 
 import pytest
 
-from memstore.console.learning import learning_available
+from memstore.learning import exchange_submit
 from memstore.selectors import context_build
 from tests.web.test_pages import plain
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.skipif(learning_available(), reason="the learner is installed")
-def test_learning_page_says_when_there_is_no_learner(ann, workspace):
-    assert "The learner is not part of this installation yet" in plain(
-        ann.get("/bots/ava/learning/")
-    )
-
-
-needs_learner = pytest.mark.skipif(not learning_available(), reason="the learner is not installed")
-
-
 def _small_talk(person: str, message_id: str) -> None:
-    from memstore.learning import exchange_submit
-
     ctx = context_build(bot="ava", room_id=f"dm-{person}", room_kind="direct", person=person)
     exchange_submit(
         ctx=ctx,
@@ -32,14 +20,12 @@ def _small_talk(person: str, message_id: str) -> None:
     )
 
 
-@needs_learner
 def test_learning_page_lists_what_the_learner_decided(ann, workspace):
     _small_talk("ann", "m1")
     text = plain(ann.get("/bots/ava/learning/"))
     assert "Learning is" in text and "skipped" in text and "dm-ann" in text
 
 
-@needs_learner
 def test_learning_of_other_peoples_direct_rooms_is_private(client, people, workspace):
     _small_talk("sam", "m2")
     client.force_login(people["ann"])

@@ -2,17 +2,13 @@
 
 import pytest
 
-from memstore.console.preview import prompt_available
 from memstore.models import Bot, ProjectMember
 from tests.web.conftest import HX
 from tests.web.test_pages import plain
 
 pytestmark = pytest.mark.django_db
 
-needs_prompt = pytest.mark.skipif(not prompt_available(), reason="memstore.prompt not installed")
 
-
-@needs_prompt
 def test_direct_room_shows_the_persons_user_memory_and_never_hidden_facts(ann, workspace):
     text = plain(ann.get("/bots/ava/prompt/"))
     assert "Ann wants reports to lead with decisions" in text
@@ -20,21 +16,14 @@ def test_direct_room_shows_the_persons_user_memory_and_never_hidden_facts(ann, w
     assert "Sam is vegetarian" not in text and "Escalation phone tree" not in text
 
 
-@needs_prompt
 def test_group_room_leaves_user_memory_out(ann, workspace):
     text = plain(ann.get("/bots/ava/prompt/?kind=group&room=general", **HX))
     assert "Ann wants reports" not in text and "Plans offsites and budgets" in text
 
 
-@needs_prompt
 def test_staff_may_preview_another_persons_direct_room(boss, workspace):
     text = plain(boss.get("/bots/ava/prompt/?kind=direct&person=sam"))
     assert "Sam is vegetarian" in text and "Ann wants reports" not in text
-
-
-@pytest.mark.skipif(prompt_available(), reason="memstore.prompt is installed")
-def test_preview_says_when_prompt_building_is_missing(ann, workspace):
-    assert "not part of this installation" in plain(ann.get("/bots/ava/prompt/"))
 
 
 def test_at_most_three_projects(ann, workspace):
