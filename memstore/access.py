@@ -7,13 +7,12 @@ caller's say-so about scopes.
 """
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 from memstore.errors import InvalidName, NotAllowed
 from memstore.paths import Scope, ScopeKind, Shard, check_person, check_room, check_slug
+from memstore.vocabulary import ROOM_KINDS, RoomKind
 
-RoomKind = Literal["direct", "group", "routine", "bot", "event"]
-ROOM_KINDS: tuple[RoomKind, ...] = ("direct", "group", "routine", "bot", "event")
+__all__ = ["ROOM_KINDS", "RoomKind"]
 MAX_PROJECTS = 3
 
 

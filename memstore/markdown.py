@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from memstore.errors import InvalidFact
+from memstore.vocabulary import VISIBILITIES
 
 MAX_TEXT_CHARS = 500
 TAGS = ("note", "episode")
 META_KEYS = ("type", "importance", "weight", "visibility", "src", "by", "via", "pin")
-VISIBILITIES = ("context", "searchable", "hidden")
 
 # Fact text may hold any character but line breaks and control characters (a tab is fine):
 # such a line is kept as prose, byte for byte, and nothing odd reaches the index (no NUL).

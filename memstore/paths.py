@@ -14,16 +14,24 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Literal
 
 from memstore.errors import InvalidName
+from memstore.vocabulary import (
+    PERSON_PATTERN,
+    PERSON_RULE,
+    ROOM_PATTERN,
+    ROOM_RULE,
+    SCOPE_KINDS,
+    SLUG_PATTERN,
+    SLUG_RULE,
+    ScopeKind,
+)
 
-ScopeKind = Literal["bot", "user", "project", "room"]
-SCOPE_KINDS: tuple[ScopeKind, ...] = ("bot", "user", "project", "room")
+__all__ = ["SCOPE_KINDS", "ScopeKind"]
 
-_SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
-_PERSON_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}")
-_ROOM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+_SLUG_RE = re.compile(SLUG_PATTERN)
+_PERSON_RE = re.compile(PERSON_PATTERN)
+_ROOM_RE = re.compile(ROOM_PATTERN)
 _MONTH_FILE_RE = re.compile(r"(\d{4})-(0[1-9]|1[0-2])\.md")
 
 _TOP = {"bot": "agents", "user": "users", "project": "projects", "room": "rooms"}
@@ -34,8 +42,7 @@ def check_slug(value: str, what: str = "bot") -> str:
     """A bot or project slug: lower-case letters, digits and '-', starting with a letter or digit."""
     if not isinstance(value, str) or not _SLUG_RE.fullmatch(value):
         raise InvalidName(
-            f"{what.capitalize()} name {_show(value)} is not allowed: use 1-63 lower-case letters, "
-            "digits and '-', starting with a letter or digit."
+            f"{what.capitalize()} name {_show(value)} is not allowed: use {SLUG_RULE}."
         )
     return value
 
@@ -43,20 +50,14 @@ def check_slug(value: str, what: str = "bot") -> str:
 def check_person(value: str) -> str:
     """A person's name as used in folder names (their username)."""
     if not isinstance(value, str) or not _PERSON_RE.fullmatch(value) or ".." in value:
-        raise InvalidName(
-            f"Person name {_show(value)} is not allowed: use 1-64 letters, digits and . _ @ + -, "
-            "starting with a letter or digit."
-        )
+        raise InvalidName(f"Person name {_show(value)} is not allowed: use {PERSON_RULE}.")
     return value
 
 
 def check_room(value: str) -> str:
     """A room id: letters, digits and . _ : -, starting with a letter or digit."""
     if not isinstance(value, str) or not _ROOM_RE.fullmatch(value) or ".." in value:
-        raise InvalidName(
-            f"Room id {_show(value)} is not allowed: use 1-64 letters, digits and . _ : -, "
-            "starting with a letter or digit."
-        )
+        raise InvalidName(f"Room id {_show(value)} is not allowed: use {ROOM_RULE}.")
     return value
 
 

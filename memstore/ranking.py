@@ -6,10 +6,11 @@ No I/O and no Django here; the index stores what these functions compute.
 import math
 from collections.abc import Iterable
 from datetime import date
-from typing import Literal, Protocol
+from typing import Protocol
 
-Tier = Literal["profile", "log", "note", "episode"]
-TIERS: tuple[Tier, ...] = ("profile", "log", "note", "episode")
+from memstore.vocabulary import TIERS, Tier
+
+__all__ = ["TIERS", "Tier"]
 TIER_WEIGHTS: dict[Tier, float] = {"profile": 1.0, "log": 1.0, "note": 0.5, "episode": 1.5}
 _EPOCH = date(1970, 1, 1)
 

@@ -13,19 +13,27 @@ from ninja import Field, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
 from memstore.records import StoredFact
+from memstore.vocabulary import (
+    FACT_ID_PATTERN,
+    MESSAGE_ID_PATTERN,
+    SLUG_PATTERN,
+    FactType,
+    RoomKind,
+    ScopeKind,
+    Tier,
+    Visibility,
+    WritableScopeKind,
+    anchored,
+)
 
-RoomKind = Literal["direct", "group", "routine", "bot", "event"]
-WriteScope = Literal["bot", "user", "project"]
-ReadScope = Literal["bot", "user", "project", "room"]
-ForgetScope = Literal["bot", "user", "project", "room"]
-Tier = Literal["profile", "log", "note", "episode"]
-FactType = Literal["fact", "preference", "decision", "learning", "context"]
-Visibility = Literal["context", "searchable", "hidden"]
+WriteScope = WritableScopeKind
+ReadScope = ScopeKind
+ForgetScope = ScopeKind
 
-SLUG = r"^[a-z0-9][a-z0-9-]{0,62}$"
-FACT_ID = r"^[0-9a-f]{16}$"
-MESSAGE_ID = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
-_SLUG_IN_LIST = r"[a-z0-9][a-z0-9-]{0,62}"
+SLUG = anchored(SLUG_PATTERN)
+FACT_ID = anchored(FACT_ID_PATTERN)
+MESSAGE_ID = anchored(MESSAGE_ID_PATTERN)
+_SLUG_IN_LIST = SLUG_PATTERN
 
 
 def _storable(value: str) -> str:

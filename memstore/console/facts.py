@@ -29,7 +29,6 @@ TAB_LABELS = {
     "projects": "Projects",
     "rooms": "Legacy rooms",
 }
-FACT_TYPES = ("fact", "preference", "decision", "learning", "context")
 NEW_DAYS = 7
 PAGE_SIZE = 50
 COUNT_CAP = 1000  # counting stops here: "1,000+" costs a fraction of an exact count

@@ -19,11 +19,12 @@ from memstore.learning.config import learner_config
 from memstore.learning.filter import is_small_talk
 from memstore.learning.pipeline import person_settings
 from memstore.models import Exchange, LearningEvent
+from memstore.vocabulary import LEARNABLE_ROOM_KINDS, MESSAGE_ID_PATTERN
 
-ELIGIBLE_ROOMS = ("direct", "group")
+ELIGIBLE_ROOMS = LEARNABLE_ROOM_KINDS
 MAX_EXCHANGE_CHARS = 40_000
 MAX_RECALLED = 200
-_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+_ID_RE = re.compile(MESSAGE_ID_PATTERN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,46 @@
+"""The product's vocabulary, defined once: room kinds, scope kinds, tiers, fact types,
+visibilities, how facts were saved, and the name rules for bots, projects, people and rooms.
+
+Everything else (API schemas, console forms, the learner, the commands, `paths` and `access`)
+derives its choices and patterns from here. Pure data: no I/O, no Django.
+"""
+
+from typing import Literal, get_args
+
+RoomKind = Literal["direct", "group", "routine", "bot", "event"]
+ROOM_KINDS: tuple[RoomKind, ...] = get_args(RoomKind)
+LEARNABLE_ROOM_KINDS: tuple[RoomKind, ...] = ("direct", "group")
+
+ScopeKind = Literal["bot", "user", "project", "room"]
+SCOPE_KINDS: tuple[ScopeKind, ...] = get_args(ScopeKind)
+WritableScopeKind = Literal["bot", "user", "project"]
+WRITABLE_SCOPE_KINDS: tuple[WritableScopeKind, ...] = get_args(WritableScopeKind)
+
+Tier = Literal["profile", "log", "note", "episode"]
+TIERS: tuple[Tier, ...] = get_args(Tier)
+
+FactType = Literal["fact", "preference", "decision", "learning", "context"]
+FACT_TYPES: tuple[FactType, ...] = get_args(FactType)
+
+Visibility = Literal["context", "searchable", "hidden"]
+VISIBILITIES: tuple[Visibility, ...] = get_args(Visibility)
+
+Via = Literal["api", "console", "learner", "tool", "import", "synthesis", "hand-edit"]
+VIAS: tuple[Via, ...] = get_args(Via)
+
+# Name rules. Each pattern is written without anchors so it can be used inside larger
+# patterns (lists in headers) as well as with fullmatch / an anchored schema pattern.
+SLUG_PATTERN = r"[a-z0-9][a-z0-9-]{0,62}"
+PERSON_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}"
+ROOM_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}"
+MESSAGE_ID_PATTERN = ROOM_PATTERN
+FACT_ID_PATTERN = r"[0-9a-f]{16}"
+
+SLUG_RULE = "1-63 lower-case letters, digits and '-', starting with a letter or digit"
+PERSON_RULE = "1-64 letters, digits and . _ @ + -, starting with a letter or digit"
+ROOM_RULE = "1-64 letters, digits and . _ : -, starting with a letter or digit"
+
+
+def anchored(pattern: str) -> str:
+    """A name pattern anchored at both ends (for schemas and form validators)."""
+    return f"^{pattern}$"
