@@ -25,7 +25,6 @@ from memoryconsole.web.forms import (
     RestoreForm,
 )
 from memstore.console.facts import (
-    FACT_TYPES,
     bot_exists,
     bot_tabs,
     fact_row,
@@ -54,7 +53,7 @@ from memstore.console.writes import (
     shard_parse,
 )
 from memstore.errors import EditConflict, FactNotFound, InvalidName, MemstoreError, NotAllowed
-from memstore.ranking import TIERS
+from memstore.vocabulary import FACT_TYPES, TIERS
 
 
 def _viewer(request) -> Viewer:
