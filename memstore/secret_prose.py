@@ -27,13 +27,13 @@ errada incorrecta see ask use check
 """
 _NOT_A_VALUE = frozenset(_NOT_A_VALUE_TEXT.split())
 _PASSWORD = (
-    r"pass(?:word|wd|code|phrase)s?|pass[ -](?:word|code|phrase)|pwd|mot de passe|mdp|"
+    r"pass(?:word|wd|code|phrase)s?|pass[ -](?:word|code|phrase)|pwd|pw|mot de passe|mdp|"
     r"code secret|phrase (?:secr[eè]te|de passe)|contrase[nñ]a|clave|frase (?:secreta|de paso)|"
     r"passwort|kennwort|senha|palavra[ -]passe|frase[ -]senha|parola d'ordine|wi-?fi key"
 )
 _VERB = (
-    r"is|was|are|were|is now|is still|has been changed to|was changed to|set to|"
-    r"est|était|es|era|ist|lautet|war|é|são|è"
+    r"(?:is|was|has been) (?:now|still|changed to|set to|reset to|updated to)|is|was|are|were|set to|"
+    r"est|était|es|era|ist|lautet|war|é|são|è"  # longer phrases first: the first that fits wins
 )
 _QUALIFIER = r"(?:\s+(?:for|of|to|on|at|du|de|des|del|de la|für|zum|zur|vom|do|da|dos|para|per|di)\s+[^.,;:=\n]{1,40}?)?"
 _CONNECT = rf"(?:\s*(?::=|[:=]|->|=>|→)\s*|\s+(?:{_VERB})\s*:?\s+)"
@@ -84,10 +84,16 @@ def _prose_rules() -> list[tuple[str, re.Pattern[str], Check]]:
         ),
         (
             "a PIN or access code",
-            r"(?<!\w)(?:PIN|(?i:pin[ -]?(?:code|number|nummer)|code pin|código pin|número pin|geheimzahl|code confidentiel|passcode|(?:door|alarm|gate|safe|lock|garage|entry|access|security|verification|backup|recovery|unlock|sim) code|código (?:de acesso|de acceso|secreto)|code d'accès|zugangscode|türcode))"
+            r"(?<!\w)(?:PIN|(?i:pin[ -]?(?:code|number|nummer)|code pin|código pin|número pin|geheimzahl|code confidentiel|passcode|(?:door|alarm|gate|safe|lock|garage|entry|access|security|verification|backup|recovery|unlock|sim) codes?|código (?:de acesso|de acceso|secreto)|code d'accès|zugangscode|türcode))"
             r"(?i:\s*(?:[:=]|\s(?:is|was|est|es|ist|lautet|é|era)\b)?\s*)(?:\d[ -]?){3,11}\d(?!\d)",
             None,
             0,
+        ),
+        (
+            "a wallet recovery phrase",
+            r"(?<!\w)(?:seed|recovery|mnemonic|secret|backup)[ -](?:phrase|words)\b[^\n:=]{0,20}?(?:[:=]|\bis\b|\bare\b)\s*[\"']?(?:[a-zA-Z]+[\s,]+){11,}[a-zA-Z]+",
+            None,
+            re.I,
         ),
         (
             "login credentials",

@@ -13,6 +13,7 @@ Texts reach these rules already normalised (NFKC, zero-width characters removed)
 does not decide where the rules apply, and it never returns the secret it found.
 """
 
+import base64
 import math
 import re
 from collections.abc import Callable
@@ -129,6 +130,15 @@ def _random_key(match: re.Match[str]) -> bool:
     return classes == 3 and _entropy(value) > 3.5
 
 
+def _basic_auth(match: re.Match[str]) -> bool:
+    # "Basic <base64 of user:password>", as in an Authorization header.
+    try:
+        decoded = base64.b64decode(match.group("value"), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return ":" in decoded
+
+
 def _own_rules() -> list[Rule]:
     text: list[tuple[str, str, Callable[[re.Match[str]], bool] | None, int]] = [
         ("a Memory Console token", r"\bmct_[A-Za-z0-9_-]{20,}", None, 0),
@@ -201,6 +211,12 @@ def _own_rules() -> list[Rule]:
             "a secret in a URL",
             r"[?&;](?:password|passwd|pwd|pass|secret|client_secret|token|access_token|auth_token|api_?key|apikey|sig|signature|key)=[^&\s#]{8,}",
             None,
+            re.I,
+        ),
+        (
+            "a basic-auth header",
+            r"\bbasic\s+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
+            _basic_auth,
             re.I,
         ),
         (

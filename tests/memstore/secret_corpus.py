@@ -183,6 +183,12 @@ SECRETS: list[str] = [
     "palavra-passe: lisboa77",
     "PIN-Code 6620",
     "il mio password è Roma2024",
+    "pw: Winter2026!",
+    "Authorization: Basic " + base64.b64encode(b"deploy:" + r(12).encode()).decode(),
+    "backup codes: 4821-9930",
+    "wallet recovery phrase: apple river stone tiger lamp cloud honey eagle piano orbit sugar maple",
+    "The password was changed to Winter2026!",
+    "ssh root@10.0.0.5 with password Xk9!mq77",
 ]
 
 BENIGN: list[str] = [
@@ -301,4 +307,9 @@ BENIGN: list[str] = [
     "The sprint is called Token Economy",
     "Ran 3 x 4 x 5 experiments",
     "Guest list: Ann, Sam, Joe",
+    "Boarding pass: seat 12B, gate 40",
+    "Basic plan costs 9 euros a month",
+    "Backup codes are printed and kept in the safe",
+    "The recovery phrase is written on paper in the office safe",
+    "PW Consulting sent the invoice",
 ]
