@@ -1,6 +1,7 @@
 """Settings, all from the environment, with safe defaults for one person running it locally.
 
-DATABASE_URL   any PostgreSQL (pgvector used when present); unset: embedded Postgres in ./var/
+DATABASE_URL   any PostgreSQL (pgvector used when present); unset: embedded Postgres in ./var/,
+               started on the first database connection (never by importing settings)
 MEMORY_ROOT    the Markdown memory folder (default ./var/memory)
 SECRET_KEY     unset: a random key kept in ./var/secret_key
 DEBUG          default off
