@@ -330,5 +330,5 @@ def test_a_metadata_comment_followed_by_blanks_still_reads_as_metadata():
     # Found by hypothesis: with the trailing blank the comment used to become part of the
     # text, and rendering that fact again gave a line that parsed differently.
     fact = parse_line("- (2000-01-01) 0<!-- A= --> ")
-    assert ("0", {"A": ""}) == (fact.text, fact.meta)
+    assert (fact.text, fact.meta) == ("0", {"A": ""})
     assert fact == parse_line(str(fact))
