@@ -15,7 +15,7 @@ from django.db import connections
 
 from memstore.paths import Scope
 from memstore.services import fact_remember
-from tests.memstore.test_concurrency import REPO, test_database_url
+from tests.helpers import REPO, database_url
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -27,7 +27,7 @@ def start(memory_root: Path, *args: str) -> subprocess.Popen:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "memoryconsole.settings",
-        "DATABASE_URL": test_database_url(),
+        "DATABASE_URL": database_url(),
         "MEMORY_ROOT": str(memory_root),
         "PYTHONPATH": str(REPO),
     }
