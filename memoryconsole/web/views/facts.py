@@ -1,0 +1,74 @@
+"""A bot's memory page (tabs, search and filters as you type, paged newest first) and clearing
+the bot's own memory."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.vary import vary_on_headers
+
+from memoryconsole.web import presenters
+from memoryconsole.web.errors import console_errors
+from memoryconsole.web.forms import FactQueryForm
+from memoryconsole.web.views.common import (
+    known_bot,
+    page_or_partial,
+    url_with,
+    viewer_of,
+    wants_partial,
+)
+from memoryconsole.web.views.rows import fact_urls
+from memstore.console.facts import bot_tabs, fact_rows
+from memstore.console.writes import clear_preview, console_memory_clear
+from memstore.vocabulary import FACT_TYPES, TIERS
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@console_errors(fragment="web/error.html#error-fragment")
+def bot_page(request, bot: str):
+    """A bot's memory on one tab: search and filters as you type, paged newest first."""
+    bot = known_bot(bot)
+    viewer = viewer_of(request)
+    query = FactQueryForm(request.GET).query()
+    tabs = None if wants_partial(request) else bot_tabs(bot=bot, viewer=viewer)
+    page = fact_rows(bot=bot, viewer=viewer, query=query, tabs=tabs)
+    today = timezone.localdate()
+    context = {
+        "bot": bot,
+        "here": "memory",
+        "urls": fact_urls(bot),
+        "query": query,
+        "rows": [presenters.fact_row_view(r, bot=bot, today=today) for r in page.rows],
+        "summary": presenters.fact_list_summary(page, query),
+        "empty": presenters.fact_list_empty(query),
+        "bot_url": request.path,
+        "next_url": url_with(request, cursor=page.next_cursor) if page.next_cursor else "",
+        "newest_url": url_with(request, cursor=None) if query.cursor else "",
+    }
+    if tabs is not None:
+        context |= {
+            "tabs": presenters.tab_views(tabs),
+            "scopes": [(str(s), presenters.scope_label(str(s))) for s in page.scopes],
+            "tiers": TIERS,
+            "types": FACT_TYPES,
+        }
+    return page_or_partial(request, "web/bot.html", "fact-list", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+@console_errors
+def clear_memory(request, bot: str):
+    """GET: what clearing removes and what stays. POST: clear the bot's own memory."""
+    bot = known_bot(bot)
+    viewer = viewer_of(request)
+    if request.method == "POST":
+        removed = console_memory_clear(viewer=viewer, bot=bot)
+        messages.success(request, presenters.cleared_message(bot, removed))
+        return redirect("web:bot", bot=bot)
+    context = {"bot": bot, "here": "memory", "preview": clear_preview(bot=bot, viewer=viewer)}
+    return page_or_partial(request, "web/clear.html", "confirm", context)

@@ -1,0 +1,81 @@
+"""A bot's read-only pages: the prompt preview, what the learner did, and the memory files."""
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
+
+from memoryconsole.web import presenters
+from memoryconsole.web.errors import console_errors
+from memoryconsole.web.forms import LearningForm, PromptForm
+from memoryconsole.web.views.common import known_bot, page_or_partial, url_with, viewer_of
+from memstore.console.files import bot_files, file_view
+from memstore.console.learning import bot_learning
+from memstore.console.preview import preview_choices, prompt_preview
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@console_errors(fragment="web/prompt.html#preview")
+def prompt_page(request, bot: str):
+    """What the bot's prompt memory section would hold in a chosen room, block by block."""
+    bot = known_bot(bot)
+    viewer = viewer_of(request)
+    choices = preview_choices(bot=bot, viewer=viewer)
+    data = request.GET if "kind" in request.GET else {"kind": "direct", "person": viewer.person}
+    form = PromptForm(data, projects=choices.projects, people=choices.people)
+    section = None
+    if form.is_valid():
+        d = form.cleaned_data
+        section = prompt_preview(
+            bot=bot,
+            viewer=viewer,
+            kind=d["kind"],
+            person=d["person"],
+            room=d["room"],
+            projects=d["projects"],
+        )
+    context = {"bot": bot, "here": "prompt", "form": form, "choices": choices, "section": section}
+    return page_or_partial(request, "web/prompt.html", "preview", context)
+
+
+@login_required
+@require_GET
+@vary_on_headers("HX-Request")
+@console_errors(fragment="web/error.html#error-fragment")
+def learning_page(request, bot: str):
+    """What the learner did for this bot (saved, removed, skipped, refused, failed), newest first."""
+    bot = known_bot(bot)
+    form = LearningForm(request.GET)
+    form.is_valid()
+    kind, offset = form.cleaned_data.get("kind") or "", form.cleaned_data.get("offset") or 0
+    view = bot_learning(bot=bot, viewer=viewer_of(request), kind=kind, offset=offset)
+    more = url_with(request, offset=offset + len(view.page.items)) if view.page.has_more else ""
+    context = {
+        "bot": bot,
+        "here": "learning",
+        "view": view,
+        "kinds": presenters.learning_kinds(view.kinds),
+        "warn_kinds": presenters.WARN_KINDS,
+        "kind": kind,
+        "more_url": more,
+    }
+    return page_or_partial(request, "web/learning.html", "activity", context)
+
+
+@login_required
+@require_GET
+@console_errors
+def files_page(request, bot: str):
+    """The bot's memory files, or one of them line by line (prose kept, skipped lines marked)."""
+    bot = known_bot(bot)
+    viewer = viewer_of(request)
+    path = request.GET.get("path", "")
+    context = {"bot": bot, "here": "files"}
+    if not path:
+        files = presenters.file_rows(bot_files(bot=bot, viewer=viewer))
+        return render(request, "web/files.html", context | {"files": files})
+    view = file_view(viewer=viewer, path=path)
+    notes = presenters.file_notes(view)
+    return render(request, "web/files.html", context | {"file": view, "notes": notes})
