@@ -52,6 +52,7 @@ def console_errors(view: Callable | None = None, *, fragment: str = ERROR_FRAGME
             except MemstoreError as error:
                 return error_response(request, error, fragment)
 
+        wrapper.console_errors = True  # kept by the decorators outside (functools.wraps)
         return wrapper
 
     return decorate(view) if view is not None else decorate

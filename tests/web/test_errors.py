@@ -115,3 +115,13 @@ def test_the_file_view_flags_a_hand_written_fact_too_long_to_save(ann, workspace
     html = ann.get("/bots/ava/files/?path=agents/ava/memory/log/2019-05.md").content.decode()
     assert html.count("too long to save</span>") == 1
     assert "1 fact is over the 500-character limit for a save" in html
+
+
+def test_every_console_view_wears_the_error_policy():
+    from memoryconsole.web.urls import urlpatterns
+
+    views = {p.name: p.callback for p in urlpatterns if p.name not in ("login", "logout")}
+    assert len(views) == 12
+    assert [
+        name for name, view in views.items() if not getattr(view, "console_errors", False)
+    ] == []

@@ -1,9 +1,17 @@
-"""What every console view shares: who is looking, whether htmx wants a partial, the bot named
-in the URL, and links that keep the current query."""
+"""What every console view shares: the decorator each wears (login, methods, the error policy,
+the bot named in the URL), who is looking, whether htmx wants a partial, and links that keep
+the current query."""
 
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
+from django.views.decorators.vary import vary_on_headers
 
+from memoryconsole.web.errors import ERROR_FRAGMENT, console_errors
 from memstore.console.facts import bot_exists
 from memstore.console.viewer import Viewer
 from memstore.errors import InvalidName, UnknownBot
@@ -43,3 +51,23 @@ def url_with(request: HttpRequest, **params) -> str:
         if value not in (None, ""):
             query[key] = str(value)
     return f"{request.path}?{query.urlencode()}"
+
+
+def console_view(*methods: str, fragment: str = ERROR_FRAGMENT, vary: bool = False):
+    """What every console view wears: login required, only these HTTP methods, `Vary:
+    HX-Request` when htmx gets a partial of the same URL, the bot in the URL checked (UnknownBot
+    if there is none such), and the console's one error policy (`console_errors`)."""
+
+    def decorate(view: Callable) -> Callable:
+        @wraps(view)
+        def with_bot(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            if "bot" in kwargs:
+                kwargs["bot"] = known_bot(kwargs["bot"])
+            return view(request, *args, **kwargs)
+
+        wrapped = console_errors(with_bot, fragment=fragment)
+        if vary:
+            wrapped = vary_on_headers("HX-Request")(wrapped)
+        return login_required(require_http_methods(list(methods))(wrapped))
+
+    return decorate

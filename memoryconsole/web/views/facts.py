@@ -2,17 +2,13 @@
 the bot's own memory."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods
-from django.views.decorators.vary import vary_on_headers
 
 from memoryconsole.web import presenters
-from memoryconsole.web.errors import console_errors
 from memoryconsole.web.forms import FactQueryForm
 from memoryconsole.web.views.common import (
-    known_bot,
+    console_view,
     page_or_partial,
     url_with,
     viewer_of,
@@ -24,13 +20,9 @@ from memstore.console.writes import clear_preview, console_memory_clear
 from memstore.vocabulary import FACT_TYPES, TIERS
 
 
-@login_required
-@require_GET
-@vary_on_headers("HX-Request")
-@console_errors(fragment="web/error.html#error-fragment")
+@console_view("GET", vary=True)
 def bot_page(request, bot: str):
     """A bot's memory on one tab: search and filters as you type, paged newest first."""
-    bot = known_bot(bot)
     viewer = viewer_of(request)
     query = FactQueryForm(request.GET).query()
     tabs = None if wants_partial(request) else bot_tabs(bot=bot, viewer=viewer)
@@ -58,13 +50,9 @@ def bot_page(request, bot: str):
     return page_or_partial(request, "web/bot.html", "fact-list", context)
 
 
-@login_required
-@require_http_methods(["GET", "POST"])
-@vary_on_headers("HX-Request")
-@console_errors
+@console_view("GET", "POST", vary=True)
 def clear_memory(request, bot: str):
     """GET: what clearing removes and what stays. POST: clear the bot's own memory."""
-    bot = known_bot(bot)
     viewer = viewer_of(request)
     if request.method == "POST":
         removed = console_memory_clear(viewer=viewer, bot=bot)

@@ -2,28 +2,20 @@
 removed fact from it."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
-from django.views.decorators.vary import vary_on_headers
 
 from memoryconsole.web import presenters
-from memoryconsole.web.errors import console_errors
 from memoryconsole.web.forms import HistoryForm, RestoreForm
-from memoryconsole.web.views.common import known_bot, page_or_partial, url_with, viewer_of
+from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.overview import bot_history, bot_shards
 from memstore.console.writes import console_fact_restore, shard_key, shard_parse
 from memstore.errors import InvalidFact
 
 
-@login_required
-@require_GET
-@vary_on_headers("HX-Request")
-@console_errors
+@console_view("GET", vary=True)
 def history_page(request, bot: str):
     """A bot's changes, one shard at a time, newest first; removed facts can be restored."""
-    bot = known_bot(bot)
     viewer = viewer_of(request)
     form = HistoryForm(request.GET)
     form.is_valid()
@@ -46,12 +38,9 @@ def history_page(request, bot: str):
     return page_or_partial(request, "web/history.html", "history-list", context)
 
 
-@login_required
-@require_POST
-@console_errors(fragment="web/history.html#restore-result")
+@console_view("POST", fragment="web/history.html#restore-result")
 def restore_fact(request, bot: str):
     """Restore a removed fact from the history."""
-    bot = known_bot(bot)
     form = RestoreForm(request.POST)
     if not form.is_valid():
         raise InvalidFact("That history entry is not a removal that can be restored.")

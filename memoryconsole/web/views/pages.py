@@ -1,26 +1,18 @@
 """A bot's read-only pages: the prompt preview, what the learner did, and the memory files."""
 
-from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
-from django.views.decorators.vary import vary_on_headers
 
 from memoryconsole.web import presenters
-from memoryconsole.web.errors import console_errors
 from memoryconsole.web.forms import LearningForm, PromptForm
-from memoryconsole.web.views.common import known_bot, page_or_partial, url_with, viewer_of
+from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.files import bot_files, file_view
 from memstore.console.learning import bot_learning
 from memstore.console.preview import preview_choices, prompt_preview
 
 
-@login_required
-@require_GET
-@vary_on_headers("HX-Request")
-@console_errors(fragment="web/prompt.html#preview")
+@console_view("GET", fragment="web/prompt.html#preview", vary=True)
 def prompt_page(request, bot: str):
     """What the bot's prompt memory section would hold in a chosen room, block by block."""
-    bot = known_bot(bot)
     viewer = viewer_of(request)
     choices = preview_choices(bot=bot, viewer=viewer)
     data = request.GET if "kind" in request.GET else {"kind": "direct", "person": viewer.person}
@@ -40,13 +32,9 @@ def prompt_page(request, bot: str):
     return page_or_partial(request, "web/prompt.html", "preview", context)
 
 
-@login_required
-@require_GET
-@vary_on_headers("HX-Request")
-@console_errors(fragment="web/error.html#error-fragment")
+@console_view("GET", vary=True)
 def learning_page(request, bot: str):
     """What the learner did for this bot (saved, removed, skipped, refused, failed), newest first."""
-    bot = known_bot(bot)
     form = LearningForm(request.GET)
     form.is_valid()
     kind, offset = form.cleaned_data.get("kind") or "", form.cleaned_data.get("offset") or 0
@@ -64,12 +52,9 @@ def learning_page(request, bot: str):
     return page_or_partial(request, "web/learning.html", "activity", context)
 
 
-@login_required
-@require_GET
-@console_errors
+@console_view("GET")
 def files_page(request, bot: str):
     """The bot's memory files, or one of them line by line (prose kept, skipped lines marked)."""
-    bot = known_bot(bot)
     viewer = viewer_of(request)
     path = request.GET.get("path", "")
     context = {"bot": bot, "here": "files"}

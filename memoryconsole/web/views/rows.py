@@ -3,16 +3,13 @@ it, undo the delete. htmx swaps the row's `<li>`; without JavaScript the same pa
 on a small page of its own with a way back."""
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memoryconsole.web import presenters
-from memoryconsole.web.errors import console_errors
 from memoryconsole.web.forms import FactEditForm, FactRefForm
-from memoryconsole.web.views.common import known_bot, viewer_of
+from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.facts import FactRow, console_fact_get
 from memstore.console.writes import console_fact_edit, console_fact_forget, console_fact_undo
 from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
@@ -58,24 +55,18 @@ def _show_row(request, bot: str, row: FactRow, saved: str = ""):
     return _row_response(request, bot, "fact-row", {"row": view, "focus": True})
 
 
-@login_required
-@require_GET
-@console_errors(fragment=ROW_ERROR)
+@console_view("GET", fragment=ROW_ERROR)
 def fact_row_part(request, bot: str):
     """One fact row (what Cancel goes back to)."""
-    bot = known_bot(bot)
     file, fact_id = _fact_ref(request.GET)
     return _show_row(
         request, bot, console_fact_get(viewer=viewer_of(request), file=file, fact_id=fact_id)
     )
 
 
-@login_required
-@require_http_methods(["GET", "POST"])
-@console_errors(fragment=ROW_ERROR)
+@console_view("GET", "POST", fragment=ROW_ERROR)
 def edit_fact(request, bot: str):
     """GET: the row as a form. POST: save; a concurrent change shows the current text."""
-    bot = known_bot(bot)
     if request.method == "POST":
         return _save_edit(request, bot)
     file, fact_id = _fact_ref(request.GET)
@@ -116,24 +107,18 @@ def _save_edit(request, bot: str):
     return _show_row(request, bot, row, saved="Saved.")
 
 
-@login_required
-@require_POST
-@console_errors(fragment=ROW_ERROR)
+@console_view("POST", fragment=ROW_ERROR)
 def delete_fact(request, bot: str):
     """Remove a fact from its shard; the row becomes an Undo button."""
-    bot = known_bot(bot)
     file, fact_id = _fact_ref(request.POST)
     removal = console_fact_forget(viewer=viewer_of(request), file=file, fact_id=fact_id)
     removed = {"file": file, "id": fact_id, "text": removal.text, "count": removal.copies}
     return _row_response(request, bot, "fact-removed", {"removed": removed})
 
 
-@login_required
-@require_POST
-@console_errors(fragment=ROW_ERROR)
+@console_view("POST", fragment=ROW_ERROR)
 def undo_delete(request, bot: str):
     """Put a just-removed fact back where it was."""
-    bot = known_bot(bot)
     file, fact_id = _fact_ref(request.POST)
     row = console_fact_undo(viewer=viewer_of(request), file=file, fact_id=fact_id)
     return _show_row(request, bot, row, saved="Restored.")
