@@ -84,6 +84,11 @@ def _plural(n: int, one: str, many: str) -> str:
     return one if n == 1 else many
 
 
+def scope_choices(scopes) -> list[tuple[str, str]]:
+    """(value, label) of a tab's scopes for its scope filter; none when there is nothing to pick."""
+    return [(str(s), scope_label(str(s))) for s in scopes] if len(scopes) > 1 else []
+
+
 def fact_list_summary(page: FactRows, query: FactQuery) -> str:
     """The line above a page of facts: how many, what was searched, which page."""
     total = f"{page.total}{'+' if page.capped else ''}"

@@ -43,7 +43,8 @@ def bot_page(request, bot: str):
     if tabs is not None:
         context |= {
             "tabs": presenters.tab_views(tabs),
-            "scopes": [(str(s), presenters.scope_label(str(s))) for s in page.scopes],
+            "scopes": presenters.scope_choices(page.scopes),
+            "show_clear": query.tab == "own",
             "tiers": TIERS,
             "types": FACT_TYPES,
         }
