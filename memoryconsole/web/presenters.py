@@ -12,10 +12,11 @@ from memstore.activity import ShardChange
 from memstore.console.facts import TABS, FactQuery, FactRow, FactRows, Tab
 from memstore.console.files import FileInfo, FileView
 from memstore.console.overview import Problems
-from memstore.console.writes import shard_key
+from memstore.console.writes import ClearPreview, shard_key
 from memstore.learning.activity import LABELS
 from memstore.markdown import MAX_TEXT_CHARS, parse_line
 from memstore.paths import Shard
+from memstore.prompt import Block, PromptSection, Slice
 
 NEW_DAYS = 7  # a fact this many days old or newer is marked "new"
 TAB_LABELS = dict(
@@ -207,9 +208,60 @@ def tab_views(tabs: list[Tab]) -> list[TabView]:
     return [TabView(t.name, TAB_LABELS[t.name], t.facts) for t in tabs]
 
 
+def clear_stays(preview: ClearPreview) -> list[tuple[str, str, str]]:
+    """The shared memory clearing leaves alone, as (lead, count shown in bold, words) pieces:
+    "1 fact about people, 2 in its projects, and 1 in legacy rooms"."""
+    facts = _plural(preview.people, "fact", "facts")
+    pieces = [("", str(preview.people), f" {facts} about people")]
+    if preview.projects:
+        pieces.append((", ", str(preview.projects), " in its projects"))
+    else:
+        pieces.append((" and its project memory", "", ""))
+    if preview.rooms:
+        pieces.append((", and ", str(preview.rooms), " in legacy rooms"))
+    return pieces
+
+
 def cleared_message(bot: str, removed: int) -> str:
     """What the bot page says after its own memory was cleared."""
     return (
         f"Removed {removed} facts from {bot}'s own memory. User and project memory stayed. "
         "Each removal is in the history, where it can be restored."
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SliceView:
+    """One budgeted part of a prompt block as the preview shows it."""
+
+    label: str
+    slice: Slice
+    left_out: str  # "Left out: 3 past the character budget, 2 past the 30-fact cap." or ""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockView:
+    """One block of the prompt preview with its parts."""
+
+    block: Block
+    slices: list[SliceView]
+
+
+def prompt_blocks(section: PromptSection | None) -> list[BlockView]:
+    """The preview's blocks, each with its profile and "recently" parts and what they left out."""
+    if section is None:
+        return []
+    return [
+        BlockView(b, [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)])
+        for b in section.blocks
+    ]
+
+
+def _slice_view(label: str, part: Slice) -> SliceView:
+    reasons = []
+    if part.past_chars:
+        reasons.append(f"{part.past_chars} past the character budget")
+    if part.past_count:
+        reasons.append(f"{part.past_count} past the {part.budget.facts}-fact cap")
+    left_out = f"Left out: {', '.join(reasons)}." if reasons else ""
+    return SliceView(label, part, left_out)

@@ -59,5 +59,11 @@ def clear_memory(request, bot: str):
         removed = console_memory_clear(viewer=viewer, bot=bot)
         messages.success(request, presenters.cleared_message(bot, removed))
         return redirect("web:bot", bot=bot)
-    context = {"bot": bot, "here": "memory", "preview": clear_preview(bot=bot, viewer=viewer)}
+    preview = clear_preview(bot=bot, viewer=viewer)
+    context = {
+        "bot": bot,
+        "here": "memory",
+        "preview": preview,
+        "stays": presenters.clear_stays(preview),
+    }
     return page_or_partial(request, "web/clear.html", "confirm", context)

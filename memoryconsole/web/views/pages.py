@@ -28,7 +28,14 @@ def prompt_page(request, bot: str):
             room=d["room"],
             projects=d["projects"],
         )
-    context = {"bot": bot, "here": "prompt", "form": form, "choices": choices, "section": section}
+    context = {
+        "bot": bot,
+        "here": "prompt",
+        "form": form,
+        "choices": choices,
+        "section": section,
+        "blocks": presenters.prompt_blocks(section),
+    }
     return page_or_partial(request, "web/prompt.html", "preview", context)
 
 
