@@ -96,3 +96,33 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     assert overflow <= 0
     assert problems == []
     context.close()
+
+
+def test_refusals_are_shown_where_they_were_asked_for(chromium, live_server, setup):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.goto(f"{live_server.url}/bots/ava/")
+    page.get_by_label("Username").fill("ann")
+    page.get_by_label("Password").fill("pw-ann-1234")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(r"/bots/ava/$"))
+
+    # A hand edit removed a fact the page still shows: Delete says so in that row (404).
+    dinners = f"- ({day(3)}) Prefers rooftop venues for team dinners\n"
+    (setup / PROFILE).write_text((setup / PROFILE).read_text().replace(dinners, ""))
+    page.locator("#fact-list li.fact", has_text="rooftop venues").get_by_role(
+        "button", name="Delete"
+    ).click()
+    page.locator("#fact-list li.removed p[role=alert]").wait_for()
+
+    # A refusal (403) lands where it was asked for, and the list can be searched again after.
+    page.evaluate(
+        "htmx.ajax('GET', '/bots/ava/?tab=people&scope=user:sam',"
+        " {target: '#fact-list', swap: 'outerHTML'})"
+    )
+    page.locator("p#fact-list.error", has_text="not shown on this tab").wait_for()
+    assert page.locator("#problem").is_hidden()
+    page.get_by_label("Search").fill("lisbon")
+    page.locator("#fact-list .summary", has_text="1 fact matches").wait_for()
+    context.close()
