@@ -30,7 +30,7 @@ def error_response(request: HttpRequest, error: MemstoreError, fragment: str) ->
         "error": error.message,
         "code": error.code,
         "status": status,
-        "title": error_title(status),
+        "title": error_title(error.code, status),
         "target": (request.htmx.target or "") if request.htmx else "",
     }
     partial = request.htmx and not request.htmx.history_restore_request

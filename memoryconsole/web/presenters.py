@@ -24,7 +24,8 @@ TAB_LABELS = dict(
 )
 _ACTIONS = {"add": "added", "remove": "removed", "edit": "edited"}
 WARN_KINDS = ("failed", "refused")  # learning events whose badge is a warning
-ERROR_TITLES = {403: "Not allowed", 404: "Not found", 409: "Changed meanwhile"}
+ERROR_TITLES = {"conflict": "Changed meanwhile", "unreadable_file": "A memory file is unreadable"}
+STATUS_TITLES = {403: "Not allowed", 404: "Not found"}
 
 
 def scope_label(scope_key: str) -> str:
@@ -34,9 +35,9 @@ def scope_label(scope_key: str) -> str:
     return labels.get(kind, f"room {name}")
 
 
-def error_title(status: int) -> str:
-    """The heading of the console's error page for a status."""
-    return ERROR_TITLES.get(status, "Not accepted")
+def error_title(code: str, status: int) -> str:
+    """The heading of the console's error page for an error's code and status."""
+    return ERROR_TITLES.get(code) or STATUS_TITLES.get(status, "Not accepted")
 
 
 def origin(by: str, via: str) -> str:

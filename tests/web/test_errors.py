@@ -85,16 +85,20 @@ def test_errors_in_the_fact_list_keep_the_list_in_place(ann, workspace):
 
 def test_delete_undo_and_clear_of_an_unreadable_file_answer_409_not_500(ann, workspace):
     ref = {"file": PROFILE, "id": fact_identity(PLANS)}
-    (workspace / PROFILE).write_bytes(f"- ({day(3)}) {PLANS}\n".encode() + b"\xff\xfe broken\n")
-    for method, path, data in (
-        ("post", "/bots/ava/facts/delete/", ref),
-        ("post", "/bots/ava/facts/undo/", ref),
-        ("post", "/bots/ava/clear/", {}),
+    assert ann.post("/bots/ava/facts/delete/", ref, **HX).status_code == 200
+    broken = (workspace / PROFILE).read_bytes() + b"\xff\xfe not UTF-8\n"
+    (workspace / PROFILE).write_bytes(broken)
+    other = {"file": PROFILE, "id": fact_identity("Escalation phone tree is in the ops wiki")}
+    for path, data in (
+        ("/bots/ava/facts/undo/", ref),
+        ("/bots/ava/facts/delete/", other),
+        ("/bots/ava/clear/", {}),
     ):
-        for headers in ({}, HX):
-            response = getattr(ann, method)(path, data, **headers)
-            assert response.status_code in (404, 409), (path, response.status_code)
-    assert (workspace / PROFILE).read_bytes().endswith(b"\xff\xfe broken\n")  # left alone
+        page, partial = ann.post(path, data), ann.post(path, data, **HX)
+        assert (page.status_code, partial.status_code) == (409, 409), path
+        assert page.content.decode().startswith("<!doctype html>")
+        assert "<h1>A memory file is unreadable</h1>" in page.content.decode()
+    assert (workspace / PROFILE).read_bytes() == broken  # left alone
 
 
 def test_a_misnamed_shard_folder_shows_under_what_failed(ann, workspace):
