@@ -8,7 +8,8 @@ services, hand the result to the presenters, render.
     pages     the prompt preview, the learning page and the files page
 
 One view per endpoint, one template per page; an htmx request gets a named partial of the same
-template (`web/bot.html#fact-list`). Every view wears `console_errors` (the one error policy).
+template (`web/bot.html#fact-list`). Every view wears `common.console_view` (login, methods,
+the bot in the URL, and `errors.console_errors`, the one error policy).
 Every mutation is a POST with the CSRF token (sent once by `hx-headers` on <body>, and in each
 form for browsers without JavaScript).
 """
