@@ -4,7 +4,7 @@ partial's error for htmx and as the console's error page otherwise, and never a 
 import pytest
 
 from memstore.markdown import fact_identity
-from tests.web.conftest import HX, day, write
+from tests.helpers import HX, day, write_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -102,8 +102,10 @@ def test_delete_undo_and_clear_of_an_unreadable_file_answer_409_not_500(ann, wor
 
 
 def test_a_misnamed_shard_folder_shows_under_what_failed(ann, workspace):
-    write(workspace, "projects/launch/memory/by-agent/Ava Bot/profile.md", f"- ({day(1)}) Lost")
-    write(workspace, "users/sam/memory/by-agent/_x/profile.md", f"- ({day(1)}) Private")
+    write_memory(
+        workspace, "projects/launch/memory/by-agent/Ava Bot/profile.md", f"- ({day(1)}) Lost"
+    )
+    write_memory(workspace, "users/sam/memory/by-agent/_x/profile.md", f"- ({day(1)}) Private")
     html = ann.get("/").content.decode()
     assert "Shard folders that are not a bot" in html
     assert "<code>projects/launch/memory/by-agent/Ava Bot</code>" in html
@@ -113,7 +115,7 @@ def test_a_misnamed_shard_folder_shows_under_what_failed(ann, workspace):
 
 def test_the_file_view_flags_a_hand_written_fact_too_long_to_save(ann, workspace):
     long = "word " * 110  # 550 characters
-    write(
+    write_memory(
         workspace, "agents/ava/memory/log/2019-05.md", f"- ({day(3)}) {long}", f"- ({day(3)}) Short"
     )
     html = ann.get("/bots/ava/files/?path=agents/ava/memory/log/2019-05.md").content.decode()

@@ -3,8 +3,7 @@
 import pytest
 
 from memstore.models import Bot, ProjectMember
-from tests.web.conftest import HX, day, write
-from tests.web.test_pages import plain
+from tests.helpers import HX, day, plain, write_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +35,7 @@ def test_at_most_three_projects(ann, workspace):
 
 def test_each_part_says_what_its_budgets_left_out(ann, workspace):
     lines = [f"- ({day(2)}) Reading list item number {n}" for n in range(35)]
-    write(workspace, "agents/cal/memory/log/2026-01.md", *lines)
+    write_memory(workspace, "agents/cal/memory/log/2026-01.md", *lines)
     text = plain(ann.get("/bots/cal/prompt/?kind=group"))
     assert "Recently · 30 of at most 30 facts, 4000 characters" in text
     assert "Left out: 5 past the 30-fact cap." in text
