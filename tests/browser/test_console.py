@@ -29,6 +29,15 @@ def setup(memory_root, django_user_model, settings):
     return memory_root
 
 
+def log_in(page, base_url: str) -> None:
+    """Open ava's page as ann: the login form first, then back to the page."""
+    page.goto(f"{base_url}/bots/ava/")
+    page.get_by_label("Username").fill("ann")
+    page.get_by_label("Password").fill("pw-ann-1234")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(r"/bots/ava/$"))
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, setup, width):
     context = chromium.new_context(viewport={"width": width, "height": 900})
@@ -39,11 +48,7 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     page.on("dialog", lambda d: problems.append(f"dialog: {d.message}"))
     page.set_default_timeout(10_000)
 
-    page.goto(f"{live_server.url}/bots/ava/")
-    page.get_by_label("Username").fill("ann")
-    page.get_by_label("Password").fill("pw-ann-1234")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(re.compile(r"/bots/ava/$"))
+    log_in(page, live_server.url)
     facts = page.locator("#fact-list li.fact")
     assert facts.count() == 3
     assert "<script>alert('x')</script>" in page.locator("#fact-list").inner_text()
@@ -104,11 +109,7 @@ def test_refusals_are_shown_where_they_were_asked_for(chromium, live_server, set
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(10_000)
-    page.goto(f"{live_server.url}/bots/ava/")
-    page.get_by_label("Username").fill("ann")
-    page.get_by_label("Password").fill("pw-ann-1234")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(re.compile(r"/bots/ava/$"))
+    log_in(page, live_server.url)
 
     # A hand edit removed a fact the page still shows: Delete says so in that row (404).
     dinners = f"- ({day(3)}) Prefers rooftop venues for team dinners\n"
