@@ -55,7 +55,7 @@ def test_embedder_load_none_and_bge(bge: OnnxBgeEmbedder) -> None:
     assert embedder_load("none") is None
     loaded = embedder_load("bge-small")
     assert loaded is not None
-    assert (loaded.name, loaded.dim) == ("bge-small-en-v1.5-int8", 384)
+    assert (loaded.name, loaded.dim) == ("bge-small-en-v1.5-int8/single", 384)
     assert embedder_load("bge-small") is loaded
 
 
