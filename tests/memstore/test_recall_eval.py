@@ -1,12 +1,11 @@
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from memstore import embeddings
-from memstore.recall import vectors
+from memstore.recall import evaluation, vectors
 
 FACTS = [
     ("c-1", "2023-05-08", "Caroline attended an LGBTQ support group", ["D1:3"]),
@@ -69,31 +68,11 @@ def test_recall_eval_scores_modes_and_leaves_nothing_behind(data_dir, tmp_path, 
 HYBRID_HIT10_FLOOR = 69.0  # measured 71.0 (docs/benchmarks.md); ±6 points is the noise
 
 
-def locomo_dev() -> Path | None:
-    """`../shared/bench/locomo-dev` beside the repository (for a git worktree: beside the main
-    checkout too), or None when the data is not there."""
-    repo = Path(__file__).resolve().parents[2]
-    roots = [repo.parent]
-    common = subprocess.run(
-        ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-    )
-    if common.returncode == 0:
-        roots.append(Path(common.stdout.strip()).parent.parent)
-    for root in roots:
-        folder = root / "shared" / "bench" / "locomo-dev"
-        if (folder / "facts.jsonl").is_file():
-            return folder
-    return None
-
-
 @pytest.mark.slow  # 10-40 s: 353 facts embedded, 231 questions asked; CI runs it
 @pytest.mark.django_db
 def test_quality_guard_hybrid_hit_at_10_on_locomo_dev(tmp_path, settings) -> None:
     """No change to ranking, embedding or fusion may lower recall quality unnoticed."""
-    data = locomo_dev()
+    data = evaluation.locomo_dev_dir(Path(__file__).resolve().parents[2])
     if data is None:
         pytest.skip("../shared/bench/locomo-dev (LoCoMo dev split) is not beside the repository")
     if embeddings.bge_small_dir() is None:
