@@ -1,8 +1,8 @@
 """Choose the embedding model and how to run it: dense-only retrieval quality, speed and
 determinism on the LoCoMo dev split.
 
-Run from the repository root:  python -m bench embed_models [path/to/locomo-dev]
-(default: ../shared/bench/locomo-dev beside the repository).
+Run from the repository root:  python -m bench embed_models [path/to/locomo-dev] [--batching]
+(default: ../shared/bench/locomo-dev beside the repository; --batching: only the batching table).
 
 Reads facts.jsonl and queries.jsonl (never copied into this repository: CC BY-NC data), leaves
 out category 5 and queries without evidence, searches only the query's own conversation, and
@@ -129,9 +129,13 @@ def run(
 
 
 def main() -> None:
-    data = Path(sys.argv[1]) if len(sys.argv) > 1 else default_data()
+    args = [a for a in sys.argv[1:] if a != "--batching"]
+    data = Path(args[0]) if args else default_data()
     facts, queries = load(data)
     log(f"{len(facts)} facts, {len(queries)} queries (category 5 and no-evidence left out)")
+    if "--batching" in sys.argv and (model_dir := bge_small_dir()) is not None:
+        batching_table(OnnxBgeEmbedder(model_dir, threads=1), [f["text"] for f in facts])
+        return
     results = []
 
     model_dir = bge_small_dir()
@@ -200,19 +204,19 @@ def batching_table(bge: OnnxBgeEmbedder, texts: list[str]) -> None:
     alone = bge.embed_passages(texts)
     methods = {
         "one text per run (memstore)": lambda seed: [[i] for i in range(len(texts))],
-        # The second pass batches 24 at a time: other mates for most facts.
-        "sorted by length, 32 a batch": lambda seed: length_sorted(texts, 32 if seed == 1 else 24),
-        "same token count, 32 a batch": lambda seed: exact_length(bge, texts, 32, seed),
-        "same token count, 4 a batch": lambda seed: exact_length(bge, texts, 4, seed),
+        # Each second pass batches fewer at a time, shuffled: other mates for most facts.
+        "sorted by length, 32 a batch": lambda seed: length_sorted(texts, 32 - 8 * seed),
+        "same token count, 32 a batch": lambda seed: exact_length(bge, texts, 32 - 8 * seed, seed),
+        "same token count, 4 a batch": lambda seed: exact_length(bge, texts, 4 - seed, seed),
     }
     print(
         f"{'batching':32} {'facts/s':>8} {'max|d| alone':>13} {'min cos':>8} {'max|d| mates':>13}"
     )
     for label, groups_of in methods.items():
         start = time.perf_counter()
-        first = by_groups(bge, texts, groups_of(1))
+        first = by_groups(bge, texts, groups_of(0))
         per_second = len(texts) / (time.perf_counter() - start)
-        second = by_groups(bge, texts, groups_of(2))
+        second = by_groups(bge, texts, groups_of(1))
         cosine = float(np.min(np.sum(first * alone, axis=1)))
         print(
             f"{label:32} {per_second:8.0f} {np.abs(first - alone).max():13.2e} {cosine:8.5f} "
