@@ -11,7 +11,9 @@ made another way are never mixed in.
 
 Results do not depend on the order facts were indexed in or rows come back from Postgres: each
 scope's matrix is laid out by a content key (identity, scope, shard, file), and ties break by
-date, then that key, never by row id or position.
+date, then that key, never by row id or position. (The approximate HNSW path is the exception:
+its graph depends on the order vectors were inserted, so after a rebuild of the embedding table
+a search over more than 20,000 facts may find a slightly different pool.)
 
 Search is exact up to 20,000 searched facts: each scope's vectors are held in this process as
 one matrix, refreshed when a cheap query over the scope's file rows says something changed
