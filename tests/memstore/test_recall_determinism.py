@@ -12,7 +12,7 @@ from memstore.index import index_sync
 from memstore.models import Embedding
 from memstore.paths import Scope
 from memstore.recall import recall_search, vectors
-from tests.memstore.memory_files import log, profile
+from tests.helpers import log, profile
 
 pytestmark = pytest.mark.django_db
 
