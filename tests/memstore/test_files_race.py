@@ -20,7 +20,7 @@ from tests.helpers import REPO, database_url
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 HAND_EDITS = int(os.environ.get("RACE_HAND_EDITS", 2000))
-WRITES_PER_WRITER = int(os.environ.get("RACE_WRITES", 150))
+WRITES_PER_WRITER = int(os.environ.get("RACE_WRITES", 100))
 
 
 def start(memory_root: Path, *args: str) -> subprocess.Popen:
