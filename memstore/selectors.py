@@ -12,6 +12,7 @@ from memstore.access import Context, Room
 from memstore.index import index_sync, memory_root
 from memstore.models import Bot, Fact, ProjectMember
 from memstore.paths import Scope, all_scopes, check_slug
+from memstore.ranking import RANK_ORDER_FIELDS
 from memstore.records import StoredFact, stored_from_row
 
 
@@ -55,7 +56,7 @@ def facts_list(
     if not include_hidden:
         rows = rows.exclude(visibility="hidden")
     total = rows.count()
-    page = rows.annotate(file_path=F("file__path")).order_by("-day", "-rank", "fact_id")[
+    page = rows.annotate(file_path=F("file__path")).order_by("-day", *RANK_ORDER_FIELDS)[
         offset : offset + limit
     ]
     return FactPage(

@@ -16,6 +16,7 @@ from memstore import markdown
 from memstore.files import content_digest, read_bytes
 from memstore.index.rows import (
     RACY_NS,
+    Placed,
     Stat,
     decode_leniently,
     derived,
@@ -36,7 +37,8 @@ class RebuildReport:
 
 
 _COPY_COLUMNS = (
-    "file_id, fact_id, day, text, line, meta, tier, weight, rank, visibility, scope_key, shard_bot"
+    "file_id, fact_id, day, text, line, meta, tier, weight, rank, visibility, scope_key, shard_bot,"
+    " position"
 )
 _FILE_COLUMNS = (
     "path, scope_key, shard_bot, tier_file, month, mtime_ns, size, inode, digest, recheck, "
@@ -147,9 +149,9 @@ def _rebuild_chunk(cursor, root: Path, paths: list[str]) -> tuple[int, int]:
 
 
 def _copy_rows(
-    file_id: int, scope_key: str, bot: str, tier_file: str, facts: Iterable[markdown.FactLine]
+    file_id: int, scope_key: str, bot: str, tier_file: str, facts: Iterable[Placed]
 ) -> Iterator[tuple]:
-    for fact in facts:
+    for fact, position in facts:
         text, tier, weight, rank, visibility = derived(tier_file, fact)
         yield (
             file_id,
@@ -164,6 +166,7 @@ def _copy_rows(
             visibility,
             scope_key,
             bot,
+            position,
         )
 
 

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from memstore.access import Context, Room, writable_shard
 from memstore.errors import FactNotFound, MemstoreError
+from memstore.failures import failure_room
 from memstore.learning.budget import budget_exhausted
 from memstore.learning.client import ModelClient
 from memstore.learning.config import (
@@ -319,16 +320,17 @@ def _save(run: _Run, key: str, *, text: str, tier: str, write: bool) -> None:
                 key, "would_save", scope=scope, tier=tier, fact_id=fact.identity, text=fact.text
             )
             return
-        stored = fact_remember(
-            shard=run.target,
-            text=text,
-            tier=tier,  # type: ignore[arg-type]
-            day=run.day,
-            meta=run.meta,
-            excluded_topics=list(run.person.excluded_topics),
-            by=run.ctx.bot,
-            via=VIA,
-        )
+        with failure_room(run.ctx.room.id):
+            stored = fact_remember(
+                shard=run.target,
+                text=text,
+                tier=tier,  # type: ignore[arg-type]
+                day=run.day,
+                meta=run.meta,
+                person=run.exchange.person or None,
+                by=run.ctx.bot,
+                via=VIA,
+            )
     except MemstoreError as exc:
         run.event(
             key, "refused", reason=exc.code, scope=scope, tier=tier, text=text, detail=exc.message

@@ -8,7 +8,6 @@ the answer says how many more matched. Hidden facts are left out unless a person
 (`include_hidden`, the console).
 """
 
-import json
 import logging
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -21,12 +20,12 @@ from memstore.access import Context, readable_scopes
 from memstore.index import index_sync
 from memstore.models import Fact
 from memstore.paths import Scope
-from memstore.ranking import merge_newest
+from memstore.ranking import RANK_ORDER_FIELDS, merge_newest
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.recall.vectors import embedder_current, vectors_search
-from memstore.records import StoredFact, stored_from_row
+from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
 
 logger = logging.getLogger(__name__)
 
@@ -135,28 +134,13 @@ def _no_model_note() -> str:
 def _rows(pks: list[int]) -> dict[int, StoredFact]:
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT f.id, f.fact_id, f.day, f.text, f.tier, f.scope_key, f.shard_bot, m.path,"
-            " f.rank, f.visibility, f.meta"
+            f"SELECT f.id, {STORED_COLUMNS}"
             " FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
             " WHERE f.id = ANY(%s)",
             [pks],
         )
         rows = cursor.fetchall()
-    return {
-        row[0]: StoredFact(
-            fact_id=row[1],
-            day=row[2],
-            text=row[3],
-            tier=row[4],
-            scope=row[5],
-            shard_bot=row[6],
-            file=row[7],
-            rank=row[8],
-            visibility=row[9],
-            meta=row[10] if isinstance(row[10], dict) else json.loads(row[10]),
-        )
-        for row in rows
-    }
+    return {row[0]: stored_from_values(row[1:]) for row in rows}
 
 
 def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list[StoredFact]:
@@ -183,7 +167,7 @@ def _substring_fallback(
         rows = rows.exclude(visibility="hidden")
     found = merge_newest(
         stored_from_row(row)
-        for row in rows.annotate(file_path=F("file__path")).order_by("-day", "-rank", "fact_id")
+        for row in rows.annotate(file_path=F("file__path")).order_by("-day", *RANK_ORDER_FIELDS)
     )
     items = _budgeted({i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit)
     if not items:

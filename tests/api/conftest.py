@@ -95,9 +95,12 @@ def write_facts(root: Path, rel: str, *facts: str, day: str = "2026-11-01") -> P
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    """Every file under the memory folder with its bytes (history included)."""
+    """Every file under the memory folder with its bytes (history included; the failure log,
+    which records refusals, is not memory)."""
     return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "failures.jsonl"
     }
 
 

@@ -173,8 +173,10 @@ def test_a_hand_edit_wins_on_the_next_read(memory_root):
 def test_a_sync_with_nothing_changed_is_one_query(memory_root, django_assert_num_queries):
     for shard in SHARDS:
         for month in (1, 2, 3):
-            fact_remember(shard=shard, text=f"Fact {month}", day=date(2026, month, 1))
-            fact_remember(shard=shard, text="Profile", tier="profile", day=date(2026, 1, 1))
+            fact_remember(shard=shard, text=f"Fact {month} {shard.bot}", day=date(2026, month, 1))
+            fact_remember(
+                shard=shard, text=f"Profile {shard.bot}", tier="profile", day=date(2026, 1, 1)
+            )
     _age_files(memory_root)
     scopes = [ADA, ALICE, APOLLO]
     index_sync(scopes=scopes)  # settles files that were just written (see RACY_NS)
