@@ -346,7 +346,9 @@ def _episode(run: _Run, client: ModelClient) -> None:
             run.event("episode", "skipped", reason="budget", tier="episode", detail=message)
             return
         turns = _episode_turns(ex, run.config.episode_every)
-        prompt = episode_prompt(bot=ex.bot, room_kind=ex.room_kind, turns=turns)
+        prompt = episode_prompt(
+            bot=ex.bot, room_kind=ex.room_kind, turns=turns, max_chars=run.config.episode_chars
+        )
         completion = client.complete(prompt, max_tokens=EPISODE_MAX_TOKENS)
         ex.episode = episode_text(completion.text)
         run.spent(completion.tokens, episode=ex.episode)

@@ -103,8 +103,9 @@ def lexical_search(
     also: list[int] = (),
 ) -> LexicalResult:
     """Rows of these scopes sharing any term, best first (ties: newer, then lower row id).
-    `matched` counts the distinct facts that share a term or are among the `also` rows (found
-    another way), so a caller learns the size of the union in the same round trip."""
+    `matched` counts the distinct facts that passed the relevance floor (a score above zero: a
+    word too common to count does not make a match) or are among the `also` rows (found another
+    way), so a caller learns the size of the union in the same round trip."""
     if not terms and not also:
         return LexicalResult(hits=[], matched=0)
     keys = [str(scope) for scope in scopes]
@@ -149,13 +150,14 @@ def lexical_search(
             FROM cand c, w
         )
         SELECT s.id, s.fact_id, s.day, s.score, m.matched
-        FROM (SELECT count(*) AS matched FROM (SELECT DISTINCT fact_id FROM cand) d) m
+        FROM (SELECT count(DISTINCT fact_id) AS matched FROM scored
+              WHERE score > 0 OR id = ANY(%s)) m
         LEFT JOIN LATERAL (
             SELECT id, fact_id, day, score FROM scored WHERE score > 0
             ORDER BY score DESC, day DESC, id LIMIT %s
         ) s ON true
     """
-    params = [*flag_params, keys, *flag_params, list(also), keys, limit]
+    params = [*flag_params, keys, *flag_params, list(also), keys, list(also), limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()

@@ -17,6 +17,7 @@ from django.db import connection
 from django.db.models import F
 
 from memstore.access import Context, readable_scopes
+from memstore.errors import InvalidQuery
 from memstore.index import index_sync
 from memstore.models import Fact
 from memstore.paths import Scope
@@ -53,11 +54,12 @@ def recall_search(
     include_hidden: bool = False,
     mode: Mode = "auto",
 ) -> RecallResult:
-    """Search the memory this context may read, by words and (with a model) by meaning."""
+    """Search the memory this context may read, by words and (with a model) by meaning; a
+    blank query raises InvalidQuery."""
     limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
     query = " ".join(query.split())
     if not query:
-        return RecallResult(items=[], more=0, mode="lexical", note="The query is empty.")
+        raise InvalidQuery("Say what to search for: the query is empty or only spaces.")
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()

@@ -14,6 +14,7 @@ from memstore.models import Fact, MemoryFile
 from memstore.paths import Scope, all_scopes, locate
 from memstore.selectors import facts_list
 from memstore.services import fact_edit, fact_forget, fact_remember, memory_clear
+from tests.memstore.memory_files import write_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -233,3 +234,12 @@ def _age_files(root) -> None:
     old = 1_700_000_000_000_000_000
     for path in root.rglob("*.md"):
         os.utime(path, ns=(old, old))
+
+
+def test_a_hand_written_line_over_the_save_limit_is_indexed_whole_and_flagged(memory_root):
+    long_text = "Notes from the offsite: " + "word " * 140 + "and the decision at the very end"
+    assert len(long_text) > 600
+    write_memory(memory_root, "agents/ada/memory/profile.md", f"- (2026-03-01) {long_text}")
+    [fact] = facts_list(scopes=[ADA]).items
+    assert (fact.text, fact.too_long) == (" ".join(long_text.split()), True)
+    assert not fact_remember(shard=ADA.shard("ada"), text="Short", day=date(2026, 3, 1)).too_long
