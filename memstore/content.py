@@ -13,11 +13,15 @@ held in a caller's parameter is a rule some caller forgets. Whose rules apply is
 The detectors themselves are `memstore.policy`; this module only decides who they apply to.
 """
 
-from memstore.errors import MemoryPaused, SecretRefused, TopicExcluded
+from memstore.errors import MemoryPaused, MemstoreError, SecretRefused, TopicExcluded
 from memstore.markdown import FactLine
 from memstore.models import PersonSettings
 from memstore.paths import Shard
 from memstore.policy import excluded_topic, secret_kind
+
+# The learner checks the same rules before it asks to write (its plan records why a line was
+# refused by these reasons); a refusal it makes itself is recorded as this error.
+RULE_ERRORS: dict[str, type[MemstoreError]] = {"secret": SecretRefused, "topic": TopicExcluded}
 
 
 def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str) -> None:
