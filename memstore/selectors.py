@@ -11,7 +11,7 @@ from django.db.models import Count, F
 from memstore.access import Context, Room
 from memstore.index import index_sync, memory_root
 from memstore.models import Bot, Fact, ProjectMember
-from memstore.paths import Scope, all_scopes, check_slug
+from memstore.paths import Misnamed, Scope, all_scopes, check_slug, misnamed_folders
 from memstore.ranking import RANK_ORDER_FIELDS
 from memstore.records import StoredFact, stored_from_row
 
@@ -127,3 +127,9 @@ def bots_list() -> list[str]:
     registered = set(Bot.objects.values_list("slug", flat=True))
     on_disk = {s.name for s in all_scopes(memory_root()) if s.kind == "bot"}
     return sorted(registered | on_disk)
+
+
+def folders_misnamed() -> list[Misnamed]:
+    """Folders under MEMORY_ROOT whose memory no reader sees because of their names (a shard
+    folder that is not a bot slug, a scope folder with a bad name), for "What failed"."""
+    return misnamed_folders(memory_root())

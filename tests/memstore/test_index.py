@@ -3,16 +3,19 @@
 import os
 import random
 from datetime import date, timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from memstore.errors import MemstoreError
+from memstore.failures import failures_recent
 from memstore.index import index_rebuild, index_sync
 from memstore.markdown import parse_text
 from memstore.models import Fact, MemoryFile
 from memstore.paths import Scope, all_scopes, locate
-from memstore.selectors import facts_list
+from memstore.selectors import facts_list, folders_misnamed
 from memstore.services import fact_edit, fact_forget, fact_remember, memory_clear
 from tests.memstore.memory_files import write_memory
 
@@ -243,3 +246,16 @@ def test_a_hand_written_line_over_the_save_limit_is_indexed_whole_and_flagged(me
     [fact] = facts_list(scopes=[ADA]).items
     assert (fact.text, fact.too_long) == (" ".join(long_text.split()), True)
     assert not fact_remember(shard=ADA.shard("ada"), text="Short", day=date(2026, 3, 1)).too_long
+
+
+def test_a_shard_folder_that_is_not_a_bot_slug_is_reported_not_skipped_silently(memory_root):
+    write_memory(memory_root, "users/alice/memory/by-agent/Ada_Bot/profile.md", "- (2026-03-01) X")
+    write_memory(memory_root, "users/alice/memory/by-agent/ada/profile.md", "- (2026-03-01) Y")
+    out = StringIO()
+    call_command("reindex", stdout=out, stderr=StringIO())
+    folder = "users/alice/memory/by-agent/Ada_Bot"
+    assert f"Not read: {folder}: 'Ada_Bot' is not a bot slug" in out.getvalue()
+    assert [f.path for f in folders_misnamed()] == [folder]
+    [failure] = failures_recent(root=memory_root)
+    assert (failure.op, failure.code, failure.bot) == ("reindex", "invalid_name", "Ada_Bot")
+    assert [f.text for f in facts_list(scopes=[Scope("user", "alice")]).items] == ["Y"]
