@@ -7,18 +7,16 @@ because history files only grow), and finding one recorded removal so it can be 
 It never writes history (`memstore.history` appends; services and the index sync decide what).
 """
 
-import json
 import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memstore.history import Change, history_path
+from memstore.history import Change, change_parse, history_path
 from memstore.paths import Shard, all_scopes, scope_shards
 
 _CHUNK = 64 * 1024
-_FIELDS = frozenset(Change.__dataclass_fields__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,15 +34,6 @@ class HistoryPage:
 
     items: list[ShardChange]
     before: int | None
-
-
-def change_parse(raw: bytes | str) -> Change | None:
-    """One history line as a Change, or None if it is not a readable record."""
-    try:
-        record = json.loads(raw)
-        return Change(**{k: str(v) for k, v in record.items() if k in _FIELDS})
-    except (ValueError, TypeError, AttributeError):
-        return None
 
 
 def lines_backwards(path: Path, end: int | None) -> Iterable[tuple[int, bytes]]:

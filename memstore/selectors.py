@@ -13,21 +13,9 @@ from memstore.index import index_sync, memory_root
 from memstore.models import Bot, Fact, ProjectMember
 from memstore.paths import Misnamed, Scope, all_scopes, check_slug, misnamed_folders
 from memstore.ranking import RANK_ORDER_FIELDS
-from memstore.records import StoredFact, stored_from_row
+from memstore.records import Page, StoredFact, stored_from_row
 
-
-@dataclass(frozen=True, slots=True)
-class FactPage:
-    """One page of facts and how many matched in all."""
-
-    items: list[StoredFact]
-    total: int
-    offset: int
-    limit: int
-
-    @property
-    def has_more(self) -> bool:
-        return self.offset + len(self.items) < self.total
+FactPage = Page[StoredFact]
 
 
 def facts_list(

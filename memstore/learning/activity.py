@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 from memstore.learning.budget import budget_spent
 from memstore.learning.config import learner_config
 from memstore.models import Exchange, LearningEvent
+from memstore.records import Page
 
 KINDS = (
     "saved",
@@ -78,18 +79,7 @@ class Activity:
     exchange_id: int
 
 
-@dataclass(frozen=True, slots=True)
-class ActivityPage:
-    """One page of activity, newest first, and how many events matched."""
-
-    items: list[Activity]
-    total: int
-    offset: int
-    limit: int
-
-    @property
-    def has_more(self) -> bool:
-        return self.offset + len(self.items) < self.total
+ActivityPage = Page[Activity]
 
 
 def activity_list(

@@ -109,9 +109,25 @@ def lexical_search(
     if not terms and not also:
         return LexicalResult(hits=[], matched=0)
     keys = [str(scope) for scope in scopes]
+    flag_params = [term.param for term in terms]
+    sql = _lexical_sql(terms, include_hidden=include_hidden)
+    params = [*flag_params, keys, *flag_params, list(also), keys, list(also), limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return LexicalResult(
+        hits=[
+            LexicalHit(pk=r[0], fact_id=r[1], day=r[2], score=r[3])
+            for r in rows
+            if r[0] is not None
+        ],
+        matched=rows[0][4],
+    )
+
+
+def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
     count = len(terms)
     flags = "".join(f", {_match(term)} AS m{i}" for i, term in enumerate(terms))
-    flag_params = [term.param for term in terms]
     any_term = " OR ".join([_match(term) for term in terms] + ["f.id = ANY(%s)"])
     hidden = "" if include_hidden else "AND f.visibility <> 'hidden'"
     # Document frequencies come from the candidates themselves: every fact holding a term
@@ -129,7 +145,7 @@ def lexical_search(
     )
     dfs = "".join(f", sum(m{i}::int)::float8 AS df{i}" for i in range(count))
     idf_sum = " + ".join(f"CASE WHEN c.m{i} THEN w.w{i} ELSE 0 END" for i in range(count)) or "0"
-    sql = f"""
+    return f"""
         WITH cand AS MATERIALIZED (
             SELECT f.id, f.fact_id, f.day, length(f.text)::float8 AS len {flags}
             FROM memstore_fact f
@@ -157,15 +173,3 @@ def lexical_search(
             ORDER BY score DESC, day DESC, id LIMIT %s
         ) s ON true
     """
-    params = [*flag_params, keys, *flag_params, list(also), keys, list(also), limit]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    return LexicalResult(
-        hits=[
-            LexicalHit(pk=r[0], fact_id=r[1], day=r[2], score=r[3])
-            for r in rows
-            if r[0] is not None
-        ],
-        matched=rows[0][4],
-    )

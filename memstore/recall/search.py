@@ -73,33 +73,11 @@ def recall_search(
             logger.exception("query embedding failed; searching by words only")
             used, note = "lexical", _MODEL_FAILED
     index_sync(scopes=scopes)
-    dense: list[fusion.Ranked] = []
-    if vector is not None:
-        hits = vectors_search(
-            scopes=scopes,
-            query=vector,
-            embedder=embedder,
-            limit=CANDIDATES,
-            include_hidden=include_hidden,
-        )
-        dense = fusion.dense_floor(
-            [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
-            floor=_cosine_floor(embedder.name),
-        )
+    dense = _dense(scopes, vector, embedder, include_hidden) if vector is not None else []
     lexical: list[fusion.Ranked] = []
     matched = len({hit.fact_id for hit in dense})
     if used != "semantic":
-        found = lexical_search(
-            scopes=scopes,
-            terms=lexical_terms(query),
-            limit=CANDIDATES,
-            include_hidden=include_hidden,
-            also=[hit.pk for hit in dense],  # so `matched` counts facts found either way
-        )
-        lexical = [
-            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
-        ]
-        matched = found.matched
+        lexical, matched = _lexical(scopes, query, dense, include_hidden)
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
@@ -118,6 +96,37 @@ def recall_search(
         note=note,
         scores={f.fact_id: f.score for f in fused},
     )
+
+
+def _dense(scopes: list[Scope], vector, embedder, include_hidden: bool) -> list[fusion.Ranked]:
+    hits = vectors_search(
+        scopes=scopes,
+        query=vector,
+        embedder=embedder,
+        limit=CANDIDATES,
+        include_hidden=include_hidden,
+    )
+    return fusion.dense_floor(
+        [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
+        floor=_cosine_floor(embedder.name),
+    )
+
+
+def _lexical(
+    scopes: list[Scope], query: str, dense: list[fusion.Ranked], include_hidden: bool
+) -> tuple[list[fusion.Ranked], int]:
+    # The dense hits ride along so `matched` counts facts found either way.
+    found = lexical_search(
+        scopes=scopes,
+        terms=lexical_terms(query),
+        limit=CANDIDATES,
+        include_hidden=include_hidden,
+        also=[hit.pk for hit in dense],
+    )
+    ranked = [
+        fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
+    ]
+    return ranked, found.matched
 
 
 def _cosine_floor(model: str) -> float:
