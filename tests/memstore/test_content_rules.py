@@ -19,9 +19,9 @@ from memstore.learning.pipeline import exchange_learn
 from memstore.markdown import fact_identity
 from memstore.models import PersonSettings
 from memstore.paths import Scope
-from tests.api.conftest import BotClient, tokens  # noqa: F401 (fixture)
-from tests.memstore.learning.conftest import direct, fake_model, learning  # noqa: F401
-from tests.memstore.learning.fake_model import ok
+from memstore.registry import bot_create
+from memstore.tokens import token_create
+from tests.helpers import BotClient, FakeModel, direct, ok
 
 pytestmark = pytest.mark.django_db
 
@@ -32,6 +32,22 @@ RULES = {
     "topic": ("Has a health appointment on Monday", "topic_excluded"),
 }
 _ids = itertools.count(1)
+
+
+@pytest.fixture
+def tokens(db) -> dict[str, str]:
+    bot_create(slug="a", display_name="A")
+    return {"a": token_create(bot="a", name="tests").token}
+
+
+@pytest.fixture
+def learning(settings):
+    """Learning in write mode against the scripted model (tests/helpers.py)."""
+    model = FakeModel()
+    settings.LEARNING_BASE_URL, settings.LEARNING_MODEL = model.url, "scripted"
+    settings.LEARNING_MODE, settings.LEARNING_RETRY_WAIT = "write", 0.0
+    yield model
+    model.close()
 
 
 @pytest.fixture
@@ -64,29 +80,29 @@ def console(user) -> Client:
     return client
 
 
-def api_post(root, text, *, tokens, alice) -> int:  # noqa: F811
+def api_post(root, text, *, tokens, alice) -> int:
     return BotClient(token=tokens["a"]).post("/facts", {"text": text, "scope": "user"}).status
 
 
-def api_post_bot_scope(root, text, *, tokens, alice) -> int:  # noqa: F811
+def api_post_bot_scope(root, text, *, tokens, alice) -> int:
     # The bot's own memory: secrets are refused there too, and so is the excluded topic of
     # the person in the (direct) room.
     return BotClient(token=tokens["a"]).post("/facts", {"text": text}).status
 
 
-def api_patch(root, text, *, tokens, alice) -> int:  # noqa: F811
+def api_patch(root, text, *, tokens, alice) -> int:
     hand_written(root, "- (2026-11-01) Likes tea")
     path = f"/facts/{fact_identity('Likes tea')}"
     return BotClient(token=tokens["a"]).patch(path, {"text": text}).status
 
 
-def console_edit(root, text, *, tokens, alice) -> int:  # noqa: F811
+def console_edit(root, text, *, tokens, alice) -> int:
     hand_written(root, "- (2026-11-01) Likes tea")
     data = {"file": PROFILE, "id": fact_identity("Likes tea"), "expected": "Likes tea"}
     return console(alice).post("/bots/a/facts/edit/", data | {"text": text}).status_code
 
 
-def console_restore(root, text, *, tokens, alice) -> int:  # noqa: F811
+def console_restore(root, text, *, tokens, alice) -> int:
     hand_written(root, f"- (2026-11-01) {text}")  # a hand edit is the person's own business
     ref = {"file": PROFILE, "id": fact_identity(text)}
     client = console(alice)
@@ -94,7 +110,7 @@ def console_restore(root, text, *, tokens, alice) -> int:  # noqa: F811
     return client.post("/bots/a/facts/undo/", ref).status_code
 
 
-def command(root, text, *, tokens, alice) -> int:  # noqa: F811
+def command(root, text, *, tokens, alice) -> int:
     try:
         call_command("memory", "remember", "a", text, "--scope", "user:alice")
     except CommandError:
@@ -107,7 +123,7 @@ DOORS = [api_post, api_post_bot_scope, api_patch, console_edit, console_restore,
 
 @pytest.mark.parametrize("rule", sorted(RULES))
 @pytest.mark.parametrize("door", DOORS, ids=lambda d: d.__name__)
-def test_every_front_door_obeys_every_rule(memory_root, tokens, alice, door, rule):  # noqa: F811
+def test_every_front_door_obeys_every_rule(memory_root, tokens, alice, door, rule):
     text, code = RULES[rule]
     status = door(memory_root, "Placeholder", tokens=tokens, alice=alice)  # the door works
     assert status < 400, door.__name__
@@ -125,7 +141,7 @@ def test_every_front_door_obeys_every_rule(memory_root, tokens, alice, door, rul
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))
-def test_the_learner_obeys_every_rule(memory_root, learning, tokens, alice, rule):  # noqa: F811
+def test_the_learner_obeys_every_rule(memory_root, learning, tokens, alice, rule):
     text, code = RULES[rule]
     learning.push(ok(f"profile: {text}"))
     n = next(_ids)

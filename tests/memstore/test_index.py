@@ -17,7 +17,7 @@ from memstore.models import Fact, MemoryFile
 from memstore.paths import Scope, all_scopes, locate
 from memstore.selectors import facts_list, folders_misnamed
 from memstore.services import fact_edit, fact_forget, fact_remember, memory_clear
-from tests.memstore.memory_files import write_memory
+from tests.helpers import write_memory
 
 pytestmark = pytest.mark.django_db
 

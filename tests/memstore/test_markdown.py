@@ -336,3 +336,11 @@ def test_hand_written_text_is_whitespace_normalised_and_the_line_kept():
 def test_saved_text_is_whitespace_normalised():
     fact = markdown.make_fact(text="  Prefers \t\t dark   mode ", day=date(2026, 3, 1), tag="note")
     assert str(fact) == "- (2026-03-01) [note] Prefers dark mode"
+
+
+def test_a_metadata_comment_followed_by_blanks_still_reads_as_metadata():
+    # Found by hypothesis: with the trailing blank the comment used to become part of the
+    # text, and rendering that fact again gave a line that parsed differently.
+    fact = parse_line("- (2000-01-01) 0<!-- A= --> ")
+    assert (fact.text, fact.meta) == ("0", {"A": ""})
+    assert fact == parse_line(str(fact))

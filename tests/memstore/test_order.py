@@ -11,7 +11,7 @@ from memstore.models import Fact
 from memstore.paths import Scope
 from memstore.prompt import prompt_build
 from memstore.selectors import facts_list
-from tests.memstore.memory_files import log, shard_dir, write_memory
+from tests.helpers import log, shard_dir, write_memory
 
 pytestmark = pytest.mark.django_db
 

@@ -24,6 +24,7 @@ from memstore.services import (
     fact_restore,
     memory_clear,
 )
+from tests.helpers import tree
 
 pytestmark = pytest.mark.django_db
 
@@ -46,15 +47,6 @@ def write(root, rel, text: str | bytes) -> None:
 
 def texts(scopes) -> list[str]:
     return sorted(f.text for f in facts_list(scopes=scopes, limit=1000).items)
-
-
-def snapshot(root) -> dict[str, bytes]:
-    """Every memory file's bytes (the failure log beside them is not memory)."""
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in root.rglob("*")
-        if p.is_file() and p.name != "failures.jsonl"
-    }
 
 
 def test_remember_writes_a_dated_line_under_a_header(memory_root):
@@ -97,15 +89,15 @@ def test_a_duplicate_writes_nothing_and_answers_with_the_stored_fact(memory_root
 
 def test_a_duplicate_in_another_file_or_shard_of_the_scope_is_not_written_again(memory_root):
     fact_remember(shard=ADA, text="Likes tea", tier="profile", day=D1)
-    before = snapshot(memory_root)
+    before = tree(memory_root)
     again = fact_remember(shard=ADA, text="Likes tea", day=date(2026, 5, 2))  # another month
     assert again.existed and again.tier == "profile"
-    assert before == snapshot(memory_root)
+    assert before == tree(memory_root)
     fact_remember(shard=ALICE.shard("ada"), text="Prefers mornings", day=D1)
-    before = snapshot(memory_root)
+    before = tree(memory_root)
     other = fact_remember(shard=ALICE.shard("bob"), text="prefers mornings", day=D2)
     assert (other.existed, other.shard_bot) == (True, "ada")
-    assert before == snapshot(memory_root)
+    assert before == tree(memory_root)
 
 
 def test_user_and_project_memory_are_sharded_by_writer(memory_root):
@@ -222,11 +214,11 @@ def test_clear_empties_the_bots_own_memory_and_keeps_shared_memory(memory_root):
 )
 def test_secrets_are_refused_in_every_scope_and_every_metadata_value(memory_root, secret):
     fact_remember(shard=ALICE.shard("ada"), text="Harmless", day=D1)
-    before = snapshot(memory_root)
+    before = tree(memory_root)
     for shard in (ADA, ALICE.shard("ada"), APOLLO.shard("ada")):
         with pytest.raises(SecretRefused, match="never saved to memory"):
             fact_remember(shard=shard, text=secret, day=D1)
-    assert before == snapshot(memory_root)
+    assert before == tree(memory_root)
 
 
 def test_a_secret_in_a_metadata_value_is_refused(memory_root):
@@ -249,10 +241,10 @@ def test_a_secret_in_a_metadata_value_is_refused(memory_root):
 )
 def test_refused_writes_change_no_file_byte(memory_root, kwargs, error):
     fact_remember(shard=ADA, text="Existing", day=D1)
-    before = snapshot(memory_root)
+    before = tree(memory_root)
     with pytest.raises(error):
         fact_remember(shard=ADA, day=D1, **kwargs)
-    assert before == snapshot(memory_root)
+    assert before == tree(memory_root)
 
 
 BAD_BYTES = b"# Log\n- (2026-03-01) Caf\xe9 visit\n- (2026-03-02) Still here\n"
