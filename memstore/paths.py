@@ -199,11 +199,6 @@ def scope_shards(root: Path, scope: Scope) -> list[Shard]:
     return [scope.shard(name) for name in names]
 
 
-def scope_files(root: Path, scope: Scope) -> list[str]:
-    """Relative paths of every memory file of a scope, across all its shards."""
-    return [rel for shard in scope_shards(root, scope) for rel in shard_files(root, shard)]
-
-
 def all_scopes(root: Path) -> list[Scope]:
     """Every scope that has a folder under MEMORY_ROOT (names that fail validation are skipped)."""
     scopes = []

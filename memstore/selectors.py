@@ -4,13 +4,12 @@ So no caller can forget the sync, and a hand edit is seen by the very next read.
 """
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-from django.db.models import Count, F
+from django.db.models import F
 
 from memstore.access import Context, Room
 from memstore.index import index_sync, memory_root
-from memstore.models import Bot, Fact, ProjectMember
+from memstore.models import Fact, ProjectMember
 from memstore.paths import Misnamed, Scope, all_scopes, check_slug, misnamed_folders
 from memstore.ranking import RANK_ORDER_FIELDS
 from memstore.records import Page, StoredFact, stored_from_row
@@ -88,33 +87,6 @@ def legacy_rooms_of(bot: str) -> list[str]:
     """Legacy rooms that hold a shard written by this bot."""
     root = memory_root()
     return [s.name for s in all_scopes(root) if s.kind == "room" and (root / s.rel / bot).is_dir()]
-
-
-@dataclass(frozen=True, slots=True)
-class ScopeCount:
-    """How many facts one scope (or one shard of it) holds."""
-
-    scope: str
-    shard_bot: str
-    facts: int
-
-
-def workspace_counts() -> list[ScopeCount]:
-    """Fact counts per scope and shard across the whole workspace (syncs everything first)."""
-    index_sync(scopes=all_scopes(memory_root()))
-    rows = (
-        Fact.objects.values("scope_key", "shard_bot")
-        .annotate(n=Count("id"))
-        .order_by("scope_key", "shard_bot")
-    )
-    return [ScopeCount(scope=r["scope_key"], shard_bot=r["shard_bot"], facts=r["n"]) for r in rows]
-
-
-def bots_list() -> list[str]:
-    """Slugs of every bot: registered ones and those that have memory on disk."""
-    registered = set(Bot.objects.values_list("slug", flat=True))
-    on_disk = {s.name for s in all_scopes(memory_root()) if s.kind == "bot"}
-    return sorted(registered | on_disk)
 
 
 def folders_misnamed() -> list[Misnamed]:
