@@ -24,8 +24,10 @@ from django.conf import settings
 from memstore.activity import lines_backwards
 from memstore.errors import EditConflict, FactNotFound, MemstoreError
 from memstore.paths import locate
+from memstore.policy import secret_kind
 
 FAILURES_FILE = "failures.jsonl"
+_WITHHELD = "Refused; the message is not kept because it quoted what looks like a secret."
 # Not refusals: a conflict is shown to the writer with the current text, and "not found" is an
 # answer (the fact is already gone), not something that failed.
 _NOT_REFUSALS = (EditConflict, FactNotFound)
@@ -71,7 +73,8 @@ def failure_record(
         bot=bot,
         op=op,
         code=error.code,
-        message=error.message,
+        # A message quoting a bad value (metadata that failed validation) could quote a secret.
+        message=_WITHHELD if secret_kind(error.message) else error.message,
         by=by,
         via=via,
         room=room or _ROOM.get(),

@@ -13,6 +13,7 @@ from memstore.errors import (
     SecretRefused,
     UnreadableFile,
 )
+from memstore.failures import failures_recent
 from memstore.history import history_read, lines_as_of
 from memstore.markdown import HEADER
 from memstore.paths import Scope
@@ -332,3 +333,12 @@ def test_a_hand_edit_between_read_and_write_is_kept(memory_root, monkeypatch):
     assert len(calls) == 2  # the first attempt saw the edit and read again
     assert texts([ADA.scope]) == ["Fir5t", "Second"]
     assert "- (2026-03-01) Fir5t\n- (2026-03-01) Second\n" in read(memory_root, LOG)
+
+
+def test_a_refusal_is_logged_without_quoting_a_secret(memory_root):
+    token = "ghp_" + "a1" * 18
+    with pytest.raises(InvalidFact):  # a space is not allowed in a metadata value
+        fact_remember(shard=ADA, text="Deploys on Fridays", day=D1, meta={"src": f"{token} x"})
+    [failure] = failures_recent(root=memory_root)
+    assert (failure.bot, failure.op, failure.code) == ("ada", "remember", "invalid_fact")
+    assert token not in (memory_root / "failures.jsonl").read_text()
