@@ -1,6 +1,5 @@
 """The read-side value object every selector and service returns: a fact as stored.
 
-`Page` is the one page type of every paged list (facts, the learner's activity).
 `StoredFact` is built here and nowhere else: from an index row (`stored_from_row`), from the
 columns of a raw query (`stored_from_values`, in `STORED_COLUMNS` order), or from a fact line a
 service just wrote (`stored_of_line`).
@@ -52,20 +51,6 @@ class StoredFact:
     @property
     def scope_name(self) -> str:
         return self.scope.partition(":")[2]
-
-
-@dataclass(frozen=True)  # not slots=True: re-creating a generic class breaks its super() calls
-class Page[T]:
-    """One page of a list, and how many items matched in all."""
-
-    items: list[T]
-    total: int
-    offset: int
-    limit: int
-
-    @property
-    def has_more(self) -> bool:
-        return self.offset + len(self.items) < self.total
 
 
 # The columns of a raw query `stored_from_values` reads, in order (`f`: the fact, `m`: its file).

@@ -10,11 +10,10 @@ from django.db.models import F
 from memstore.access import Context, Room
 from memstore.index import index_sync, memory_root
 from memstore.models import Fact, ProjectMember
+from memstore.paging import Page
 from memstore.paths import Misnamed, Scope, all_scopes, check_slug, misnamed_folders
 from memstore.ranking import RANK_ORDER_FIELDS
-from memstore.records import Page, StoredFact, stored_from_row
-
-FactPage = Page[StoredFact]
+from memstore.records import StoredFact, stored_from_row
 
 
 def facts_list(
@@ -27,7 +26,7 @@ def facts_list(
     include_hidden: bool = True,
     offset: int = 0,
     limit: int = 50,
-) -> FactPage:
+) -> Page[StoredFact]:
     """Facts of these scopes, newest first, filtered and paged (one row per file line)."""
     scopes = list(scopes)
     index_sync(scopes=scopes)
@@ -46,9 +45,7 @@ def facts_list(
     page = rows.annotate(file_path=F("file__path")).order_by("-day", *RANK_ORDER_FIELDS)[
         offset : offset + limit
     ]
-    return FactPage(
-        items=[stored_from_row(r) for r in page], total=total, offset=offset, limit=limit
-    )
+    return Page(items=[stored_from_row(r) for r in page], total=total, offset=offset, limit=limit)
 
 
 def fact_find(*, scopes: Iterable[Scope], fact_id: str) -> list[StoredFact]:
