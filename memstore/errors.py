@@ -112,3 +112,11 @@ class IdempotencyKeyReused(MemstoreError):
 
     code = "idempotency_key_reused"
     status = 422
+
+
+class FactHeldElsewhere(FactNotFound):
+    """None of the caller's shards holds the fact, but other bots' shards of a scope it reads
+    do (`detail['remaining']`): it still reaches the caller's prompt until they forget it."""
+
+    code = "held_by_other_bots"
+    status = 409
