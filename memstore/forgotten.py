@@ -24,7 +24,7 @@ from memstore.errors import InvalidFact
 from memstore.history import Change, history_read
 from memstore.index import index_sync, memory_root
 from memstore.models import Embedding, Exchange, Fact, IdempotentReply, LearningEvent
-from memstore.paths import Shard, shard_files
+from memstore.paths import Shard, all_scopes, shard_files
 from memstore.records import StoredFact, stored_from_row
 from memstore.vocabulary import FACT_ID_PATTERN
 
@@ -144,6 +144,7 @@ def occurrences_find(*, target: Target) -> list[Occurrence]:
     """Every remaining occurrence of the fact anywhere in the workspace: memory files, index
     rows, cached embeddings, history, stored exchanges, learning events, idempotent replies."""
     root = memory_root()
+    index_sync(scopes=all_scopes(root))  # the index as every reader would see it now
     shards = workspace_shards(root)
     found = _in_files(root, shards, target) + _in_history(root, shards, target)
     found += [
