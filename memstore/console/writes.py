@@ -69,7 +69,8 @@ class Erased:
     """A fact the person just erased: what it said, how far the erase reached, what it did."""
 
     text: str
-    reach: str
+    reach: str  # everything | person | bot (`erase_reach`)
+    bot: str
     copies: int
     history: int
     embeddings: int
@@ -77,28 +78,29 @@ class Erased:
 
 
 def erase_reach(*, viewer: Viewer, file: str) -> tuple[Reach, str]:
-    """How far "Delete and erase" on this file's fact reaches, and that said for a person:
-    staff, everything; in the person's own user memory, every bot's shard of it; elsewhere,
-    every shard of the file's bot that the person may see."""
+    """How far "Delete and erase" on this file's fact reaches, and which reach that is:
+    "everything" for staff; "person", in the person's own user memory (every bot's shard of
+    it); elsewhere "bot", every shard of the file's bot that the person may see."""
     shard = shard_of_file(viewer, file)
     if viewer.staff:
-        return reach_of_workspace(), "everywhere in this workspace"
+        return reach_of_workspace(), "everything"
     if shard.scope.kind == "user" and shard.scope.name == viewer.person:
-        return reach_of_person(viewer.person), "every bot's memory about you"
+        return reach_of_person(viewer.person), "person"
     mine = reach_of_bot(shard.bot)
     shards = tuple(s for s in mine.shards if viewer.may_see(s.scope))
-    return Reach(shards=shards, bots=mine.bots), f"{shard.bot}'s memory"
+    return Reach(shards=shards, bots=mine.bots), "bot"
 
 
 def console_fact_erase(*, viewer: Viewer, file: str, fact_id: str) -> Erased:
     """Remove every copy of this file's fact within the person's reach (`erase_reach`) and leave
     no trace of its text there: history tombstoned, embedding dropped, records redacted."""
     row = console_fact_get(viewer=viewer, file=file, fact_id=fact_id)
-    reach, label = erase_reach(viewer=viewer, file=file)
+    reach, kind = erase_reach(viewer=viewer, file=file)
     erasure = fact_erase(reach=reach, fact_id=fact_id, by=viewer.person, via="console")
     return Erased(
         text=row.fact.body,
-        reach=label,
+        reach=kind,
+        bot=row.fact.shard_bot,
         copies=len(erasure.removed),
         history=erasure.history,
         embeddings=erasure.embeddings,

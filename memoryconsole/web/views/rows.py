@@ -139,7 +139,8 @@ def erase_fact(request, bot: str):
         file, fact_id = _fact_ref(request.GET)
         row = console_fact_get(viewer=viewer, file=file, fact_id=fact_id)
         _, reach = erase_reach(viewer=viewer, file=file)
-        erase = {"file": file, "id": fact_id, "text": row.fact.body, "reach": reach}
+        label = presenters.erase_reach_label(reach, row.fact.shard_bot)
+        erase = {"file": file, "id": fact_id, "text": row.fact.body, "reach": label}
         return _row_response(request, bot, "fact-erase", {"erase": erase})
     file, fact_id = _fact_ref(request.POST)
     erased = console_fact_erase(viewer=viewer, file=file, fact_id=fact_id)
