@@ -104,6 +104,7 @@ def target_resolve(*, fact_id: str | None = None, text: str | None = None) -> Ta
     if not fact_id or not re.fullmatch(FACT_ID_PATTERN, fact_id.strip().lower()):
         raise InvalidFact("Say which fact: give its id (16 hex digits) or its text.")
     ids = frozenset({fact_id.strip().lower()})
+    index_sync(scopes=all_scopes(memory_root()))
     bodies = set(Fact.objects.filter(fact_id__in=ids).values_list("text", flat=True))
     for shard in workspace_shards(memory_root()):
         for change in history_read(memory_root(), shard):
