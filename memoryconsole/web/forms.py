@@ -5,9 +5,10 @@ import re
 from django import forms
 
 from memstore.access import ROOM_KINDS
-from memstore.console.facts import FACT_TYPES, PAGE_SIZE, TAB_LABELS, FactQuery
+from memstore.console.facts import PAGE_SIZE, TAB_LABELS, FactQuery
 from memstore.markdown import MAX_TEXT_CHARS
 from memstore.ranking import TIERS
+from memstore.vocabulary import FACT_TYPES
 
 _MONTH_RE = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 

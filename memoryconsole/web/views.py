@@ -25,7 +25,6 @@ from memoryconsole.web.forms import (
     RestoreForm,
 )
 from memstore.console.facts import (
-    FACT_TYPES,
     bot_exists,
     bot_tabs,
     fact_row,
@@ -55,6 +54,7 @@ from memstore.console.writes import (
 )
 from memstore.errors import EditConflict, FactNotFound, InvalidName, MemstoreError, NotAllowed
 from memstore.ranking import TIERS
+from memstore.vocabulary import FACT_TYPES
 
 
 def _viewer(request) -> Viewer:
