@@ -1,7 +1,8 @@
 """The bots' API: django-ninja under /api/v1/, OpenAPI at /api/openapi.json, docs at /api/docs.
 
 Authentication is a bearer token per bot (`auth.BotToken`); every memory call states its room in
-headers (`schemas.ContextHeaders`); every error goes through the one map in `errors`. Handlers
+headers (`schemas.ContextHeaders`); every error goes through the one map in `errors`, oversized bodies are refused by `body_limit`
+before anything reads them, and `urls` answers unknown paths and methods through the same map. Handlers
 are thin: they parse, call one memstore function, and shape the answer.
 """
 
@@ -11,6 +12,7 @@ from ninja.renderers import BaseRenderer
 
 from memoryconsole.api import bots, exchanges, facts, recall
 from memoryconsole.api.auth import BotToken
+from memoryconsole.api.body_limit import body_limit
 from memoryconsole.api.errors import install_error_map
 
 DESCRIPTION = """\
@@ -43,5 +45,6 @@ api = NinjaAPI(
     renderer=JsonRenderer(),
 )
 install_error_map(api)
+api.add_decorator(body_limit(api), mode="view")
 for module in (bots, facts, recall, exchanges):
     api.add_router("/v1/", module.router)
