@@ -8,7 +8,7 @@ caller's say-so about scopes.
 
 from dataclasses import dataclass, field
 
-from memstore.errors import InvalidName, NotAllowed
+from memstore.errors import InvalidFact, InvalidName, NotAllowed
 from memstore.paths import Scope, ScopeKind, Shard, check_person, check_room, check_slug
 from memstore.vocabulary import ROOM_KINDS, RoomKind
 
@@ -74,7 +74,9 @@ def readable_scopes(ctx: Context) -> list[Scope]:
 
 
 def writable_shard(ctx: Context, kind: ScopeKind, name: str | None = None) -> Shard:
-    """The shard this context writes for a scope kind (and project name), or NotAllowed."""
+    """The shard this context writes for a scope kind (and project name). NotAllowed for what
+    the room may not write; InvalidFact for a request that names no project or no known scope
+    (as `actions.readable_scope` does for reads)."""
     if kind == "bot":
         return Scope("bot", ctx.bot).shard(ctx.bot)
     if kind == "user":
@@ -86,13 +88,13 @@ def writable_shard(ctx: Context, kind: ScopeKind, name: str | None = None) -> Sh
         return Scope("user", ctx.person).shard(ctx.bot)
     if kind == "project":
         if not name:
-            raise NotAllowed("Name the project to write to.")
+            raise InvalidFact("Name the project to write to.")
         if name not in ctx.joined:
             raise NotAllowed(f"Bot {ctx.bot!r} has not joined project {name!r}.")
         return Scope("project", name).shard(ctx.bot)
     if kind == "room":
         raise NotAllowed("Legacy room memory is read-only.")
-    raise NotAllowed(f"Unknown scope {kind!r}.")
+    raise InvalidFact(f"Unknown scope {kind!r}.")
 
 
 def forget_shards(ctx: Context, legacy_rooms: list[str]) -> list[Shard]:
