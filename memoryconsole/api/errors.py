@@ -134,6 +134,6 @@ def _problem(error: dict) -> dict:
         del loc[1]
     return {
         "where": ".".join(loc) or "request",
-        "message": str(error.get("msg", "is not valid")),
+        "message": str(error.get("msg", "is not valid")).removeprefix("Value error, "),
         "type": str(error.get("type", "")),
     }

@@ -46,6 +46,12 @@ def _storable(value: str) -> str:
     return value
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank: send words or a question")
+    return value
+
+
 Text = Annotated[str, AfterValidator(_storable)]
 
 
@@ -244,7 +250,9 @@ class ForgetWhere(Schema):
 
 
 class RecallQuery(Schema):
-    query: Text = Field(min_length=1, max_length=1000, description="Words or a question.")
+    query: Annotated[Text, AfterValidator(_not_blank)] = Field(
+        min_length=1, max_length=1000, description="Words or a question (not only spaces)."
+    )
     limit: int = Field(20, ge=1, le=50)
 
 
