@@ -7,8 +7,7 @@ from django import forms
 from memstore.access import ROOM_KINDS
 from memstore.console.facts import PAGE_SIZE, TAB_LABELS, FactQuery
 from memstore.markdown import MAX_TEXT_CHARS
-from memstore.ranking import TIERS
-from memstore.vocabulary import FACT_TYPES
+from memstore.vocabulary import FACT_TYPES, TIERS
 
 _MONTH_RE = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 

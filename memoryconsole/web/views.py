@@ -53,8 +53,7 @@ from memstore.console.writes import (
     shard_parse,
 )
 from memstore.errors import EditConflict, FactNotFound, InvalidName, MemstoreError, NotAllowed
-from memstore.ranking import TIERS
-from memstore.vocabulary import FACT_TYPES
+from memstore.vocabulary import FACT_TYPES, TIERS
 
 
 def _viewer(request) -> Viewer:
