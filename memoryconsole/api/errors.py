@@ -24,16 +24,12 @@ log = logging.getLogger("memoryconsole.api")
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found"}
 
 
-class EdgeError(Exception):
-    """A refusal of the API itself (not of memstore): same shape as a MemstoreError."""
+class EdgeError(MemstoreError):
+    """A refusal of the API itself, not of memstore: shaped like a domain error (code, status,
+    message, detail) so the same handler answers both."""
 
     code = "bad_request"
     status = 400
-
-    def __init__(self, message: str, *, detail: dict | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.detail = detail or {}
 
 
 class NoEndpoint(EdgeError):
@@ -83,8 +79,7 @@ def install_error_map(api: NinjaAPI) -> None:
         return api.create_response(request, body, status=status)
 
     @api.exception_handler(MemstoreError)
-    @api.exception_handler(EdgeError)
-    def known(request: HttpRequest, exc: MemstoreError | EdgeError) -> HttpResponse:
+    def known(request: HttpRequest, exc: MemstoreError) -> HttpResponse:
         response = reply(request, exc.status, exc.code, exc.message, exc.detail)
         if isinstance(exc, MethodNotAllowed):
             response["Allow"] = ", ".join(exc.detail["allowed"])
