@@ -21,7 +21,7 @@ def _json_405(view: Callable) -> Callable:
         response = view(request, *args, **kwargs)
         if not isinstance(response, HttpResponseNotAllowed):
             return response
-        allowed = [m.strip() for m in response["Allow"].split(",") if m.strip()]
+        allowed = sorted(m.strip() for m in response["Allow"].split(",") if m.strip())
         message = f"{request.method} is not allowed here; use {', '.join(allowed)}."
         return api.on_exception(request, MethodNotAllowed(message, detail={"allowed": allowed}))
 
