@@ -11,30 +11,18 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
-from django.db import connection
 
 from memstore.registry import bot_create
 from memstore.tokens import token_create
+from tests.helpers import database_url, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 LIMIT = 1024
 pytestmark = pytest.mark.slow
-
-
-def database_url() -> str:
-    """The test database as a URL, for the server process."""
-    db = connection.settings_dict
-    auth = f"{quote(db['USER'] or '', safe='')}:{quote(db['PASSWORD'] or '', safe='')}"
-    port = f":{db['PORT']}" if db["PORT"] else ""
-    host = db["HOST"] or ""
-    if host.startswith("/"):  # a socket folder
-        return f"postgresql://{auth}@{port}/{db['NAME']}?host={quote(host)}"
-    return f"postgresql://{auth}@{host}{port}/{db['NAME']}"
 
 
 def free_port() -> int:
@@ -58,10 +46,7 @@ def gunicorn(transactional_db, memory_root):
         [*command, "--bind", f"127.0.0.1:{port}", "--log-level", "warning"], cwd=REPO, env=env
     )
     try:
-        deadline = time.monotonic() + 60
-        while send(port, "GET", "/api/v1/health")[0] != 200:
-            assert time.monotonic() < deadline, "gunicorn did not start"
-            time.sleep(0.2)
+        wait_until(lambda: send(port, "GET", "/api/v1/health")[0] == 200, timeout=60)
         yield port
     finally:
         server.terminate()
