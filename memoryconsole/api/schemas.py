@@ -93,7 +93,8 @@ class ContextHeaders(Schema):
         "",
         alias="X-Projects",
         pattern=_PROJECT_LIST,
-        description=f"Up to {MAX_PROJECTS} comma-separated project slugs in play; the bot must have joined them.",
+        description=f"Up to {MAX_PROJECTS} comma-separated project slugs in play; the bot must "
+        "have joined them.",
     )
 
     @property
