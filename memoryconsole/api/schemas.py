@@ -7,7 +7,7 @@ fields, so a caller can't name a shard or a bot it is not.
 """
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from ninja import Field, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
@@ -119,9 +119,9 @@ class FactOut(Out):
     visibility: Visibility
     meta: dict[str, str] = Field(description="The line's metadata (type, importance, src, ...).")
 
-    @staticmethod
-    def of(fact: StoredFact) -> "FactOut":
-        return FactOut(
+    @classmethod
+    def of(cls, fact: StoredFact, **extra: Any) -> Self:
+        return cls(
             id=fact.fact_id,
             date=fact.day,
             text=fact.text,
@@ -132,7 +132,21 @@ class FactOut(Out):
             file=fact.file,
             visibility=fact.visibility if fact.visibility in VISIBILITIES else "context",
             meta=fact.meta,
+            **extra,
         )
+
+
+class RememberOut(FactOut):
+    """The fact saved (201), or the copy already stored in the target scope (200, existed)."""
+
+    existed: bool = Field(
+        description="The fact was already stored in the target scope (profile or any month, any "
+        "shard): nothing was written and this is the stored copy (status 200)."
+    )
+
+    @classmethod
+    def of_saved(cls, fact: StoredFact) -> Self:
+        return cls.of(fact, existed=fact.existed)
 
 
 class RememberIn(StrictIn):
