@@ -136,7 +136,7 @@ def bot_forget_answer(
                 detail={"remaining": [c.file for c in remaining]},
             ) from error
         raise
-    remaining = copies_outside(shards=shards, ids={c.fact_id for c in removed})
+    remaining = copies_outside(shards=shards, ids=target_ids(fact_id=fact_id, text=text))
     return Forgetting(removed=removed, remaining=remaining, erased=erased)
 
 

@@ -26,7 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memstore.activity import workspace_shards
-from memstore.errors import EditConflict, FactNotFound
+from memstore.errors import EditConflict, FactNotFound, UnreadableFile
 from memstore.failures import refusals_recorded
 from memstore.files import ChangedOnDisk, read_snapshot, write_atomic
 from memstore.forgotten import (
@@ -99,12 +99,15 @@ def fact_erase(
         # One fixed order (sorted slugs) for every erase: no two ever wait on each other.
         for bot in sorted({shard.bot for shard in reach.shards}):
             locks.enter_context(bot_lock(bot))
+        stuck: UnreadableFile | None = None
         try:
             removed = fact_forget(
                 shards=list(reach.shards), fact_id=fact_id, text=text, by=by, via=via
             )
         except FactNotFound:
             removed = []
+        except UnreadableFile as error:  # the other copies are gone: clean up, then say so
+            removed, stuck = [], error
         root = memory_root()
         history = sum(
             _history_erase(root, shard, target, mark=tombstone(day=day, by=by))
@@ -112,6 +115,8 @@ def fact_erase(
         )
     embeddings, _ = Embedding.objects.filter(fact_id__in=target.ids).delete()
     records = _records_redact(target, reach)
+    if stuck is not None:
+        raise stuck
     if not (removed or history or embeddings or records):
         raise FactNotFound("Nothing to erase: no copy of that fact where you may erase it.")
     return Erasure(removed=removed, history=history, embeddings=embeddings, records=records)

@@ -218,14 +218,15 @@ class CopyOut(Out):
     bot: str = Field(description="The bot whose shard holds this copy.")
     file: str
 
-    @staticmethod
-    def at(fact_id: str, file: str) -> "CopyOut":
-        location = locate(file)
-        assert location is not None, file
-        scope = location.shard.scope
-        return CopyOut(
-            id=fact_id, scope=scope.kind, scope_name=scope.name, bot=location.shard.bot, file=file
-        )
+    @model_validator(mode="before")
+    @classmethod
+    def _where(cls, data: Any) -> Any:
+        # Scope, its name and the shard's bot follow from the file: given the file, they are
+        # filled in (so `CopyOut(id=..., file=...)` is complete).
+        if isinstance(data, dict) and "scope" not in data and (at := locate(data.get("file", ""))):
+            scope = at.shard.scope
+            return {"scope": scope.kind, "scope_name": scope.name, "bot": at.shard.bot, **data}
+        return data
 
 
 class RemovedOut(CopyOut):
@@ -248,7 +249,8 @@ class ForgetOut(Out):
     forgotten: int = Field(description="How many lines were removed.")
     removed: list[RemovedOut]
     remaining: list[CopyOut] = Field(
-        description="Copies in other bots' shards (same identity) that this bot cannot change."
+        default_factory=list,
+        description="Copies in other bots' shards (same identity) that this bot cannot change.",
     )
     erased: ErasedOut | None = Field(None, description="With erase=true: what else was cleaned.")
 
@@ -257,11 +259,8 @@ class ForgetOut(Out):
         erased = answer.erased
         return ForgetOut(
             forgotten=len(answer.removed),
-            removed=[
-                RemovedOut(**CopyOut.at(c.fact_id, c.file).model_dump(), line=c.line)
-                for c in answer.removed
-            ],
-            remaining=[CopyOut.at(c.fact_id, c.file) for c in answer.remaining],
+            removed=[RemovedOut(id=c.fact_id, file=c.file, line=c.line) for c in answer.removed],
+            remaining=[CopyOut(id=c.fact_id, file=c.file) for c in answer.remaining],
             erased=None
             if erased is None
             else ErasedOut(

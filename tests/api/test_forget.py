@@ -101,6 +101,7 @@ def test_erase_after_a_forget_still_cleans_history(both_hold_it, in_apollo):
     assert answer.status == 200, answer.body
     # Nothing left to remove; in a's history: its own save and both removals.
     assert (answer.body["forgotten"], answer.body["erased"]["history"]) == (0, 3)
+    assert answer.body["remaining"] == [copy("b", B_SHARD)]
     assert remaining_kinds(FACT) == {"file", "index", "history"}  # b's copy, b's history
 
 
