@@ -1,0 +1,158 @@
+"""Running the product as separate OS processes, the way a deployment does: app servers under
+gunicorn (as `./dev serve` starts them) and learning workers (`manage.py procrastinate worker`),
+all pointed at one database by DATABASE_URL and one MEMORY_ROOT; and a small HTTP client that
+speaks to them for one bot in one room."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET = "deploy-test-secret-key-0123456789-abcdefghijklmnop"
+
+
+def database_url(settings_dict: dict) -> str:
+    """A postgres:// URL for a Django connection's settings (the host may be a socket folder)."""
+    user = quote(settings_dict["USER"] or "", safe="")
+    password = quote(settings_dict["PASSWORD"] or "", safe="")
+    auth = f"{user}:{password}@" if password else f"{user}@"
+    host = settings_dict["HOST"] or ""
+    port = settings_dict["PORT"] or ""
+    name = quote(settings_dict["NAME"], safe="")
+    if host.startswith("/"):  # a socket folder goes in the query
+        query = {"host": host, **({"port": port} if port else {})}
+        return f"postgresql://{auth}/{name}?{urlencode(query)}"
+    return f"postgresql://{auth}{host}{':' + port if port else ''}/{name}"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Process:
+    """A child process with its output in a log file (shown when a test fails)."""
+
+    name: str
+    popen: subprocess.Popen
+    log: Path
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(5)
+
+
+def spawn(name: str, args: list[str], env: dict[str, str], logs: Path) -> Process:
+    log = logs / f"{name}.log"
+    popen = subprocess.Popen(
+        [sys.executable, *args],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO), "SECRET_KEY": SECRET, **env},
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    return Process(name, popen, log)
+
+
+def app_server(name: str, port: int, env: dict[str, str], logs: Path) -> Process:
+    """gunicorn with two sync workers, as `./dev serve` runs it (the app loaded once, then forked)."""
+    args = ["-m", "gunicorn", "memoryconsole.wsgi", "--bind", f"127.0.0.1:{port}"]
+    return spawn(name, [*args, "--workers", "2", "--preload", "--timeout", "60"], env, logs)
+
+
+def learning_worker(name: str, env: dict[str, str], logs: Path) -> Process:
+    args = ["manage.py", "procrastinate", "--skip-checks", "worker", "--queues", "learning"]
+    return spawn(name, args, env, logs)
+
+
+def wait_until_up(process: Process, base_url: str, timeout: float = 90) -> None:
+    """Wait until the server answers its health check (or fail with its log)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.popen.poll() is not None:
+            raise AssertionError(f"{process.name} exited:\n{process.output()}")
+        try:
+            with urllib.request.urlopen(f"{base_url}/api/v1/health", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"{process.name} did not come up:\n{process.output()}")
+
+
+@dataclass
+class Answer:
+    status: int
+    body: dict
+
+
+@dataclass
+class Bot:
+    """Calls one server's API over HTTP as one bot, from one room."""
+
+    base_url: str
+    token: str
+    room_id: str = "dm-alice"
+    room_kind: str = "direct"
+    person: str = "alice"
+    projects: list[str] = field(default_factory=lambda: ["apollo"])
+
+    def call(self, method: str, path: str, body: object = None, **query) -> Answer:
+        url = f"{self.base_url}/api/v1{path}"
+        if query:
+            url += "?" + urlencode({k: v for k, v in query.items() if v is not None})
+        headers = {
+            "Authorization": f"Bearer {self.token}",
+            "X-Room-Id": self.room_id,
+            "X-Room-Kind": self.room_kind,
+            "X-Person": self.person,
+            "X-Projects": ",".join(self.projects),
+            "Content-Type": "application/json",
+        }
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                return Answer(answer.status, json.loads(answer.read() or b"{}"))
+        except urllib.error.HTTPError as error:
+            return Answer(error.code, json.loads(error.read() or b"{}"))
+
+    def remember(self, text: str, **fields) -> Answer:
+        return self.call("POST", "/facts", {"text": text, **fields})
+
+    def texts(self, **filters) -> set[str]:
+        """Every fact text this room may read, through all pages of the list."""
+        found: set[str] = set()
+        offset = 0
+        while True:
+            answer = self.call("GET", "/facts", limit=200, offset=offset, **filters)
+            assert answer.status == 200, answer
+            found.update(item["text"] for item in answer.body["items"])
+            if not answer.body["has_more"]:
+                return found
+            offset += len(answer.body["items"])
+
+    def recall(self, query: str) -> set[str]:
+        answer = self.call("GET", "/recall", query=query, limit=50)
+        assert answer.status == 200, answer
+        return {item["text"] for item in answer.body["items"]}
