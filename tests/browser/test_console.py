@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.web.conftest import day, write
+from tests.helpers import day, write_memory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -16,14 +16,16 @@ PROFILE = "agents/ava/memory/profile.md"
 def setup(memory_root, django_user_model, settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     django_user_model.objects.create_user("ann", password="pw-ann-1234")
-    write(
+    write_memory(
         memory_root,
         PROFILE,
         f"- ({day(40)}) Plans offsites and budgets for the Lisbon team",
         f"- ({day(3)}) Prefers rooftop venues for team dinners",
         f"- ({day(2)}) Shows <script>alert('x')</script> literally",
     )
-    write(memory_root, "users/ann/memory/by-agent/ava/profile.md", f"- ({day(9)}) Ann likes tea")
+    write_memory(
+        memory_root, "users/ann/memory/by-agent/ava/profile.md", f"- ({day(9)}) Ann likes tea"
+    )
     return memory_root
 
 

@@ -5,8 +5,7 @@ import re
 import pytest
 
 from memstore.markdown import fact_identity
-from tests.web.conftest import HX, day
-from tests.web.test_pages import plain, texts
+from tests.helpers import HX, day, plain, texts
 
 pytestmark = pytest.mark.django_db
 

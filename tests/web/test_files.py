@@ -2,14 +2,13 @@
 
 import pytest
 
-from tests.web.conftest import day, write
-from tests.web.test_pages import plain
+from tests.helpers import day, plain, write_memory
 
 pytestmark = pytest.mark.django_db
 
 
 def test_files_list_and_one_file_line_by_line(ann, workspace):
-    write(
+    write_memory(
         workspace,
         "agents/ava/memory/log/2019-05.md",
         "Some prose a person wrote.",

@@ -3,8 +3,7 @@
 import pytest
 
 from memstore.markdown import fact_identity
-from tests.web.conftest import HX
-from tests.web.test_pages import texts
+from tests.helpers import HX, texts
 
 pytestmark = pytest.mark.django_db
 

@@ -3,8 +3,7 @@
 import pytest
 
 from memstore.models import Bot, ProjectMember
-from tests.web.conftest import HX
-from tests.web.test_pages import plain
+from tests.helpers import HX, plain
 
 pytestmark = pytest.mark.django_db
 
