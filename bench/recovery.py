@@ -29,7 +29,8 @@ import subprocess
 import sys
 import time
 
-from bench.sync import REPO, VAR, generate, log
+from bench._workspace import REPO, VAR, log
+from bench.sync import generate
 
 DB = "memstore_recovery"
 

@@ -14,24 +14,10 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "deploy-test-secret-key-0123456789-abcdefghijklmnop"
-
-
-def database_url(settings_dict: dict) -> str:
-    """A postgres:// URL for a Django connection's settings (the host may be a socket folder)."""
-    user = quote(settings_dict["USER"] or "", safe="")
-    password = quote(settings_dict["PASSWORD"] or "", safe="")
-    auth = f"{user}:{password}@" if password else f"{user}@"
-    host = settings_dict["HOST"] or ""
-    port = settings_dict["PORT"] or ""
-    name = quote(settings_dict["NAME"], safe="")
-    if host.startswith("/"):  # a socket folder goes in the query
-        query = {"host": host, **({"port": port} if port else {})}
-        return f"postgresql://{auth}/{name}?{urlencode(query)}"
-    return f"postgresql://{auth}{host}{':' + port if port else ''}/{name}"
 
 
 def free_port() -> int:

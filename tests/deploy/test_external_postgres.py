@@ -14,8 +14,10 @@ fresh `python -m pytest` pointed at it by DATABASE_URL alone:
 """
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,15 +35,16 @@ FOCUSED = ["tests/memstore/test_recall.py", "tests/api/test_facts.py"]
 
 
 @pytest.fixture(scope="module")
-def external_server(tmp_path_factory) -> Iterator[tuple[str, str]]:
+def external_server() -> Iterator[tuple[str, str]]:
     """A separate PostgreSQL server: (superuser URL, the application role's URL)."""
+    # Not under pytest's temporary folders: run as root, pgserver starts the server as another
+    # user and opens the path up for it, and any other pytest run closes pytest's root again.
+    folder = Path(tempfile.mkdtemp(prefix="memoryconsole-external-pg-"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pgserver's platformdirs warning is noise
         import pgserver
 
-        server = pgserver.get_server(
-            tmp_path_factory.mktemp("external") / "pgdata", cleanup_mode="delete"
-        )
+        server = pgserver.get_server(folder / "pgdata", cleanup_mode="delete")
     admin = server.get_uri()
     socket_dir = admin.split("host=", 1)[1]
     with psycopg.connect(admin, autocommit=True) as conn:
@@ -49,6 +52,7 @@ def external_server(tmp_path_factory) -> Iterator[tuple[str, str]]:
         conn.execute(f"CREATE DATABASE memory OWNER {ROLE}")
     yield admin, f"postgresql://{ROLE}@/memory?host={quote(socket_dir)}"
     server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def set_template_pgvector(admin: str, installed: bool) -> None:

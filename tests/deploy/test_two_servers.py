@@ -29,12 +29,11 @@ from tests.deploy.processes import (
     Bot,
     Process,
     app_server,
-    database_url,
     free_port,
     learning_worker,
     wait_until_up,
 )
-from tests.memstore.learning.fake_model import FakeModel, Reply, is_episode, ok, prompt_of
+from tests.helpers import FakeModel, Reply, database_url, is_episode, ok, prompt_of, wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -69,7 +68,7 @@ def start(root: Path, logs: Path, *, worker: bool, model: FakeModel) -> Deployme
         project_join(bot=slug, project="apollo")
         tokens[slug] = token_create(bot=slug, name="deploy").token
     env = {
-        "DATABASE_URL": database_url(connection.settings_dict),
+        "DATABASE_URL": database_url(),
         "MEMORY_ROOT": str(root),
         "VAR_DIR": str(logs / "var"),
         "EMBEDDINGS": "none",  # recall by words: the model adds load time, not coverage here
@@ -213,14 +212,9 @@ def hand_editor(deploy: Deployment, edits: int = 8) -> list[str]:
     return lines
 
 
-def wait_for_learning(count: int, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        statuses = list(Exchange.objects.values_list("status", flat=True))
-        if len(statuses) == count and set(statuses) == {"done"}:
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"learning did not finish: {statuses}")
+def learned(count: int) -> bool:
+    statuses = list(Exchange.objects.values_list("status", flat=True))
+    return len(statuses) == count and set(statuses) == {"done"}
 
 
 # --- the tests -----------------------------------------------------------------------------
@@ -237,7 +231,7 @@ def test_two_servers_and_a_worker_lose_nothing_and_agree(deployment):
     results["learned"] = report_exchanges(deployment)
     results["api"] = api_writers(deployment)
     people.join(120)
-    wait_for_learning(len(results["learned"]))
+    wait_until(lambda: learned(len(results["learned"])), timeout=60)
 
     files = files_on_disk(deployment.root)
     on_disk = [text for texts in files.values() for text in texts]
