@@ -33,13 +33,21 @@ class Process:
     name: str
     popen: subprocess.Popen
     log: Path
+    signalled: bool = False
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")[-4000:]
 
+    def signal_stop(self) -> None:
+        """Ask it to stop, once (gunicorn: quick shutdown; a worker: finish the job in hand)."""
+        if self.popen.poll() is None and not self.signalled:
+            self.popen.send_signal(signal.SIGINT)
+            self.signalled = True
+
     def stop(self) -> None:
+        """Stop it and wait (killed if it takes more than 15 s)."""
         if self.popen.poll() is None:
-            self.popen.send_signal(signal.SIGTERM)
+            self.signal_stop()
             try:
                 self.popen.wait(15)
             except subprocess.TimeoutExpired:
