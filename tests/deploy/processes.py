@@ -44,14 +44,15 @@ class Process:
             self.popen.send_signal(signal.SIGINT)
             self.signalled = True
 
-    def stop(self) -> None:
-        """Stop it and wait (killed if it takes more than 15 s)."""
+    def stop(self, patience: float = 1.5) -> None:
+        """Stop it and wait; after `patience` seconds its whole process group is killed (a
+        gthread worker can take several seconds to exit; nothing here needs a clean exit)."""
         if self.popen.poll() is None:
             self.signal_stop()
             try:
-                self.popen.wait(15)
+                self.popen.wait(patience)
             except subprocess.TimeoutExpired:
-                self.popen.kill()
+                os.killpg(self.popen.pid, signal.SIGKILL)
                 self.popen.wait(5)
 
 
@@ -63,14 +64,16 @@ def spawn(name: str, args: list[str], env: dict[str, str], logs: Path) -> Proces
         env={**os.environ, "PYTHONPATH": str(REPO), "SECRET_KEY": SECRET, **env},
         stdout=log.open("w"),
         stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group, so stop() can end its workers too
     )
     return Process(name, popen, log)
 
 
 def app_server(name: str, port: int, env: dict[str, str], logs: Path) -> Process:
-    """gunicorn with two sync workers, as `./dev serve` runs it (the app loaded once, then forked)."""
-    args = ["-m", "gunicorn", "memoryconsole.wsgi", "--bind", f"127.0.0.1:{port}"]
-    return spawn(name, [*args, "--workers", "2", "--preload", "--timeout", "60"], env, logs)
+    """gunicorn with the repository's gunicorn.conf.py, as `./dev serve` runs it; preloaded
+    (the app imported once, then the workers forked) to start faster."""
+    args = ["-m", "gunicorn", "memoryconsole.wsgi", "--config", "gunicorn.conf.py"]
+    return spawn(name, [*args, "--bind", f"127.0.0.1:{port}", "--preload"], env, logs)
 
 
 def learning_worker(name: str, env: dict[str, str], logs: Path) -> Process:
