@@ -17,6 +17,7 @@ from memstore.vocabulary import (
     FACT_ID_PATTERN,
     MESSAGE_ID_PATTERN,
     SLUG_PATTERN,
+    VISIBILITIES,
     FactType,
     RoomKind,
     ScopeKind,
@@ -126,7 +127,7 @@ class FactOut(Out):
         )
 
 
-_VISIBILITIES = ("context", "searchable", "hidden")
+_VISIBILITIES = VISIBILITIES
 
 
 class RememberIn(StrictIn):
@@ -139,7 +140,9 @@ class RememberIn(StrictIn):
     tier: Tier = Field("log", description="profile (lasting), log, note (weight 0.5), episode.")
     type: FactType | None = None
     importance: float | None = Field(None, ge=0, le=1)
-    visibility: Visibility | None = Field(None, description="hidden facts never reach prompts.")
+    visibility: Visibility | None = Field(
+        None, description="hidden facts never reach prompts; private ones only direct rooms."
+    )
     src: str | None = Field(
         None,
         pattern=r"^[^\s<>]{1,200}$",
