@@ -274,7 +274,7 @@ def prompt_budgets() -> dict[BlockKind, dict[SliceName, Budget]]:
     return budgets
 
 
-def _prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
+def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
     scopes: list[tuple[BlockKind, Scope]] = []
     if ctx.user_memory_allowed:
         scopes.append(("user", Scope("user", ctx.person)))
@@ -346,7 +346,7 @@ def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
 
 
 def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
-    scopes = _prompt_scopes(ctx)
+    scopes = prompt_scopes(ctx)
     index_sync(scopes=[scope for _, scope in scopes])
     budgets = prompt_budgets()
     private = ctx.room.kind in PRIVATE_ROOM_KINDS

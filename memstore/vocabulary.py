@@ -28,6 +28,11 @@ Visibility = Literal["context", "searchable", "hidden", "private"]
 VISIBILITIES: tuple[Visibility, ...] = get_args(Visibility)
 PRIVATE_ROOM_KINDS: tuple[RoomKind, ...] = ("direct",)  # where private facts may be used
 
+# Always-on notes (SPEC §11): "About this workspace", "About you" (one per person), "About me"
+# (one per bot).
+NoteKind = Literal["workspace", "you", "me"]
+NOTE_KINDS: tuple[NoteKind, ...] = get_args(NoteKind)
+
 Via = Literal["api", "console", "learner", "tool", "import", "synthesis", "hand-edit"]
 VIAS: tuple[Via, ...] = get_args(Via)
 

@@ -188,6 +188,9 @@ class BotClient:
     def patch(self, path: str, body: object, **query) -> Answer:
         return self.call("PATCH", path, body, **query)
 
+    def put(self, path: str, body: object, **query) -> Answer:
+        return self.call("PUT", path, body, **query)
+
     def delete(self, path: str, **query) -> Answer:
         return self.call("DELETE", path, **query)
 
