@@ -113,3 +113,18 @@ def test_saves_and_removes_are_capped_per_reply():
     assert kinds.count("log") == MAX_SAVES
     assert {r.reason for r in result.refused} == {"limit"}
     assert len(result.refused) == (10 - MAX_REMOVES) + (20 - MAX_SAVES)
+
+
+def test_trailing_attributes_become_metadata_and_bad_ones_are_dropped():
+    reply = (
+        "profile: Prefers short answers {type=preference importance=0.8}\n"
+        "log: Keeps the launch date to itself {private}\n"
+        "note: Likes jazz {type=opinion importance=7 colour=red}\n"
+    )
+    assert reply_parse(reply, known=KNOWN).proposals == [
+        Proposal(
+            "profile", "Prefers short answers", meta={"type": "preference", "importance": "0.8"}
+        ),
+        Proposal("log", "Keeps the launch date to itself", meta={"visibility": "private"}),
+        Proposal("note", "Likes jazz"),
+    ]
