@@ -179,6 +179,17 @@ LEARNING_DAILY_TOKENS = env_number("LEARNING_DAILY_TOKENS", 500_000)
 LEARNING_TIMEOUT = env_number("LEARNING_TIMEOUT", 60.0, float)
 LEARNING_RETRY_ATTEMPTS = max(1, env_number("LEARNING_RETRY_ATTEMPTS", 5))
 LEARNING_RETRY_WAIT = env_number("LEARNING_RETRY_WAIT", 10.0, float)
+# LEARNING_EPISODE_EVERY  every Nth eligible exchange in a room also gets an episode call
+# LEARNING_EPISODE_CHARS  the episode call's quoted turns, whole, newest first, within this size
+# LEARNING_SMALL_TALK_CHARS and LEARNING_SMALL_TALK: the free filter (SPEC §7)
+LEARNING_EPISODE_EVERY = max(1, env_number("LEARNING_EPISODE_EVERY", 6))
+LEARNING_EPISODE_CHARS = env_number("LEARNING_EPISODE_CHARS", 12_000)
+LEARNING_SMALL_TALK_CHARS = env_number("LEARNING_SMALL_TALK_CHARS", 40)
+LEARNING_SMALL_TALK = (
+    "hi", "hey", "hello", "yo", "sup", "thanks", "thank you", "ty", "thx", "ok", "okay",
+    "k", "kk", "cool", "nice", "great", "awesome", "perfect", "yes", "yep", "yeah", "no",
+    "nope", "sure", "got it", "gotcha", "lol", "haha", "np", "done", "good", "bye",
+)  # fmt: skip
 # Workers (`manage.py procrastinate worker`) drop finished jobs: the exchange rows are the record.
 PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
 # --- end of learning settings ------------------------------------------------------------------
