@@ -68,6 +68,12 @@ class FactEditForm(FactRefForm):
     )
 
 
+class VersionRestoreForm(FactRefForm):
+    """Which earlier version of a fact to restore: the time of the edit that replaced it."""
+
+    at = forms.CharField(max_length=40)
+
+
 class RestoreForm(forms.Form):
     """A recorded removal: the shard's history and the line's byte offset in it."""
 
@@ -90,6 +96,7 @@ class PromptForm(forms.Form):
     person = forms.RegexField(regex=anchored(PERSON_PATTERN), required=False)
     room = forms.RegexField(regex=anchored(ROOM_PATTERN), required=False)
     projects = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+    as_of = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
 
     def __init__(self, *args, projects: list[str], people: list[str], **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -110,3 +117,25 @@ class LearningForm(forms.Form):
 
     kind = forms.ChoiceField(choices=_choices(KINDS, "all"), required=False)
     offset = forms.IntegerField(required=False, min_value=0)
+
+
+class AsOfForm(forms.Form):
+    """The day to show a bot's memory as of."""
+
+    day = forms.DateField(input_formats=["%Y-%m-%d"])
+
+
+class NoteForm(forms.Form):
+    """A note's new text, with the text it had when the form was shown (the length and secret
+    rules are the service's: `memstore.notes.note_check`)."""
+
+    text = forms.CharField(
+        required=False, strip=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 10})
+    )
+    expected = forms.CharField(required=False, strip=False, max_length=20_000)
+
+
+class NoteVersionForm(forms.Form):
+    """Which earlier version of a note to restore."""
+
+    version = forms.RegexField(regex=r"^\d{8}T\d{12}Z$")
