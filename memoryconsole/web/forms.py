@@ -10,7 +10,7 @@ from django import forms
 
 from memoryconsole.web.presenters import TAB_LABELS
 from memstore.access import MAX_PROJECTS
-from memstore.console.facts import PAGE_SIZE, FactQuery
+from memstore.console.facts import IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.learning.activity import KINDS
 from memstore.markdown import MAX_TEXT_CHARS
 from memstore.vocabulary import (
@@ -39,6 +39,9 @@ class FactQueryForm(forms.Form):
     tier = forms.ChoiceField(choices=_choices(TIERS, "any tier"), required=False)
     type = forms.ChoiceField(choices=_choices(FACT_TYPES, "any type"), required=False)
     month = forms.CharField(required=False, max_length=7)
+    importance = forms.ChoiceField(
+        choices=_choices(IMPORTANCE_LEVELS, "any importance"), required=False
+    )
     cursor = forms.CharField(required=False, max_length=40)
 
     def query(self) -> FactQuery:

@@ -103,7 +103,7 @@ def fact_list_summary(page: FactRows, query: FactQuery) -> str:
 
 def fact_list_empty(query: FactQuery) -> str:
     """What an empty page of facts says: filters found nothing, or there is nothing yet."""
-    if query.q or query.tier or query.type or query.month:
+    if query.q or query.tier or query.type or query.month or query.importance:
         return "No facts match. Try fewer words or other filters."
     return "Nothing here yet."
 

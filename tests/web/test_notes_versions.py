@@ -1,6 +1,6 @@
 """The console's issue-11 pages: the always-on notes (who may edit which, versions, restore,
 limits), the prompt preview showing notes and freshness, a fact's versions and restoring one,
-and a bot's memory as of a date."""
+a bot's memory as of a date, and the importance filter."""
 
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from memstore.markdown import fact_identity
 from memstore.notes import note_read, note_save
-from tests.helpers import HistoryClock, plain
+from tests.helpers import HistoryClock, plain, write_memory
 
 pytestmark = pytest.mark.django_db
 OWN = "agents/ava/memory/profile.md"
@@ -129,3 +129,23 @@ def test_as_of_a_date_shows_what_the_bot_knew(ann, workspace, monkeypatch):
     assert TEXT in then and "Ann wants reports" in then and "Sam is vegetarian" not in then
     assert TEXT not in now
     assert "Nothing was known yet" in plain(ann.get("/bots/ava/as-of/?day=2025-12-31"))
+
+
+def test_the_importance_filter_keeps_high_or_low_importance_facts(ann, workspace):
+    write_memory(
+        workspace,
+        "agents/ava/memory/log/2026-02.md",
+        "- (2026-02-01) Must renew the venue contract <!-- importance=0.9 -->",
+        "- (2026-02-01) Fully essential fact <!-- importance=1 -->",
+        "- (2026-02-02) The coffee machine is blue <!-- importance=0.1 -->",
+        "- (2026-02-03) Ordinary thing <!-- importance=0.5 -->",
+    )
+    high = plain(ann.get("/bots/ava/?importance=high"))
+    assert "Must renew" in high and "Fully essential" in high and "importance 0.9" in high
+    assert (
+        "coffee machine" not in high
+        and "Ordinary thing" not in high
+        and "Plans offsites" not in high
+    )
+    low = plain(ann.get("/bots/ava/?importance=low"))
+    assert "coffee machine" in low and "Must renew" not in low and "Ordinary" not in low

@@ -15,7 +15,7 @@ from memoryconsole.web.views.common import (
     wants_partial,
 )
 from memoryconsole.web.views.rows import fact_urls
-from memstore.console.facts import bot_tabs, fact_rows
+from memstore.console.facts import IMPORTANCE_LEVELS, bot_tabs, fact_rows
 from memstore.console.versions import console_bot_as_of
 from memstore.console.writes import clear_preview, console_memory_clear
 from memstore.vocabulary import FACT_TYPES, TIERS
@@ -48,6 +48,7 @@ def bot_page(request, bot: str):
             "show_clear": query.tab == "own",
             "tiers": TIERS,
             "types": FACT_TYPES,
+            "importance_levels": IMPORTANCE_LEVELS,
         }
     return page_or_partial(request, "web/bot.html", "fact-list", context)
 
