@@ -10,6 +10,9 @@ fail instead of block. Then it runs the read itself with every `index_sync` insi
 - the sync ran out of time: the answer comes from the index as it stands, marked `stale`;
 - the read failed too (a slow or unreachable database): `empty()` marked `unavailable`.
 
+`prompt_answer` (the always-on notes, then the memory blocks; now within the budget, or as of a
+date from history) and `recall_answer` are what the API and the console's preview call.
+
 Does not: interrupt a stat or a read of a file that hangs in the kernel (a dead network volume);
 the budget bounds every wait on Postgres.
 """
