@@ -30,6 +30,7 @@ _URL_NAMES = {
     "delete": "fact_delete",
     "undo": "fact_undo",
     "erase": "fact_erase",
+    "versions": "fact_versions",
 }
 
 
