@@ -41,7 +41,9 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         )
     length = int(request.META.get("CONTENT_LENGTH") or 0)
     if length > max_body_bytes():
-        return _rpc_error(request, 413, -32600, f"The request body is over {max_body_bytes()} bytes.")
+        return _rpc_error(
+            request, 413, -32600, f"The request body is over {max_body_bytes()} bytes."
+        )
     status, headers, body = async_to_sync(_serve)(caller, _scope(request), request.body)
     response = HttpResponse(body, status=status)
     for name, value in headers:
@@ -65,7 +67,11 @@ def _rpc_error(
     headers: dict[str, str] | None = None,
 ) -> JsonResponse:
     """A JSON-RPC error answered before the SDK sees the request (carrying its id if readable)."""
-    body = {"jsonrpc": "2.0", "id": _request_id(request), "error": {"code": code, "message": message}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": _request_id(request),
+        "error": {"code": code, "message": message},
+    }
     return JsonResponse(body, status=status, headers=headers)
 
 

@@ -15,7 +15,7 @@ bearer token over HTTP; `--bot` on stdio, whose projects are read at each call (
 import json
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 from asgiref.sync import sync_to_async
 from mcp.server.mcpserver import MCPServer
@@ -68,9 +68,7 @@ The server decides what that room may read and write: a person's memory only in 
 rooms, project memory only for projects the bot joined. Call prompt_section at the start of a
 conversation, recall to search, remember to save one fact, report_exchange after each reply."""
 
-RoomId = Annotated[
-    str, Field(pattern=anchored(ROOM_PATTERN), description="The conversation's id.")
-]
+RoomId = Annotated[str, Field(pattern=anchored(ROOM_PATTERN), description="The conversation's id.")]
 Kind = Annotated[
     RoomKind,
     Field(description="direct (one person, one bot), group, routine, bot (bot-to-bot) or event."),
@@ -84,7 +82,9 @@ Person = Annotated[
 ]
 Projects = Annotated[
     list[Annotated[str, Field(pattern=anchored(SLUG_PATTERN))]],
-    Field(max_length=3, description="Up to 3 project slugs in play; the bot must have joined them."),
+    Field(
+        max_length=3, description="Up to 3 project slugs in play; the bot must have joined them."
+    ),
 ]
 Project = Annotated[
     str | None,
@@ -105,10 +105,8 @@ REMOVE = ToolAnnotations(
 
 server: MCPServer = MCPServer("memory-console", instructions=INSTRUCTIONS)
 
-T = TypeVar("T")
 
-
-def _checked(schema: type[T], **fields: Any) -> T:
+def _checked[T](schema: type[T], **fields: Any) -> T:
     """Validate arguments with the API's request schema (the same limits and cross-field rules)."""
     try:
         return schema.model_validate({k: v for k, v in fields.items() if v is not None})  # type: ignore[attr-defined]
@@ -132,7 +130,7 @@ def _context(room_id: str, room_kind: str, person: str | None, projects: list[st
     )
 
 
-async def _run(call: Callable[[], T]) -> T:
+async def _run[T](call: Callable[[], T]) -> T:
     """Run a memstore call on the request's thread (Django's database connection lives there),
     turning domain errors into MCP tool errors that start with the API's error code."""
     try:
