@@ -7,6 +7,7 @@ selector. Recall and the prompt section are `memstore.recall` and `memstore.prom
 """
 
 from collections.abc import Iterable
+from datetime import date
 
 from memstore.access import Context, forget_shards, readable_scopes, writable_shard
 from memstore.errors import EditConflict, FactNotFound, InvalidFact, NotAllowed
@@ -52,12 +53,21 @@ def bot_remember(
     tier: Tier = "log",
     meta: dict[str, object] | None = None,
     via: str = "api",
+    day: date | None = None,
 ) -> StoredFact:
-    """Save a fact in the shard this context writes for `scope` (a person's excluded topics apply)."""
+    """Save a fact in the shard this context writes for `scope` (a person's excluded topics apply;
+    `day`: the fact's date when it is older than today, as for an import)."""
     shard = writable_shard(ctx, scope, project)
     topics = person_excluded_topics(person=ctx.person) if ctx.person else []
     return fact_remember(
-        shard=shard, text=text, tier=tier, meta=meta, excluded_topics=topics, by=ctx.bot, via=via
+        shard=shard,
+        text=text,
+        tier=tier,
+        day=day,
+        meta=meta,
+        excluded_topics=topics,
+        by=ctx.bot,
+        via=via,
     )
 
 
