@@ -98,3 +98,17 @@ class IdempotencyKeyReused(MemstoreError):
 
     code = "idempotency_key_reused"
     status = 422
+
+
+class LearningUnavailable(MemstoreError):
+    """Learning is off (no model configured) or today's token budget is spent."""
+
+    code = "learning_unavailable"
+    status = 503
+
+
+class ModelFailed(MemstoreError):
+    """The learning model's endpoint failed or answered with something unusable."""
+
+    code = "model_failed"
+    status = 502

@@ -9,7 +9,7 @@ import pydantic_core
 from ninja import NinjaAPI
 from ninja.renderers import BaseRenderer
 
-from memoryconsole.api import bots, exchanges, export, facts, recall
+from memoryconsole.api import bots, exchanges, export, facts, recall, summarize
 from memoryconsole.api.auth import BotToken
 from memoryconsole.api.errors import install_error_map
 
@@ -43,5 +43,6 @@ api = NinjaAPI(
     renderer=JsonRenderer(),
 )
 install_error_map(api)
-for module in (bots, facts, recall, exchanges, export):
+# summarize before facts: /facts/summarize must match before /facts/{fact_id}.
+for module in (bots, summarize, facts, recall, exchanges, export):
     api.add_router("/v1/", module.router)

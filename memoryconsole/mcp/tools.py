@@ -39,10 +39,12 @@ from memoryconsole.api.schemas import (
     RememberIn,
     RemovedOut,
 )
+from memoryconsole.api.summarize import SummarizeIn, SummarizeOut
 from memstore.access import Context
 from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember, call_context
 from memstore.errors import MemstoreError
 from memstore.learning import exchange_submit
+from memstore.learning.summarize import text_summarize
 from memstore.prompt import prompt_build
 from memstore.recall import recall_search
 from memstore.vocabulary import (
@@ -385,5 +387,31 @@ async def report_exchange(
             recalled=body.recalled,
         )
         return ExchangeOut(id=str(receipt.id), status=receipt.status, reason=receipt.reason)
+
+    return await _run(call)
+
+
+@server.tool(annotations=ADD)
+async def summarize(
+    room_id: RoomId,
+    room_kind: Kind,
+    text: Annotated[str, Field(description="A long text: a document, notes, a chat log.")],
+    scope: WritableScopeKind | None = None,
+    project: Project = None,
+    person: Person = None,
+    projects: Projects = [],  # noqa: B006
+) -> SummarizeOut:
+    """Pull the facts worth keeping out of a long text (at most 20,000 characters) with the
+    learning model: saved in write mode, proposed in report mode, with what was refused and why."""
+    body = _checked(SummarizeIn, text=text, scope=scope, project=project)
+
+    def call() -> SummarizeOut:
+        summary = text_summarize(
+            ctx=_context(room_id, room_kind, person, projects),
+            text=body.text,
+            scope=body.scope,
+            project=body.project,
+        )
+        return SummarizeOut.of(summary)
 
     return await _run(call)

@@ -44,6 +44,7 @@ def test_operations_have_stable_ids_and_json_errors():
         "prompt_changes",
         "report_exchange",
         "export_memory",
+        "summarize",
     }
     for path, method, op in operations:
         assert path.startswith("/api/v1/")

@@ -5,6 +5,7 @@ import pytest
 from mcp import MCPError
 
 from tests.mcp.conftest import DIRECT, GROUP, http_client, run
+from tests.memstore.learning.fake_model import FakeModel, ok
 
 TOOLS = {
     "remember": (False, False),
@@ -14,6 +15,7 @@ TOOLS = {
     "edit_fact": (False, True),
     "prompt_section": (True, False),
     "report_exchange": (False, False),
+    "summarize": (False, False),
 }
 
 
@@ -67,8 +69,13 @@ def test_every_tool_over_http(live_server, scout_token, memory_root):
             out["section"] = section.structured_content
             reported = await client.call_tool(
                 "report_exchange",
-                {**DIRECT, "message": "thanks!", "reply": "Any time.", "message_id": "m1",
-                 "reply_id": "r1"},
+                {
+                    **DIRECT,
+                    "message": "thanks!",
+                    "reply": "Any time.",
+                    "message_id": "m1",
+                    "reply_id": "r1",
+                },
             )
             out["reported"] = reported.structured_content
             forgot = await client.call_tool(
@@ -111,7 +118,9 @@ def test_a_wrong_token_is_an_mcp_error(live_server, scout_token):
 def test_user_memory_from_a_group_room_is_refused_without_data(live_server, scout_token):
     async def step():
         async with http_client(live_server.url + "/mcp", scout_token) as client:
-            await client.call_tool("remember", {**DIRECT, "text": "Alice likes jazz", "scope": "user"})
+            await client.call_tool(
+                "remember", {**DIRECT, "text": "Alice likes jazz", "scope": "user"}
+            )
             return [
                 await client.call_tool(
                     "remember", {**GROUP, "text": "Alice likes rock", "scope": "user"}
@@ -149,3 +158,26 @@ def test_the_write_rules_are_the_apis(live_server, scout_token, memory_root):
     assert too_long.is_error and "invalid_request" in too_long.content[0].text
     assert not_joined.is_error and "forbidden" in not_joined.content[0].text
     assert not list(memory_root.rglob("*.md"))
+
+
+def test_summarize_uses_the_learning_model(live_server, scout_token, memory_root, settings):
+    model = FakeModel()
+    settings.LEARNING_BASE_URL, settings.LEARNING_MODEL = model.url, "scripted"
+    settings.LEARNING_MODE = "write"
+    model.push(ok("profile: Alice leads the Apollo launch\nlog: Her password is hunter22\n"))
+
+    async def step():
+        async with http_client(live_server.url + "/mcp", scout_token) as client:
+            return await client.call_tool(
+                "summarize", {**DIRECT, "text": "Alice leads the launch. Password: hunter22."}
+            )
+
+    try:
+        result = run(step).structured_content
+    finally:
+        model.close()
+    assert [f["text"] for f in result["saved"]] == ["Alice leads the Apollo launch"]
+    assert [(r["text"], r["reason"]) for r in result["refused"]] == [
+        ("Her password is hunter22", "secret")
+    ]
+    assert result["scope"] == "user:alice"
