@@ -23,12 +23,24 @@ from memoryconsole.api.errors import max_body_bytes
 from memoryconsole.mcp.tools import CALLER, server
 from memstore.tokens import Caller, token_verify
 
+# The longest a call may run (a summarize waits on the model); a worker is never held longer.
+REQUEST_SECONDS = 150
 _SKIPPED_HEADERS = {"content-length", "transfer-encoding", "connection"}
 
 
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     """POST JSON-RPC messages (GET and DELETE answer 405: no stream, no session)."""
+    if request.method != "POST":
+        # A GET would open a server-sent event stream that holds a sync worker until the client
+        # leaves; this server sends nothing unasked, so it offers none (the spec allows 405).
+        return _rpc_error(
+            request,
+            405,
+            -32600,
+            "POST JSON-RPC messages to this endpoint; it keeps no stream and no session.",
+            {"Allow": "POST"},
+        )
     caller = _caller(request)
     if caller is None:
         return _rpc_error(
@@ -136,8 +148,13 @@ async def _serve(caller: Caller, scope: dict, body: bytes) -> tuple[int, list, b
         stateless=True,
         max_request_body_size=max_body_bytes(),
     )
-    async with manager.run():
-        await manager.handle_request(scope, receive, send)
+    try:
+        with anyio.fail_after(REQUEST_SECONDS):
+            async with manager.run():
+                await manager.handle_request(scope, receive, send)
+    except TimeoutError:
+        body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "Timed out."}}
+        return 504, [("Content-Type", "application/json")], json.dumps(body).encode()
     return sent["status"], sent["headers"], bytes(sent["body"])
 
 
