@@ -1,15 +1,28 @@
-"""An isolated workspace for measurements and screenshots: its own database and MEMORY_ROOT.
+"""What every benchmark shares: workspace setup, timing and output.
 
-The database is a fresh one on the same server (named for the caller, so it never collides with
-the test database or the one `./dev serve` uses), migrated, and dropped afterwards.
+Setup: `bench_database(name)` points DATABASE_URL at a kept database of the bench's own on the
+same server (DATABASE_URL, or the embedded Postgres under ./var), so cached workspaces survive
+between runs; `django_start(memory_root)` sets Django up on it and migrates;
+`isolated_workspace(name)` instead makes a throwaway database and MEMORY_ROOT, dropped afterwards.
+None of them touches the test database or the one `./dev serve` uses.
+
+Timing: `median_ms`, `p95_ms`. Output: progress via `log` on stderr (stdout stays for results),
+and `docs_section_write` to replace one benchmark's section of docs/benchmarks.md.
 """
 
 import os
+import statistics
 import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+VAR = Path(os.environ.get("VAR_DIR", REPO / "var"))
+DOCS = REPO / "docs" / "benchmarks.md"
+# Notes written by hand after this mark in a section stay when the benchmark rewrites it.
+NOTES_MARK = "<!-- notes below are kept when the benchmark rewrites this section -->"
 
 
 def log(message: str) -> None:
@@ -17,15 +30,57 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-@contextmanager
-def isolated_workspace(name: str) -> Iterator[Path]:
-    """Set up Django with a throwaway database `name` and an empty MEMORY_ROOT; yield the root."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# --- setup -----------------------------------------------------------------------------------
+
+
+def bench_database(name: str) -> str:
+    """Point DATABASE_URL at database `name` on the same server (created if missing); return it."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    import psycopg
+
+    from memoryconsole.config import database_from_url, embedded_database_url
+
+    base = os.environ.get("DATABASE_URL") or embedded_database_url(VAR)
+    conf = database_from_url(base)
+    params = {
+        "host": conf["HOST"],
+        "port": conf["PORT"],
+        "user": conf["USER"],
+        "password": conf["PASSWORD"],
+        "dbname": conf["NAME"],
+    }
+    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            log(f"creating database {name}")
+            conn.execute(f'CREATE DATABASE "{name}"')
+    head, _, tail = base.partition("?")
+    url = head.rsplit("/", 1)[0] + "/" + name + (f"?{tail}" if tail else "")
+    os.environ["DATABASE_URL"] = url
+    return url
+
+
+def django_start(memory_root: Path | None = None, *, migrate: bool = True) -> None:
+    """Set Django up (MEMORY_ROOT from the argument when given) and bring the schema up to date."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    if memory_root is not None:
+        os.environ["MEMORY_ROOT"] = str(memory_root)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryconsole.settings")
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     import django
 
     django.setup()
+    if migrate:
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+
+
+@contextmanager
+def isolated_workspace(name: str) -> Iterator[Path]:
+    """Set up Django with a throwaway database `name` and an empty MEMORY_ROOT; yield the root."""
+    django_start(migrate=False)
     from django.conf import settings
     from django.db import connection
 
@@ -42,3 +97,40 @@ def isolated_workspace(name: str) -> Iterator[Path]:
             yield root
         finally:
             connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+# --- timing ----------------------------------------------------------------------------------
+
+
+def median_ms(seconds: list[float]) -> float:
+    """The median of durations in seconds, in milliseconds."""
+    return statistics.median(seconds) * 1000
+
+
+def p95_ms(samples_ms: list[float]) -> float:
+    """The 95th percentile of samples already in milliseconds (the largest when under 20)."""
+    if len(samples_ms) >= 20:
+        return statistics.quantiles(samples_ms, n=20)[18]
+    return max(samples_ms)
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def docs_section_write(heading: str, body: str) -> None:
+    """Replace the section `heading` of docs/benchmarks.md with `body` (appended when missing);
+    other sections, and notes after NOTES_MARK in this one, stay as they are."""
+    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n"
+    notes = ""
+    if heading in text:
+        head, _, rest = text.partition(heading)
+        following = rest.find("\n## ")
+        old, tail = (rest[:following], rest[following + 1 :]) if following != -1 else (rest, "")
+        if NOTES_MARK in old:
+            notes = "\n" + NOTES_MARK + old.split(NOTES_MARK, 1)[1].rstrip() + "\n"
+    else:
+        head, tail = text.rstrip() + "\n\n", ""
+    section = f"{heading}\n\n{body.strip()}\n{notes}"
+    DOCS.parent.mkdir(exist_ok=True)
+    DOCS.write_text(head + section + ("\n" + tail if tail else ""), encoding="utf-8")
+    log(f"wrote {DOCS.relative_to(REPO)} ({heading})")

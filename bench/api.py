@@ -28,10 +28,11 @@ import time
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
-ROOT = Path(__file__).resolve().parent.parent
-BENCH_DIR = ROOT / "var" / "bench" / "api"
+from bench._workspace import REPO, VAR, bench_database, docs_section_write, log
+
+BENCH_DIR = VAR / "bench" / "api"
 DB_NAME = "memoryconsole_bench_api"
 BOTS, OWN_FACTS, PERSONS, PROJECTS, MEMBERS = 100, 1000, 20, 10, 10
 LAYOUT = f"v1 bots={BOTS} facts={OWN_FACTS} persons={PERSONS} projects={PROJECTS}"
@@ -157,13 +158,6 @@ TEMPLATES = (
     "{who} booked a trip to {place} for the {event}",
     "Remember that {who} {likes} {thing}",
 )
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-# --- the workspace ---------------------------------------------------------------------------
 
 
 def fact_texts(rng: random.Random, n: int) -> list[str]:
@@ -308,7 +302,7 @@ def start_server(port: int, workers: int, env: dict) -> subprocess.Popen:
         "warning",
     ]
     log("Starting: " + " ".join(command[2:]))
-    server = subprocess.Popen(command, cwd=ROOT, env=env)
+    server = subprocess.Popen(command, cwd=REPO, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -486,29 +480,6 @@ def table(
     return rows
 
 
-NOTES_MARK = "<!-- notes below are kept when the benchmark rewrites this section -->"
-
-
-def write_section(lines: list[str]) -> None:
-    """Replace this benchmark's section of docs/benchmarks.md (other sections, and notes after
-    NOTES_MARK in this one, stay as they are)."""
-    path = ROOT / "docs" / "benchmarks.md"
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    notes = ""
-    if SECTION in text:
-        head, _, rest = text.partition(SECTION)
-        following = rest.find("\n## ")
-        old, tail = (rest[:following], rest[following + 1 :]) if following != -1 else (rest, "")
-        if NOTES_MARK in old:
-            notes = "\n" + NOTES_MARK + old.split(NOTES_MARK, 1)[1].rstrip() + "\n"
-    else:
-        head, tail = text.rstrip() + "\n\n", ""
-    body = "\n".join([SECTION, "", *lines]).rstrip() + "\n" + notes
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(head + body + ("\n" + tail if tail else ""))
-    log(f"Wrote {path.relative_to(ROOT)} ({SECTION})")
-
-
 def findings(
     results: dict[str, list[Result]],
     single: dict[str, list[Result]],
@@ -563,14 +534,9 @@ def main(argv: list[str]) -> int:
             log(f"{module} is not installed: skipping {endpoint}")
             endpoints.remove(endpoint)
 
-    sys.path.insert(0, str(ROOT))
-    from memoryconsole.config import embedded_database_url
-
-    base = os.environ.get("DATABASE_URL") or embedded_database_url(ROOT / "var")
-    create_database(base)
     env = {
         **os.environ,
-        "DATABASE_URL": urlunsplit(urlsplit(base)._replace(path="/" + DB_NAME)),
+        "DATABASE_URL": bench_database(DB_NAME),
         "MEMORY_ROOT": str(BENCH_DIR / "memory"),
         "DJANGO_SETTINGS_MODULE": "memoryconsole.settings",
         "LOG_LEVEL": "ERROR",
@@ -639,27 +605,8 @@ def main(argv: list[str]) -> int:
         *findings(results, single, engine, args.clients),
     ]
     if not args.no_write:
-        write_section(lines)
+        docs_section_write(SECTION, "\n".join(lines))
     return 0
-
-
-def create_database(base_url: str) -> None:
-    import psycopg
-
-    parts = urlsplit(base_url)
-    query = dict(p.split("=", 1) for p in parts.query.split("&") if "=" in p)
-    with psycopg.connect(
-        dbname=parts.path.lstrip("/") or "postgres",
-        user=parts.username or None,
-        password=parts.password or None,
-        host=query.get("host") or parts.hostname or None,
-        port=parts.port or None,
-        autocommit=True,
-    ) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DB_NAME]).fetchone()
-        if not exists:
-            log(f"Creating database {DB_NAME}")
-            conn.execute(f'CREATE DATABASE "{DB_NAME}"')
 
 
 if __name__ == "__main__":

@@ -19,9 +19,8 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import isolated_workspace, log
+from bench._workspace import docs_section_write, isolated_workspace, log
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 HEADING = "## Console (issue 5)"
 TARGET_PAGE_MS, TARGET_KEY_MS = 100.0, 50.0
 WORDS = [
@@ -184,8 +183,6 @@ def measure(root: Path, runs: int) -> int:
 def write_docs(results, runs, median_key, median_base, base_deep, ours_deep) -> None:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines = [
-        HEADING,
-        "",
         f"`python -m bench console` (or `./dev bench console`), {date.today()}, {runs} runs each, "
         "medians, on the 2-core shared dev box. Server time = the whole Django request through "
         "the test client (middleware, session, sync of the bot's files, queries, template).",
@@ -218,14 +215,4 @@ def write_docs(results, runs, median_key, median_base, base_deep, ours_deep) -> 
         "(keystrokes 45-60 ms, the 1,000-fact page about 40 ms).",
         "",
     ]
-    section = "\n".join(lines)
-    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n\n"
-    if HEADING in text:
-        before, _, after = text.partition(HEADING)
-        rest = after.split("\n## ", 1)
-        text = before + section + ("\n## " + rest[1] if len(rest) > 1 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    DOCS.parent.mkdir(exist_ok=True)
-    DOCS.write_text(text, encoding="utf-8")
-    log(f"wrote {DOCS}")
+    docs_section_write(HEADING, "\n".join(lines))

@@ -16,49 +16,16 @@ docs/benchmarks.md.
 """
 
 import argparse
-import os
 import statistics
-import sys
-import tempfile
 import time
-from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-DOCS = REPO / "docs" / "benchmarks.md"
+from bench._workspace import docs_section_write, isolated_workspace, log
+
 HEADING = "## Learning (issue 6)"
 TARGET = 50.0  # exchanges/s of overhead capacity
 CHUNK = 12  # exchanges per measured chunk (two rooms, so an episode in each)
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-@contextmanager
-def workspace(name: str):
-    """Django with a fresh database `name` on the same server and an empty MEMORY_ROOT."""
-    sys.path.insert(0, str(REPO))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryconsole.settings")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.db import connection
-
-    with tempfile.TemporaryDirectory(prefix=f"{name}-") as folder:
-        root = Path(folder) / "memory"
-        root.mkdir()
-        settings.MEMORY_ROOT = root
-        connection.settings_dict.setdefault("TEST", {})["NAME"] = name
-        old_name = connection.settings_dict["NAME"]
-        log(f"creating database {name}")
-        connection.creation.create_test_db(verbosity=0, autoclobber=True)
-        try:
-            yield root
-        finally:
-            connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
 class InstantModel:
@@ -228,11 +195,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
 
-    with workspace("bench_learning") as root:
+    with isolated_workspace("bench_learning") as root:
         from django.conf import settings
 
-        sys.path.insert(0, str(REPO))
-        from tests.memstore.learning.fake_model import FakeModel, ok
+        from tests.helpers import FakeModel, ok
 
         fake = FakeModel()
         fake.responder = lambda req: ok(
@@ -289,8 +255,6 @@ def main(argv: list[str]) -> int:
         ("one worker end to end (queue + HTTP model answering at once)", 1 / med(worker)),
     ]
     lines = [
-        HEADING,
-        "",
         f"`python -m bench learning` (or `./dev bench learning`), {date.today()}, "
         f"{args.runs} runs × {args.exchanges} exchanges, on the 2-core shared dev box with other "
         f"engineers' jobs running: medians over chunks of {CHUNK} exchanges, each chunk "
@@ -315,19 +279,6 @@ def main(argv: list[str]) -> int:
         "",
     ]
     text = "\n".join(lines)
-    print(text)
-    _write_section(text)
+    print(f"{HEADING}\n\n{text}")
+    docs_section_write(HEADING, text)
     return 0 if 1 / own >= TARGET else 1
-
-
-def _write_section(section: str) -> None:
-    current = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
-    if HEADING in current:
-        before, _, rest = current.partition(HEADING)
-        after = rest[rest.find("\n## ") + 1 :] if "\n## " in rest else ""
-        current = before + section + ("\n" + after if after else "")
-    else:
-        current = current.rstrip("\n") + "\n\n" + section
-    DOCS.parent.mkdir(parents=True, exist_ok=True)
-    DOCS.write_text(current)
-    log(f"wrote {DOCS.relative_to(REPO)}")

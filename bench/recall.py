@@ -24,13 +24,12 @@ import json
 import os
 import random
 import statistics
-import sys
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-VAR = Path(os.environ.get("VAR_DIR", REPO / "var"))
+from bench._workspace import VAR, bench_database, django_start, log, p95_ms
+
 BENCH_DB = "memstore_bench_recall"
 
 PEOPLE = [
@@ -171,36 +170,6 @@ QUESTIONS = [
     "NYC lease",
     "when is the SQL migration",
 ]
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def use_bench_database() -> None:
-    """Point DATABASE_URL at the bench's own database on the same server (created if needed)."""
-    sys.path.insert(0, str(REPO))
-    from memoryconsole.config import database_from_url, embedded_database_url
-
-    base = os.environ.get("DATABASE_URL") or embedded_database_url(VAR)
-    import psycopg
-
-    conf = database_from_url(base)
-    params = {
-        "host": conf["HOST"] or None,
-        "port": conf["PORT"] or None,
-        "user": conf["USER"] or None,
-        "password": conf["PASSWORD"] or None,
-        "dbname": conf["NAME"],
-    }
-    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DB]).fetchone()
-        if not exists:
-            conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    head, _, tail = base.partition("?")
-    os.environ["DATABASE_URL"] = (
-        head.rsplit("/", 1)[0] + "/" + BENCH_DB + (f"?{tail}" if tail else "")
-    )
 
 
 def fact_texts(n: int, seed: int = 7) -> list[str]:
@@ -378,8 +347,7 @@ def measure(spec: dict, runs: int, n_queries: int) -> dict:
                 t0 = time.perf_counter()
                 fn(question)
                 samples.append((time.perf_counter() - t0) * 1000)
-            p95 = statistics.quantiles(samples, n=20)[18] if len(samples) >= 20 else max(samples)
-            per_run[name].append((statistics.median(samples), p95))
+            per_run[name].append((statistics.median(samples), p95_ms(samples)))
         log(
             f"run {run + 1}/{runs}: "
             + ", ".join(f"{n} {v[-1][0]:.1f} ms" for n, v in per_run.items())
@@ -407,14 +375,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--layout", choices=["team", "solo", "both"], default="both")
     args = parser.parse_args(argv)
 
-    use_bench_database()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryconsole.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    bench_database(BENCH_DB)
+    django_start()
     layouts = ["team", "solo"] if args.layout == "both" else [args.layout]
     results = {}
     for layout in layouts:

@@ -11,6 +11,7 @@ learning page. Writes
 """
 
 import argparse
+import os
 from pathlib import Path
 
 from bench._workspace import isolated_workspace, log
@@ -52,6 +53,9 @@ def capture(out: Path) -> int:
         raise server.error
     base = f"http://127.0.0.1:{server.port}"
     out.mkdir(parents=True, exist_ok=True)
+    # Playwright's sync API runs an event loop in this thread, where Django would then refuse
+    # to query; this one-shot process allows it.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(

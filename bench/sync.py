@@ -20,15 +20,14 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-VAR = Path(os.environ.get("VAR_DIR", REPO / "var"))
+from bench._workspace import REPO, VAR, bench_database, django_start, log, median_ms
+
 BENCH_DB = "memstore_bench"
 WORDS = [
     "tea",
@@ -83,47 +82,7 @@ WORDS = [
 OLD_NS = 1_600_000_000_000_000_000  # files older than RACY_NS, as memory files usually are
 
 
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
 # --- setup ---------------------------------------------------------------------------------
-
-
-def use_bench_database() -> None:
-    """Point DATABASE_URL at memstore_bench on the same server (created if missing)."""
-    sys.path.insert(0, str(REPO))
-    from memoryconsole.config import database_from_url, embedded_database_url
-
-    base = os.environ.get("DATABASE_URL") or embedded_database_url(VAR)
-    import psycopg
-
-    conf = database_from_url(base)
-    params = {
-        "host": conf["HOST"] or None,
-        "port": conf["PORT"] or None,
-        "user": conf["USER"] or None,
-        "password": conf["PASSWORD"] or None,
-        "dbname": conf["NAME"],
-    }
-    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DB]).fetchone()
-        if not exists:
-            conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    head, _, tail = base.partition("?")
-    head = head.rsplit("/", 1)[0] + "/" + BENCH_DB
-    os.environ["DATABASE_URL"] = head + (f"?{tail}" if tail else "")
-
-
-def setup_django(memory_root: Path) -> None:
-    os.environ["MEMORY_ROOT"] = str(memory_root)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryconsole.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def fact_lines(rng: random.Random, n: int, month: date, start: int) -> str:
@@ -239,17 +198,13 @@ def bench_sync(root: Path, runs: int) -> dict:
     return {
         "noop_files": len(paths),
         "noop_facts": counter,
-        "noop_sync_ms": ms(syncs),
-        "noop_stat_ms": ms(stats),
-        "noop_walk_ms": ms(walks),
-        "changed_sync_ms": ms(changed),
-        "changed_parse_ms": ms(parses),
+        "noop_sync_ms": median_ms(syncs),
+        "noop_stat_ms": median_ms(stats),
+        "noop_walk_ms": median_ms(walks),
+        "changed_sync_ms": median_ms(changed),
+        "changed_parse_ms": median_ms(parses),
         "runs": runs,
     }
-
-
-def ms(values: list[float]) -> float:
-    return statistics.median(values) * 1000
 
 
 # --- 3: rebuild ----------------------------------------------------------------------------
@@ -299,7 +254,7 @@ def rebuild_child(root: Path) -> None:
     """Run in a fresh process: rebuild, then print seconds and peak RSS (ours and the server's)."""
     import resource
 
-    setup_django(root)
+    django_start(root)
     from django.db import connection
 
     from memstore.index import index_rebuild
@@ -377,13 +332,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.rebuild_child:
         rebuild_child(args.rebuild_child)
         return
-    use_bench_database()
+    bench_database(BENCH_DB)
     work = VAR / "bench"
     shutil.rmtree(work, ignore_errors=True)
     sync_root, rebuild_root = work / "sync", work / "rebuild"
     sync_root.mkdir(parents=True)
     rebuild_root.mkdir(parents=True)
-    setup_django(sync_root)
+    django_start(sync_root)
     results: dict = {"cpus": os.cpu_count()}
     if not args.skip_sync:
         results |= bench_sync(sync_root, args.runs)

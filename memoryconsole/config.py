@@ -1,10 +1,13 @@
 """Reading settings from the environment: typed parsers that fail with a message naming the variable.
 
 This module owns the parsing rules (booleans, lists, database URLs) and the embedded Postgres
-fallback. It does not hold any setting values itself; `settings.py` does.
+fallback (started lazily, on the first connection, by the `memoryconsole.embedded_postgres`
+backend). It does not hold any setting values itself; `settings.py` does.
 """
 
+import importlib.util
 import os
+import re
 import secrets
 import warnings
 from pathlib import Path
@@ -118,8 +121,62 @@ def database_from_url(url: str) -> dict:
     }
 
 
+def embedded_database(var_dir: Path) -> dict:
+    """Django DATABASES['default'] for the embedded PostgreSQL 16 under var/pgdata.
+
+    Nothing starts here: the `memoryconsole.embedded_postgres` backend starts (or joins) the
+    server on the first connection, so importing settings never needs a database server."""
+    return {
+        "ENGINE": "memoryconsole.embedded_postgres",
+        "NAME": "postgres",
+        "USER": "",
+        "PASSWORD": "",
+        "HOST": "",
+        "PORT": "",
+        "OPTIONS": {},
+        "PGDATA": str(var_dir / "pgdata"),
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
+    }
+
+
+_ADDRESS_KEYS = ("USER", "PASSWORD", "HOST", "PORT")
+_started: dict[str, dict] = {}  # pgdata folder -> the server's address, once per process
+
+
+def embedded_server_start(settings_dict: dict) -> None:
+    """Start (or join) the embedded server named by settings_dict["PGDATA"] and fill in its
+    address (user, socket folder, port) in place; the database name is left as it is."""
+    pgdata = settings_dict["PGDATA"]
+    if pgdata not in _started:
+        url = embedded_database_url(Path(pgdata).parent)
+        address = database_from_url(url)
+        _started[pgdata] = {key: address[key] for key in _ADDRESS_KEYS}
+        _started[pgdata]["OPTIONS"] = address["OPTIONS"]
+    address = _started[pgdata]
+    settings_dict.update({key: address[key] for key in _ADDRESS_KEYS})
+    settings_dict["OPTIONS"] = {**address["OPTIONS"], **settings_dict.get("OPTIONS", {})}
+
+
+def embedded_server_version() -> int:
+    """The bundled server's version number (e.g. 160002), read from the headers pgserver ships,
+    so Django's checks can ask for it without starting the server."""
+    spec = importlib.util.find_spec("pgserver")
+    folder = Path(spec.submodule_search_locations[0]) if spec else None
+    header = folder / "pginstall" / "include" / "pg_config.h" if folder else None
+    if header is None or not header.exists():
+        raise ImproperlyConfigured("DATABASE_URL is unset and the embedded pgserver is missing.")
+    match = re.search(r"#define PG_VERSION_NUM (\d+)", header.read_text())
+    if match is None:
+        raise ImproperlyConfigured(f"No PG_VERSION_NUM in {header}.")
+    return int(match.group(1))
+
+
 def embedded_database_url(var_dir: Path) -> str:
-    """Start (or join) the embedded PostgreSQL 16 under var/pgdata and return its URL."""
+    """Start (or join) the embedded PostgreSQL 16 under var/pgdata and return its URL.
+
+    Children started later join the same server (pgserver counts the processes using it and stops
+    it when the last one exits)."""
     var_dir.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         # pgserver asks platformdirs for a runtime folder it never uses here; its warning is noise.

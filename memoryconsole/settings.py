@@ -1,6 +1,7 @@
 """Settings, all from the environment, with safe defaults for one person running it locally.
 
-DATABASE_URL   any PostgreSQL (pgvector used when present); unset: embedded Postgres in ./var/
+DATABASE_URL   any PostgreSQL (pgvector used when present); unset: embedded Postgres in ./var/,
+               started on the first database connection (never by importing settings)
 MEMORY_ROOT    the Markdown memory folder (default ./var/memory)
 SECRET_KEY     unset: a random key kept in ./var/secret_key
 DEBUG          default off
@@ -14,7 +15,7 @@ from django.utils.csp import CSP
 
 from memoryconsole.config import (
     database_from_url,
-    embedded_database_url,
+    embedded_database,
     env_bool,
     env_choice,
     env_list,
@@ -33,10 +34,11 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 MEMORY_ROOT = env_path("MEMORY_ROOT", VAR_DIR / "memory")
 
-if not os.environ.get("DATABASE_URL"):
-    # Child processes (workers, tests' subprocesses) join the same embedded server.
-    os.environ["DATABASE_URL"] = embedded_database_url(VAR_DIR)
-DATABASES = {"default": database_from_url(os.environ["DATABASE_URL"])}
+# Unset DATABASE_URL: the embedded server starts on the first connection, not here.
+_DATABASE_URL = os.environ.get("DATABASE_URL")
+DATABASES = {
+    "default": database_from_url(_DATABASE_URL) if _DATABASE_URL else embedded_database(VAR_DIR)
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [
@@ -125,7 +127,7 @@ WHITENOISE_USE_FINDERS = True
 # --- bots' API (memoryconsole/api) ---
 # Largest request body the API reads; bigger ones get 413 before anything parses them. The
 # largest legitimate body is a prompt/changes call carrying a previous section (~50k chars).
-API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 256 * 1024))
+API_MAX_BODY_BYTES = env_number("API_MAX_BODY_BYTES", 256 * 1024)
 # --- end bots' API ---
 
 LOGGING = {

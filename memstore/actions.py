@@ -12,11 +12,12 @@ from datetime import date
 from memstore.access import Context, forget_shards, readable_scopes, writable_shard
 from memstore.errors import EditConflict, FactNotFound, InvalidFact, NotAllowed
 from memstore.history import Change
+from memstore.paging import Page
 from memstore.paths import Scope, ScopeKind, Shard
 from memstore.ranking import Tier
 from memstore.records import StoredFact
 from memstore.registry import bot_mark_in_groups, person_excluded_topics
-from memstore.selectors import FactPage, context_build, fact_find, facts_list, legacy_rooms_of
+from memstore.selectors import context_build, fact_find, facts_list, legacy_rooms_of
 from memstore.services import fact_edit, fact_forget, fact_remember
 
 
@@ -136,7 +137,7 @@ def bot_facts_list(
     contains: str | None = None,
     offset: int = 0,
     limit: int = 50,
-) -> FactPage:
+) -> Page[StoredFact]:
     """Facts this context may read (all of them, or one scope), newest first; hidden facts are
     never shown to bots."""
     scopes = [readable_scope(ctx, scope, project)] if scope else readable_scopes(ctx)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memstore.history import Change, history_path
+from memstore.paging import Page
 from memstore.paths import Shard, all_scopes, scope_shards
 
 _CHUNK = 64 * 1024
@@ -28,14 +29,6 @@ class ShardChange:
     shard: Shard
     change: Change
     offset: int  # byte offset of the line in history.jsonl: a stable handle for restore
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryPage:
-    """Changes newest first; `before` continues to older ones (None when there are no more)."""
-
-    items: list[ShardChange]
-    before: int | None
 
 
 def change_parse(raw: bytes | str) -> Change | None:
@@ -80,18 +73,18 @@ def _backwards(handle, end: int | None) -> Iterable[tuple[int, bytes]]:
 
 def shard_history_page(
     *, root: Path, shard: Shard, before: int | None = None, limit: int = 50, removed_only=False
-) -> HistoryPage:
+) -> Page[ShardChange]:
     """One shard's changes, newest first, `limit` at a time (optionally only removals)."""
     items: list[ShardChange] = []
     path = history_path(root, shard)
     for offset, line in lines_backwards(path, before):
         if len(items) == limit:
-            return HistoryPage(items=items, before=items[-1].offset)
+            return Page(items=items, before=items[-1].offset)
         change = change_parse(line)
         if change is None or (removed_only and change.op != "remove"):
             continue
         items.append(ShardChange(shard=shard, change=change, offset=offset))
-    return HistoryPage(items=items, before=None)
+    return Page(items=items, before=None)
 
 
 def changes_recent(*, root: Path, shards: Iterable[Shard], limit: int = 20) -> list[ShardChange]:

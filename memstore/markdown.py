@@ -99,7 +99,9 @@ def parse_line(raw: str) -> FactLine | None:
     day = _day(match.group(1))
     if day is None:
         return None
-    rest = match.group(2)
+    # Trailing blanks would hide a metadata comment from the parser, yet vanish when the fact
+    # is rendered again: strip them first so a fact reads back the same after a round trip.
+    rest = match.group(2).rstrip()
     meta: dict[str, str] = {}
     if "<!--" in rest and (meta_match := _META_RE.fullmatch(rest)) and meta_match.group(1).strip():
         rest = meta_match.group(1)

@@ -2,8 +2,8 @@
 
 Pure core: `section_compose` turns each block's facts and budgets into the section's text and
 blocks, and `changes_compose` diffs a section against an earlier one; neither does I/O, so the
-same facts always give the same section, byte for byte. Thin shell: `prompt_build`,
-`prompt_changes` and `prompt_preview` sync the scopes a context may put in a prompt, load their
+same facts always give the same section, byte for byte. Thin shell: `prompt_build`
+and `prompt_changes` sync the scopes a context may put in a prompt, load their
 facts and call the core.
 
 Blocks, in order: user memory of the person (direct rooms only), up to 3 projects, the bot's
@@ -30,7 +30,6 @@ from memstore.models import Bot, Fact
 from memstore.paths import Scope
 from memstore.ranking import merge_newest
 from memstore.records import StoredFact, stored_from_row
-from memstore.selectors import context_build
 
 BlockKind = Literal["user", "project", "bot"]
 SliceName = Literal["profile", "recent"]
@@ -362,13 +361,3 @@ def prompt_changes(*, ctx: Context, previous: str) -> PromptChanges:
     return changes_compose(
         previous=previous, current=section, present=_still_there(scopes, earlier)
     )
-
-
-def prompt_preview(
-    *, bot: str, room_kind: str, person: str | None = None, projects: Iterable[str] = ()
-) -> PromptSection:
-    """What a bot's prompt would hold in a kind of room: for people, in the console."""
-    ctx = context_build(
-        bot=bot, room_id="preview", room_kind=room_kind, person=person, projects=projects
-    )
-    return prompt_build(ctx=ctx)

@@ -11,22 +11,9 @@ from django.db.models import Count, F
 from memstore.access import Context, Room
 from memstore.index import index_sync, memory_root
 from memstore.models import Bot, Fact, ProjectMember
+from memstore.paging import Page
 from memstore.paths import Scope, all_scopes, check_slug
 from memstore.records import StoredFact, stored_from_row
-
-
-@dataclass(frozen=True, slots=True)
-class FactPage:
-    """One page of facts and how many matched in all."""
-
-    items: list[StoredFact]
-    total: int
-    offset: int
-    limit: int
-
-    @property
-    def has_more(self) -> bool:
-        return self.offset + len(self.items) < self.total
 
 
 def facts_list(
@@ -39,7 +26,7 @@ def facts_list(
     include_hidden: bool = True,
     offset: int = 0,
     limit: int = 50,
-) -> FactPage:
+) -> Page[StoredFact]:
     """Facts of these scopes, newest first, filtered and paged (one row per file line)."""
     scopes = list(scopes)
     index_sync(scopes=scopes)
@@ -58,9 +45,7 @@ def facts_list(
     page = rows.annotate(file_path=F("file__path")).order_by("-day", "-rank", "fact_id")[
         offset : offset + limit
     ]
-    return FactPage(
-        items=[stored_from_row(r) for r in page], total=total, offset=offset, limit=limit
-    )
+    return Page(items=[stored_from_row(r) for r in page], total=total, offset=offset, limit=limit)
 
 
 def fact_find(*, scopes: Iterable[Scope], fact_id: str) -> list[StoredFact]:

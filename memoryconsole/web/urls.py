@@ -1,11 +1,28 @@
-"""Console URLs: login, home, and a bot's pages (facts, edits, history, clear, prompt preview)."""
+"""Console URLs: login, home, and a bot's pages (facts, edits, history, clear, prompt preview,
+learning, files)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web import views
+from memoryconsole.web.views import facts, history, home, pages, rows
 
 app_name = "web"
+
+# A bot's pages: (path under bots/<bot>/, view, name).
+_BOT_PAGES = [
+    ("", facts.bot_page, "bot"),
+    ("facts/row/", rows.fact_row_part, "fact_row"),
+    ("facts/edit/", rows.edit_fact, "fact_edit"),
+    ("facts/delete/", rows.delete_fact, "fact_delete"),
+    ("facts/undo/", rows.undo_delete, "fact_undo"),
+    ("history/", history.history_page, "history"),
+    ("history/restore/", history.restore_fact, "restore"),
+    ("clear/", facts.clear_memory, "clear"),
+    ("prompt/", pages.prompt_page, "prompt"),
+    ("learning/", pages.learning_page, "learning"),
+    ("files/", pages.files_page, "files"),
+]
+
 urlpatterns = [
     path(
         "login/",
@@ -15,16 +32,6 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("", views.home_page, name="home"),
-    path("bots/<str:bot>/", views.bot_page, name="bot"),
-    path("bots/<str:bot>/facts/row/", views.fact_row_part, name="fact_row"),
-    path("bots/<str:bot>/facts/edit/", views.edit_fact, name="fact_edit"),
-    path("bots/<str:bot>/facts/delete/", views.delete_fact, name="fact_delete"),
-    path("bots/<str:bot>/facts/undo/", views.undo_delete, name="fact_undo"),
-    path("bots/<str:bot>/history/", views.history_page, name="history"),
-    path("bots/<str:bot>/history/restore/", views.restore_fact, name="restore"),
-    path("bots/<str:bot>/clear/", views.clear_memory, name="clear"),
-    path("bots/<str:bot>/prompt/", views.prompt_page, name="prompt"),
-    path("bots/<str:bot>/learning/", views.learning_page, name="learning"),
-    path("bots/<str:bot>/files/", views.files_page, name="files"),
+    path("", home.home_page, name="home"),
+    *(path(f"bots/<str:bot>/{sub}", view, name=name) for sub, view, name in _BOT_PAGES),
 ]

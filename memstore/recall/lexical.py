@@ -102,7 +102,8 @@ def lexical_search(
     include_hidden: bool = False,
     also: list[int] = (),
 ) -> LexicalResult:
-    """Rows of these scopes sharing any term, best first (ties: newer, then lower row id).
+    """Rows of these scopes sharing any term, best first (ties: newer, then by identity,
+    scope and shard, so the order never depends on the order rows were indexed in).
     `matched` counts the distinct facts that share a term or are among the `also` rows (found
     another way), so a caller learns the size of the union in the same round trip."""
     if not terms and not also:
@@ -130,7 +131,8 @@ def lexical_search(
     idf_sum = " + ".join(f"CASE WHEN c.m{i} THEN w.w{i} ELSE 0 END" for i in range(count)) or "0"
     sql = f"""
         WITH cand AS MATERIALIZED (
-            SELECT f.id, f.fact_id, f.day, length(f.text)::float8 AS len {flags}
+            SELECT f.id, f.fact_id, f.day, f.scope_key, f.shard_bot,
+                   length(f.text)::float8 AS len {flags}
             FROM memstore_fact f
             WHERE f.scope_key = ANY(%s) {hidden} AND ({any_term})
         ),
@@ -143,7 +145,7 @@ def lexical_search(
         ),
         w AS (SELECT avglen {weights} FROM stats),
         scored AS MATERIALIZED (
-            SELECT c.id, c.fact_id, c.day,
+            SELECT c.id, c.fact_id, c.day, c.scope_key, c.shard_bot,
                    ({idf_sum}) * {BM25_K1 + 1}
                    / (1 + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * c.len / w.avglen)) AS score
             FROM cand c, w
@@ -152,7 +154,9 @@ def lexical_search(
         FROM (SELECT count(*) AS matched FROM (SELECT DISTINCT fact_id FROM cand) d) m
         LEFT JOIN LATERAL (
             SELECT id, fact_id, day, score FROM scored WHERE score > 0
-            ORDER BY score DESC, day DESC, id LIMIT %s
+            ORDER BY score DESC, day DESC, fact_id COLLATE "C", scope_key COLLATE "C",
+                     shard_bot COLLATE "C", id
+            LIMIT %s
         ) s ON true
     """
     params = [*flag_params, keys, *flag_params, list(also), keys, limit]

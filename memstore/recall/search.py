@@ -183,7 +183,9 @@ def _substring_fallback(
         rows = rows.exclude(visibility="hidden")
     found = merge_newest(
         stored_from_row(row)
-        for row in rows.annotate(file_path=F("file__path")).order_by("-day", "-rank", "fact_id")
+        for row in rows.annotate(file_path=F("file__path")).order_by(
+            "-day", "-rank", "fact_id", "scope_key", "shard_bot", "file__path", "id"
+        )
     )
     items = _budgeted({i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit)
     if not items:

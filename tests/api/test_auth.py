@@ -1,16 +1,15 @@
 """Bearer tokens: stored hashed, one bot each, revocable; and the `manage.py bots` command."""
 
 import hashlib
-from io import StringIO
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
 from django.test import Client
 
 from memstore.models import BotToken
 from memstore.registry import bot_create, project_join
 from memstore.tokens import Caller, token_create, token_revoke, token_verify, tokens_list
-from tests.api.conftest import BotClient
+from tests.helpers import BotClient, run_command
 
 
 def test_calls_without_a_valid_token_are_refused(db, memory_root):
@@ -54,20 +53,14 @@ def test_revoked_token_stops_working(db, memory_root):
     assert tokens_list(bot="scout")[0].revoked_at is not None
 
 
-def run(*args: str) -> str:
-    out = StringIO()
-    call_command("bots", *args, stdout=out, stderr=StringIO())
-    return out.getvalue()
-
-
 def test_bots_command_end_to_end(db, memory_root):
-    assert "Created bot scout" in run("create", "scout", "--name", "Scout")
-    token = run("token", "scout", "--name", "ci").strip()
+    assert "Created bot scout" in run_command("bots", "create", "scout", "--name", "Scout")
+    token = run_command("bots", "token", "scout", "--name", "ci").strip()
     assert token.startswith("mct_")
-    assert "joined project apollo" in run("join", "scout", "apollo")
-    assert "was already in" in run("join", "scout", "apollo")
-    assert run("list").strip() == "scout (Scout)  apollo  1 active token(s)"
-    listing = run("tokens", "scout")
+    assert "joined project apollo" in run_command("bots", "join", "scout", "apollo")
+    assert "was already in" in run_command("bots", "join", "scout", "apollo")
+    assert run_command("bots", "list").strip() == "scout (Scout)  apollo  1 active token(s)"
+    listing = run_command("bots", "tokens", "scout")
     assert token[:12] in listing and "active" in listing and token not in listing
     me = BotClient(token=token, room_kind="bot").get("/me").body
     assert me == {
@@ -76,11 +69,11 @@ def test_bots_command_end_to_end(db, memory_root):
         "in_groups": False,
         "projects": ["apollo"],
     }
-    assert "Revoked token" in run("revoke", token[:12])
-    assert "revoked" in run("tokens", "scout")
+    assert "Revoked token" in run_command("bots", "revoke", token[:12])
+    assert "revoked" in run_command("bots", "tokens", "scout")
     assert BotClient(token=token, room_kind="bot").get("/me").status == 401
-    assert "left project apollo" in run("leave", "scout", "apollo")
-    assert run("list").strip() == "scout (Scout)  no projects  0 active token(s)"
+    assert "left project apollo" in run_command("bots", "leave", "scout", "apollo")
+    assert run_command("bots", "list").strip() == "scout (Scout)  no projects  0 active token(s)"
 
 
 @pytest.mark.parametrize(
@@ -95,10 +88,10 @@ def test_bots_command_end_to_end(db, memory_root):
 )
 def test_bots_command_errors_are_plain(db, args, message):
     with pytest.raises(CommandError, match=message):
-        run(*args)
+        run_command("bots", *args)
 
 
 def test_creating_a_bot_twice_is_refused(db):
-    run("create", "scout")
+    run_command("bots", "create", "scout")
     with pytest.raises(CommandError, match="already exists"):
-        run("create", "scout")
+        run_command("bots", "create", "scout")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.api.conftest import BotClient, tree
+from tests.helpers import BotClient, tree
 
 EXCHANGE = {
     "message": "Can we move the standup to 9:30 from next week?",

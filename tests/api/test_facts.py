@@ -7,7 +7,7 @@ from django.test import Client
 
 from memstore.markdown import fact_identity
 from memstore.models import Bot, PersonSettings
-from tests.api.conftest import BotClient, synced, tree, write_facts
+from tests.helpers import BotClient, synced, tree, write_facts
 
 
 def test_remember_writes_one_line_with_its_metadata(memory_root, bot_a):

@@ -21,7 +21,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from tests.api.conftest import synced, tree, write_facts
+from tests.helpers import synced, tree, write_facts
 
 EXAMPLES = 20
 CHECKS = [

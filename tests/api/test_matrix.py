@@ -8,7 +8,7 @@ caller's own shard when allowed, nothing at all when refused.
 
 import pytest
 
-from tests.api.conftest import BotClient, synced, tree, write_facts
+from tests.helpers import BotClient, synced, tree, write_facts
 
 KINDS = ["direct", "group", "routine", "bot", "event"]
 SCOPES = ["bot", "user", "project", "unjoined", "room"]

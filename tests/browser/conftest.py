@@ -1,12 +1,8 @@
 """Real headless Chromium (Debian's /usr/bin/chromium) driven by Playwright against live_server."""
 
-import os
 from pathlib import Path
 
 import pytest
-
-# The live server runs Django in a thread while Playwright's sync API runs an event loop here.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -32,7 +28,10 @@ def chromium():
         )
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
+    # Playwright's sync API keeps an event loop running in this thread, so Django (the test's
+    # own queries) would refuse to run here; allowed for as long as the browser is open.
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.web.conftest import day, write
+from tests.helpers import day, write_memory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -16,15 +16,26 @@ PROFILE = "agents/ava/memory/profile.md"
 def setup(memory_root, django_user_model, settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     django_user_model.objects.create_user("ann", password="pw-ann-1234")
-    write(
+    write_memory(
         memory_root,
         PROFILE,
         f"- ({day(40)}) Plans offsites and budgets for the Lisbon team",
         f"- ({day(3)}) Prefers rooftop venues for team dinners",
         f"- ({day(2)}) Shows <script>alert('x')</script> literally",
     )
-    write(memory_root, "users/ann/memory/by-agent/ava/profile.md", f"- ({day(9)}) Ann likes tea")
+    write_memory(
+        memory_root, "users/ann/memory/by-agent/ava/profile.md", f"- ({day(9)}) Ann likes tea"
+    )
     return memory_root
+
+
+def log_in(page, base_url: str) -> None:
+    """Open ava's page as ann: the login form first, then back to the page."""
+    page.goto(f"{base_url}/bots/ava/")
+    page.get_by_label("Username").fill("ann")
+    page.get_by_label("Password").fill("pw-ann-1234")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(r"/bots/ava/$"))
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -37,11 +48,7 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     page.on("dialog", lambda d: problems.append(f"dialog: {d.message}"))
     page.set_default_timeout(10_000)
 
-    page.goto(f"{live_server.url}/bots/ava/")
-    page.get_by_label("Username").fill("ann")
-    page.get_by_label("Password").fill("pw-ann-1234")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(re.compile(r"/bots/ava/$"))
+    log_in(page, live_server.url)
     facts = page.locator("#fact-list li.fact")
     assert facts.count() == 3
     assert "<script>alert('x')</script>" in page.locator("#fact-list").inner_text()
@@ -95,4 +102,30 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
     assert problems == []
+    context.close()
+
+
+def test_refusals_are_shown_where_they_were_asked_for(chromium, live_server, setup):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    log_in(page, live_server.url)
+
+    # A hand edit removed a fact the page still shows: Delete says so in that row (404).
+    dinners = f"- ({day(3)}) Prefers rooftop venues for team dinners\n"
+    (setup / PROFILE).write_text((setup / PROFILE).read_text().replace(dinners, ""))
+    page.locator("#fact-list li.fact", has_text="rooftop venues").get_by_role(
+        "button", name="Delete"
+    ).click()
+    page.locator("#fact-list li.removed p[role=alert]").wait_for()
+
+    # A refusal (403) lands where it was asked for, and the list can be searched again after.
+    page.evaluate(
+        "htmx.ajax('GET', '/bots/ava/?tab=people&scope=user:sam',"
+        " {target: '#fact-list', swap: 'outerHTML'})"
+    )
+    page.locator("p#fact-list.error", has_text="not shown on this tab").wait_for()
+    assert page.locator("#problem").is_hidden()
+    page.get_by_label("Search").fill("lisbon")
+    page.locator("#fact-list .summary", has_text="1 fact matches").wait_for()
     context.close()

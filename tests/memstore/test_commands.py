@@ -7,40 +7,37 @@ from django.core.management import CommandError, call_command
 
 from memstore.markdown import fact_identity
 from memstore.models import Fact
+from tests.helpers import run_command
 
 pytestmark = pytest.mark.django_db
 
 
-def run(*args) -> str:
-    out = StringIO()
-    call_command(*args, stdout=out, stderr=StringIO())
-    return out.getvalue()
-
-
 def test_remember_list_search_and_forget(memory_root):
     assert (
-        run("memory", "remember", "ada", "Likes tea", "--date", "2026-03-01")
+        run_command("memory", "remember", "ada", "Likes tea", "--date", "2026-03-01")
         == "Remembered b0b78b71840803ed in agents/ada/memory/log/2026-03.md\n"
     )
-    run("memory", "remember", "ada", "Is the ops bot", "--tier", "profile", "--date", "2026-03-02")
-    run("memory", "remember", "ada", "Alice likes tea too", "--scope", "user:alice")
+    run_command(
+        "memory", "remember", "ada", "Is the ops bot", "--tier", "profile", "--date", "2026-03-02"
+    )
+    run_command("memory", "remember", "ada", "Alice likes tea too", "--scope", "user:alice")
     ops = fact_identity("Is the ops bot")
     assert (
         f"2026-03-02  {ops}  profile  bot:ada               Is the ops bot\n"
         "2026-03-01  b0b78b71840803ed  log      bot:ada               Likes tea\n"
         "2 facts\n"
-    ) == run("memory", "list", "ada")
+    ) == run_command("memory", "list", "ada")
     assert (
-        run("memory", "list", "ada", "--limit", "1").splitlines(keepends=True)[-1]
+        run_command("memory", "list", "ada", "--limit", "1").splitlines(keepends=True)[-1]
         == "2 facts (1 more not shown; use --limit)\n"
     )
-    found = run("memory", "search", "ada", "tea", "--scope", "user:alice")
+    found = run_command("memory", "search", "ada", "tea", "--scope", "user:alice")
     assert "Likes tea" in found and "Alice likes tea too" in found
     assert (
-        run("memory", "forget", "ada", "b0b78b71840803ed")
+        run_command("memory", "forget", "ada", "b0b78b71840803ed")
         == "Forgot b0b78b71840803ed from agents/ada/memory/log/2026-03.md\n"
     )
-    assert "Forgot" in run("memory", "forget", "ada", "--text", "ALICE likes  tea too")
+    assert "Forgot" in run_command("memory", "forget", "ada", "--text", "ALICE likes  tea too")
     assert "Is the ops bot" in (memory_root / "agents/ada/memory/profile.md").read_text()
     assert list(Fact.objects.values_list("text", flat=True)) == ["Is the ops bot"]
 

@@ -9,9 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.db import connection, connections
@@ -23,31 +21,16 @@ from memstore.models import Fact
 from memstore.paths import Scope, all_scopes, locate
 from memstore.selectors import facts_list
 from memstore.services import fact_remember
+from tests.helpers import REPO, database_url, wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def test_database_url() -> str:
-    settings = connection.settings_dict
-    user = quote(settings["USER"] or "", safe="")
-    password = quote(settings["PASSWORD"] or "", safe="")
-    port = f":{settings['PORT']}" if settings["PORT"] else ""
-    host = settings["HOST"] or ""
-    if host.startswith("/"):  # a socket folder
-        return f"postgresql://{user}:{password}@{port}/{settings['NAME']}?host={quote(host)}"
-    return f"postgresql://{user}:{password}@{host}{port}/{settings['NAME']}"
-
-
-test_database_url.__test__ = False  # a helper, not a test
 
 
 def start_writer(memory_root: Path, scope: str, bot: str, prefix: str, count: int):
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "memoryconsole.settings",
-        "DATABASE_URL": test_database_url(),
+        "DATABASE_URL": database_url(),
         "MEMORY_ROOT": str(memory_root),
         "PYTHONPATH": str(REPO),
     }
@@ -95,9 +78,7 @@ def other_sessions() -> int:
 
 def wait_for_other_sessions_to_end() -> None:
     # A killed writer's server process goes away once it notices the closed socket.
-    deadline = time.monotonic() + 20
-    while other_sessions() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: not other_sessions(), timeout=20)
 
 
 def test_four_processes_into_one_bot_and_four_bots_into_one_project(memory_root):
@@ -124,12 +105,7 @@ def test_a_writer_killed_mid_loop_leaves_whole_files(memory_root):
     proc = start_writer(memory_root, "bot", "ada", "k", 100_000)
     assert proc.stdout.readline().strip() == "ready"
     log = memory_root / "agents/ada/memory/log/2026-03.md"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if log.exists() and log.read_bytes().count(b"\n- (") >= 40:
-            break
-        time.sleep(0.01)
-    time.sleep(0.013)  # land somewhere inside a write, not between two
+    wait_until(lambda: log.exists() and log.read_bytes().count(b"\n- (") >= 40)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     proc.stdout.close()

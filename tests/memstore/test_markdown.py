@@ -324,3 +324,11 @@ def test_parser_never_crashes_and_keeps_every_byte(content):
             # A parsed fact renders to a line that parses back to the same fact.
             assert line.fact == parse_line(str(line.fact))
             assert not markdown._BAD_CHARS_RE.search(line.fact.text)
+
+
+def test_a_metadata_comment_followed_by_blanks_still_reads_as_metadata():
+    # Found by hypothesis: with the trailing blank the comment used to become part of the
+    # text, and rendering that fact again gave a line that parsed differently.
+    fact = parse_line("- (2000-01-01) 0<!-- A= --> ")
+    assert (fact.text, fact.meta) == ("0", {"A": ""})
+    assert fact == parse_line(str(fact))

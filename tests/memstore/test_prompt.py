@@ -18,7 +18,7 @@ from memstore.prompt import (
 )
 from memstore.records import StoredFact
 from memstore.services import fact_forget, fact_remember
-from tests.memstore.memory_files import log, profile
+from tests.helpers import log, profile
 
 
 def fact(text: str, day: str = "2026-11-01", **kw) -> StoredFact:

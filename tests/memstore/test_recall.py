@@ -18,7 +18,7 @@ from memstore.recall.fusion import Ranked, dense_floor, fuse
 from memstore.recall.words import STOPWORDS, words_search
 from memstore.records import StoredFact
 from memstore.services import fact_edit
-from tests.memstore.memory_files import log
+from tests.helpers import log
 
 pytestmark = pytest.mark.django_db
 

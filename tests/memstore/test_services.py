@@ -25,6 +25,7 @@ from memstore.services import (
     fact_restore,
     memory_clear,
 )
+from tests.helpers import tree
 
 pytestmark = pytest.mark.django_db
 
@@ -47,10 +48,6 @@ def write(root, rel, text: str | bytes) -> None:
 
 def texts(scopes) -> list[str]:
     return sorted(f.text for f in facts_list(scopes=scopes, limit=1000).items)
-
-
-def snapshot(root) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def test_remember_writes_a_dated_line_under_a_header(memory_root):
@@ -202,11 +199,11 @@ def test_clear_empties_the_bots_own_memory_and_keeps_shared_memory(memory_root):
 )
 def test_secrets_are_refused_in_shared_scopes_only(memory_root, secret):
     fact_remember(shard=ALICE.shard("ada"), text="Harmless", day=D1)
-    before = snapshot(memory_root)
+    before = tree(memory_root)
     for shard in (ALICE.shard("ada"), APOLLO.shard("ada")):
         with pytest.raises(SecretRefused, match="never saved to shared memory"):
             fact_remember(shard=shard, text=secret, day=D1)
-    assert before == snapshot(memory_root)
+    assert before == tree(memory_root)
     fact_remember(shard=ADA, text=secret, day=D1)  # a bot's own memory may hold it
     assert [secret] == texts([ADA.scope])
 
@@ -224,10 +221,10 @@ def test_secrets_are_refused_in_shared_scopes_only(memory_root, secret):
 )
 def test_refused_writes_change_no_file_byte(memory_root, kwargs, error):
     fact_remember(shard=ADA, text="Existing", day=D1)
-    before = snapshot(memory_root)
+    before = tree(memory_root)
     with pytest.raises(error):
         fact_remember(shard=ADA, day=D1, **kwargs)
-    assert before == snapshot(memory_root)
+    assert before == tree(memory_root)
 
 
 BAD_BYTES = b"# Log\n- (2026-03-01) Caf\xe9 visit\n- (2026-03-02) Still here\n"

@@ -1,23 +1,9 @@
 """Web fixtures: people (a person, another person, staff) and a small workspace written as
 Markdown files, the way a bot or a person would leave them on disk."""
 
-from datetime import date, timedelta
-
 import pytest
-from django.utils import timezone
 
-TODAY = timezone.localdate()
-
-
-def day(days_ago: int) -> date:
-    return TODAY - timedelta(days=days_ago)
-
-
-def write(root, rel: str, *lines: str) -> None:
-    """A memory file with a header and these lines."""
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("# Memory\n\n" + "".join(line + "\n" for line in lines), encoding="utf-8")
+from tests.helpers import day, write_memory
 
 
 @pytest.fixture(autouse=True)
@@ -43,41 +29,43 @@ def workspace(memory_root, people):
     """Bot ava with own memory (one hidden fact, one <script>), user memory about ann and sam,
     project and legacy-room memory; bot ben with a little own memory."""
     month = f"{day(1):%Y-%m}"
-    write(
+    write_memory(
         memory_root,
         "agents/ava/memory/profile.md",
         f"- ({day(40)}) Plans offsites and budgets for the Lisbon team",
         f"- ({day(30)}) Escalation phone tree is in the ops wiki <!-- visibility=hidden -->",
     )
-    write(
+    write_memory(
         memory_root,
         f"agents/ava/memory/log/{month}.md",
         f"- ({day(1)}) Booked the rooftop venue for the offsite <!-- type=decision by=ava via=tool -->",
         f"- ({day(1)}) [note] Catering quotes arrive by email",
         f"- ({day(1)}) Release notes mention <script>alert('x')</script> as an example",
     )
-    write(memory_root, "agents/ava/memory/log/2020-01.md", "- (2020-01-15) Old memories of 2020")
-    write(
+    write_memory(
+        memory_root, "agents/ava/memory/log/2020-01.md", "- (2020-01-15) Old memories of 2020"
+    )
+    write_memory(
         memory_root,
         "users/ann/memory/by-agent/ava/profile.md",
         f"- ({day(20)}) Ann wants reports to lead with decisions",
     )
-    write(
+    write_memory(
         memory_root,
         "users/sam/memory/by-agent/ava/profile.md",
         f"- ({day(20)}) Sam is vegetarian",
     )
-    write(
+    write_memory(
         memory_root,
         "projects/launch/memory/by-agent/ava/profile.md",
         f"- ({day(10)}) Launch goal is 500 beta sign-ups",
     )
-    write(
+    write_memory(
         memory_root,
         "rooms/general/memory/by-agent/ava/profile.md",
         f"- ({day(200)}) The general room speaks English",
     )
-    write(memory_root, "agents/ben/memory/profile.md", f"- ({day(5)}) Ben summarises papers")
+    write_memory(memory_root, "agents/ben/memory/profile.md", f"- ({day(5)}) Ben summarises papers")
     return memory_root
 
 
@@ -91,6 +79,3 @@ def ann(client, people):
 def boss(client, people):
     client.force_login(people["boss"])
     return client
-
-
-HX = {"HTTP_HX_REQUEST": "true"}

@@ -5,7 +5,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from tests.web.test_pages import plain
+from tests.helpers import plain
 
 pytestmark = pytest.mark.django_db
 

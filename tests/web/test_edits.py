@@ -5,8 +5,7 @@ import re
 import pytest
 
 from memstore.markdown import fact_identity
-from tests.web.conftest import HX, day
-from tests.web.test_pages import plain, texts
+from tests.helpers import HX, day, plain, texts
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +16,7 @@ REF = {"file": PROFILE, "id": fact_identity(PLANS)}
 
 def test_edit_form_then_save_in_place(ann, workspace):
     form = ann.get("/bots/ava/facts/edit/", REF, **HX).content.decode()
-    assert form.lstrip().startswith('<li class="fact editing">')
+    assert form.lstrip().startswith('<li class="fact editing"')
     assert f">{PLANS}</textarea>" in form and 'name="expected"' in form
     saved = ann.post(
         "/bots/ava/facts/edit/",

@@ -2,14 +2,13 @@
 
 import pytest
 
-from tests.web.conftest import day, write
-from tests.web.test_pages import plain
+from tests.helpers import day, plain, write_memory
 
 pytestmark = pytest.mark.django_db
 
 
 def test_files_list_and_one_file_line_by_line(ann, workspace):
-    write(
+    write_memory(
         workspace,
         "agents/ava/memory/log/2019-05.md",
         "Some prose a person wrote.",
@@ -31,4 +30,4 @@ def test_files_list_and_one_file_line_by_line(ann, workspace):
 
 def test_files_outside_memory_or_private_are_not_shown(ann, workspace):
     for path in ("../../etc/passwd", "users/sam/memory/by-agent/ava/profile.md", "agents/ava/x"):
-        assert ann.get("/bots/ava/files/", {"path": path}).status_code == 404
+        assert ann.get("/bots/ava/files/", {"path": path}).status_code == 403

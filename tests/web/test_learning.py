@@ -4,7 +4,7 @@ import pytest
 
 from memstore.learning import exchange_submit
 from memstore.selectors import context_build
-from tests.web.test_pages import plain
+from tests.helpers import plain
 
 pytestmark = pytest.mark.django_db
 

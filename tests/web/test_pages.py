@@ -8,23 +8,9 @@ from django.test.utils import CaptureQueriesContext
 
 from memstore.errors import SecretRefused
 from memstore.failures import failure_record
-from tests.web.conftest import HX, day, write
+from tests.helpers import HX, day, texts, write_memory
 
 pytestmark = pytest.mark.django_db
-
-
-def texts(response) -> list[str]:
-    """The fact texts shown, in order."""
-    html = response.content.decode()
-    return [
-        re.sub(r"\s+", " ", t).strip()
-        for t in re.findall(r'<p class="fact-text">(.*?)</p>', html, re.S)
-    ]
-
-
-def plain(response) -> str:
-    """The response's text without tags, whitespace collapsed."""
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", response.content.decode())).strip()
 
 
 def test_pages_need_login(client, workspace):
@@ -135,7 +121,7 @@ def test_search_form_works_without_javascript(ann, workspace):
 
 def _many(root, bot: str, count: int) -> None:
     lines = [f"- ({day(i % 300)}) Fact number {i} about paging" for i in range(count)]
-    write(root, f"agents/{bot}/memory/profile.md", *lines)
+    write_memory(root, f"agents/{bot}/memory/profile.md", *lines)
 
 
 def test_paging_walks_every_fact_once(ann, memory_root, people):

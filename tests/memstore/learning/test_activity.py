@@ -2,7 +2,7 @@ import pytest
 
 from memstore.errors import InvalidExchange
 from memstore.learning import activity_counts, activity_list, exchange_submit, learning_status
-from tests.memstore.learning.conftest import direct, group
+from tests.helpers import direct, group
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,17 @@ from memstore.learning import activity_list, exchange_submit
 from memstore.learning.config import learner_config, model_client
 from memstore.learning.pipeline import exchange_learn
 from memstore.models import Exchange, PersonSettings, TokenUsage
-from tests.memstore.learning.conftest import direct, facts_on_disk, group, texts_on_disk
-from tests.memstore.learning.fake_model import Reply, is_episode, ok, prompt_of
+from tests.helpers import (
+    Reply,
+    direct,
+    facts_on_disk,
+    group,
+    is_episode,
+    ok,
+    prompt_of,
+    texts_on_disk,
+    write_memory,
+)
 
 pytestmark = pytest.mark.django_db
 _ids = itertools.count(1)
@@ -38,12 +47,6 @@ def learn(receipt) -> str:
 def kinds(exchange_id=None) -> list[tuple[str, str, str]]:
     page = activity_list(exchange_id=exchange_id, limit=500)
     return sorted((a.kind, a.reason, a.text) for a in page.items)
-
-
-def write(root, rel, *lines):
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("# Memory\n\n" + "".join(f"{line}\n" for line in lines))
 
 
 def test_direct_room_learning_goes_to_the_persons_user_memory_with_provenance(
@@ -84,11 +87,15 @@ def test_group_room_learning_goes_to_bot_memory_never_user_memory(learning, memo
 
 
 def test_the_model_sees_known_facts_but_a_group_never_sees_user_memory(learning, memory_root):
-    write(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Alice is vegetarian")
-    write(memory_root, "users/alice/memory/by-agent/bob/profile.md", "- (2026-01-03) Alice runs")
-    write(memory_root, "users/carol/memory/by-agent/ada/profile.md", "- (2026-01-03) Carol sings")
-    write(memory_root, f"{ADA}/profile.md", "- (2026-01-01) Ada writes reports")
-    write(memory_root, f"{ADA}/log/2026-01.md", "- (2026-01-05) [note] Ada likes tables")
+    write_memory(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Alice is vegetarian")
+    write_memory(
+        memory_root, "users/alice/memory/by-agent/bob/profile.md", "- (2026-01-03) Alice runs"
+    )
+    write_memory(
+        memory_root, "users/carol/memory/by-agent/ada/profile.md", "- (2026-01-03) Carol sings"
+    )
+    write_memory(memory_root, f"{ADA}/profile.md", "- (2026-01-01) Ada writes reports")
+    write_memory(memory_root, f"{ADA}/log/2026-01.md", "- (2026-01-05) [note] Ada likes tables")
 
     learn(submit(direct(), message="Any vegetarian places near the office?"))
     learn(submit(group(person="alice"), message="Any vegetarian places near the office?"))
@@ -102,8 +109,10 @@ def test_the_model_sees_known_facts_but_a_group_never_sees_user_memory(learning,
 
 
 def test_a_remove_retires_a_known_fact_in_the_bots_own_shards_only(learning, memory_root):
-    write(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin")
-    write(memory_root, "users/alice/memory/by-agent/bob/profile.md", "- (2026-01-03) Runs daily")
+    write_memory(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin")
+    write_memory(
+        memory_root, "users/alice/memory/by-agent/bob/profile.md", "- (2026-01-03) Runs daily"
+    )
     learning.push(ok("remove: Lives in Austin\nremove: Runs daily\nprofile: Lives in Lisbon"))
     receipt = submit(direct(), message="I moved from Austin to Lisbon and stopped running")
     learn(receipt)
@@ -120,8 +129,12 @@ def test_a_remove_retires_a_known_fact_in_the_bots_own_shards_only(learning, mem
 
 
 def test_what_was_known_or_recalled_is_not_learned_again(learning, memory_root):
-    write(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Prefers dark mode in every editor")
-    write(memory_root, f"{ADA}/log/2026-01.md", "- (2026-01-05) Flight to Lisbon is on May 3")
+    write_memory(
+        memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Prefers dark mode in every editor"
+    )
+    write_memory(
+        memory_root, f"{ADA}/log/2026-01.md", "- (2026-01-05) Flight to Lisbon is on May 3"
+    )
     learning.push(
         ok(
             "profile: prefers dark mode in every editor.\n"  # known, near-identical
@@ -131,7 +144,7 @@ def test_what_was_known_or_recalled_is_not_learned_again(learning, memory_root):
             "profile: Allergic to peanuts"
         )
     )
-    write(memory_root, "projects/offsite/memory/by-agent/ada/log/2026-01.md",
+    write_memory(memory_root, "projects/offsite/memory/by-agent/ada/log/2026-01.md",
           "- (2026-01-06) Team dinner is at 8pm on May 4")  # fmt: skip
     from memstore.markdown import fact_identity
     from memstore.models import Bot, ProjectMember
@@ -201,7 +214,7 @@ def test_episodes_count_per_room(learning, memory_root):
 
 def test_report_mode_records_what_it_would_do_and_writes_nothing(learning, memory_root, settings):
     settings.LEARNING_MODE = "report"
-    write(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin")
+    write_memory(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin")
     before = (memory_root / ALICE / "profile.md").read_text()
     learning.push(ok("remove: Lives in Austin\nprofile: Lives in Lisbon"))
     receipt = submit(direct())
@@ -321,7 +334,7 @@ def test_an_injected_secret_is_never_saved_even_by_an_obedient_model(learning, m
 
 def test_remove_every_fact_cannot_empty_memory(learning, memory_root):
     facts = [f"- (2026-01-0{i}) Fact number {i}" for i in range(1, 10)]
-    write(memory_root, f"{ALICE}/profile.md", *facts)
+    write_memory(memory_root, f"{ALICE}/profile.md", *facts)
     learning.push(
         ok(
             "remove: every fact\nremove: *\nremove: all\n"

@@ -5,9 +5,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.core.management import call_command
@@ -16,11 +13,20 @@ from procrastinate.contrib.django import app
 
 from memstore.learning import activity_list, exchange_submit, learning_status
 from memstore.models import Exchange
-from tests.memstore.learning.conftest import direct, facts_on_disk
-from tests.memstore.learning.fake_model import Reply, is_episode, ok, prompt_of, status
+from tests.helpers import (
+    REPO,
+    Reply,
+    database_url,
+    direct,
+    facts_on_disk,
+    is_episode,
+    ok,
+    prompt_of,
+    status,
+    wait_until,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ROOT = Path(__file__).resolve().parents[3]
 ALICE = "users/alice/memory/by-agent/ada"
 
 
@@ -130,7 +136,7 @@ def test_a_worker_killed_mid_job_is_replaced_without_duplicates(learning, memory
     learning.release.set()
     assert Exchange.objects.get(pk=receipts[-1].id).status == "queued"  # interrupted
 
-    time.sleep(1.2)  # the dead worker's heartbeat goes stale
+    wait_until(lambda: not _fresh_heartbeats(1.0))  # the dead worker's heartbeat goes stale
     call_command("learning_recover", stalled_after=1.0)
     worker = _worker_process(learning, memory_root, tmp_path / "worker2.log")
     assert worker.wait(60) == 0, (tmp_path / "worker2.log").read_text()
@@ -155,6 +161,16 @@ def test_a_worker_killed_mid_job_is_replaced_without_duplicates(learning, memory
     assert len(episode_calls) == 2
 
 
+def _fresh_heartbeats(seconds: float) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM procrastinate_workers "
+            "WHERE last_heartbeat > now() - make_interval(secs => %s)",
+            [seconds],
+        )
+        return cursor.fetchone()[0]
+
+
 def _log() -> str:
     from django.utils import timezone
 
@@ -162,12 +178,9 @@ def _log() -> str:
 
 
 def _worker_process(fake, memory_root, log_path) -> subprocess.Popen:
-    db = connection.settings_dict
-    url = f"postgresql://{quote(db['USER'])}:{quote(db['PASSWORD'])}@/{db['NAME']}"
-    url += f"?host={quote(db['HOST'])}" + (f"&port={db['PORT']}" if db["PORT"] else "")
     env = {
         **os.environ,
-        "DATABASE_URL": url,
+        "DATABASE_URL": database_url(),
         "MEMORY_ROOT": str(memory_root),
         "LEARNING_BASE_URL": fake.url,
         "LEARNING_MODEL": "scripted",
@@ -187,7 +200,7 @@ def _worker_process(fake, memory_root, log_path) -> subprocess.Popen:
             "--queues",
             "learning",
         ],  # fmt: skip
-        cwd=ROOT,
+        cwd=REPO,
         env=env,
         stdout=log_path.open("w"),
         stderr=subprocess.STDOUT,

@@ -1,0 +1,25 @@
+"""The embedded-Postgres backend's DatabaseWrapper: Django's own PostgreSQL backend, except that
+opening a connection first starts (or joins) the pgserver under the folder in `PGDATA`.
+
+Importing settings, `manage.py check`, ruff and a docs build therefore never start a server;
+the first query does. The server's socket address fills the connection settings in place, so
+code that reads `connection.settings_dict` afterwards (tests handing the database to a child
+process) sees a real address.
+"""
+
+from django.db.backends.postgresql import base
+from django.utils.functional import cached_property
+
+from memoryconsole.config import embedded_server_start, embedded_server_version
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self) -> dict:
+        embedded_server_start(self.settings_dict)
+        return super().get_connection_params()
+
+    @cached_property
+    def pg_version(self) -> int:
+        # Django's model checks ask for the version (GeneratedField); the bundled server's own
+        # headers answer without starting it.
+        return embedded_server_version()

@@ -1,0 +1,330 @@
+"""Shared builders for the tests (and the learning bench): memory files written the way a person
+or a bot leaves them, the API client that speaks for one bot, the console's page readers, the
+learner's contexts, the scripted OpenAI-compatible model server, and what child processes need to
+reach the test database. Fixtures live in the conftest files; plain functions and classes here.
+"""
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from io import StringIO
+from pathlib import Path
+from urllib.parse import quote
+
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+from django.utils import timezone
+
+from memstore import markdown
+from memstore.access import Context, Room
+from memstore.index import index_sync
+from memstore.paths import all_scopes
+
+REPO = Path(__file__).resolve().parent.parent
+HEADER = "# Memory\n\n"
+TODAY = timezone.localdate()
+HX = {"HTTP_HX_REQUEST": "true"}  # what htmx adds to its requests
+
+
+# --- memory files on disk -------------------------------------------------------------------
+
+
+def day(days_ago: int) -> date:
+    return TODAY - timedelta(days=days_ago)
+
+
+def shard_dir(kind: str, name: str, bot: str) -> str:
+    """The folder of `bot`'s shard in a scope, relative to MEMORY_ROOT."""
+    if kind == "bot":
+        return f"agents/{name}/memory"
+    top = {"user": "users", "project": "projects", "room": "rooms"}[kind]
+    return f"{top}/{name}/memory/by-agent/{bot}"
+
+
+def write_memory(root: Path, rel: str, *lines: str) -> Path:
+    """Write a memory file (header plus the given lines) at `rel` under the root."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HEADER + "".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def write_facts(root: Path, rel: str, *facts: str, day: str = "2026-11-01") -> Path:
+    """Write a memory file holding these fact texts (one dated line each)."""
+    return write_memory(root, rel, *(f"- ({day}) {text}" for text in facts))
+
+
+def profile(root: Path, kind: str, name: str, *lines: str, bot: str = "ada") -> Path:
+    """Write a shard's profile.md."""
+    return write_memory(root, f"{shard_dir(kind, name, bot)}/profile.md", *lines)
+
+
+def log(root: Path, kind: str, name: str, month: str, *lines: str, bot: str = "ada") -> Path:
+    """Write a shard's log/YYYY-MM.md."""
+    return write_memory(root, f"{shard_dir(kind, name, bot)}/log/{month}.md", *lines)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under the memory folder with its bytes (history included)."""
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def synced(root: Path) -> dict[str, bytes]:
+    """Sync the whole folder into the index (so reads record nothing new), then snapshot it."""
+    index_sync(scopes=all_scopes(root))
+    return tree(root)
+
+
+def facts_on_disk(root: Path) -> dict[str, list[markdown.FactLine]]:
+    """Every fact line of every memory file, by path relative to the root."""
+    found = {}
+    for path in sorted(root.rglob("*.md")):
+        lines = markdown.parse_text(path.read_text())
+        found[str(path.relative_to(root))] = [line.fact for line in lines if line.fact]
+    return {rel: facts for rel, facts in found.items() if facts}
+
+
+def texts_on_disk(root: Path) -> dict[str, list[str]]:
+    return {rel: [f.text for f in facts] for rel, facts in facts_on_disk(root).items()}
+
+
+# --- contexts, commands, child processes ----------------------------------------------------
+
+
+def direct(bot: str = "ada", person: str = "alice", room: str = "dm-alice") -> Context:
+    return Context(bot=bot, room=Room(id=room, kind="direct"), person=person)
+
+
+def group(bot: str = "ada", room: str = "team", person: str | None = None) -> Context:
+    return Context(bot=bot, room=Room(id=room, kind="group"), person=person)
+
+
+def run_command(*args: str) -> str:
+    """`manage.py <args>` as a script would call it; what it printed on stdout."""
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def database_url() -> str:
+    """A DATABASE_URL for the database this test uses, to hand to a child process."""
+    db = connection.settings_dict
+    user = quote(db["USER"] or "", safe="")
+    password = quote(db["PASSWORD"] or "", safe="")
+    port = f":{db['PORT']}" if db["PORT"] else ""
+    host = db["HOST"] or ""
+    if host.startswith("/"):  # a socket folder
+        return f"postgresql://{user}:{password}@{port}/{db['NAME']}?host={quote(host)}"
+    return f"postgresql://{user}:{password}@{host}{port}/{db['NAME']}"
+
+
+def wait_until(condition: Callable[[], object], timeout: float = 30.0) -> None:
+    """Poll `condition` until it holds; fail the test if it does not within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"still not true after {timeout} s: {condition}"
+        time.sleep(0.02)
+
+
+# --- the bots' API --------------------------------------------------------------------------
+
+
+@dataclass
+class Answer:
+    """What the API answered."""
+
+    status: int
+    body: dict
+    headers: dict = field(default_factory=dict)
+
+
+@dataclass
+class BotClient:
+    """Calls the API as one bot (its token) from one room (the context headers)."""
+
+    token: str
+    room_id: str = "r1"
+    room_kind: str = "direct"
+    person: str = "alice"
+    projects: str = ""
+
+    def call(self, method: str, path: str, body: object = None, **query) -> Answer:
+        headers = {
+            "HTTP_AUTHORIZATION": f"Bearer {self.token}",
+            "HTTP_X_ROOM_ID": self.room_id,
+            "HTTP_X_ROOM_KIND": self.room_kind,
+            "HTTP_X_PERSON": self.person,
+            "HTTP_X_PROJECTS": self.projects,
+        }
+        headers.update({k: v for k, v in query.items() if k.startswith("HTTP_")})
+        params = {k: v for k, v in query.items() if not k.startswith("HTTP_") and v is not None}
+        client = Client(HTTP_HOST="localhost")
+        url = f"/api/v1{path}"
+        if method == "GET":
+            response = client.get(url, params, **headers)
+        else:
+            if params:
+                url += "?" + "&".join(f"{k}={v}" for k, v in params.items())
+            data = json.dumps(body) if body is not None else ""
+            response = client.generic(method, url, data, content_type="application/json", **headers)
+        payload = json.loads(response.content) if response.content else {}
+        return Answer(response.status_code, payload, dict(response.headers))
+
+    def get(self, path: str, **query) -> Answer:
+        return self.call("GET", path, **query)
+
+    def post(self, path: str, body: object, **query) -> Answer:
+        return self.call("POST", path, body, **query)
+
+    def patch(self, path: str, body: object, **query) -> Answer:
+        return self.call("PATCH", path, body, **query)
+
+    def delete(self, path: str, **query) -> Answer:
+        return self.call("DELETE", path, **query)
+
+
+# --- the console's pages --------------------------------------------------------------------
+
+
+def texts(response) -> list[str]:
+    """The fact texts a console page shows, in order."""
+    html = response.content.decode()
+    return [
+        re.sub(r"\s+", " ", t).strip()
+        for t in re.findall(r'<p class="fact-text">(.*?)</p>', html, re.S)
+    ]
+
+
+def plain(response) -> str:
+    """The response's text without tags, whitespace collapsed."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", response.content.decode())).strip()
+
+
+# --- the scripted model server ----------------------------------------------------------------
+# A small OpenAI-compatible chat endpoint on 127.0.0.1 answering from a script, so tests drive
+# the production model client (and the queue's retries) over real HTTP. Each request takes the
+# next scripted `Reply`; with the script empty, `responder(request)` (or a plain NONE) answers.
+# Replies can be good text, an HTTP status (429, 500, 401…), a malformed body, a slow answer, or
+# one that blocks until released (to kill a worker mid-call).
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str = "NONE"
+    status: int = 200
+    tokens: int = 100
+    delay: float = 0.0
+    malformed: bool = False
+    block: bool = False
+
+
+def ok(text: str, tokens: int = 100) -> Reply:
+    return Reply(text=text, tokens=tokens)
+
+
+def status(code: int) -> Reply:
+    return Reply(status=code)
+
+
+class FakeModel:
+    """The scripted server, listening on a free loopback port until `close()`."""
+
+    def __init__(self) -> None:
+        self.script: deque[Reply] = deque()
+        self.responder: Callable[[dict], Reply] | None = None
+        self.requests: list[dict] = []
+        self.blocked = threading.Event()  # set when a blocking reply is waiting
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with model._lock:
+                    model.requests.append(body)
+                    reply = model.script.popleft() if model.script else None
+                if reply is None:
+                    reply = model.responder(body) if model.responder else Reply()
+                if reply.block:
+                    model.blocked.set()
+                    model.release.wait(30)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.malformed:
+                    self._send(200, b'{"choices": [ this is not json')
+                elif reply.status != 200:
+                    error = {"error": {"message": f"scripted {reply.status}", "type": "test"}}
+                    self._send(reply.status, json.dumps(error).encode())
+                else:
+                    self._send(200, json.dumps(_completion(body, reply)).encode())
+
+            def _send(self, code: int, payload: bytes) -> None:
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client went away (a killed worker, a timeout)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def push(self, *replies: Reply) -> None:
+        with self._lock:
+            self.script.extend(replies)
+
+    def close(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def is_episode(request: dict) -> bool:
+    """Whether a request is the episode call (its system prompt asks for sentences)."""
+    return "one or two sentences" in request["messages"][0]["content"]
+
+
+def prompt_of(request: dict) -> str:
+    return request["messages"][1]["content"]
+
+
+def _completion(request: dict, reply: Reply) -> dict:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "test"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply.text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": reply.tokens - 10,
+            "completion_tokens": 10,
+            "total_tokens": reply.tokens,
+        },
+    }
