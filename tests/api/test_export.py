@@ -6,7 +6,7 @@ import zipfile
 
 from django.test import Client
 
-from tests.api.conftest import HEADER
+from tests.helpers import HEADER
 
 
 def test_a_bot_exports_its_own_memory_without_hidden_facts(memory_root, bot_a):

@@ -3,8 +3,7 @@ real HTTP) pulls facts out of a long text; the learner's parser and rules decide
 
 import pytest
 
-from tests.api.conftest import BotClient, tree
-from tests.memstore.learning.fake_model import FakeModel, ok, prompt_of, status
+from tests.helpers import BotClient, FakeModel, ok, prompt_of, status, tree
 
 NOTES = (
     "Meeting notes, Apollo weekly. Alice will lead the launch. We chose Postgres for the index. "

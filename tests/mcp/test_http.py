@@ -4,8 +4,8 @@ rules as the JSON API (one implementation underneath), MCP errors and never data
 import pytest
 from mcp import MCPError
 
+from tests.helpers import FakeModel, ok
 from tests.mcp.conftest import DIRECT, GROUP, http_client, run
-from tests.memstore.learning.fake_model import FakeModel, ok
 
 TOOLS = {
     "remember": (False, False),

@@ -7,8 +7,8 @@ import sys
 from django.db import connections
 from mcp import StdioServerParameters
 
+from tests.helpers import REPO, database_url
 from tests.mcp.conftest import DIRECT, GROUP, run
-from tests.memstore.test_concurrency import REPO, test_database_url
 
 
 def test_stdio_serves_the_same_tools(scout_token, memory_root):
@@ -20,7 +20,7 @@ def test_stdio_serves_the_same_tools(scout_token, memory_root):
         env={
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "memoryconsole.settings",
-            "DATABASE_URL": test_database_url(),
+            "DATABASE_URL": database_url(),
             "MEMORY_ROOT": str(memory_root),
         },
     )
