@@ -7,21 +7,12 @@ JSON API handler calls, so the server-side rules (who may read and write what, s
 topics, limits) are the same code. Answers are the API's response shapes. A refused call is an
 MCP tool error (`isError`) whose text starts with the API's stable error code; it never carries
 memory.
-
-Who is calling is `CALLER`, set by the front door: the bot and its joined projects from the
-bearer token over HTTP; `--bot` on stdio, whose projects are read at each call (None).
 """
 
-import json
-from collections.abc import Callable
-from contextvars import ContextVar
-from typing import Annotated, Any
+from typing import Annotated
 
-from asgiref.sync import sync_to_async
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import Field
 
 from memoryconsole.api.schemas import (
     BlockOut,
@@ -40,28 +31,30 @@ from memoryconsole.api.schemas import (
     RemovedOut,
 )
 from memoryconsole.api.summarize import SummarizeIn, SummarizeOut
-from memstore.access import Context
-from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember, call_context
-from memstore.errors import MemstoreError
+from memoryconsole.mcp.calls import (
+    ADD,
+    CALLER,
+    CHANGE,
+    READ,
+    REMOVE,
+    FactId,
+    Kind,
+    Person,
+    Project,
+    Projects,
+    RoomId,
+    checked,
+    room_context,
+    run_call,
+)
+from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember
 from memstore.learning import exchange_submit
 from memstore.learning.summarize import text_summarize
 from memstore.prompt import prompt_build
 from memstore.recall import recall_search
-from memstore.vocabulary import (
-    FACT_ID_PATTERN,
-    PERSON_PATTERN,
-    ROOM_PATTERN,
-    SLUG_PATTERN,
-    FactType,
-    RoomKind,
-    ScopeKind,
-    Tier,
-    Visibility,
-    WritableScopeKind,
-    anchored,
-)
+from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
-CALLER: ContextVar[tuple[str, frozenset[str] | None]] = ContextVar("mcp_caller")
+__all__ = ["CALLER", "server"]
 
 INSTRUCTIONS = """\
 Long-term memory for this bot. Every tool takes the room you are talking in: room_id,
@@ -70,76 +63,7 @@ The server decides what that room may read and write: a person's memory only in 
 rooms, project memory only for projects the bot joined. Call prompt_section at the start of a
 conversation, recall to search, remember to save one fact, report_exchange after each reply."""
 
-RoomId = Annotated[str, Field(pattern=anchored(ROOM_PATTERN), description="The conversation's id.")]
-Kind = Annotated[
-    RoomKind,
-    Field(description="direct (one person, one bot), group, routine, bot (bot-to-bot) or event."),
-]
-Person = Annotated[
-    str | None,
-    Field(
-        pattern=anchored(PERSON_PATTERN),
-        description="The person's username: required in direct rooms, ignored elsewhere.",
-    ),
-]
-Projects = Annotated[
-    list[Annotated[str, Field(pattern=anchored(SLUG_PATTERN))]],
-    Field(
-        max_length=3, description="Up to 3 project slugs in play; the bot must have joined them."
-    ),
-]
-Project = Annotated[
-    str | None,
-    Field(pattern=anchored(SLUG_PATTERN), description="The project, with scope=project."),
-]
-FactId = Annotated[str, Field(pattern=anchored(FACT_ID_PATTERN), description="16 hex digits.")]
-
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
-ADD = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
-)
-CHANGE = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False
-)
-REMOVE = ToolAnnotations(
-    readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
-)
-
 server: MCPServer = MCPServer("memory-console", instructions=INSTRUCTIONS)
-
-
-def _checked[T](schema: type[T], **fields: Any) -> T:
-    """Validate arguments with the API's request schema (the same limits and cross-field rules)."""
-    try:
-        return schema.model_validate({k: v for k, v in fields.items() if v is not None})  # type: ignore[attr-defined]
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-            for e in exc.errors()[:3]
-        )
-        raise ToolError(f"invalid_request: {problems}") from None
-
-
-def _context(room_id: str, room_kind: str, person: str | None, projects: list[str]) -> Context:
-    bot, joined = CALLER.get()
-    return call_context(
-        bot=bot,
-        room_id=room_id,
-        room_kind=room_kind,
-        person=person,
-        projects=projects,
-        joined=joined,
-    )
-
-
-async def _run[T](call: Callable[[], T]) -> T:
-    """Run a memstore call on the request's thread (Django's database connection lives there),
-    turning domain errors into MCP tool errors that start with the API's error code."""
-    try:
-        return await sync_to_async(call, thread_sensitive=True)()
-    except MemstoreError as exc:
-        detail = f" {json.dumps(exc.detail, default=str)}" if exc.detail else ""
-        raise ToolError(f"{exc.code}: {exc.message}{detail}") from None
 
 
 @server.tool(annotations=ADD)
@@ -158,7 +82,7 @@ async def remember(
 ) -> FactOut:
     """Save a fact in the bot's own memory (default), the person's memory (direct rooms only)
     or a joined project's memory. Saving the same text again keeps one line."""
-    body = _checked(
+    body = checked(
         RememberIn,
         text=text,
         scope=scope,
@@ -170,7 +94,7 @@ async def remember(
     )
 
     def call() -> FactOut:
-        ctx = _context(room_id, room_kind, person, projects)
+        ctx = room_context(room_id, room_kind, person, projects)
         fact = bot_remember(
             ctx=ctx,
             text=body.text,
@@ -182,7 +106,7 @@ async def remember(
         )
         return FactOut.of(fact)
 
-    return await _run(call)
+    return await run_call(call)
 
 
 @server.tool(annotations=READ)
@@ -196,10 +120,10 @@ async def recall(
 ) -> RecallOut:
     """Search what this room may read (own memory, the person's in direct rooms, the projects
     in play, this group room's legacy memory) by words and, with an embedding model, meaning."""
-    params = _checked(RecallQuery, query=query, limit=limit)
+    params = checked(RecallQuery, query=query, limit=limit)
 
     def call() -> RecallOut:
-        ctx = _context(room_id, room_kind, person, projects)
+        ctx = room_context(room_id, room_kind, person, projects)
         result = recall_search(ctx=ctx, query=params.query, limit=params.limit)
         return RecallOut(
             items=[FactOut.of(f) for f in result.items],
@@ -208,7 +132,7 @@ async def recall(
             note=result.note,
         )
 
-    return await _run(call)
+    return await run_call(call)
 
 
 @server.tool(annotations=REMOVE)
@@ -224,10 +148,10 @@ async def forget(
 ) -> ForgetOut:
     """Forget a fact by id or by text from every shard this bot may change here (or one
     scope). Refused with not_found if none held it."""
-    body = _checked(ForgetIn, id=id, text=text, scope=scope, project=project)
+    body = checked(ForgetIn, id=id, text=text, scope=scope, project=project)
 
     def call() -> ForgetOut:
-        ctx = _context(room_id, room_kind, person, projects)
+        ctx = room_context(room_id, room_kind, person, projects)
         changes = bot_forget(
             ctx=ctx,
             fact_id=body.id,
@@ -241,7 +165,7 @@ async def forget(
             removed=[RemovedOut(id=c.fact_id, file=c.file, line=c.line) for c in changes],
         )
 
-    return await _run(call)
+    return await run_call(call)
 
 
 @server.tool(annotations=READ)
@@ -259,7 +183,7 @@ async def list_facts(
     projects: Projects = [],  # noqa: B006
 ) -> FactPageOut:
     """Facts this room may read, newest first (hidden facts are not listed)."""
-    filters = _checked(
+    filters = checked(
         ListFilters,
         scope=scope,
         project=project,
@@ -272,7 +196,7 @@ async def list_facts(
 
     def call() -> FactPageOut:
         page = bot_facts_list(
-            ctx=_context(room_id, room_kind, person, projects),
+            ctx=room_context(room_id, room_kind, person, projects),
             scope=filters.scope,
             project=filters.project,
             tier=filters.tier,
@@ -289,7 +213,7 @@ async def list_facts(
             has_more=page.has_more,
         )
 
-    return await _run(call)
+    return await run_call(call)
 
 
 @server.tool(annotations=CHANGE)
@@ -307,11 +231,11 @@ async def edit_fact(
     projects: Projects = [],  # noqa: B006
 ) -> FactOut:
     """Replace a fact's text in place (same file, line and date; its id changes with its text)."""
-    body = _checked(EditIn, text=text, expected_text=expected_text, scope=scope, project=project)
+    body = checked(EditIn, text=text, expected_text=expected_text, scope=scope, project=project)
 
     def call() -> FactOut:
         fact = bot_edit(
-            ctx=_context(room_id, room_kind, person, projects),
+            ctx=room_context(room_id, room_kind, person, projects),
             fact_id=id,
             text=body.text,
             expected_text=body.expected_text,
@@ -321,7 +245,7 @@ async def edit_fact(
         )
         return FactOut.of(fact)
 
-    return await _run(call)
+    return await run_call(call)
 
 
 @server.tool(annotations=READ)
@@ -335,7 +259,7 @@ async def prompt_section(
     rooms), up to 3 projects, then its own memory, each block within its budget."""
 
     def call() -> PromptOut:
-        section = prompt_build(ctx=_context(room_id, room_kind, person, projects))
+        section = prompt_build(ctx=room_context(room_id, room_kind, person, projects))
         return PromptOut(
             text=section.text,
             blocks=[
@@ -349,7 +273,7 @@ async def prompt_section(
             ],
         )
 
-    return await _run(call)
+    return await run_call(call)
 
 
 @server.tool(annotations=ADD)
@@ -368,7 +292,7 @@ async def report_exchange(
 ) -> ExchangeOut:
     """Report a message and the reply delivered, for learning in the background (direct and
     group rooms; small talk is skipped). Reporting the same ids again returns the first receipt."""
-    body = _checked(
+    body = checked(
         ExchangeIn,
         message=message,
         reply=reply,
@@ -379,7 +303,7 @@ async def report_exchange(
 
     def call() -> ExchangeOut:
         receipt = exchange_submit(
-            ctx=_context(room_id, room_kind, person, projects),
+            ctx=room_context(room_id, room_kind, person, projects),
             message=body.message,
             reply=body.reply,
             message_id=body.message_id,
@@ -388,7 +312,7 @@ async def report_exchange(
         )
         return ExchangeOut(id=str(receipt.id), status=receipt.status, reason=receipt.reason)
 
-    return await _run(call)
+    return await run_call(call)
 
 
 @server.tool(annotations=ADD)
@@ -403,15 +327,15 @@ async def summarize(
 ) -> SummarizeOut:
     """Pull the facts worth keeping out of a long text (at most 20,000 characters) with the
     learning model: saved in write mode, proposed in report mode, with what was refused and why."""
-    body = _checked(SummarizeIn, text=text, scope=scope, project=project)
+    body = checked(SummarizeIn, text=text, scope=scope, project=project)
 
     def call() -> SummarizeOut:
         summary = text_summarize(
-            ctx=_context(room_id, room_kind, person, projects),
+            ctx=room_context(room_id, room_kind, person, projects),
             text=body.text,
             scope=body.scope,
             project=body.project,
         )
         return SummarizeOut.of(summary)
 
-    return await _run(call)
+    return await run_call(call)
