@@ -101,10 +101,11 @@ class IdempotencyKeyReused(MemstoreError):
 
 
 class LearningUnavailable(MemstoreError):
-    """Learning is off (no model configured) or today's token budget is spent."""
+    """Learning is off (no model configured) or today's token budget is spent (a state of the
+    workspace the caller can't change by retrying at once, not a server failure)."""
 
     code = "learning_unavailable"
-    status = 503
+    status = 409
 
 
 class ModelFailed(MemstoreError):

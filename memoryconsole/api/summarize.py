@@ -79,14 +79,15 @@ class SummarizeOut(Out):
 
 @router.post(
     "/facts/summarize",
-    response={200: SummarizeOut, **errors(400, 401, 403, 413, 422, 502, 503)},
+    response={200: SummarizeOut, **errors(400, 401, 403, 409, 413, 422, 502)},
     operation_id="summarize",
     url_name="summarize",
 )
 def summarize(request: HttpRequest, room: Header[ContextHeaders], body: SummarizeIn):
     """Pull the facts worth keeping out of a long text with the learning model: saved in write
     mode, proposed in report mode; the answer lists what was refused and why (a secret, an
-    excluded topic, already known…). 503 when learning is off or today's budget is spent."""
+    excluded topic, already known…). 409 learning_unavailable when learning is off or today's
+    budget is spent; 502 model_failed when the model's endpoint fails."""
     summary = text_summarize(
         ctx=context_of(request, room), text=body.text, scope=body.scope, project=body.project
     )

@@ -87,5 +87,5 @@ def test_refusals_before_any_model_call(model, tokens, memory_root, settings):
 
     settings.LEARNING_BASE_URL = ""
     off = group.post("/facts/summarize", {"text": "Alice likes jazz."})
-    assert (off.status, off.body["code"]) == (503, "learning_unavailable")
+    assert (off.status, off.body["code"]) == (409, "learning_unavailable")
     assert tree(memory_root) == {}

@@ -172,6 +172,7 @@ def test_basic_memory_observations_become_typed_facts(scout, tmp_path, memory_ro
         "---\ntitle: Coffee Brewing\ntype: note\ncreated: 2026-01-03\n---\n\n# Coffee Brewing\n\n"
         "## Observations\n- [decision] Buy a burr grinder #gear #coffee\n"
         "- [technique] Pour over needs 94 C water\n\n## Relations\n- relates_to [[Tea]]\n"
+        "- [x] Buy beans (a task, not an observation)\n"
     )
     write(tmp_path / "vault/coffee.md", note)
 
