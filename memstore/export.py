@@ -18,7 +18,7 @@ from typing import BinaryIO
 from memstore.errors import InvalidName
 from memstore.index import memory_root
 from memstore.markdown import Line, parse_text, remove_lines, render
-from memstore.paths import Scope, all_scopes, check_person, check_slug, locate, scope_files
+from memstore.paths import Scope, all_scopes, check_person, check_slug, locate, scope_shards
 from memstore.paths import shard_files as files_of_shard
 
 FACTS_FILE = "facts.jsonl"
@@ -45,8 +45,17 @@ def export_files(
         scopes = [s for s in all_scopes(root) if s.kind != "bot" or s.name == bot]
         return [rel for scope in scopes for rel in files_of_shard(root, scope.shard(bot))]
     if person is not None:
-        return scope_files(root, Scope("user", check_person(person)))
-    return [rel for scope in all_scopes(root) for rel in scope_files(root, scope)]
+        return _files(root, [Scope("user", check_person(person))])
+    return _files(root, all_scopes(root))
+
+
+def _files(root: Path, scopes: list[Scope]) -> list[str]:
+    return [
+        rel
+        for scope in scopes
+        for shard in scope_shards(root, scope)
+        for rel in files_of_shard(root, shard)
+    ]
 
 
 def bot_own_files(*, bot: str) -> list[str]:

@@ -20,7 +20,8 @@ def budget_spent(*, day: date | None = None) -> int:
 
 
 def budget_charge(*, tokens: int, day: date | None = None) -> None:
-    """Add one model call's tokens to the day's total."""
+    """Add one model call's tokens to the day's total (a summarize call; the learner's workers
+    charge inside `store.progress_store`)."""
     day = day or timezone.localdate()
     updated = TokenUsage.objects.filter(day=day).update(
         tokens=F("tokens") + tokens, calls=F("calls") + 1
