@@ -4,7 +4,8 @@ where are decided exactly as for an API call, and a duplicate is not written twi
 
 Readers (one module per format) only turn a source into `Item`s (a fact to save, with where it
 came from) and `Skipped` lines (with why); they never write. Every saved line carries
-`via=import src=<file>:<line>`. A dry run reads and reports without writing.
+`via=import src=<file>:<line>`. A dry run applies the same checks (the target, the text, the
+content rules, "already there") and writes nothing.
 """
 
 import re
@@ -14,9 +15,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from memstore.access import Context
+from django.utils import timezone
+
+from memstore.access import Context, writable_shard
 from memstore.actions import bot_remember, call_context
+from memstore.content import content_check
 from memstore.errors import MemstoreError
+from memstore.markdown import TAGS, make_fact
+from memstore.selectors import fact_find
 from memstore.vocabulary import Tier, WritableScopeKind
 
 IMPORT_ROOM = "import"
@@ -116,25 +122,35 @@ def _save(
     try:
         ctx = _context(bot, item, contexts)
         if dry_run:
-            report.imported += 1
-            return
-        saved = bot_remember(
-            ctx=ctx,
-            text=item.text,
-            scope=item.scope,
-            project=item.project,
-            tier=item.tier,
-            meta=meta,
-            via="import",
-            day=item.day,
-        )
+            existed = _would_exist(ctx, item, meta)
+        else:
+            existed = bot_remember(
+                ctx=ctx,
+                text=item.text,
+                scope=item.scope,
+                project=item.project,
+                tier=item.tier,
+                meta=meta,
+                via="import",
+                day=item.day,
+            ).existed
     except MemstoreError as exc:
         report.refused.append(Skipped(item.src, f"{exc.code}: {exc.message}"))
         return
-    if getattr(saved, "existed", False) or saved.meta.get("src") != item.src:
+    if existed:
         report.existing += 1
     else:
         report.imported += 1
+
+
+def _would_exist(ctx: Context, item: Item, meta: dict[str, object]) -> bool:
+    """A dry run: the checks the write applies (target, text, content rules), then whether the
+    scope holds the fact already; raises what the write would raise, writes nothing."""
+    shard = writable_shard(ctx, item.scope, item.project)
+    tag = item.tier if item.tier in TAGS else None
+    fact = make_fact(text=item.text, day=item.day or timezone.localdate(), tag=tag, meta=meta)
+    content_check(shard=shard, fact=fact, person=ctx.person, via="import")
+    return bool(fact_find(scopes=[shard.scope], fact_id=fact.identity))
 
 
 def _context(bot: str, item: Item, contexts: dict[tuple, Context]) -> Context:

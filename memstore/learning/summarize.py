@@ -164,7 +164,10 @@ def _keep(
                 meta=meta,
                 via="learner",
             )
-            summary.saved.append(fact)
+            if fact.existed:  # the scope held it already (in a file the known facts left out)
+                summary.refused.append(Refused(fact.text, tier, "known", "Already known."))
+            else:
+                summary.saved.append(fact)
         else:
             tag = tier if tier == "note" else None
             fact = make_fact(text=item["text"], day=timezone.localdate(), tag=tag, meta=meta)

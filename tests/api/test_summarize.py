@@ -60,6 +60,12 @@ def test_write_mode_saves_and_lists_what_was_refused(model, dm, memory_root):
     sent = prompt_of(model.requests[0])
     assert NOTES.strip() in sent  # the whole text, not cut to the exchange limit
 
+    model.push(ok(REPLY))  # the same text again: nothing is saved twice
+    again = dm.post("/facts/summarize", {"text": NOTES}).body
+    assert again["saved"] == []
+    assert [r["reason"] for r in again["refused"]] == ["known", "known", "secret", "not_known"]
+    assert tree(memory_root) == files
+
 
 def test_report_mode_only_proposes(model, dm, memory_root, settings):
     settings.LEARNING_MODE = "report"

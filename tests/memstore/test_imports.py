@@ -57,7 +57,8 @@ def test_openteam_folder(scout, tmp_path, memory_root):
     )
     write(
         src / "agents/scout/memory/log/2026-03.md",
-        "- (2026-03-02) [note] Likes rooftop venues\n",
+        "- (2026-03-02) [note] Likes rooftop venues\n"
+        "- (2026-03-03) Staging key sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a\n",
     )
     write(src / "agents/ava/memory/profile.md", "- (2026-01-01) Ava's own fact\n")
     write(
@@ -88,7 +89,7 @@ def test_openteam_folder(scout, tmp_path, memory_root):
     )
     assert not any("zeus" in name or "ava" in name for name in files)
     assert summary.splitlines()[0] == (
-        "Imported 5 facts; 0 already there; 2 refused; 2 lines skipped."
+        "Imported 5 facts; 0 already there; 3 refused; 2 lines skipped."
     )
     assert "secret_refused" in summary
     assert "has not joined project 'zeus'" in summary
@@ -97,7 +98,7 @@ def test_openteam_folder(scout, tmp_path, memory_root):
 
     again = run_import("openteam", str(src), "--bot", "scout", "--person", "alice")
     assert tree(memory_root) == files
-    assert again.splitlines()[0].endswith("2 refused; 2 lines skipped.")
+    assert again.splitlines()[0] == "Imported 0 facts; 5 already there; 3 refused; 2 lines skipped."
 
 
 def test_claude_files(scout, tmp_path, memory_root):
@@ -204,7 +205,10 @@ def test_excluded_topics_apply_and_a_dry_run_writes_nothing(scout, tmp_path, mem
     )
 
     dry = run_import("mem0", str(path), "--bot", "scout", "--dry-run")
-    assert dry.splitlines()[0].startswith("Would import 2 facts")
+    assert (
+        dry.splitlines()[0] == "Would import 1 facts; 0 already there; 1 refused; 0 lines skipped."
+    )
+    assert "topic_excluded" in dry
     assert tree(memory_root) == {}
 
     summary = run_import("mem0", str(path), "--bot", "scout")
