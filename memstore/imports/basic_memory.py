@@ -19,9 +19,7 @@ from memstore.markdown import parse_date
 from memstore.vocabulary import FACT_TYPES
 
 # A category is a word or two (a task checkbox `- [x] done` is not an observation).
-_OBSERVATION = re.compile(
-    r"\s*[-*]\s+\[(?P<category>[A-Za-z][\w -]{1,40})\]\s+(?P<text>.+?)\s*"
-)
+_OBSERVATION = re.compile(r"\s*[-*]\s+\[(?P<category>[A-Za-z][\w -]{1,40})\]\s+(?P<text>.+?)\s*")
 _RELATION = re.compile(r"\s*[-*]\s+(?P<kind>[A-Za-z_][\w-]*)\s+\[\[(?P<target>[^\]]+)\]\]\s*")
 _TAG = re.compile(r"(?:^|\s)#([\w/-]+)")
 _FRONT = re.compile(r"(?P<key>[A-Za-z_]+):\s*(?P<value>.*)")

@@ -1,10 +1,12 @@
 """The MCP server at /mcp, driven by the official SDK's client over a real socket: the same
 rules as the JSON API (one implementation underneath), MCP errors and never data when refused."""
 
+import re
+
 import pytest
 from mcp import MCPError
 
-from tests.helpers import FakeModel, ok
+from tests.helpers import REPO, FakeModel, ok
 from tests.mcp.conftest import DIRECT, GROUP, http_client, run
 
 TOOLS = {
@@ -181,3 +183,14 @@ def test_summarize_uses_the_learning_model(live_server, scout_token, memory_root
         ("Her password is hunter22", "secret")
     ]
     assert result["scope"] == "user:alice"
+
+
+def test_the_python_example_in_the_docs(live_server, scout_token):
+    guide = (REPO / "docs" / "mcp.md").read_text().split("### From Python", 1)[1]
+    code = re.search(r"```python\n(.*?)```", guide, re.S).group(1)
+    names: dict = {}
+    exec(compile(code, "docs/mcp.md", "exec"), names)  # noqa: S102 - our own documentation
+
+    found = run(lambda: names["main"](live_server.url + "/mcp", scout_token))
+
+    assert [(f["text"], f["scope"]) for f in found] == [("Prefers morning meetings", "user")]
