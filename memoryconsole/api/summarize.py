@@ -16,10 +16,10 @@ from memoryconsole.api.schemas import (
     Out,
     StrictIn,
     Text,
-    WriteScope,
     check_project,
 )
 from memstore.learning.summarize import MAX_TEXT_CHARS, Summary, text_summarize
+from memstore.vocabulary import WritableScopeKind
 
 router = Router(tags=["learning"])
 
@@ -28,7 +28,7 @@ class SummarizeIn(StrictIn):
     """A long text to pull facts from, and optionally where they go."""
 
     text: Text = Field(min_length=1, max_length=MAX_TEXT_CHARS, description="At most 20,000 chars.")
-    scope: WriteScope | None = Field(
+    scope: WritableScopeKind | None = Field(
         None,
         description="Where facts go; unset: the person's memory in a direct room, else the "
         "bot's own (as the learner routes them).",

@@ -19,7 +19,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from memoryconsole.api.errors import max_body_bytes
+from memoryconsole.api.body_limit import body_check, max_body_bytes
+from memoryconsole.api.errors import EdgeError
 from memoryconsole.mcp.tools import CALLER, server
 from memstore.tokens import Caller, token_verify
 
@@ -35,26 +36,24 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         # A GET would open a server-sent event stream that holds a sync worker until the client
         # leaves; this server sends nothing unasked, so it offers none (the spec allows 405).
         return _rpc_error(
-            request,
             405,
             -32600,
             "POST JSON-RPC messages to this endpoint; it keeps no stream and no session.",
             {"Allow": "POST"},
         )
+    try:
+        body_check(request, limit=max_body_bytes())  # the API's guard, chunked bodies included
+    except EdgeError as exc:
+        return _rpc_error(exc.status, -32600, exc.message)
     caller = _caller(request)
     if caller is None:
         return _rpc_error(
-            request,
             401,
             -32001,
             "Send a valid bot token: `Authorization: Bearer mct_…` "
             "(`manage.py bots token SLUG` prints one).",
             {"WWW-Authenticate": 'Bearer realm="memory"'},
-        )
-    length = int(request.META.get("CONTENT_LENGTH") or 0)
-    if length > max_body_bytes():
-        return _rpc_error(
-            request, 413, -32600, f"The request body is over {max_body_bytes()} bytes."
+            request_id=_request_id(request.body),
         )
     status, headers, body = async_to_sync(_serve)(caller, _scope(request), request.body)
     response = HttpResponse(body, status=status)
@@ -72,26 +71,21 @@ def _caller(request: HttpRequest) -> Caller | None:
 
 
 def _rpc_error(
-    request: HttpRequest,
     status: int,
     code: int,
     message: str,
     headers: dict[str, str] | None = None,
+    *,
+    request_id: str | int | None = None,
 ) -> JsonResponse:
-    """A JSON-RPC error answered before the SDK sees the request (carrying its id if readable)."""
-    body = {
-        "jsonrpc": "2.0",
-        "id": _request_id(request),
-        "error": {"code": code, "message": message},
-    }
+    """A JSON-RPC error answered before the SDK sees the request."""
+    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
     return JsonResponse(body, status=status, headers=headers)
 
 
-def _request_id(request: HttpRequest) -> str | int | None:
-    if int(request.META.get("CONTENT_LENGTH") or 0) > max_body_bytes():
-        return None
+def _request_id(body: bytes) -> str | int | None:
     try:
-        message = json.loads(request.body)
+        message = json.loads(body)
     except ValueError:
         return None
     found = message.get("id") if isinstance(message, dict) else None

@@ -28,6 +28,7 @@ from memoryconsole.api.schemas import (
     RecallOut,
     RecallQuery,
     RememberIn,
+    RememberOut,
     RemovedOut,
 )
 from memoryconsole.api.summarize import SummarizeIn, SummarizeOut
@@ -79,9 +80,10 @@ async def remember(
     visibility: Visibility | None = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006 - pydantic copies defaults
-) -> FactOut:
+) -> RememberOut:
     """Save a fact in the bot's own memory (default), the person's memory (direct rooms only)
-    or a joined project's memory. Saving the same text again keeps one line."""
+    or a joined project's memory. Saving the same text again writes nothing and answers with
+    the stored copy (existed: true)."""
     body = checked(
         RememberIn,
         text=text,
@@ -93,7 +95,7 @@ async def remember(
         visibility=visibility,
     )
 
-    def call() -> FactOut:
+    def call() -> RememberOut:
         ctx = room_context(room_id, room_kind, person, projects)
         fact = bot_remember(
             ctx=ctx,
@@ -104,7 +106,7 @@ async def remember(
             meta=body.meta(),
             via="tool",
         )
-        return FactOut.of(fact)
+        return RememberOut.of_saved(fact)
 
     return await run_call(call)
 

@@ -47,6 +47,10 @@ def test_every_tool_over_http(live_server, scout_token, memory_root):
                 "remember", {**DIRECT, "text": "Prefers morning meetings", "scope": "user"}
             )
             out["saved"] = saved.structured_content
+            again = await client.call_tool(
+                "remember", {**DIRECT, "text": "prefers  morning MEETINGS", "scope": "user"}
+            )
+            out["again"] = again.structured_content
             await client.call_tool(
                 "remember",
                 {
@@ -89,6 +93,8 @@ def test_every_tool_over_http(live_server, scout_token, memory_root):
     out = run(step)
     month = out["saved"]["date"][:7]
     assert out["saved"]["file"] == f"users/alice/memory/by-agent/scout/log/{month}.md"
+    assert (out["saved"]["existed"], out["again"]["existed"]) == (False, True)
+    assert out["again"]["id"] == out["saved"]["id"]
     assert [f["text"] for f in out["recalled"]["items"]] == ["Prefers morning meetings"]
     assert {f["text"] for f in out["listed"]["items"]} == {
         "Prefers morning meetings",
