@@ -24,6 +24,7 @@ from memoryconsole.api.schemas import (
     ForgetIn,
     ForgetOut,
     ListFilters,
+    NoteOut,
     PromptOut,
     RecallOut,
     RecallQuery,
@@ -51,8 +52,7 @@ from memoryconsole.mcp.calls import (
 from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember
 from memstore.learning import exchange_submit
 from memstore.learning.summarize import text_summarize
-from memstore.prompt import prompt_build
-from memstore.recall import recall_search
+from memstore.prompt_budget import prompt_answer, recall_answer
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
 __all__ = ["CALLER", "server"]
@@ -126,12 +126,15 @@ async def recall(
 
     def call() -> RecallOut:
         ctx = room_context(room_id, room_kind, person, projects)
-        result = recall_search(ctx=ctx, query=params.query, limit=params.limit)
+        timed = recall_answer(ctx=ctx, query=params.query, limit=params.limit)
+        result = timed.value
         return RecallOut(
             items=[FactOut.of(f) for f in result.items],
             more=result.more,
             mode=result.mode,
             note=result.note,
+            stale=timed.stale,
+            memory=timed.memory,
         )
 
     return await run_call(call)
@@ -261,9 +264,12 @@ async def prompt_section(
     rooms), up to 3 projects, then its own memory, each block within its budget."""
 
     def call() -> PromptOut:
-        section = prompt_build(ctx=room_context(room_id, room_kind, person, projects))
+        answer = prompt_answer(ctx=room_context(room_id, room_kind, person, projects))
         return PromptOut(
-            text=section.text,
+            text=answer.text,
+            notes=[NoteOut.of(n) for n in answer.notes],
+            stale=answer.stale,
+            memory=answer.memory,
             blocks=[
                 BlockOut(
                     title=b.title,
@@ -271,7 +277,7 @@ async def prompt_section(
                     facts=[FactOut.of(f) for f in b.facts],
                     left_out=b.left_out,
                 )
-                for b in section.blocks
+                for b in answer.section.blocks
             ],
         )
 
