@@ -1,7 +1,7 @@
 """Rebuild: drop every index row and read all of MEMORY_ROOT again (`manage.py reindex`).
 
 One transaction: readers wait for it rather than see half an index. Rows are streamed with
-`COPY` into the bare table; indexes and the foreign key are recreated at the end.
+`COPY` into the bare table (links after their facts); indexes and the foreign key are recreated at the end.
 """
 
 import json
@@ -14,6 +14,7 @@ from django.db import connection, transaction
 
 from memstore import markdown
 from memstore.files import content_digest, read_bytes
+from memstore.index.links import links_copy
 from memstore.index.rows import (
     RACY_NS,
     Stat,
@@ -64,7 +65,7 @@ def index_rebuild(
         # would block TRUNCATE: run them now. CASCADE empties tables that point at index rows
         # (they are derived from them too; their ids are about to change).
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("TRUNCATE memstore_fact, memstore_memoryfile CASCADE")
+        cursor.execute("TRUNCATE memstore_fact, memstore_link, memstore_memoryfile CASCADE")
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         # Loading into a bare table, then indexing and checking the foreign key once at the end,
         # is several times faster than maintaining GIN and b-tree indexes and queueing a
@@ -143,6 +144,9 @@ def _rebuild_chunk(cursor, root: Path, paths: list[str]) -> tuple[int, int]:
             for row in _copy_rows(file_id, scope_key, bot, tier_file, facts.values()):
                 copy.write_row(row)
                 count += 1
+    links_copy(
+        cursor, ((fid, item[1], item[5].values()) for fid, item in zip(ids, parsed, strict=True))
+    )
     return count, sum(1 for item in parsed if item[4])
 
 

@@ -18,6 +18,7 @@ from django.db import connection, transaction
 from memstore import markdown
 from memstore.files import content_digest, read_bytes
 from memstore.history import Change, history_append
+from memstore.index.links import links_replace
 from memstore.index.rows import (
     RACY_NS,
     Stat,
@@ -184,6 +185,8 @@ def _sync_file(location: FileLocation, declared: set[str], written: Written | No
     ]
     if fresh:
         Fact.objects.bulk_create(fact_row(row, location, fact) for fact in fresh)
+    gone = [fid for fid, (_, line) in old_rows.items() if new_lines.get(fid) != line]
+    links_replace(row, location, gone, fresh)
     if not own:
         old = {fid: line for fid, (_, line) in old_rows.items()}
         _record(location, old, new_lines, declared)
