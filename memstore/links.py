@@ -217,3 +217,10 @@ def _edit(rel: str, new: markdown.FactLine, old: markdown.FactLine) -> Change:
         old_line=str(old),
         old_fact_id=old.identity,
     )
+
+
+def bot_neighbours(*, ctx: Context, fact_ids: Iterable[str], depth: int = 1) -> Neighbourhood:
+    """The neighbourhood of these facts in the memory this room may read (hidden facts left out)."""
+    return neighbours_of(
+        scopes=readable_scopes(ctx), fact_ids=fact_ids, include_hidden=False, depth=depth
+    )

@@ -12,10 +12,12 @@ from memoryconsole.api.schemas import (
     ChangesOut,
     ContextHeaders,
     FactOut,
+    LinkOut,
     PromptOut,
     RecallOut,
     RecallQuery,
 )
+from memstore.links import bot_neighbours
 from memstore.prompt import prompt_build, prompt_changes
 from memstore.recall import recall_search
 
@@ -31,12 +33,21 @@ router = Router(tags=["recall"])
 def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[RecallQuery]):
     """Search what this room may read (own memory, the person's in direct rooms, the projects in
     play, this group room's legacy memory) by words and, with an embedding model, by meaning."""
-    result = recall_search(ctx=context_of(request, room), query=params.query, limit=params.limit)
+    ctx = context_of(request, room)
+    result = recall_search(ctx=ctx, query=params.query, limit=params.limit)
+    found = [f.fact_id for f in result.items]
+    near = bot_neighbours(ctx=ctx, fact_ids=found) if params.neighbours and found else None
     return RecallOut(
         items=[FactOut.of(f) for f in result.items],
         more=result.more,
         mode=result.mode,
         note=result.note,
+        links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]
+        if near
+        else [],
+        neighbours=[FactOut.of(f) for fid, f in sorted(near.facts.items()) if fid not in found]
+        if near
+        else [],
     )
 
 

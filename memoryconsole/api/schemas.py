@@ -18,6 +18,7 @@ from memstore.vocabulary import (
     MESSAGE_ID_PATTERN,
     SLUG_PATTERN,
     FactType,
+    LinkKind,
     RoomKind,
     ScopeKind,
     Tier,
@@ -246,6 +247,17 @@ class ForgetWhere(Schema):
 class RecallQuery(Schema):
     query: Text = Field(min_length=1, max_length=1000, description="Words or a question.")
     limit: int = Field(20, ge=1, le=50)
+    neighbours: bool = Field(
+        False, description="Also return the facts linked to the results (one hop, both ways)."
+    )
+
+
+class LinkOut(Out):
+    """`source` --kind--> `target` (fact ids)."""
+
+    source: str
+    kind: LinkKind
+    target: str
 
 
 class RecallOut(Out):
@@ -255,6 +267,13 @@ class RecallOut(Out):
         description="hybrid (words and meaning) when an embedding model is installed, else lexical."
     )
     note: str = ""
+    links: list[LinkOut] = Field(
+        default_factory=list, description="With neighbours=true: links touching the results."
+    )
+    neighbours: list[FactOut] = Field(
+        default_factory=list,
+        description="With neighbours=true: the linked facts that are not results themselves.",
+    )
 
 
 class BlockOut(Out):

@@ -43,6 +43,9 @@ def test_operations_have_stable_ids_and_json_errors():
         "prompt_section",
         "prompt_changes",
         "report_exchange",
+        "fact_links",
+        "link_add",
+        "link_remove",
     }
     for path, method, op in operations:
         assert path.startswith("/api/v1/")
