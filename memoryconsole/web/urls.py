@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web import views
+from memoryconsole.web import upkeep_pages, views
 
 app_name = "web"
 urlpatterns = [
@@ -27,4 +27,5 @@ urlpatterns = [
     path("bots/<str:bot>/prompt/", views.prompt_page, name="prompt"),
     path("bots/<str:bot>/learning/", views.learning_page, name="learning"),
     path("bots/<str:bot>/files/", views.files_page, name="files"),
+    path("bots/<str:bot>/graph/", upkeep_pages.graph_page, name="graph"),
 ]
