@@ -48,10 +48,17 @@ class Neighbourhood:
 
 
 def fact_links_change(
-    *, shards: Iterable[Shard], fact_id: str, change: Callable[[Pairs], Pairs], by: str, via: str
+    *,
+    shards: Iterable[Shard],
+    fact_id: str,
+    change: Callable[[Pairs], Pairs],
+    by: str,
+    via: str,
+    guard: Callable[[markdown.FactLine], None] | None = None,
 ) -> Pairs:
     """Rewrite the links of every copy of a fact in these shards; returns the links of the
-    first copy after the change. Raises FactNotFound if no shard holds the fact."""
+    first copy after the change. Raises FactNotFound if no shard holds the fact. `guard` sees
+    each copy as the file holds it, under the lock, and may raise to refuse (nothing written)."""
     fact_id = fact_id.strip().lower()
     root = memory_root()
     found: list[Pairs] = []
@@ -61,6 +68,8 @@ def fact_links_change(
             new_lines, changes = list(lines), []
             for i, line in enumerate(lines):
                 if line.fact and line.fact.identity == fact_id:
+                    if guard is not None:
+                        guard(line.fact)
                     links = change(markdown.links_of(line.fact))
                     new = markdown.with_links(line.fact, links)
                     found.append(markdown.links_of(new))

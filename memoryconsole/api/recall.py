@@ -20,6 +20,7 @@ from memoryconsole.api.schemas import (
 from memstore.links import bot_neighbours
 from memstore.prompt import prompt_build, prompt_changes
 from memstore.recall import recall_search
+from memstore.upkeep.usage import usage_note
 
 router = Router(tags=["recall"])
 
@@ -35,6 +36,7 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
     play, this group room's legacy memory) by words and, with an embedding model, by meaning."""
     ctx = context_of(request, room)
     result = recall_search(ctx=ctx, query=params.query, limit=params.limit)
+    usage_note(recalled=result.items)
     found = [f.fact_id for f in result.items]
     near = bot_neighbours(ctx=ctx, fact_ids=found) if params.neighbours and found else None
     return RecallOut(
@@ -61,6 +63,7 @@ def prompt_section(request: HttpRequest, room: Header[ContextHeaders]):
     """The memory section of this bot's prompt for this room: the person's memory (direct rooms),
     up to 3 projects, then its own memory, each block within its budget."""
     section = prompt_build(ctx=context_of(request, room))
+    usage_note(prompted=[f for block in section.blocks for f in block.facts])
     return PromptOut(
         text=section.text,
         blocks=[
