@@ -20,6 +20,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from memstore.access import Context, forget_shards
 from memstore.errors import FactNotFound, InvalidFact
 from memstore.history import history_erase
 from memstore.index import memory_root
@@ -177,3 +178,32 @@ def fact_in_shard(*, shard: Shard, fact_id: str) -> StoredFact:
         if fact.shard_bot == shard.bot:
             return fact
     raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
+
+
+def bot_health(*, ctx: Context) -> HealthReport:
+    """The health of what a bot may change from this room (hidden facts left out)."""
+    report = health_report(shards=forget_shards(ctx, []))
+    shown = [
+        f
+        for f in report.findings
+        if f.fact.visibility != "hidden" and (f.other is None or f.other.visibility != "hidden")
+    ]
+    counts = {kind: sum(1 for f in shown if f.kind == kind) for kind in KINDS}
+    return HealthReport(facts=report.facts, findings=shown, counts=counts)
+
+
+def bot_health_fix(*, ctx: Context, action: str, fact_id: str, other_id: str | None = None) -> int:
+    """A bot fixes one finding about a fact it may change (the kept fact of a merge too)."""
+    shards = forget_shards(ctx, [])
+    fact = _held(shards, fact_id)
+    other = _held(shards, other_id) if other_id else None
+    return health_fix(action=action, fact=fact, other=other, by=ctx.bot, via="api")
+
+
+def _held(shards: list[Shard], fact_id: str) -> StoredFact:
+    for shard in shards:
+        try:
+            return fact_in_shard(shard=shard, fact_id=fact_id)
+        except FactNotFound:
+            continue
+    raise FactNotFound(f"No fact {fact_id} in the memory this bot may change here.")

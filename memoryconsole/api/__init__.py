@@ -9,7 +9,7 @@ import pydantic_core
 from ninja import NinjaAPI
 from ninja.renderers import BaseRenderer
 
-from memoryconsole.api import bots, exchanges, facts, links, recall
+from memoryconsole.api import bots, exchanges, facts, health, links, recall
 from memoryconsole.api.auth import BotToken
 from memoryconsole.api.errors import install_error_map
 
@@ -43,5 +43,5 @@ api = NinjaAPI(
     renderer=JsonRenderer(),
 )
 install_error_map(api)
-for module in (bots, facts, links, recall, exchanges):
+for module in (bots, facts, links, recall, exchanges, health):
     api.add_router("/v1/", module.router)

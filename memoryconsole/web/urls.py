@@ -28,4 +28,9 @@ urlpatterns = [
     path("bots/<str:bot>/learning/", views.learning_page, name="learning"),
     path("bots/<str:bot>/files/", views.files_page, name="files"),
     path("bots/<str:bot>/graph/", upkeep_pages.graph_page, name="graph"),
+    path("bots/<str:bot>/health/", upkeep_pages.health_page, name="health"),
+    path("bots/<str:bot>/proposals/", upkeep_pages.proposals_page, name="proposals"),
+    path("bots/<str:bot>/proposals/decide/", upkeep_pages.proposal_decide, name="proposal_decide"),
+    path("health/", upkeep_pages.health_page, name="workspace_health"),
+    path("health/fix/", upkeep_pages.health_fix, name="health_fix"),
 ]

@@ -69,7 +69,7 @@ def test_the_report_names_each_kind_of_problem(memory_root):
         ("too_long", LONG.strip()),
         ("unused", "Visited the Porto office"),
     ] == findings(report)
-    assert 7 == report.facts
+    assert report.facts == 7
 
 
 def test_used_facts_are_not_unused(memory_root):
@@ -77,7 +77,7 @@ def test_used_facts_are_not_unused(memory_root):
     fact = fact_in_shard(shard=SHARD, fact_id=markdown.fact_identity("Visited the Porto office"))
     usage_note(recalled=[fact])
     usage_flush()
-    assert [] == findings(health_report(shards=[SHARD]))
+    assert findings(health_report(shards=[SHARD])) == []
 
 
 def test_contradictions_come_from_open_upkeep_proposals(memory_root):
@@ -102,22 +102,22 @@ def test_contradictions_come_from_open_upkeep_proposals(memory_root):
         reason="the office moved",
     )
     [finding] = health_report(shards=[SHARD]).findings
-    assert ("contradiction", "Office is in Porto", "Office is in Lisbon", ("accept", "reject")) == (
+    assert (
         finding.kind,
         finding.fact.body,
         finding.other.body,
         finding.fixes,
-    )
+    ) == ("contradiction", "Office is in Porto", "Office is in Lisbon", ("accept", "reject"))
 
 
 def test_erase_removes_a_secret_from_the_file_and_from_history(memory_root):
     profile(memory_root, "bot", "ada", f"- ({day(1)}) {SECRET}", f"- ({day(1)}) Prefers tea")
     [finding] = [f for f in health_report(shards=[SHARD]).findings if f.kind == "secret"]
-    assert 1 == health_fix(action="erase", fact=finding.fact, by="boss", via="console")
+    assert health_fix(action="erase", fact=finding.fact, by="boss", via="console") == 1
     assert not any(b"hunter22" in data for data in tree(memory_root).values())
-    assert ["add", "remove"] == [
+    assert [
         c.op for c in history_read(memory_root, SHARD) if c.fact_id == finding.fact.fact_id
-    ]
+    ] == ["add", "remove"]
 
 
 def test_merge_archives_one_and_links_the_kept_fact(memory_root):
@@ -136,4 +136,21 @@ def test_merge_archives_one_and_links_the_kept_fact(memory_root):
         markdown.links_of(kept),
     )
     removal = [c for c in history_read(memory_root, SHARD) if c.op == "remove"]
-    assert [("boss", "console")] == [(c.by, c.via) for c in removal]
+    assert [(c.by, c.via) for c in removal] == [("boss", "console")]
+
+
+def test_memory_health_command(memory_root):
+    from django.core.management.base import CommandError
+
+    from tests.helpers import run_command
+
+    profile(memory_root, "bot", "ada", f"- ({day(1)}) Build succeeded", f"- ({day(1)}) Prefers tea")
+    out = run_command("memory", "health", "ada").splitlines()
+    fact_id = markdown.fact_identity("Build succeeded")
+    assert out[0].startswith("2 facts; 0 secret, 0 contradiction, 0 duplicate, 1 junk")
+    assert [
+        f"junk           {fact_id}  bot:ada               transient status: Build succeeded  [fix: archive]"
+    ] == out[1:]
+    assert run_command("memory", "health", "--all").splitlines()[1:] == out[1:]
+    with pytest.raises(CommandError):
+        run_command("memory", "health")
