@@ -112,7 +112,7 @@ def _single(facts: list[StoredFact]) -> list[Finding]:
 def _contradictions(shards: list[Shard], by_id: dict[str, StoredFact]) -> list[Finding]:
     keys = {str(s.scope) for s in shards}
     open_ = Proposal.objects.filter(
-        origin="upkeep", action="supersede", status=Proposal.PROPOSED, scope_key__in=keys
+        origin="contradiction", action="supersede", status=Proposal.PROPOSED, scope_key__in=keys
     )
     found = []
     for proposal in open_.order_by("created_at"):

@@ -42,7 +42,7 @@ class Proposal(models.Model):
     STATUSES = [(s, s) for s in (PROPOSED, APPROVED, REJECTED, APPLIED, FAILED)]
 
     key = models.CharField(max_length=40, unique=True)
-    origin = models.CharField(max_length=10)  # upkeep | synthesis
+    origin = models.CharField(max_length=16)  # duplicate | contradiction | stale | synthesis
     action = models.CharField(max_length=10)  # merge | rewrite | retire | supersede
     bot = models.CharField(max_length=63)
     scope_key = models.CharField(max_length=80)

@@ -141,24 +141,44 @@ def judge(first: StoredFact, second: StoredFact, score: float, by: str) -> Pair 
     return Pair(first, second, round(float(score), 4), by, conflict, score >= certain)
 
 
+Scored = tuple[StoredFact, StoredFact, float, str]  # first, second, score, by
+
+
 def duplicates_find(
     facts: Sequence[StoredFact], vectors: dict[str, np.ndarray] | None = None, *, chunk: int = 1000
 ) -> list[Pair]:
     """Likely duplicate pairs among these facts, within each scope, best first. With `vectors`
     (fact id -> unit vector) by meaning; facts without a vector, and every fact when there are
     no vectors, by words."""
+    floors = (thresholds("meaning")[1], thresholds("words")[1])
+    pairs = [
+        pair
+        for first, second, score, by in similar_pairs(facts, vectors, floors=floors, chunk=chunk)
+        if (pair := judge(first, second, score, by))
+    ]
+    return sorted(pairs, key=lambda p: (-p.score, p.first.fact_id, p.second.fact_id))
+
+
+def similar_pairs(
+    facts: Sequence[StoredFact],
+    vectors: dict[str, np.ndarray] | None,
+    *,
+    floors: tuple[float, float],
+    chunk: int = 1000,
+) -> list[Scored]:
+    """Every pair of one scope scoring at least `floors` (cosine, word overlap)."""
     by_scope: dict[str, list[StoredFact]] = defaultdict(list)
     for fact in facts:
         by_scope[fact.scope].append(fact)
-    pairs: list[Pair] = []
+    found: list[Scored] = []
     for group in by_scope.values():
         group = _unique(group)
         with_vector = [f for f in group if vectors and f.fact_id in vectors]
         without = [f for f in group if not (vectors and f.fact_id in vectors)]
         if with_vector:
-            pairs += _by_meaning(with_vector, vectors or {}, chunk)
-        pairs += _by_words(without)
-    return sorted(pairs, key=lambda p: (-p.score, p.first.fact_id, p.second.fact_id))
+            found += _by_meaning(with_vector, vectors or {}, floors[0], chunk)
+        found += _by_words(without, floors[1])
+    return found
 
 
 def _unique(group: list[StoredFact]) -> list[StoredFact]:
@@ -170,23 +190,22 @@ def _unique(group: list[StoredFact]) -> list[StoredFact]:
     return sorted(seen.values(), key=lambda f: f.fact_id)
 
 
-def _by_meaning(group: list[StoredFact], vectors: dict[str, np.ndarray], chunk: int) -> list[Pair]:
+def _by_meaning(
+    group: list[StoredFact], vectors: dict[str, np.ndarray], floor: float, chunk: int
+) -> list[Scored]:
     matrix = np.stack([vectors[f.fact_id] for f in group]).astype(np.float32)
-    likely = thresholds("meaning")[1]
-    pairs = []
+    found = []
     for start in range(0, len(group), chunk):
         block = matrix[start : start + chunk] @ matrix.T
-        rows, cols = np.nonzero(block >= likely)
+        rows, cols = np.nonzero(block >= floor)
         for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
             i = start + r
-            if c <= i:
-                continue
-            if pair := judge(group[i], group[c], float(block[r, c]), "meaning"):
-                pairs.append(pair)
-    return pairs
+            if c > i:
+                found.append((group[i], group[c], float(block[r, c]), "meaning"))
+    return found
 
 
-def _by_words(group: list[StoredFact]) -> list[Pair]:
+def _by_words(group: list[StoredFact], floor: float) -> list[Scored]:
     # Candidates share a word that few facts hold; each candidate pair is scored once.
     holders: dict[str, list[int]] = defaultdict(list)
     sets = [words(f.body) for f in group]
@@ -198,13 +217,13 @@ def _by_words(group: list[StoredFact]) -> list[Pair]:
     for members in holders.values():
         if len(members) <= cap:
             candidates.update((a, b) for n, a in enumerate(members) for b in members[n + 1 :])
-    pairs = []
-    for a, b in candidates:
+    found = []
+    for a, b in sorted(candidates):
         union = sets[a] | sets[b]
         score = len(sets[a] & sets[b]) / len(union) if union else 0.0
-        if pair := judge(group[a], group[b], score, "words"):
-            pairs.append(pair)
-    return pairs
+        if score >= floor:
+            found.append((group[a], group[b], score, "words"))
+    return found
 
 
 def pair_scores(texts: Iterable[tuple[str, str]], embed=None) -> list[tuple[float, str, bool]]:

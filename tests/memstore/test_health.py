@@ -91,7 +91,7 @@ def test_contradictions_come_from_open_upkeep_proposals(memory_root):
     old, new = (markdown.fact_identity(t) for t in ("Office is in Porto", "Office is in Lisbon"))
     Proposal.objects.create(
         key="k1",
-        origin="upkeep",
+        origin="contradiction",
         action="supersede",
         bot="ada",
         scope_key="bot:ada",
