@@ -61,7 +61,13 @@ def proposal_record(
             "bot": bot,
             "scope_key": evidence[0].scope,
             "evidence": [
-                {"id": f.fact_id, "text": f.text, "bot": f.shard_bot, "scope": f.scope}
+                {
+                    "id": f.fact_id,
+                    "text": f.text,
+                    "day": f.day.isoformat(),
+                    "bot": f.shard_bot,
+                    "scope": f.scope,
+                }
                 for f in evidence
             ],
             "text": text,

@@ -41,9 +41,9 @@ def test_archive_fix_removes_the_line_and_comes_back(ann, workspace):
         "/health/fix/",
         {"action": "archive", "shard": "bot:ava|ava", "id": fact_id, "next": "/bots/ava/health/"},
     )
-    assert (302, "/bots/ava/health/") == (answer.status_code, answer["Location"])
-    assert ["Prefers tea"] == [
-        f.text for f in facts_on_disk(workspace)["agents/ava/memory/log/2020-02.md"]
+    assert (answer.status_code, answer["Location"]) == (302, "/bots/ava/health/")
+    assert [f.text for f in facts_on_disk(workspace)["agents/ava/memory/log/2020-02.md"]] == [
+        "Prefers tea"
     ]
     assert "junk" not in kinds(ann.get("/bots/ava/health/").content.decode())
 
@@ -87,10 +87,10 @@ def test_proposals_inbox_accept_applies_and_reject_changes_nothing(ann, workspac
     before = facts_on_disk(workspace)
     ann.post("/bots/ava/proposals/decide/", {"proposal": p.pk, "decision": "reject"})
     assert before == facts_on_disk(workspace)
-    assert Proposal.REJECTED == Proposal.objects.get(pk=p.pk).status
+    assert Proposal.objects.get(pk=p.pk).status == Proposal.REJECTED
     Proposal.objects.filter(pk=p.pk).update(status=Proposal.PROPOSED)
     ann.post("/bots/ava/proposals/decide/", {"proposal": p.pk, "decision": "accept"})
-    assert Proposal.APPLIED == Proposal.objects.get(pk=p.pk).status
+    assert Proposal.objects.get(pk=p.pk).status == Proposal.APPLIED
     texts = [f.text for f in facts_on_disk(workspace)["agents/ava/memory/profile.md"]]
     assert "Plans offsites and budgets for the Lisbon team" not in texts
     assert "No proposed proposals" in ann.get("/bots/ava/proposals/").content.decode()

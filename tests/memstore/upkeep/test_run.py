@@ -64,14 +64,14 @@ def test_duplicates_the_older_learned_copy_is_archived_and_restorable(memory_roo
         f"- ({day(1)}) backups run nightly at 02:00 utc. {LEARNED}",
     )
     report = upkeep_run(bot="ada", mode="write")
-    assert (1, 1) == (report.duplicates, report.applied)
-    assert ["backups run nightly at 02:00 utc."] == texts(memory_root)
+    assert (report.duplicates, report.applied) == (1, 1)
+    assert texts(memory_root) == ["backups run nightly at 02:00 utc."]
     old = markdown.fact_identity("Backups run nightly at 02:00 UTC")
     assert {"backups run nightly at 02:00 utc.": [("supersedes", old)]} == links(memory_root)
     [removal] = [c for c in history_read(memory_root, SHARD) if c.op == "remove"]
-    assert ("upkeep", "upkeep") == (removal.by, removal.via)
+    assert (removal.by, removal.via) == ("upkeep", "upkeep")
     fact_restore(change=removal)
-    assert 2 == len(texts(memory_root))
+    assert len(texts(memory_root)) == 2
 
 
 def test_a_duplicate_of_a_deliberate_fact_keeps_the_deliberate_one(memory_root):
@@ -84,8 +84,8 @@ def test_a_duplicate_of_a_deliberate_fact_keeps_the_deliberate_one(memory_root):
         f"- ({day(1)}) backups run nightly at 02:00 utc. {LEARNED}",
     )
     upkeep_run(bot="ada", mode="write")
-    assert ["Backups run nightly at 02:00 UTC"] == texts(memory_root)
-    assert {} == links(memory_root)  # the deliberate line is not even given a link
+    assert texts(memory_root) == ["Backups run nightly at 02:00 UTC"]
+    assert links(memory_root) == {}  # the deliberate line is not even given a link
 
 
 def test_facts_saved_on_purpose_are_never_touched(memory_root, client, fake_model):
@@ -114,7 +114,7 @@ def test_facts_saved_on_purpose_are_never_touched(memory_root, client, fake_mode
     before = synced(memory_root)
     report = upkeep_run(bot="ada", mode="write", client=client)
     assert before == tree(memory_root)
-    assert 0 == report.applied
+    assert report.applied == 0
     assert report.contradictions >= 1  # found and left for a person
     for fact in store_facts(shards=[SHARD]):
         with pytest.raises(FactProtected):
@@ -132,13 +132,13 @@ def test_contradiction_newer_supersedes_older_and_is_asked_once(memory_root, cli
     )
     fake_model.push(ok("1: conflict - the office moved"))
     report = upkeep_run(bot="ada", mode="write", client=client)
-    assert (1, 1, 1) == (report.model_calls, report.contradictions, report.applied)
-    assert ["Office is in Lisbon"] == texts(memory_root)
+    assert (report.model_calls, report.contradictions, report.applied) == (1, 1, 1)
+    assert texts(memory_root) == ["Office is in Lisbon"]
     porto = markdown.fact_identity("Office is in Porto")
     assert {"Office is in Lisbon": [("supersedes", porto)]} == links(memory_root)
     assert "Office is in Porto" in fake_model.requests[0]["messages"][1]["content"]
     again = upkeep_run(bot="ada", mode="write", client=client)
-    assert (0, 1) == (again.model_calls, len(fake_model.requests))
+    assert (again.model_calls, len(fake_model.requests)) == (0, 1)
 
 
 def test_a_contradiction_with_a_deliberate_older_fact_is_left_for_a_person(
@@ -156,7 +156,7 @@ def test_a_contradiction_with_a_deliberate_older_fact_is_left_for_a_person(
     upkeep_run(bot="ada", mode="write", client=client)
     assert before == tree(memory_root)
     [open_] = Proposal.objects.filter(status=Proposal.PROPOSED)
-    assert ("contradiction", "the office moved") == (open_.origin, open_.reason)
+    assert (open_.origin, open_.reason) == ("contradiction", "the office moved")
 
 
 def test_compatible_pairs_are_remembered_and_not_asked_again(memory_root, client, fake_model):
@@ -170,8 +170,8 @@ def test_compatible_pairs_are_remembered_and_not_asked_again(memory_root, client
     fake_model.push(ok("1: compatible"))
     upkeep_run(bot="ada", mode="write", client=client)
     upkeep_run(bot="ada", mode="write", client=client)
-    assert 1 == len(fake_model.requests)
-    assert 2 == len(texts(memory_root))
+    assert len(fake_model.requests) == 1
+    assert len(texts(memory_root)) == 2
 
 
 def test_stale_learned_facts_are_archived(memory_root):
@@ -190,23 +190,23 @@ def test_stale_learned_facts_are_archived(memory_root):
     usage_note(recalled=[parking])
     usage_flush()
     report = upkeep_run(bot="ada", mode="write")
-    assert 1 == report.stale
-    assert [
+    assert report.stale == 1
+    assert texts(memory_root) == [
         "Asked about parking once",
         "Lives in Porto",
         "Mentioned a dog once",
         "Wrote the parking policy",
-    ] == texts(memory_root)
+    ]
 
 
 def test_report_mode_changes_nothing_then_write_mode_applies(memory_root):
     log(memory_root, "bot", "ada", "2020-01", f"- (2020-01-02) Mentioned a cat once {LEARNED}")
     before = synced(memory_root)
     report = upkeep_run(bot="ada", mode="report")
-    assert (1, 0) == (report.stale, report.applied)
+    assert (report.stale, report.applied) == (1, 0)
     assert before == tree(memory_root)
-    assert 1 == upkeep_run(bot="ada", mode="write").applied
-    assert [] == texts(memory_root)
+    assert upkeep_run(bot="ada", mode="write").applied == 1
+    assert texts(memory_root) == []
 
 
 def test_no_model_call_once_the_daily_budget_is_spent(memory_root, client, fake_model, settings):
@@ -222,5 +222,5 @@ def test_no_model_call_once_the_daily_budget_is_spent(memory_root, client, fake_
         f"- ({day(1)}) Office is in Lisbon {LEARNED}",
     )
     report = upkeep_run(bot="ada", mode="write", client=client, now=timezone.now() + timedelta(0))
-    assert (0, []) == (report.model_calls, fake_model.requests)
+    assert (report.model_calls, fake_model.requests) == (0, [])
     assert "budget" in report.notes[0]
