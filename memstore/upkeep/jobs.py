@@ -10,7 +10,7 @@ mid-pass leaves its job to the learner's stalled-job recovery; a re-run repeats 
 import logging
 
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
 from procrastinate.contrib.django import app
 
 from memstore.learning.config import learner_config, model_client
@@ -36,7 +36,9 @@ def _defer(task, lock: str, **kwargs) -> int:
     from procrastinate.exceptions import AlreadyEnqueued
 
     try:
-        task.configure(queueing_lock=lock).defer(**kwargs)
+        # A savepoint: the refused insert must not abort a caller's transaction.
+        with transaction.atomic():
+            task.configure(queueing_lock=lock).defer(**kwargs)
     except AlreadyEnqueued:
         return 0
     return 1
