@@ -16,7 +16,7 @@ from memstore.learning.client import ModelClient
 from memstore.learning.config import learner_config
 from memstore.models import Proposal
 from memstore.records import StoredFact
-from memstore.upkeep.duplicates import similar_pairs, thresholds
+from memstore.upkeep.duplicates import contained, similar_pairs
 from memstore.upkeep.prompts import contradiction_parse, contradiction_prompt
 from memstore.upkeep.proposals import proposal_key, proposal_record
 
@@ -43,9 +43,8 @@ def candidates(
 ) -> list[tuple[StoredFact, StoredFact]]:
     """Pairs about the same subject that are not certain duplicates and were never judged,
     most alike first, as (older, newer)."""
-    certain = {"meaning": thresholds("meaning")[0], "words": thresholds("words")[0]}
     scored = similar_pairs(facts, vectors, floors=(COSINE_FLOOR, WORDS_FLOOR))
-    scored = [s for s in scored if s[2] < certain[s[3]]]
+    scored = [s for s in scored if not contained(s[0].body, s[1].body)]
     scored.sort(key=lambda s: (-s[2], s[0].fact_id, s[1].fact_id))
     pairs = [_ordered(a, b) for a, b, _, _ in scored]
     keys = {_key(older, newer): (older, newer) for older, newer in pairs}

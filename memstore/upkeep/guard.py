@@ -15,11 +15,10 @@ from collections.abc import Mapping
 from memstore import markdown
 from memstore.errors import FactNotFound, FactProtected
 from memstore.history import Change
-from memstore.index import memory_root
-from memstore.links import fact_links_change
+from memstore.links import fact_links_change, files_holding
 from memstore.locks import bot_lock
 from memstore.markdown import Line
-from memstore.paths import Scope, Shard, shard_files
+from memstore.paths import Scope, Shard
 from memstore.records import StoredFact
 from memstore.services import _rewrite
 from memstore.vocabulary import AUTOMATIC_VIAS
@@ -46,7 +45,7 @@ def fact_archive(*, fact: StoredFact, by: str, via: str) -> list[Change]:
     shard = shard_of(fact)
     removed: list[Change] = []
     with bot_lock(shard.bot):
-        for rel in shard_files(memory_root(), shard):
+        for rel in files_holding(shard, fact.fact_id):
 
             def drop(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
                 hits = set()

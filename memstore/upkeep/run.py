@@ -12,6 +12,7 @@ history, and never touches a fact saved on purpose (`memstore.upkeep.guard`). A 
 its earlier proposals by key and repeats nothing.
 """
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -22,7 +23,7 @@ from memstore.learning.client import ModelClient
 from memstore.models import Proposal
 from memstore.records import StoredFact
 from memstore.upkeep.contradictions import candidates, contradictions_judge
-from memstore.upkeep.duplicates import duplicates_find
+from memstore.upkeep.duplicates import duplicates_find, word_list
 from memstore.upkeep.guard import fact_protected
 from memstore.upkeep.proposals import proposal_apply, proposal_record
 from memstore.upkeep.stale import stale_facts
@@ -105,19 +106,21 @@ def upkeep_run(
 
 
 def _duplicate(bot: str, a: StoredFact, b: StoredFact, score: float, by: str) -> Proposal | None:
-    # Archive a machine-made copy, keeping the other; two protected facts are left alone.
-    if fact_protected(a.meta) and fact_protected(b.meta):
-        return None
-    if fact_protected(a.meta) != fact_protected(b.meta):
-        archived, kept = (b, a) if fact_protected(a.meta) else (a, b)
+    # The fact whose words are all in the other's is archived, so nothing it says is lost; if
+    # it was saved on purpose, the pair is left to a person (the health report shows it).
+    wa, wb = Counter(word_list(a.body)), Counter(word_list(b.body))
+    if wa == wb:  # the same words: a machine-made copy goes first, then the older
+        archived, kept = sorted((a, b), key=lambda f: (fact_protected(f.meta), f.day, f.fact_id))
     else:
-        archived, kept = sorted((a, b), key=lambda f: (f.day, f.fact_id))
+        archived, kept = (a, b) if wa <= wb else (b, a)
+    if fact_protected(archived.meta):
+        return None
     proposal, created = proposal_record(
         origin="duplicate",
         action="supersede",
         bot=bot,
         evidence=[archived, kept],
-        reason=f"Duplicate ({by} {score:.2f} alike).",
+        reason=f"Duplicate ({by} {score:.2f} alike): every word of it is in the kept fact.",
     )
     return proposal if created else None
 

@@ -164,7 +164,7 @@ def test_compatible_pairs_are_remembered_and_not_asked_again(memory_root, client
         memory_root,
         "bot",
         "ada",
-        f"- ({day(30)}) Office is in Porto {LEARNED}",
+        f"- ({day(30)}) Office is in central Porto {LEARNED}",
         f"- ({day(1)}) Office parking is free in Porto {LEARNED}",
     )
     fake_model.push(ok("1: compatible"))
