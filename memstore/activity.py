@@ -7,18 +7,17 @@ because history files only grow), and finding one recorded removal so it can be 
 It never writes history (`memstore.history` appends; services and the index sync decide what).
 """
 
-import json
 import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memstore.history import Change, history_path
+from memstore.history import Change, change_parse, history_path
+from memstore.paging import Page
 from memstore.paths import Shard, all_scopes, scope_shards
 
 _CHUNK = 64 * 1024
-_FIELDS = frozenset(Change.__dataclass_fields__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,23 +27,6 @@ class ShardChange:
     shard: Shard
     change: Change
     offset: int  # byte offset of the line in history.jsonl: a stable handle for restore
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryPage:
-    """Changes newest first; `before` continues to older ones (None when there are no more)."""
-
-    items: list[ShardChange]
-    before: int | None
-
-
-def change_parse(raw: bytes | str) -> Change | None:
-    """One history line as a Change, or None if it is not a readable record."""
-    try:
-        record = json.loads(raw)
-        return Change(**{k: str(v) for k, v in record.items() if k in _FIELDS})
-    except (ValueError, TypeError, AttributeError):
-        return None
 
 
 def lines_backwards(path: Path, end: int | None) -> Iterable[tuple[int, bytes]]:
@@ -80,18 +62,18 @@ def _backwards(handle, end: int | None) -> Iterable[tuple[int, bytes]]:
 
 def shard_history_page(
     *, root: Path, shard: Shard, before: int | None = None, limit: int = 50, removed_only=False
-) -> HistoryPage:
+) -> Page[ShardChange]:
     """One shard's changes, newest first, `limit` at a time (optionally only removals)."""
     items: list[ShardChange] = []
     path = history_path(root, shard)
     for offset, line in lines_backwards(path, before):
         if len(items) == limit:
-            return HistoryPage(items=items, before=items[-1].offset)
+            return Page(items=items, before=items[-1].offset)
         change = change_parse(line)
         if change is None or (removed_only and change.op != "remove"):
             continue
         items.append(ShardChange(shard=shard, change=change, offset=offset))
-    return HistoryPage(items=items, before=None)
+    return Page(items=items, before=None)
 
 
 def changes_recent(*, root: Path, shards: Iterable[Shard], limit: int = 20) -> list[ShardChange]:

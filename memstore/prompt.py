@@ -2,8 +2,8 @@
 
 Pure core: `section_compose` turns each block's facts and budgets into the section's text and
 blocks, and `changes_compose` diffs a section against an earlier one; neither does I/O, so the
-same facts always give the same section, byte for byte. Thin shell: `prompt_build`,
-`prompt_changes` and `prompt_preview` sync the scopes a context may put in a prompt, load their
+same facts always give the same section, byte for byte. Thin shell: `prompt_build`
+and `prompt_changes` sync the scopes a context may put in a prompt, load their
 facts and call the core.
 
 Blocks, in order: user memory of the person (direct rooms only), up to 3 projects, the bot's
@@ -15,7 +15,7 @@ are left for recall and counted as left on disk.
 Does not: search (see `memstore.recall`), decide who may read what (`memstore.access`), or write.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -28,9 +28,8 @@ from memstore.index import index_sync
 from memstore.markdown import FactLine, parse_line
 from memstore.models import Bot, Fact
 from memstore.paths import Scope
-from memstore.ranking import merge_newest
+from memstore.ranking import by_rank, merge_newest, rank_order_sql
 from memstore.records import StoredFact, stored_from_row
-from memstore.selectors import context_build
 
 BlockKind = Literal["user", "project", "bot"]
 SliceName = Literal["profile", "recent"]
@@ -123,10 +122,6 @@ def fact_text(fact: StoredFact) -> str:
     return str(FactLine(day=fact.day, text=fact.text))
 
 
-def _by_rank(facts: Iterable[StoredFact]) -> list[StoredFact]:
-    return sorted(facts, key=lambda f: (-f.rank, -f.day.toordinal(), f.fact_id))
-
-
 def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget, beyond: int = 0) -> Slice:
     """The facts (best first) that fit the budget, stopping at the first that would overflow;
     `beyond` more facts, ranked after these, were not even loaded."""
@@ -162,8 +157,8 @@ def block_compose(item: BlockInput, budgets: Mapping[SliceName, Budget], team_wi
     copies = sorted(item.facts, key=lambda f: (f.fact_id, f.shard_bot, f.file))
     merged = [f for f in merge_newest(copies) if f.visibility != "hidden"]
     context = [f for f in merged if f.visibility != "searchable"]
-    profile = _by_rank(f for f in context if f.tier == "profile")
-    recent = _by_rank(f for f in context if f.tier != "profile")
+    profile = by_rank(f for f in context if f.tier == "profile")
+    recent = by_rank(f for f in context if f.tier != "profile")
     counts = item.on_disk or {}
     return Block(
         title=_title(item.kind, item.name, team_wide),
@@ -286,7 +281,7 @@ def _prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
 # enter a prompt, and how many facts each part holds: a block never loads more than it can show.
 _BLOCK_SQL = """
     WITH merged AS MATERIALIZED (
-        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank,
+        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank, m.path, f.position,
                f.tier = 'profile' AS profile,
                CASE WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
                     ELSE 'context' END AS visibility
@@ -296,13 +291,13 @@ _BLOCK_SQL = """
     ),
     ranked AS (
         SELECT id, profile, row_number() OVER (
-                   PARTITION BY profile ORDER BY rank DESC, day DESC, fact_id) AS n
+                   PARTITION BY profile ORDER BY {order}) AS n
         FROM merged WHERE visibility = 'context'
     )
     SELECT 'row', id, profile, '' FROM ranked WHERE n <= CASE WHEN profile THEN %s ELSE %s END
     UNION ALL
     SELECT 'count', count(*), profile, visibility FROM merged GROUP BY profile, visibility
-"""
+""".replace("{order}", rank_order_sql("", ""))
 
 
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget]) -> BlockInput:
@@ -362,13 +357,3 @@ def prompt_changes(*, ctx: Context, previous: str) -> PromptChanges:
     return changes_compose(
         previous=previous, current=section, present=_still_there(scopes, earlier)
     )
-
-
-def prompt_preview(
-    *, bot: str, room_kind: str, person: str | None = None, projects: Iterable[str] = ()
-) -> PromptSection:
-    """What a bot's prompt would hold in a kind of room: for people, in the console."""
-    ctx = context_build(
-        bot=bot, room_id="preview", room_kind=room_kind, person=person, projects=projects
-    )
-    return prompt_build(ctx=ctx)

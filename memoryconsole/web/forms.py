@@ -1,19 +1,33 @@
-"""Console forms: validation of what the browser sends, nothing more."""
+"""Console forms: validation of what the browser sends, nothing more.
+
+Choices and name patterns come from `memstore.vocabulary` (room kinds, tiers, fact types, name
+rules) and the console's tabs, never restated here.
+"""
 
 import re
 
 from django import forms
 
-from memstore.access import ROOM_KINDS
-from memstore.console.facts import PAGE_SIZE, TAB_LABELS, FactQuery
+from memoryconsole.web.presenters import TAB_LABELS
+from memstore.access import MAX_PROJECTS
+from memstore.console.facts import PAGE_SIZE, FactQuery
+from memstore.learning.activity import KINDS
 from memstore.markdown import MAX_TEXT_CHARS
-from memstore.vocabulary import FACT_TYPES, TIERS
+from memstore.vocabulary import (
+    FACT_ID_PATTERN,
+    FACT_TYPES,
+    PERSON_PATTERN,
+    ROOM_KINDS,
+    ROOM_PATTERN,
+    TIERS,
+    anchored,
+)
 
 _MONTH_RE = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 
 
-def _choices(values, blank: str) -> list[tuple[str, str]]:
-    return [("", blank)] + [(v, v) for v in values]
+def _choices(values, blank: str | None = None) -> list[tuple[str, str]]:
+    return ([("", blank)] if blank is not None else []) + [(v, v) for v in values]
 
 
 class FactQueryForm(forms.Form):
@@ -40,13 +54,14 @@ class FactRefForm(forms.Form):
     """Which fact a row is: the file it sits in and its identity."""
 
     file = forms.CharField(max_length=400)
-    id = forms.RegexField(regex=r"^[0-9a-f]{16}$")
+    id = forms.RegexField(regex=anchored(FACT_ID_PATTERN))
 
 
 class FactEditForm(FactRefForm):
     """A new text for a fact, with the text it had when the form was shown."""
 
-    expected = forms.CharField(max_length=600, strip=False)
+    # A hand-written line may be longer than a save allows; it is only compared, never saved.
+    expected = forms.CharField(strip=False)
     text = forms.CharField(
         max_length=MAX_TEXT_CHARS,
         widget=forms.Textarea(attrs={"rows": 3, "maxlength": MAX_TEXT_CHARS}),
@@ -71,25 +86,27 @@ class HistoryForm(forms.Form):
 class PromptForm(forms.Form):
     """The room to preview a bot's prompt memory for."""
 
-    kind = forms.ChoiceField(choices=[(k, k) for k in ROOM_KINDS], initial="direct")
-    person = forms.CharField(required=False, max_length=64)
-    room = forms.CharField(required=False, max_length=64)
+    kind = forms.ChoiceField(choices=_choices(ROOM_KINDS), initial="direct")
+    person = forms.RegexField(regex=anchored(PERSON_PATTERN), required=False)
+    room = forms.RegexField(regex=anchored(ROOM_PATTERN), required=False)
     projects = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
 
     def __init__(self, *args, projects: list[str], people: list[str], **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["projects"].choices = [(p, p) for p in projects]
+        self.fields["projects"].choices = _choices(projects)
         self.people = people
 
     def clean_projects(self) -> list[str]:
         chosen = self.cleaned_data["projects"]
-        if len(chosen) > 3:
-            raise forms.ValidationError("At most 3 projects can be in play in one room.")
+        if len(chosen) > MAX_PROJECTS:
+            raise forms.ValidationError(
+                f"At most {MAX_PROJECTS} projects can be in play in one room."
+            )
         return chosen
 
 
 class LearningForm(forms.Form):
     """Which kind of learning event to show, and where to continue."""
 
-    kind = forms.RegexField(regex=r"^[a-z_]{1,20}$", required=False)
+    kind = forms.ChoiceField(choices=_choices(KINDS, "all"), required=False)
     offset = forms.IntegerField(required=False, min_value=0)

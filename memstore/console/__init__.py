@@ -2,11 +2,15 @@
 
     viewer    who is looking and what they may see (own user memory only, unless staff)
     facts     a bot's tabs and its facts a page at a time: keyset paging, word search, filters,
-              display rows (who wrote a fact and how, "new", hidden), a constant query count
+              who wrote each fact and how, a constant query count
     writes    the console's edits, deletes, undo, restore and clear, as the person, via=console,
               with refusals recorded in the failure log
-    overview  the home page (bots and counts, recent changes, failures) and history pages
+    overview  the home page (bots and counts, recent changes, what failed) and history pages
+    files     a bot's memory files, and one file line by line
+    learning  what the learner did for a bot
     preview   what a bot's prompt memory section would hold in a chosen room
 
-It renders nothing and never touches files or index rows directly: services and the index do.
+It answers what there is; how it is shown (labels, wording, "new") is the console's business
+(`memoryconsole.web.presenters`). It renders nothing and never touches files or index rows
+directly: services and the index do.
 """

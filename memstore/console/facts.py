@@ -15,7 +15,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Count, F, Q
 
 from memstore.activity import Provenance, fact_writers
-from memstore.console.viewer import Viewer, scope_label
+from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, NotAllowed
 from memstore.index import index_sync, memory_root
 from memstore.models import Bot, Fact, MemoryFile, ProjectMember
@@ -23,13 +23,6 @@ from memstore.paths import Scope, Shard, all_scopes, check_slug, locate
 from memstore.records import StoredFact, stored_from_row
 
 TABS = ("own", "people", "projects", "rooms")
-TAB_LABELS = {
-    "own": "Own memory",
-    "people": "About people",
-    "projects": "Projects",
-    "rooms": "Legacy rooms",
-}
-NEW_DAYS = 7
 PAGE_SIZE = 50
 COUNT_CAP = 1000  # counting stops here: "1,000+" costs a fraction of an exact count
 
@@ -54,7 +47,6 @@ class Tab:
     """One tab of a bot's page: the scopes it shows and, for shared scopes, whose shard."""
 
     name: str
-    label: str
     scopes: tuple[Scope, ...]
     shard_bot: str | None  # None: every shard (project memory is read merged by its members)
     facts: int = 0
@@ -81,15 +73,13 @@ class FactQuery:
 
 @dataclass(frozen=True, slots=True)
 class FactRow:
-    """A fact as the console shows it."""
+    """A fact for the console: the stored fact and who wrote it how (from its metadata or, for
+    older lines, from its shard's history)."""
 
     fact: StoredFact
     key: str  # unique on the page (one fact can sit in several files)
-    scope_label: str
     by: str
     via: str
-    is_new: bool
-    hidden: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +115,10 @@ def bot_tabs(*, bot: str, viewer: Viewer, counts: bool = True) -> list[Tab]:
     joined = ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
     projects = sorted(set(written["project"]) | {Scope("project", p) for p in joined})
     tabs = [
-        Tab("own", TAB_LABELS["own"], (Scope("bot", bot),), None),
-        Tab("people", TAB_LABELS["people"], tuple(filter(viewer.may_see, written["user"])), bot),
-        Tab("projects", TAB_LABELS["projects"], tuple(projects), None),
-        Tab("rooms", TAB_LABELS["rooms"], tuple(written["room"]), bot),
+        Tab("own", (Scope("bot", bot),), None),
+        Tab("people", tuple(filter(viewer.may_see, written["user"])), bot),
+        Tab("projects", tuple(projects), None),
+        Tab("rooms", tuple(written["room"]), bot),
     ]
     if not counts:
         return tabs
@@ -141,7 +131,7 @@ def bot_tabs(*, bot: str, viewer: Viewer, counts: bool = True) -> list[Tab]:
     )
     n = {(r["scope_key"], r["shard_bot"]): r["n"] for r in grouped}
     return [
-        Tab(t.name, t.label, t.scopes, t.shard_bot, sum(c for k, c in n.items() if _holds(t, *k)))
+        Tab(t.name, t.scopes, t.shard_bot, sum(c for k, c in n.items() if _holds(t, *k)))
         for t in tabs
     ]
 
@@ -151,7 +141,7 @@ def _holds(tab: Tab, scope_key: str, shard_bot: str) -> bool:
 
 
 def fact_rows(
-    *, bot: str, viewer: Viewer, query: FactQuery, today: date, tabs: list[Tab] | None = None
+    *, bot: str, viewer: Viewer, query: FactQuery, tabs: list[Tab] | None = None
 ) -> FactRows:
     """A page of a bot's facts on one tab: synced, filtered, searched, newest first.
     Pass the `tabs` already computed for this bot and person to save looking them up again."""
@@ -165,7 +155,7 @@ def fact_rows(
     if not shown:
         return FactRows(rows=[], total=0, capped=False, next_cursor="", scopes=tab.scopes)
     index_sync(scopes=shown)
-    rows = Fact.objects.filter(Tab(tab.name, tab.label, shown, tab.shard_bot).q())
+    rows = Fact.objects.filter(Tab(tab.name, shown, tab.shard_bot).q())
     if query.tier:
         rows = rows.filter(tier=query.tier)
     if query.type == "fact":
@@ -195,7 +185,7 @@ def fact_rows(
     more = len(found) > query.limit
     found = found[: query.limit]
     return FactRows(
-        rows=_rows(found, today=today),
+        rows=_rows(found),
         total=min(total, COUNT_CAP),
         capped=total > COUNT_CAP,
         next_cursor=f"{found[-1].day.isoformat()}_{found[-1].id}" if more else "",
@@ -226,7 +216,7 @@ def _count(rows) -> int:
     return rows[: COUNT_CAP + 1].count()
 
 
-def _rows(found: list[Fact], *, today: date) -> list[FactRow]:
+def _rows(found: list[Fact]) -> list[FactRow]:
     root = memory_root()
     writers: dict[Shard, dict[str, Provenance]] = {}
     rows = []
@@ -239,21 +229,8 @@ def _rows(found: list[Fact], *, today: date) -> list[FactRow]:
                 writers[shard] = fact_writers(root=root, shard=shard)
             if written := writers[shard].get(fact.fact_id):
                 by, via = written.by, written.via
-        rows.append(row_of(fact, by=by, via=via, today=today, key=f"{fact.fact_id}-{record.pk}"))
+        rows.append(FactRow(fact=fact, key=f"{fact.fact_id}-{record.pk}", by=by, via=via))
     return rows
-
-
-def row_of(fact: StoredFact, *, by: str, via: str, today: date, key: str) -> FactRow:
-    """A display row for a stored fact."""
-    return FactRow(
-        fact=fact,
-        key=key,
-        scope_label=scope_label(fact.scope),
-        by=by,
-        via=via,
-        is_new=fact.day >= today - timedelta(days=NEW_DAYS),
-        hidden=fact.visibility == "hidden",
-    )
 
 
 def shard_of_file(viewer: Viewer, file: str) -> Shard:
@@ -266,7 +243,7 @@ def shard_of_file(viewer: Viewer, file: str) -> Shard:
     return location.shard
 
 
-def fact_row(*, viewer: Viewer, file: str, fact_id: str, today: date) -> FactRow:
+def console_fact_get(*, viewer: Viewer, file: str, fact_id: str) -> FactRow:
     """One fact of one file as a row (after syncing that scope); FactNotFound if it is gone."""
     shard = shard_of_file(viewer, file)
     index_sync(scopes=[shard.scope])
@@ -277,4 +254,4 @@ def fact_row(*, viewer: Viewer, file: str, fact_id: str, today: date) -> FactRow
     )
     if not found:
         raise FactNotFound("That fact is no longer in this file; it may have been removed.")
-    return _rows(found, today=today)[0]
+    return _rows(found)[0]

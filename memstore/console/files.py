@@ -2,7 +2,9 @@
 
 Files are the truth, so people can look at them as they are: prose and headings kept, and lines
 that look like a fact but are not read as one (an impossible date, a missing bracket) pointed
-out, since the index skips them silently. Reading is bounded (MAX_LINES) and never writes.
+out, since the index skips them silently; so are facts written by hand over MAX_TEXT_CHARS,
+which are indexed whole but could not be saved as they are (an edit must shorten them). Reading
+is bounded (MAX_LINES) and never writes.
 """
 
 import re
@@ -10,9 +12,9 @@ from dataclasses import dataclass
 
 from memstore.console.facts import shard_of_file
 from memstore.console.overview import bot_shards
-from memstore.console.viewer import Viewer, scope_label
+from memstore.console.viewer import Viewer
 from memstore.index import index_sync, memory_root
-from memstore.markdown import parse_text
+from memstore.markdown import MAX_TEXT_CHARS, parse_text
 from memstore.models import MemoryFile
 
 MAX_LINES = 5000
@@ -25,7 +27,7 @@ class FileInfo:
     """One memory file of a bot, as last synced."""
 
     path: str
-    scope_label: str
+    scope_key: str
     facts: int
     size: int
     error: str
@@ -41,7 +43,7 @@ def bot_files(*, bot: str, viewer: Viewer) -> list[FileInfo]:
         .order_by("scope_key", "path")
         .values_list("path", "scope_key", "fact_count", "size", "error")
     )
-    return [FileInfo(p, scope_label(k), n, size, e) for p, k, n, size, e in rows]
+    return [FileInfo(p, k, n, size, e) for p, k, n, size, e in rows]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,17 +53,20 @@ class FileLine:
     number: int
     text: str
     kind: str  # fact | text | skipped (looks like a fact, is not one)
+    too_long: bool = False  # a fact over MAX_TEXT_CHARS: a save of it as it is would be refused
 
 
 @dataclass(frozen=True, slots=True)
 class FileView:
-    """A file's lines (up to MAX_LINES) and how many looked like facts but were skipped."""
+    """A file's lines (up to MAX_LINES), how many looked like facts but were skipped, and how
+    many facts are too long for a save."""
 
     path: str
-    scope_label: str
+    scope_key: str
     lines: list[FileLine]
     facts: int
     skipped: int
+    too_long: int
     truncated: bool
 
 
@@ -76,17 +81,16 @@ def file_view(*, viewer: Viewer, path: str) -> FileView:
     for number, line in enumerate(parse_text(data.decode("utf-8", errors="replace")), start=1):
         text = line.raw.rstrip("\r\n")
         if line.fact is not None:
-            kind = "fact"
-        elif _NEAR_MISS_RE.match(text):
-            kind = "skipped"
-        else:
-            kind = "text"
-        lines.append(FileLine(number, text, kind))
+            too_long = len(line.fact.text) > MAX_TEXT_CHARS
+            lines.append(FileLine(number, text, "fact", too_long))
+            continue
+        lines.append(FileLine(number, text, "skipped" if _NEAR_MISS_RE.match(text) else "text"))
     return FileView(
         path=path,
-        scope_label=scope_label(str(shard.scope)),
+        scope_key=str(shard.scope),
         lines=lines[:MAX_LINES],
         facts=sum(1 for line in lines if line.kind == "fact"),
         skipped=sum(1 for line in lines if line.kind == "skipped"),
+        too_long=sum(1 for line in lines if line.too_long),
         truncated=len(lines) > MAX_LINES,
     )

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 from memstore.console.viewer import Viewer
 from memstore.learning import (
-    ActivityPage,
+    Activity,
     LearningStatus,
     activity_counts,
     activity_list,
     learning_status,
 )
-from memstore.learning.activity import LABELS
+from memstore.paging import Page
 
 PROBLEM_KINDS = ("failed", "refused")
 
@@ -36,8 +36,8 @@ class LearningView:
     """A bot's learning page: the learner's state, counts per kind, and one page of events."""
 
     status: LearningStatus
-    kinds: list[tuple[str, str, int]]  # (kind, label, how many), kinds that happened
-    page: ActivityPage
+    kinds: list[tuple[str, int]]  # (kind, how many), the kinds that happened
+    page: Page[Activity]
 
 
 def bot_learning(
@@ -48,7 +48,7 @@ def bot_learning(
     counts = activity_counts(bot=bot, viewer=person)
     return LearningView(
         status=learning_status(),
-        kinds=[(k, LABELS.get(k, k), n) for k, n in counts.items() if n],
+        kinds=[(k, n) for k, n in counts.items() if n],
         page=activity_list(
             bot=bot, kinds=[kind] if kind else None, viewer=person, offset=offset, limit=limit
         ),

@@ -1,22 +1,28 @@
-"""The home page (bots with counts, recent changes, failures) and a bot's history page."""
+"""The home page (bots with counts, recent changes, what failed) and a bot's history page.
 
+"What failed" gathers refused writes, unreadable files, learning failures and shard folders
+whose name is not a bot slug (the index cannot read them as anyone's memory, so it skips them).
+"""
+
+import os
+import re
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.db.models import Count
 
 from memstore.activity import ShardChange, changes_recent, shard_history_page, workspace_shards
 from memstore.console.learning import learning_problems
-from memstore.console.viewer import Viewer, scope_label
+from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
 from memstore.failures import Failure, failures_recent
 from memstore.index import index_sync, memory_root
-from memstore.markdown import parse_line
 from memstore.models import Bot, Fact, MemoryFile
+from memstore.paging import Page
 from memstore.paths import Scope, Shard, all_scopes
+from memstore.vocabulary import SLUG_PATTERN
 
 HISTORY_PAGE = 50
-_ACTIONS = {"add": "added", "remove": "removed", "edit": "edited"}
+_SLUG_RE = re.compile(SLUG_PATTERN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,50 +64,11 @@ def bots_overview(*, viewer: Viewer) -> list[BotSummary]:
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryRow:
-    """A recorded change as the console shows it."""
-
-    item: ShardChange
-    action: str  # added | removed | edited
-    scope_label: str
-    text: str  # the fact's text on the line (no date, no metadata)
-    old_text: str  # for an edit: the text before
-    restorable: bool
-    when: datetime | None
-
-
-def history_rows(items: list[ShardChange]) -> list[HistoryRow]:
-    """Display rows for recorded changes."""
-    rows = []
-    for item in items:
-        new, old = parse_line(item.change.line), parse_line(item.change.old_line)
-        rows.append(
-            HistoryRow(
-                item=item,
-                action=_ACTIONS.get(item.change.op, item.change.op),
-                scope_label=scope_label(str(item.shard.scope)),
-                text=new.text if new else item.change.line,
-                old_text=old.text if old else "",
-                restorable=item.change.op == "remove" and new is not None,
-                when=_when(item.change.at),
-            )
-        )
-    return rows
-
-
-def _when(stamp: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(stamp)
-    except ValueError:
-        return None
-
-
-def workspace_changes(*, viewer: Viewer, limit: int = 15) -> list[HistoryRow]:
+def workspace_changes(*, viewer: Viewer, limit: int = 15) -> list[ShardChange]:
     """The newest changes across every shard the person may see (reads history tails only)."""
     root = memory_root()
     shards = [s for s in workspace_shards(root) if viewer.may_see(s.scope)]
-    return history_rows(changes_recent(root=root, shards=shards, limit=limit))
+    return changes_recent(root=root, shards=shards, limit=limit)
 
 
 def bot_shards(*, bot: str, viewer: Viewer) -> list[Shard]:
@@ -116,18 +83,17 @@ def bot_shards(*, bot: str, viewer: Viewer) -> list[Shard]:
 
 def bot_history(
     *, bot: str, viewer: Viewer, shard: Shard, before: int | None, removed_only: bool
-) -> tuple[list[HistoryRow], int | None]:
+) -> Page[ShardChange]:
     """One of the bot's shards' history, newest first, a page at a time (and where to go on)."""
     if shard.bot != bot or not viewer.may_see(shard.scope):
         raise NotAllowed("That history is not one of this bot's shards you may see.")
-    page = shard_history_page(
+    return shard_history_page(
         root=memory_root(),
         shard=shard,
         before=before,
         limit=HISTORY_PAGE,
         removed_only=removed_only,
     )
-    return history_rows(page.items), page.before
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,10 +103,11 @@ class Problems:
     refused: list[Failure]
     unreadable: list[tuple[str, str]]  # (file, why)
     learning: list  # memstore.learning's failed and refused activity
+    shards: list[str]  # shard folders whose name is not a bot slug (relative to MEMORY_ROOT)
 
 
 def problems_list(*, viewer: Viewer, limit: int = 10) -> Problems:
-    """Refused writes, unreadable memory files, and learning failures."""
+    """Refused writes, unreadable memory files, learning failures and misnamed shard folders."""
     unreadable = list(
         MemoryFile.objects.exclude(error="").order_by("path").values_list("path", "error")[:limit]
     )
@@ -148,4 +115,21 @@ def problems_list(*, viewer: Viewer, limit: int = 10) -> Problems:
         refused=failures_recent(root=memory_root(), limit=limit),
         unreadable=unreadable,
         learning=learning_problems(viewer=viewer, limit=limit),
+        shards=invalid_shard_folders(viewer=viewer)[:limit],
     )
+
+
+def invalid_shard_folders(*, viewer: Viewer) -> list[str]:
+    """Folders under a shared scope's `by-agent/` whose name is not a valid bot slug, in scopes
+    the person may see: a shard nobody's memory can be read from."""
+    root, found = memory_root(), []
+    for scope in all_scopes(root):
+        if scope.kind == "bot" or not viewer.may_see(scope):
+            continue
+        try:
+            with os.scandir(root / scope.rel) as entries:
+                names = sorted(e.name for e in entries if e.is_dir())
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        found.extend(f"{scope.rel}/{n}" for n in names if not _SLUG_RE.fullmatch(n))
+    return found

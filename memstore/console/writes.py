@@ -6,10 +6,9 @@ shows on the home page; a conflict with a concurrent hand edit is not a failure,
 """
 
 from dataclasses import dataclass
-from datetime import date
 
 from memstore.activity import change_at, shard_history_page
-from memstore.console.facts import FactRow, bot_tabs, row_of, shard_of_file
+from memstore.console.facts import FactRow, bot_tabs, shard_of_file
 from memstore.console.viewer import Viewer
 from memstore.errors import EditConflict, FactNotFound, InvalidFact, MemstoreError, NotAllowed
 from memstore.failures import failure_record
@@ -23,7 +22,7 @@ _UNDO_WINDOW = 200  # removals searched back through for an undo
 
 
 def console_fact_edit(
-    *, viewer: Viewer, file: str, fact_id: str, text: str, expected_text: str, today: date
+    *, viewer: Viewer, file: str, fact_id: str, text: str, expected_text: str
 ) -> FactRow:
     """Replace a fact's text in place; EditConflict (with the current text) if it changed."""
     shard = shard_of_file(viewer, file)
@@ -41,7 +40,7 @@ def console_fact_edit(
     except MemstoreError as error:
         _record(shard, "edit", error, viewer)
         raise
-    return row_of(stored, by=viewer.person, via="console", today=today, key=stored.fact_id)
+    return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +62,9 @@ def console_fact_forget(*, viewer: Viewer, file: str, fact_id: str) -> Removal:
     return Removal(file=file, fact_id=fact_id, text=text, copies=len(changes))
 
 
-def console_fact_undo(*, viewer: Viewer, file: str, fact_id: str) -> list[StoredFact]:
-    """Put back the newest removal of this fact in the file's shard (from every file it left)."""
+def console_fact_undo(*, viewer: Viewer, file: str, fact_id: str) -> FactRow:
+    """Put back the newest removal of this fact in the file's shard (from every file it left);
+    the row of the first copy put back."""
     shard = shard_of_file(viewer, file)
     page = shard_history_page(
         root=memory_root(), shard=shard, limit=_UNDO_WINDOW, removed_only=True
@@ -73,7 +73,8 @@ def console_fact_undo(*, viewer: Viewer, file: str, fact_id: str) -> list[Stored
     if not removals:
         raise FactNotFound("There is no recorded removal of that fact to undo.")
     newest = [c for c in removals if c.at == removals[0].at]
-    return [fact_restore(change=c, by=viewer.person, via="console") for c in newest]
+    restored = [fact_restore(change=c, by=viewer.person, via="console") for c in newest]
+    return FactRow(fact=restored[0], key=restored[0].fact_id, by=viewer.person, via="console")
 
 
 def console_fact_restore(*, viewer: Viewer, shard: Shard, offset: int) -> StoredFact:

@@ -19,7 +19,6 @@ The API and the console call only `exchange_submit`, `activity_list`, `activity_
 
 from memstore.learning.activity import (
     Activity,
-    ActivityPage,
     LearningStatus,
     activity_counts,
     activity_list,
@@ -29,7 +28,6 @@ from memstore.learning.submit import ExchangeReceipt, exchange_submit
 
 __all__ = [
     "Activity",
-    "ActivityPage",
     "ExchangeReceipt",
     "LearningStatus",
     "activity_counts",

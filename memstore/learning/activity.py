@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 from memstore.learning.budget import budget_spent
 from memstore.learning.config import learner_config
 from memstore.models import Exchange, LearningEvent
+from memstore.paging import Page
 
 KINDS = (
     "saved",
@@ -78,20 +79,6 @@ class Activity:
     exchange_id: int
 
 
-@dataclass(frozen=True, slots=True)
-class ActivityPage:
-    """One page of activity, newest first, and how many events matched."""
-
-    items: list[Activity]
-    total: int
-    offset: int
-    limit: int
-
-    @property
-    def has_more(self) -> bool:
-        return self.offset + len(self.items) < self.total
-
-
 def activity_list(
     *,
     bot: str | None = None,
@@ -102,7 +89,7 @@ def activity_list(
     viewer: str | None = None,
     offset: int = 0,
     limit: int = 50,
-) -> ActivityPage:
+) -> Page[Activity]:
     """Learning events, newest first: filter by bot, kinds, reason, room or exchange. With
     `viewer` (a non-staff person), direct-room events of other people are left out."""
     rows = _visible(LearningEvent.objects.all(), viewer)
@@ -118,7 +105,7 @@ def activity_list(
         rows = rows.filter(exchange_id=exchange_id)
     total = rows.count()
     page = rows.order_by("-at", "-id")[offset : offset + limit]
-    return ActivityPage(items=[_activity(r) for r in page], total=total, offset=offset, limit=limit)
+    return Page(items=[_activity(r) for r in page], total=total, offset=offset, limit=limit)
 
 
 def activity_counts(*, bot: str | None = None, viewer: str | None = None) -> dict[str, int]:

@@ -15,7 +15,7 @@ from procrastinate.contrib.django import app
 
 from memstore.learning.config import learner_config, model_client
 from memstore.learning.pipeline import commits_relaxed
-from memstore.selectors import bots_list
+from memstore.upkeep.store import store_bots
 
 logger = logging.getLogger(__name__)
 QUEUE = "upkeep"
@@ -24,7 +24,7 @@ QUEUE = "upkeep"
 def upkeep_enqueue_all() -> int:
     """Queue an upkeep (and, when on, a synthesis) pass for every bot; returns jobs queued."""
     count = 0
-    for bot in bots_list():
+    for bot in store_bots():
         if settings.UPKEEP_MODE != "off":
             count += _defer(upkeep_store, f"upkeep-{bot}", bot=bot)
         if settings.SYNTHESIS_MODE != "off":

@@ -21,6 +21,14 @@ def bot_store_shards(bot: str) -> list[Shard]:
     return shards
 
 
+def store_bots() -> list[str]:
+    """Every bot with a store: registered ones and those with memory on disk."""
+    from memstore.models import Bot
+
+    on_disk = {s.name for s in all_scopes(memory_root()) if s.kind == "bot"}
+    return sorted(set(Bot.objects.values_list("slug", flat=True)) | on_disk)
+
+
 def workspace_shards() -> list[Shard]:
     """Every writable shard of the workspace (legacy room shards are read-only)."""
     root = memory_root()

@@ -10,6 +10,15 @@
     box.hidden = false;
   }
 
+  // The console's own error answers (any status) carry a message that fits where it swaps.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.getResponseHeader("X-Console-Error")) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
   // A request that failed (server error, 403, network) must not fail quietly.
   document.addEventListener("htmx:responseError", function (event) {
     var status = event.detail.xhr ? event.detail.xhr.status : 0;

@@ -29,6 +29,15 @@ def setup(memory_root, django_user_model, settings):
     return memory_root
 
 
+def log_in(page, base_url: str) -> None:
+    """Open ava's page as ann: the login form first, then back to the page."""
+    page.goto(f"{base_url}/bots/ava/")
+    page.get_by_label("Username").fill("ann")
+    page.get_by_label("Password").fill("pw-ann-1234")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(r"/bots/ava/$"))
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, setup, width):
     context = chromium.new_context(viewport={"width": width, "height": 900})
@@ -39,11 +48,7 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     page.on("dialog", lambda d: problems.append(f"dialog: {d.message}"))
     page.set_default_timeout(10_000)
 
-    page.goto(f"{live_server.url}/bots/ava/")
-    page.get_by_label("Username").fill("ann")
-    page.get_by_label("Password").fill("pw-ann-1234")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(re.compile(r"/bots/ava/$"))
+    log_in(page, live_server.url)
     facts = page.locator("#fact-list li.fact")
     assert facts.count() == 3
     assert "<script>alert('x')</script>" in page.locator("#fact-list").inner_text()
@@ -97,4 +102,30 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
     assert problems == []
+    context.close()
+
+
+def test_refusals_are_shown_where_they_were_asked_for(chromium, live_server, setup):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    log_in(page, live_server.url)
+
+    # A hand edit removed a fact the page still shows: Delete says so in that row (404).
+    dinners = f"- ({day(3)}) Prefers rooftop venues for team dinners\n"
+    (setup / PROFILE).write_text((setup / PROFILE).read_text().replace(dinners, ""))
+    page.locator("#fact-list li.fact", has_text="rooftop venues").get_by_role(
+        "button", name="Delete"
+    ).click()
+    page.locator("#fact-list li.removed p[role=alert]").wait_for()
+
+    # A refusal (403) lands where it was asked for, and the list can be searched again after.
+    page.evaluate(
+        "htmx.ajax('GET', '/bots/ava/?tab=people&scope=user:sam',"
+        " {target: '#fact-list', swap: 'outerHTML'})"
+    )
+    page.locator("p#fact-list.error", has_text="not shown on this tab").wait_for()
+    assert page.locator("#problem").is_hidden()
+    page.get_by_label("Search").fill("lisbon")
+    page.locator("#fact-list .summary", has_text="1 fact matches").wait_for()
     context.close()

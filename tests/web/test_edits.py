@@ -16,7 +16,7 @@ REF = {"file": PROFILE, "id": fact_identity(PLANS)}
 
 def test_edit_form_then_save_in_place(ann, workspace):
     form = ann.get("/bots/ava/facts/edit/", REF, **HX).content.decode()
-    assert form.lstrip().startswith('<li class="fact editing">')
+    assert form.lstrip().startswith('<li class="fact editing"')
     assert f">{PLANS}</textarea>" in form and 'name="expected"' in form
     saved = ann.post(
         "/bots/ava/facts/edit/",

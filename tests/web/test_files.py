@@ -30,4 +30,4 @@ def test_files_list_and_one_file_line_by_line(ann, workspace):
 
 def test_files_outside_memory_or_private_are_not_shown(ann, workspace):
     for path in ("../../etc/passwd", "users/sam/memory/by-agent/ava/profile.md", "agents/ava/x"):
-        assert ann.get("/bots/ava/files/", {"path": path}).status_code == 404
+        assert ann.get("/bots/ava/files/", {"path": path}).status_code == 403

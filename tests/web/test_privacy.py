@@ -14,7 +14,7 @@ def test_person_sees_only_own_user_memory(ann, workspace):
     assert texts(ann.get("/bots/ava/?tab=people", **HX)) == [
         "Ann wants reports to lead with decisions"
     ]
-    assert ann.get("/bots/ava/?tab=people&scope=user:sam", **HX).status_code == 404
+    assert ann.get("/bots/ava/?tab=people&scope=user:sam", **HX).status_code == 403
     for url in ("/", "/bots/ava/?tab=people", "/bots/ava/history/", "/bots/ava/clear/"):
         assert "Sam is vegetarian" not in ann.get(url).content.decode(), url
     assert "about sam" not in ann.get("/bots/ava/history/").content.decode()
@@ -26,7 +26,7 @@ def test_person_cannot_change_someone_elses_user_memory(ann, workspace):
     edit = ref | {"expected": "Sam is vegetarian", "text": "Sam eats anything"}
     assert ann.post("/bots/ava/facts/edit/", edit).status_code == 403
     assert ann.post("/bots/ava/facts/delete/", ref).status_code == 403
-    assert ann.get("/bots/ava/history/?shard=user:sam|ava").status_code == 404
+    assert ann.get("/bots/ava/history/?shard=user:sam|ava").status_code == 403
     assert "Sam is vegetarian" in (workspace / SAM).read_text()
 
 

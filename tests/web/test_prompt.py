@@ -3,7 +3,7 @@
 import pytest
 
 from memstore.models import Bot, ProjectMember
-from tests.helpers import HX, plain
+from tests.helpers import HX, day, plain, write_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -31,3 +31,12 @@ def test_at_most_three_projects(ann, workspace):
         ProjectMember.objects.create(project=name, bot=bot)
     url = "/bots/ava/prompt/?kind=group&projects=a&projects=b&projects=c&projects=d"
     assert "At most 3 projects can be in play in one room." in plain(ann.get(url))
+
+
+def test_each_part_says_what_its_budgets_left_out(ann, workspace):
+    lines = [f"- ({day(2)}) Reading list item number {n}" for n in range(35)]
+    write_memory(workspace, "agents/cal/memory/log/2026-01.md", *lines)
+    text = plain(ann.get("/bots/cal/prompt/?kind=group"))
+    assert "Recently · 30 of at most 30 facts, 4000 characters" in text
+    assert "Left out: 5 past the 30-fact cap." in text
+    assert "5 facts of this scope left out in all." in text

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from memstore.errors import MemstoreError
 from memstore.learning.config import learner_config, model_client
 from memstore.paths import check_slug
-from memstore.selectors import bots_list
+from memstore.upkeep.store import store_bots
 
 
 class Command(BaseCommand):
@@ -36,7 +36,7 @@ class Command(BaseCommand):
         if bool(bot) == bool(all):
             raise CommandError("Name a BOT or give --all (one of them).")
         try:
-            bots = bots_list() if all else [check_slug(bot)]
+            bots = store_bots() if all else [check_slug(bot)]
         except MemstoreError as error:
             raise CommandError(error.message) from error
         client = model_client(learner_config())

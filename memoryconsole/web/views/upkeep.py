@@ -1,4 +1,4 @@
-"""Console pages of memory upkeep: the graph of links (a bot's store or one fact's neighbourhood,
+"""Console pages of memory upkeep (issue 13): the graph of links (a bot's store or one fact's neighbourhood,
 server-rendered SVG), the health report (per bot and for the workspace) with one-click fixes,
 and the inbox of upkeep and synthesis proposals with accept and reject.
 
@@ -8,13 +8,11 @@ domain error on a fix is shown as a message on the page it came from."""
 import re
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_POST
 
-from memstore.console.facts import bot_exists
+from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.graph import bot_graph, fact_graph
 from memstore.console.health import (
     KIND_LABELS,
@@ -24,26 +22,12 @@ from memstore.console.health import (
     health_view,
     proposals_view,
 )
-from memstore.console.viewer import Viewer
-from memstore.errors import InvalidName, MemstoreError
+from memstore.errors import MemstoreError
 from memstore.models import Proposal
 from memstore.vocabulary import FACT_ID_PATTERN, anchored
 
 _FACT_ID = re.compile(anchored(FACT_ID_PATTERN))
 _FIXES = ("archive", "merge", "erase")
-
-
-def _viewer(request) -> Viewer:
-    return Viewer(person=request.user.get_username(), staff=request.user.is_staff)
-
-
-def _known(bot: str) -> str:
-    try:
-        if bot_exists(bot):
-            return bot
-    except InvalidName:
-        pass
-    raise Http404("No such bot.")
 
 
 def _back(request, fallback: str):
@@ -53,15 +37,13 @@ def _back(request, fallback: str):
     return redirect(target or fallback)
 
 
-@login_required
-@require_GET
+@console_view("GET")
 def graph_page(request, bot: str):
     """The links of a bot's memory, or (?fact=<id>) one fact's neighbourhood."""
-    bot = _known(bot)
     fact_id = request.GET.get("fact", "").strip().lower()
     if fact_id and not _FACT_ID.match(fact_id):
         raise Http404("No such fact.")
-    viewer = _viewer(request)
+    viewer = viewer_of(request)
     graph = (
         fact_graph(bot=bot, viewer=viewer, fact_id=fact_id)
         if fact_id
@@ -71,12 +53,10 @@ def graph_page(request, bot: str):
     return render(request, "web/graph.html", context)
 
 
-@login_required
-@require_GET
+@console_view("GET")
 def health_page(request, bot: str | None = None):
     """What looks wrong in a bot's memory (or the workspace's), each with its fix."""
-    bot = _known(bot) if bot else None
-    report = health_view(viewer=_viewer(request), bot=bot)
+    report = health_view(viewer=viewer_of(request), bot=bot)
     counts = [(kind, label, report.counts.get(kind, 0)) for kind, label in KIND_LABELS.items()]
     context = {
         "bot": bot,
@@ -88,8 +68,7 @@ def health_page(request, bot: str | None = None):
     return render(request, "web/health.html", context)
 
 
-@login_required
-@require_POST
+@console_view("POST")
 def health_fix(request):
     """One fix (archive, merge, erase) as this person; back to the page it came from."""
     data = request.POST
@@ -98,7 +77,7 @@ def health_fix(request):
         raise Http404("No such fix.")
     try:
         changed = console_health_fix(
-            viewer=_viewer(request),
+            viewer=viewer_of(request),
             action=action,
             shard=data.get("shard", ""),
             fact_id=data["id"],
@@ -111,16 +90,14 @@ def health_fix(request):
     return _back(request, "/health/")
 
 
-@login_required
-@require_GET
+@console_view("GET")
 def proposals_page(request, bot: str):
     """Upkeep and synthesis proposals for a bot, by status, with accept and reject."""
-    bot = _known(bot)
     status = request.GET.get("status", Proposal.PROPOSED)
     statuses = [s for s, _ in Proposal.STATUSES]
     if status not in statuses:
         raise Http404("No such status.")
-    rows = proposals_view(viewer=_viewer(request), bot=bot, status=status)
+    rows = proposals_view(viewer=viewer_of(request), bot=bot, status=status)
     context = {
         "bot": bot,
         "here": "proposals",
@@ -131,17 +108,15 @@ def proposals_page(request, bot: str):
     return render(request, "web/proposals.html", context)
 
 
-@login_required
-@require_POST
+@console_view("POST")
 def proposal_decide(request, bot: str):
     """Accept (apply) or reject one proposal; back to the page it came from."""
-    bot = _known(bot)
     decision = request.POST.get("decision", "")
     if decision not in ("accept", "reject") or not request.POST.get("proposal", "").isdigit():
         raise Http404("No such proposal.")
     try:
         proposal = console_proposal_decide(
-            viewer=_viewer(request),
+            viewer=viewer_of(request),
             bot=bot,
             proposal_id=int(request.POST["proposal"]),
             accept=decision == "accept",

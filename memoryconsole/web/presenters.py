@@ -1,0 +1,268 @@
+"""How the console shows things: labels, wording and display decisions, in one place.
+
+`memstore.console` answers what there is (facts, changes, files, failures); this module decides
+how a person sees it (a scope's label, "new", who wrote a fact and how, a page's summary line),
+so templates only display what they are given. Pure: no queries, no file I/O.
+"""
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from memstore.activity import ShardChange
+from memstore.console.facts import TABS, FactQuery, FactRow, FactRows, Tab
+from memstore.console.files import FileInfo, FileView
+from memstore.console.overview import Problems
+from memstore.console.writes import ClearPreview, shard_key
+from memstore.learning.activity import LABELS
+from memstore.markdown import MAX_TEXT_CHARS, parse_line
+from memstore.paths import Shard
+from memstore.prompt import Block, PromptSection, Slice
+
+NEW_DAYS = 7  # a fact this many days old or newer is marked "new"
+TAB_LABELS = dict(
+    zip(TABS, ("Own memory", "About people", "Projects", "Legacy rooms"), strict=True)
+)
+_ACTIONS = {"add": "added", "remove": "removed", "edit": "edited"}
+WARN_KINDS = ("failed", "refused")  # learning events whose badge is a warning
+ERROR_TITLES = {"conflict": "Changed meanwhile", "unreadable_file": "A memory file is unreadable"}
+STATUS_TITLES = {403: "Not allowed", 404: "Not found"}
+
+
+def scope_label(scope_key: str) -> str:
+    """How a scope is named for people: "own", "about sam", "project launch", "room general"."""
+    kind, _, name = scope_key.partition(":")
+    labels = {"bot": "own", "user": f"about {name}", "project": f"project {name}"}
+    return labels.get(kind, f"room {name}")
+
+
+def error_title(code: str, status: int) -> str:
+    """The heading of the console's error page for an error's code and status."""
+    return ERROR_TITLES.get(code) or STATUS_TITLES.get(status, "Not accepted")
+
+
+def origin(by: str, via: str) -> str:
+    """Who wrote something and how: "by ann via console" ("" when neither is known)."""
+    return " ".join([f"by {by}"] * bool(by) + [f"via {via}"] * bool(via))
+
+
+@dataclass(frozen=True, slots=True)
+class FactRowView:
+    """A fact row as the bot page shows it."""
+
+    row: FactRow
+    scope_label: str
+    written_by: str  # the bot whose shard holds it, when that is not the page's bot
+    type: str  # the fact's type badge ("" for a plain fact with no type written)
+    origin: str
+    is_new: bool
+    hidden: bool
+
+    @property
+    def fact(self):
+        """The stored fact (text, day, tier, file, identity)."""
+        return self.row.fact
+
+    @property
+    def key(self) -> str:
+        """Unique on the page (one fact can sit in several files)."""
+        return self.row.key
+
+
+def fact_row_view(row: FactRow, *, bot: str, today: date) -> FactRowView:
+    """How one fact row looks on this bot's page today."""
+    fact = row.fact
+    return FactRowView(
+        row=row,
+        scope_label=scope_label(fact.scope),
+        written_by=fact.shard_bot if fact.shard_bot != bot else "",
+        type=fact.meta.get("type", ""),
+        origin=origin(row.by, row.via) or "origin not recorded",
+        is_new=fact.day >= today - timedelta(days=NEW_DAYS),
+        hidden=fact.visibility == "hidden",
+    )
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+def scope_choices(scopes) -> list[tuple[str, str]]:
+    """(value, label) of a tab's scopes for its scope filter; none when there is nothing to pick."""
+    return [(str(s), scope_label(str(s))) for s in scopes] if len(scopes) > 1 else []
+
+
+def fact_list_summary(page: FactRows, query: FactQuery) -> str:
+    """The line above a page of facts: how many, what was searched, which page."""
+    total = f"{page.total}{'+' if page.capped else ''}"
+    line = f"{total} {_plural(page.total, 'fact', 'facts')}"
+    if query.q:
+        line += f" {_plural(page.total, 'matches', 'match')} “{query.q}”"
+        line += " as text" if page.searched == "text" else ""
+    return line + (" · older page" if query.cursor else "")
+
+
+def fact_list_empty(query: FactQuery) -> str:
+    """What an empty page of facts says: filters found nothing, or there is nothing yet."""
+    if query.q or query.tier or query.type or query.month:
+        return "No facts match. Try fewer words or other filters."
+    return "Nothing here yet."
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """A recorded change as the console shows it."""
+
+    item: ShardChange
+    action: str  # added | removed | edited
+    scope_label: str
+    text: str  # the fact's text on the line (no date, no metadata)
+    old_text: str  # for an edit: the text before
+    origin: str
+    restorable: bool
+    when: datetime | None
+
+
+def history_rows(items: list[ShardChange]) -> list[HistoryRow]:
+    """Display rows for recorded changes."""
+    rows = []
+    for item in items:
+        change = item.change
+        new, old = parse_line(change.line), parse_line(change.old_line)
+        rows.append(
+            HistoryRow(
+                item=item,
+                action=_ACTIONS.get(change.op, change.op),
+                scope_label=scope_label(str(item.shard.scope)),
+                text=new.text if new else change.line,
+                old_text=old.text if old else "",
+                origin=origin(change.by, change.via),
+                restorable=change.op == "remove" and new is not None,
+                when=_when(change.at),
+            )
+        )
+    return rows
+
+
+def _when(stamp: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+
+
+def shard_choices(shards: list[Shard]) -> list[tuple[str, str]]:
+    """(value, label) of each shard for the history page's picker."""
+    return [(shard_key(s), scope_label(str(s.scope))) for s in shards]
+
+
+def file_rows(files: list[FileInfo]) -> list[tuple[FileInfo, str]]:
+    """Each file of a bot with its scope's label."""
+    return [(f, scope_label(f.scope_key)) for f in files]
+
+
+@dataclass(frozen=True, slots=True)
+class FileNotes:
+    """What the file view says about a file beyond its lines."""
+
+    scope_label: str
+    skipped: str  # "2 lines look like a fact but are not read as one", or ""
+    too_long: str  # "1 fact is over the 500-character limit for a save", or ""
+
+
+def file_notes(view: FileView) -> FileNotes:
+    """The sentences above a file's lines."""
+    skipped = too_long = ""
+    if n := view.skipped:
+        skipped = (
+            f"{n} {_plural(n, 'line looks', 'lines look')} like a fact but "
+            f"{_plural(n, 'is', 'are')} not read as one"
+        )
+    if n := view.too_long:
+        too_long = (
+            f"{n} {_plural(n, 'fact is', 'facts are')} over the {MAX_TEXT_CHARS}-character "
+            "limit for a save: indexed whole, but an edit must shorten it"
+        )
+    return FileNotes(scope_label(view.scope_key), skipped, too_long)
+
+
+def nothing_failed(problems: Problems) -> bool:
+    """Whether the home page's "What failed" has nothing to list."""
+    return not (problems.refused or problems.unreadable or problems.learning or problems.shards)
+
+
+def learning_kinds(kinds: list[tuple[str, int]]) -> list[tuple[str, str, int]]:
+    """(kind, label, how many) for the learning page's tabs."""
+    return [(k, LABELS.get(k, k), n) for k, n in kinds]
+
+
+@dataclass(frozen=True, slots=True)
+class TabView:
+    """A tab of a bot's page: its name (the `tab` parameter), label and fact count."""
+
+    name: str
+    label: str
+    facts: int
+
+
+def tab_views(tabs: list[Tab]) -> list[TabView]:
+    """The bot page's tabs as links."""
+    return [TabView(t.name, TAB_LABELS[t.name], t.facts) for t in tabs]
+
+
+def clear_stays(preview: ClearPreview) -> list[tuple[str, str, str]]:
+    """The shared memory clearing leaves alone, as (lead, count shown in bold, words) pieces:
+    "1 fact about people, 2 in its projects, and 1 in legacy rooms"."""
+    facts = _plural(preview.people, "fact", "facts")
+    pieces = [("", str(preview.people), f" {facts} about people")]
+    if preview.projects:
+        pieces.append((", ", str(preview.projects), " in its projects"))
+    else:
+        pieces.append((" and its project memory", "", ""))
+    if preview.rooms:
+        pieces.append((", and ", str(preview.rooms), " in legacy rooms"))
+    return pieces
+
+
+def cleared_message(bot: str, removed: int) -> str:
+    """What the bot page says after its own memory was cleared."""
+    return (
+        f"Removed {removed} facts from {bot}'s own memory. User and project memory stayed. "
+        "Each removal is in the history, where it can be restored."
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SliceView:
+    """One budgeted part of a prompt block as the preview shows it."""
+
+    label: str
+    slice: Slice
+    left_out: str  # "Left out: 3 past the character budget, 2 past the 30-fact cap." or ""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockView:
+    """One block of the prompt preview with its parts."""
+
+    block: Block
+    slices: list[SliceView]
+
+
+def prompt_blocks(section: PromptSection | None) -> list[BlockView]:
+    """The preview's blocks, each with its profile and "recently" parts and what they left out."""
+    if section is None:
+        return []
+    return [
+        BlockView(b, [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)])
+        for b in section.blocks
+    ]
+
+
+def _slice_view(label: str, part: Slice) -> SliceView:
+    reasons = []
+    if part.past_chars:
+        reasons.append(f"{part.past_chars} past the character budget")
+    if part.past_count:
+        reasons.append(f"{part.past_count} past the {part.budget.facts}-fact cap")
+    left_out = f"Left out: {', '.join(reasons)}." if reasons else ""
+    return SliceView(label, part, left_out)

@@ -1,0 +1,16 @@
+"""Console views, one module per page: parse the request, call the console's selectors or
+services, hand the result to the presenters, render.
+
+    home      the bots, recent changes and what failed
+    facts     a bot's memory page and clearing it
+    rows      one fact row: show, edit, delete, undo
+    history   a bot's changes, and restoring a removed fact
+    pages     the prompt preview, the learning page and the files page
+    upkeep    links graph, health report with fixes, proposals inbox (issue 13)
+
+One view per endpoint, one template per page; an htmx request gets a named partial of the same
+template (`web/bot.html#fact-list`). Every view wears `common.console_view` (login, methods,
+the bot in the URL, and `errors.console_errors`, the one error policy).
+Every mutation is a POST with the CSRF token (sent once by `hx-headers` on <body>, and in each
+form for browsers without JavaScript).
+"""

@@ -1,0 +1,53 @@
+"""A bot's history page (its changes, one shard at a time, newest first) and restoring a
+removed fact from it."""
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from memoryconsole.web import presenters
+from memoryconsole.web.forms import HistoryForm, RestoreForm
+from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
+from memstore.console.overview import bot_history, bot_shards
+from memstore.console.writes import console_fact_restore, shard_key, shard_parse
+from memstore.errors import InvalidFact
+
+
+@console_view("GET", vary=True)
+def history_page(request, bot: str):
+    """A bot's changes, one shard at a time, newest first; removed facts can be restored."""
+    viewer = viewer_of(request)
+    form = HistoryForm(request.GET)
+    form.is_valid()
+    data = form.cleaned_data
+    shards = bot_shards(bot=bot, viewer=viewer)
+    shard = shard_parse(data["shard"]) if data.get("shard") else shards[0]
+    removed = bool(data.get("removed"))
+    page = bot_history(
+        bot=bot, viewer=viewer, shard=shard, before=data.get("before"), removed_only=removed
+    )
+    context = {
+        "bot": bot,
+        "here": "history",
+        "rows": presenters.history_rows(page.items),
+        "older_url": url_with(request, before=page.before) if page.has_more else "",
+        "shard": shard_key(shard),
+        "removed": removed,
+        "shards": presenters.shard_choices(shards),
+    }
+    return page_or_partial(request, "web/history.html", "history-list", context)
+
+
+@console_view("POST", fragment="web/history.html#restore-result")
+def restore_fact(request, bot: str):
+    """Restore a removed fact from the history."""
+    form = RestoreForm(request.POST)
+    if not form.is_valid():
+        raise InvalidFact("That history entry is not a removal that can be restored.")
+    shard = shard_parse(form.cleaned_data["shard"])
+    viewer = viewer_of(request)
+    fact = console_fact_restore(viewer=viewer, shard=shard, offset=form.cleaned_data["offset"])
+    if not request.htmx:
+        messages.success(request, f"Restored: {fact.text}")
+        return redirect(f"{reverse('web:history', args=[bot])}?shard={shard_key(shard)}")
+    return render(request, "web/history.html#restore-result", {"fact": fact})

@@ -1,0 +1,21 @@
+"""The home page: the bots with their fact counts, the newest changes, and what failed."""
+
+from django.shortcuts import render
+
+from memoryconsole.web import presenters
+from memoryconsole.web.views.common import console_view, viewer_of
+from memstore.console.overview import bots_overview, problems_list, workspace_changes
+
+
+@console_view("GET")
+def home_page(request):
+    """Bots with their fact counts, the newest changes, and what failed."""
+    viewer = viewer_of(request)
+    problems = problems_list(viewer=viewer)
+    context = {
+        "bots": bots_overview(viewer=viewer),
+        "changes": presenters.history_rows(workspace_changes(viewer=viewer)),
+        "problems": problems,
+        "nothing_failed": presenters.nothing_failed(problems),
+    }
+    return render(request, "web/home.html", context)

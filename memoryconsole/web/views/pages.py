@@ -1,0 +1,73 @@
+"""A bot's read-only pages: the prompt preview, what the learner did, and the memory files."""
+
+from django.shortcuts import render
+
+from memoryconsole.web import presenters
+from memoryconsole.web.forms import LearningForm, PromptForm
+from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
+from memstore.console.files import bot_files, file_view
+from memstore.console.learning import bot_learning
+from memstore.console.preview import preview_choices, prompt_preview
+
+
+@console_view("GET", fragment="web/prompt.html#preview", vary=True)
+def prompt_page(request, bot: str):
+    """What the bot's prompt memory section would hold in a chosen room, block by block."""
+    viewer = viewer_of(request)
+    choices = preview_choices(bot=bot, viewer=viewer)
+    data = request.GET if "kind" in request.GET else {"kind": "direct", "person": viewer.person}
+    form = PromptForm(data, projects=choices.projects, people=choices.people)
+    section = None
+    if form.is_valid():
+        d = form.cleaned_data
+        section = prompt_preview(
+            bot=bot,
+            viewer=viewer,
+            kind=d["kind"],
+            person=d["person"],
+            room=d["room"],
+            projects=d["projects"],
+        )
+    context = {
+        "bot": bot,
+        "here": "prompt",
+        "form": form,
+        "choices": choices,
+        "section": section,
+        "blocks": presenters.prompt_blocks(section),
+    }
+    return page_or_partial(request, "web/prompt.html", "preview", context)
+
+
+@console_view("GET", vary=True)
+def learning_page(request, bot: str):
+    """What the learner did for this bot (saved, removed, skipped, refused, failed), newest first."""
+    form = LearningForm(request.GET)
+    form.is_valid()
+    kind, offset = form.cleaned_data.get("kind") or "", form.cleaned_data.get("offset") or 0
+    view = bot_learning(bot=bot, viewer=viewer_of(request), kind=kind, offset=offset)
+    more = url_with(request, offset=offset + len(view.page.items)) if view.page.has_more else ""
+    context = {
+        "bot": bot,
+        "here": "learning",
+        "view": view,
+        "kinds": presenters.learning_kinds(view.kinds),
+        "warn_kinds": presenters.WARN_KINDS,
+        "kind": kind,
+        "more_url": more,
+    }
+    return page_or_partial(request, "web/learning.html", "activity", context)
+
+
+@console_view("GET")
+def files_page(request, bot: str):
+    """The bot's memory files, or one of them line by line (prose kept, skipped lines marked)."""
+    viewer = viewer_of(request)
+    path = request.GET.get("path", "")
+    context = {"bot": bot, "here": "files"}
+    if not path:
+        files = presenters.file_rows(bot_files(bot=bot, viewer=viewer))
+        return render(request, "web/files.html", context | {"files": files})
+    view = file_view(viewer=viewer, path=path)
+    notes = presenters.file_notes(view)
+    return render(request, "web/files.html", context | {"file": view, "notes": notes})

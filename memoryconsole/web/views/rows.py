@@ -1,0 +1,124 @@
+"""One fact row of a bot's page: show it (what Cancel goes back to), edit it in place, delete
+it, undo the delete. htmx swaps the row's `<li>`; without JavaScript the same partial is shown
+on a small page of its own with a way back."""
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+
+from memoryconsole.web import presenters
+from memoryconsole.web.forms import FactEditForm, FactRefForm
+from memoryconsole.web.views.common import console_view, viewer_of
+from memstore.console.facts import FactRow, console_fact_get
+from memstore.console.writes import console_fact_edit, console_fact_forget, console_fact_undo
+from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
+from memstore.markdown import MAX_TEXT_CHARS
+
+# An error in a row view replaces the row with a row saying what happened.
+ROW_ERROR = "web/bot.html#fact-gone"
+_URL_NAMES = {
+    "bot": "bot",
+    "row": "fact_row",
+    "edit": "fact_edit",
+    "delete": "fact_delete",
+    "undo": "fact_undo",
+}
+
+
+def fact_urls(bot: str) -> dict[str, str]:
+    """The URLs a fact row links to, reversed once per response rather than per row."""
+    return {key: reverse(f"web:{name}", args=[bot]) for key, name in _URL_NAMES.items()}
+
+
+def _fact_ref(data) -> tuple[str, str]:
+    # Which fact a request names: the file it sits in and its identity.
+    form = FactRefForm(data)
+    if not form.is_valid():
+        raise FactNotFound("No such fact.")
+    return form.cleaned_data["file"], form.cleaned_data["id"]
+
+
+def _row_response(request, bot: str, part: str, context_in: dict, status: int = 200):
+    context = {"bot": bot, "part": part, "urls": fact_urls(bot), "max_chars": MAX_TEXT_CHARS}
+    context |= context_in
+    template = f"web/bot.html#{part}" if request.htmx else "web/fact.html"
+    return render(request, template, context, status=status)
+
+
+def _show_row(request, bot: str, row: FactRow, saved: str = ""):
+    # After a change: htmx gets the row back; a browser without JavaScript goes back to the list.
+    if saved and not request.htmx:
+        messages.success(request, saved)
+        return redirect("web:bot", bot=bot)
+    view = presenters.fact_row_view(row, bot=bot, today=timezone.localdate())
+    return _row_response(request, bot, "fact-row", {"row": view, "focus": True})
+
+
+@console_view("GET", fragment=ROW_ERROR)
+def fact_row_part(request, bot: str):
+    """One fact row (what Cancel goes back to)."""
+    file, fact_id = _fact_ref(request.GET)
+    return _show_row(
+        request, bot, console_fact_get(viewer=viewer_of(request), file=file, fact_id=fact_id)
+    )
+
+
+@console_view("GET", "POST", fragment=ROW_ERROR)
+def edit_fact(request, bot: str):
+    """GET: the row as a form. POST: save; a concurrent change shows the current text."""
+    if request.method == "POST":
+        return _save_edit(request, bot)
+    file, fact_id = _fact_ref(request.GET)
+    row = console_fact_get(viewer=viewer_of(request), file=file, fact_id=fact_id)
+    edit = {"file": row.fact.file, "id": row.fact.fact_id, "expected": row.fact.text}
+    return _row_response(request, bot, "fact-form", {"edit": edit, "text": row.fact.body})
+
+
+def _save_edit(request, bot: str):
+    form = FactEditForm(request.POST)
+    edit = {k: request.POST.get(k, "") for k in ("file", "id", "expected")}
+    context = {"edit": edit, "text": request.POST.get("text", "")}
+    if not form.is_valid():
+        errors = "; ".join(e for field in form.errors.values() for e in field)
+        return _row_response(request, bot, "fact-form", context | {"error": errors}, 422)
+    data = form.cleaned_data
+    try:
+        row = console_fact_edit(
+            viewer=viewer_of(request),
+            file=data["file"],
+            fact_id=data["id"],
+            text=data["text"],
+            expected_text=data["expected"],
+        )
+    except EditConflict as error:
+        # The form again, saying what the fact reads now; saving again is deliberate.
+        current = error.detail.get("current")
+        context["edit"] = edit | {"expected": current or ""}
+        context |= {"error": error.message, "current": current, "gone": current is None}
+        return _row_response(request, bot, "fact-form", context, error.status)
+    except (NotAllowed, FactNotFound):
+        raise  # not this person's to edit, or gone: the console's error answer for the row
+    except MemstoreError as error:
+        # A refusal (a secret, an excluded topic, too long): the form again with the message,
+        # so what the person typed is not lost.
+        context["error"] = error.message
+        return _row_response(request, bot, "fact-form", context, error.status)
+    return _show_row(request, bot, row, saved="Saved.")
+
+
+@console_view("POST", fragment=ROW_ERROR)
+def delete_fact(request, bot: str):
+    """Remove a fact from its shard; the row becomes an Undo button."""
+    file, fact_id = _fact_ref(request.POST)
+    removal = console_fact_forget(viewer=viewer_of(request), file=file, fact_id=fact_id)
+    removed = {"file": file, "id": fact_id, "text": removal.text, "count": removal.copies}
+    return _row_response(request, bot, "fact-removed", {"removed": removed})
+
+
+@console_view("POST", fragment=ROW_ERROR)
+def undo_delete(request, bot: str):
+    """Put a just-removed fact back where it was."""
+    file, fact_id = _fact_ref(request.POST)
+    row = console_fact_undo(viewer=viewer_of(request), file=file, fact_id=fact_id)
+    return _show_row(request, bot, row, saved="Restored.")

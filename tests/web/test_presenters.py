@@ -1,0 +1,68 @@
+"""The console's wording, decided in one place (pure functions, no database)."""
+
+import pytest
+
+from memoryconsole.web import presenters
+from memstore.console.facts import FactQuery, FactRows
+from memstore.console.writes import ClearPreview
+
+
+def rows(total: int, *, capped: bool = False, searched: str = "") -> FactRows:
+    return FactRows(rows=[], total=total, capped=capped, next_cursor="", searched=searched)
+
+
+@pytest.mark.parametrize(
+    ("page", "query", "expected"),
+    [
+        (rows(0), FactQuery(), "0 facts"),
+        (rows(1), FactQuery(), "1 fact"),
+        (rows(1000, capped=True), FactQuery(), "1000+ facts"),
+        (rows(1, searched="words"), FactQuery(q="lisbon"), "1 fact matches “lisbon”"),
+        (rows(3, searched="text"), FactQuery(q="e-mail"), "3 facts match “e-mail” as text"),
+        (rows(50), FactQuery(cursor="2026-01-01_9"), "50 facts · older page"),
+    ],
+)
+def test_fact_list_summary(page, query, expected):
+    assert presenters.fact_list_summary(page, query) == expected
+
+
+@pytest.mark.parametrize(
+    ("key", "label"),
+    [
+        ("bot:ava", "own"),
+        ("user:sam", "about sam"),
+        ("project:launch", "project launch"),
+        ("room:general", "room general"),
+    ],
+)
+def test_scope_label(key, label):
+    assert presenters.scope_label(key) == label
+
+
+def test_origin_and_error_titles():
+    assert [presenters.origin("ann", "console"), presenters.origin("", "api")] == [
+        "by ann via console",
+        "via api",
+    ]
+    assert presenters.origin("", "") == ""
+    assert [
+        presenters.error_title("forbidden", 403),
+        presenters.error_title("not_found", 404),
+        presenters.error_title("bot_not_found", 404),
+        presenters.error_title("conflict", 409),
+        presenters.error_title("secret_refused", 422),
+    ] == ["Not allowed", "Not found", "Not found", "Changed meanwhile", "Not accepted"]
+
+
+@pytest.mark.parametrize(
+    ("projects", "rooms", "expected"),
+    [
+        (0, 0, "1 fact about people and its project memory"),
+        (2, 0, "1 fact about people, 2 in its projects"),
+        (2, 1, "1 fact about people, 2 in its projects, and 1 in legacy rooms"),
+    ],
+)
+def test_what_clearing_leaves(projects, rooms, expected):
+    preview = ClearPreview(bot="ava", own=3, people=1, projects=projects, rooms=rooms)
+    pieces = presenters.clear_stays(preview)
+    assert "".join(lead + n + words for lead, n, words in pieces) == expected
