@@ -36,6 +36,18 @@ class Node:
     def label_y(self) -> float:
         return round(self.y + 20, 1)
 
+    @property
+    def anchor(self) -> str:
+        """Labels near an edge of the drawing run inwards, so they are not cut off."""
+        if self.x < SIZE * 0.3:
+            return "start"
+        return "end" if self.x > SIZE * 0.7 else "middle"
+
+    @property
+    def label_x(self) -> float:
+        shift = {"start": -8, "end": 8, "middle": 0}[self.anchor]
+        return round(self.x + shift, 1)
+
 
 @dataclass(frozen=True, slots=True)
 class EdgeLine:
