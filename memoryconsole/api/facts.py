@@ -17,9 +17,11 @@ from memoryconsole.api.schemas import (
     ForgetWhere,
     ListFilters,
     RememberIn,
+    RememberOut,
     RemovedOut,
 )
 from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember
+from memstore.asof import bot_facts_as_of
 from memstore.history import Change
 from memstore.idempotency import idempotent_call
 
@@ -39,7 +41,7 @@ FactId = Path(..., pattern=FACT_ID, description="The fact's id (16 hex digits)."
 
 @router.post(
     "/facts",
-    response={201: FactOut, **errors(400, 401, 403, 409, 413, 422)},
+    response={200: RememberOut, 201: RememberOut, **errors(400, 401, 403, 409, 413, 422)},
     operation_id="remember",
     url_name="remember",
 )
@@ -51,7 +53,8 @@ def remember(
     idempotency_key: str = IDEMPOTENCY_KEY,
 ):
     """Save a fact in the bot's own memory (default), the person's memory (direct rooms only) or
-    a joined project's memory. A duplicate (same text) keeps one line with the newest date."""
+    a joined project's memory. 201 with the fact saved; 200 with `existed: true` and the stored
+    copy when the same fact is already in the target scope (nothing is written)."""
     ctx = context_of(request, room)
 
     def save() -> tuple[int, dict]:
@@ -63,7 +66,8 @@ def remember(
             tier=body.tier,
             meta=body.meta(),
         )
-        return 201, FactOut.of(fact).model_dump(mode="json")
+        saved = RememberOut.of_saved(fact)
+        return 200 if saved.existed else 201, saved.model_dump(mode="json")
 
     if not idempotency_key:
         return Status(*save())
@@ -86,9 +90,24 @@ def remember(
 )
 def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Query[ListFilters]):
     """Facts this room may read, newest first: own memory, the person's (direct rooms), the
-    projects in play, and the legacy memory of this group room. Hidden facts are not listed."""
+    projects in play, and the legacy memory of this group room. Hidden facts are not listed.
+    With `as_of`, the facts held at the end of that day, replayed from history."""
+    ctx = context_of(request, room)
+    if filters.as_of is not None:
+        page = bot_facts_as_of(
+            ctx=ctx,
+            day=filters.as_of,
+            scope=filters.scope,
+            project=filters.project,
+            tier=filters.tier,
+            month=filters.month,
+            contains=filters.q,
+            offset=filters.offset,
+            limit=filters.limit,
+        )
+        return FactPageOut.of(page)
     page = bot_facts_list(
-        ctx=context_of(request, room),
+        ctx=ctx,
         scope=filters.scope,
         project=filters.project,
         tier=filters.tier,
@@ -97,13 +116,7 @@ def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Quer
         offset=filters.offset,
         limit=filters.limit,
     )
-    return FactPageOut(
-        items=[FactOut.of(f) for f in page.items],
-        total=page.total,
-        offset=page.offset,
-        limit=page.limit,
-        has_more=page.has_more,
-    )
+    return FactPageOut.of(page)
 
 
 # Declared before /facts/{fact_id}: Django matches URL patterns in order.

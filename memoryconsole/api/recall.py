@@ -13,13 +13,15 @@ from memoryconsole.api.schemas import (
     ContextHeaders,
     FactOut,
     LinkOut,
+    NoteOut,
     PromptOut,
+    PromptQuery,
     RecallOut,
     RecallQuery,
 )
 from memstore.links import bot_neighbours
-from memstore.prompt import prompt_build, prompt_changes
-from memstore.recall import recall_search
+from memstore.prompt import prompt_changes
+from memstore.prompt_budget import prompt_answer, recall_answer
 from memstore.upkeep.usage import usage_note
 
 router = Router(tags=["recall"])
@@ -33,9 +35,11 @@ router = Router(tags=["recall"])
 )
 def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[RecallQuery]):
     """Search what this room may read (own memory, the person's in direct rooms, the projects in
-    play, this group room's legacy memory) by words and, with an embedding model, by meaning."""
+    play, this group room's legacy memory) by words and, with an embedding model, by meaning.
+    Never waits past the time budget: `stale` or `memory: unavailable` say what it did instead."""
     ctx = context_of(request, room)
-    result = recall_search(ctx=ctx, query=params.query, limit=params.limit)
+    timed = recall_answer(ctx=ctx, query=params.query, limit=params.limit)
+    result = timed.value
     usage_note(recalled=result.items)
     found = [f.fact_id for f in result.items]
     near = bot_neighbours(ctx=ctx, fact_ids=found) if params.neighbours and found else None
@@ -44,6 +48,8 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
         more=result.more,
         mode=result.mode,
         note=result.note,
+        stale=timed.stale,
+        memory=timed.memory,
         links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]
         if near
         else [],
@@ -59,13 +65,19 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
     operation_id="prompt_section",
     url_name="prompt_section",
 )
-def prompt_section(request: HttpRequest, room: Header[ContextHeaders]):
-    """The memory section of this bot's prompt for this room: the person's memory (direct rooms),
-    up to 3 projects, then its own memory, each block within its budget."""
-    section = prompt_build(ctx=context_of(request, room))
-    usage_note(prompted=[f for block in section.blocks for f in block.facts])
+def prompt_section(request: HttpRequest, room: Header[ContextHeaders], params: Query[PromptQuery]):
+    """The memory section of this bot's prompt for this room: the always-on notes, then the
+    person's memory (direct rooms), up to 3 projects, then its own memory, each block within its
+    budget. Never waits past the time budget (`stale`, `memory`); with `as_of`, the section as it
+    was at the end of that day."""
+    answer = prompt_answer(ctx=context_of(request, room), as_of=params.as_of)
+    if params.as_of is None:
+        usage_note(prompted=[f for block in answer.section.blocks for f in block.facts])
     return PromptOut(
-        text=section.text,
+        text=answer.text,
+        notes=[NoteOut.of(n) for n in answer.notes],
+        stale=answer.stale,
+        memory=answer.memory,
         blocks=[
             BlockOut(
                 title=b.title,
@@ -73,7 +85,7 @@ def prompt_section(request: HttpRequest, room: Header[ContextHeaders]):
                 facts=[FactOut.of(f) for f in b.facts],
                 left_out=b.left_out,
             )
-            for b in section.blocks
+            for b in answer.section.blocks
         ],
     )
 

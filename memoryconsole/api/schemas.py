@@ -7,18 +7,24 @@ fields, so a caller can't name a shard or a bot it is not.
 """
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from ninja import Field, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
+from memstore.access import MAX_PROJECTS
+from memstore.markdown import MAX_TEXT_CHARS
 from memstore.records import StoredFact
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
     MESSAGE_ID_PATTERN,
+    PERSON_PATTERN,
+    ROOM_PATTERN,
     SLUG_PATTERN,
+    VISIBILITIES,
     FactType,
     LinkKind,
+    NoteKind,
     RoomKind,
     ScopeKind,
     Tier,
@@ -27,14 +33,11 @@ from memstore.vocabulary import (
     anchored,
 )
 
-WriteScope = WritableScopeKind
-ReadScope = ScopeKind
-ForgetScope = ScopeKind
-
 SLUG = anchored(SLUG_PATTERN)
 FACT_ID = anchored(FACT_ID_PATTERN)
 MESSAGE_ID = anchored(MESSAGE_ID_PATTERN)
-_SLUG_IN_LIST = SLUG_PATTERN
+# Up to MAX_PROJECTS slugs, comma-separated, spaces allowed around them.
+_PROJECT_LIST = rf"^\s*({SLUG_PATTERN}(\s*,\s*{SLUG_PATTERN}){{0,{MAX_PROJECTS - 1}}})?\s*$"
 
 
 def _storable(value: str) -> str:
@@ -44,6 +47,12 @@ def _storable(value: str) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise ValueError("must be valid Unicode text (no lone surrogates)") from None
+    return value
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank: send words or a question")
     return value
 
 
@@ -69,7 +78,7 @@ class ContextHeaders(Schema):
 
     room_id: str = Field(
         alias="X-Room-Id",
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$",
+        pattern=anchored(ROOM_PATTERN),
         description="The conversation's id (letters, digits and . _ : -).",
     )
     room_kind: RoomKind = Field(
@@ -79,14 +88,15 @@ class ContextHeaders(Schema):
     person: str = Field(
         "",
         alias="X-Person",
-        pattern=r"^([A-Za-z0-9][A-Za-z0-9_.@+-]{0,63})?$",
+        pattern=f"^({PERSON_PATTERN})?$",
         description="The person's username. Required in direct rooms; ignored elsewhere.",
     )
     projects: str = Field(
         "",
         alias="X-Projects",
-        pattern=rf"^\s*({_SLUG_IN_LIST}(\s*,\s*{_SLUG_IN_LIST}){{0,2}})?\s*$",
-        description="Up to 3 comma-separated project slugs in play; the bot must have joined them.",
+        pattern=_PROJECT_LIST,
+        description=f"Up to {MAX_PROJECTS} comma-separated project slugs in play; the bot must "
+        "have joined them.",
     )
 
     @property
@@ -104,16 +114,16 @@ class FactOut(Out):
     date: dt.date
     text: str = Field(description="The text; log notes and episodes start with [note]/[episode].")
     tier: Tier
-    scope: ReadScope
+    scope: ScopeKind
     scope_name: str = Field(description="The bot, person, project or room the scope belongs to.")
     bot: str = Field(description="The bot whose shard holds this line.")
     file: str = Field(description="The Markdown file, relative to the memory folder.")
     visibility: Visibility
     meta: dict[str, str] = Field(description="The line's metadata (type, importance, src, ...).")
 
-    @staticmethod
-    def of(fact: StoredFact) -> "FactOut":
-        return FactOut(
+    @classmethod
+    def of(cls, fact: StoredFact, **extra: Any) -> Self:
+        return cls(
             id=fact.fact_id,
             date=fact.day,
             text=fact.text,
@@ -122,25 +132,42 @@ class FactOut(Out):
             scope_name=fact.scope_name,
             bot=fact.shard_bot,
             file=fact.file,
-            visibility=fact.visibility if fact.visibility in _VISIBILITIES else "context",
+            visibility=fact.visibility if fact.visibility in VISIBILITIES else "context",
             meta=fact.meta,
+            **extra,
         )
 
 
-_VISIBILITIES = ("context", "searchable", "hidden")
+class RememberOut(FactOut):
+    """The fact saved (201), or the copy already stored in the target scope (200, existed)."""
+
+    existed: bool = Field(
+        description="The fact was already stored in the target scope (profile or any month, any "
+        "shard): nothing was written and this is the stored copy (status 200)."
+    )
+
+    @classmethod
+    def of_saved(cls, fact: StoredFact) -> Self:
+        return cls.of(fact, existed=fact.existed)
 
 
 class RememberIn(StrictIn):
     """A fact to save. The scope is checked against the room: user memory only in direct rooms,
     project memory only for joined projects."""
 
-    text: Text = Field(min_length=1, max_length=500, description="One line, at most 500 chars.")
-    scope: WriteScope = "bot"
+    text: Text = Field(
+        min_length=1,
+        max_length=MAX_TEXT_CHARS,
+        description=f"One line, at most {MAX_TEXT_CHARS} chars.",
+    )
+    scope: WritableScopeKind = "bot"
     project: str | None = Field(None, pattern=SLUG, description="Required when scope=project.")
     tier: Tier = Field("log", description="profile (lasting), log, note (weight 0.5), episode.")
     type: FactType | None = None
     importance: float | None = Field(None, ge=0, le=1)
-    visibility: Visibility | None = Field(None, description="hidden facts never reach prompts.")
+    visibility: Visibility | None = Field(
+        None, description="hidden facts never reach prompts; private ones only direct rooms."
+    )
     src: str | None = Field(
         None,
         pattern=r"^[^\s<>]{1,200}$",
@@ -163,7 +190,7 @@ class ForgetIn(StrictIn):
 
     id: str | None = Field(None, pattern=FACT_ID)
     text: Text | None = Field(None, min_length=1, max_length=600)
-    scope: ForgetScope | None = Field(
+    scope: ScopeKind | None = Field(
         None,
         description="Only this scope. Unset: every shard the bot may change here, including its "
         "copies in legacy rooms (scope=room means just those).",
@@ -195,9 +222,9 @@ class EditIn(StrictIn):
     """New text for a fact. With expected_text, the edit is refused (409, current text in
     detail.current) if the fact no longer reads that way."""
 
-    text: Text = Field(min_length=1, max_length=500)
+    text: Text = Field(min_length=1, max_length=MAX_TEXT_CHARS)
     expected_text: Text | None = Field(None, max_length=600)
-    scope: WriteScope | None = Field(
+    scope: WritableScopeKind | None = Field(
         None, description="Where the fact is; unset: looked up in what the bot may change here."
     )
     project: str | None = Field(None, pattern=SLUG)
@@ -215,13 +242,26 @@ class FactPageOut(Out):
     limit: int
     has_more: bool
 
+    @staticmethod
+    def of(page: Any) -> "FactPageOut":
+        return FactPageOut(
+            items=[FactOut.of(f) for f in page.items],
+            total=page.total,
+            offset=page.offset,
+            limit=page.limit,
+            has_more=page.has_more,
+        )
+
 
 class ListFilters(Schema):
-    scope: ReadScope | None = Field(None, description="Only this scope (default: all readable).")
+    scope: ScopeKind | None = Field(None, description="Only this scope (default: all readable).")
     project: str | None = Field(None, pattern=SLUG, description="With scope=project.")
     tier: Tier | None = None
     month: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")
     q: Text | None = Field(None, max_length=200, description="Text contains this (any case).")
+    as_of: dt.date | None = Field(
+        None, description="YYYY-MM-DD: the facts held at the end of that day (from history)."
+    )
     offset: int = Field(0, ge=0, le=1_000_000)
     limit: int = Field(50, ge=1, le=200)
 
@@ -232,7 +272,7 @@ class ListFilters(Schema):
 
 
 class ForgetWhere(Schema):
-    scope: WriteScope | None = Field(None, description="Only this scope (default: all).")
+    scope: WritableScopeKind | None = Field(None, description="Only this scope (default: all).")
     project: str | None = Field(None, pattern=SLUG, description="With scope=project.")
 
     @model_validator(mode="after")
@@ -244,8 +284,14 @@ class ForgetWhere(Schema):
 # --- recall and prompt ---------------------------------------------------------------------------
 
 
+_STALE = "true: the files could not be synced within the time budget; the index as it stood."
+_MEMORY = "unavailable: memory could not be read within the time budget; answered without it."
+
+
 class RecallQuery(Schema):
-    query: Text = Field(min_length=1, max_length=1000, description="Words or a question.")
+    query: Annotated[Text, AfterValidator(_not_blank)] = Field(
+        min_length=1, max_length=1000, description="Words or a question (not only spaces)."
+    )
     limit: int = Field(20, ge=1, le=50)
     neighbours: bool = Field(
         False, description="Also return the facts linked to the results (one hop, both ways)."
@@ -258,6 +304,12 @@ class LinkOut(Out):
     source: str
     kind: LinkKind
     target: str
+
+
+class PromptQuery(Schema):
+    as_of: dt.date | None = Field(
+        None, description="YYYY-MM-DD: the section as it was at the end of that day (UTC)."
+    )
 
 
 class RecallOut(Out):
@@ -274,6 +326,8 @@ class RecallOut(Out):
         default_factory=list,
         description="With neighbours=true: the linked facts that are not results themselves.",
     )
+    stale: bool = Field(False, description=_STALE)
+    memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
 
 
 class BlockOut(Out):
@@ -283,9 +337,28 @@ class BlockOut(Out):
     left_out: int = Field(description="Facts of this block left on disk (over count or budget).")
 
 
+class NoteOut(Out):
+    """An always-on note: workspace (About this workspace), you (About you), me (About me)."""
+
+    kind: NoteKind
+    name: str = Field(description="The person (you) or bot (me); empty for the workspace.")
+    title: str
+    text: str
+    updated: dt.datetime | None = Field(description="When the file last changed; null if never.")
+
+    @staticmethod
+    def of(note: Any) -> "NoteOut":
+        return NoteOut(
+            kind=note.kind, name=note.name, title=note.title, text=note.text, updated=note.updated
+        )
+
+
 class PromptOut(Out):
     text: str = Field(description="The memory section, ready to put in a system prompt.")
+    notes: list[NoteOut] = Field(description="The always-on notes that open the section.")
     blocks: list[BlockOut]
+    stale: bool = Field(False, description=_STALE)
+    memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
 
 
 class ChangesIn(StrictIn):
