@@ -134,3 +134,10 @@ class ModelFailed(MemstoreError):
 
     code = "model_failed"
     status = 502
+
+
+class FactProtected(MemstoreError):
+    """Upkeep or synthesis tried to change a fact saved on purpose (pinned, or not machine-made)."""
+
+    code = "fact_protected"
+    status = 409

@@ -42,3 +42,18 @@ def budget_exhausted(*, daily_tokens: int, spent: int | None = None) -> str | No
     if spent < daily_tokens:
         return None
     return f"Daily token budget exhausted: {spent:,} of {daily_tokens:,} tokens used today."
+
+
+def budget_charge(*, tokens: int, day: date | None = None) -> None:
+    """Add one model call's tokens to the day's total (upkeep and synthesis share the budget)."""
+    day = day or timezone.localdate()
+    updated = TokenUsage.objects.filter(day=day).update(
+        tokens=F("tokens") + tokens, calls=F("calls") + 1
+    )
+    if updated:
+        return
+    try:
+        with transaction.atomic():
+            TokenUsage.objects.create(day=day, tokens=tokens, calls=1)
+    except IntegrityError:  # another worker created today's row first
+        TokenUsage.objects.filter(day=day).update(tokens=F("tokens") + tokens, calls=F("calls") + 1)
