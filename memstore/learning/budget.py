@@ -19,22 +19,6 @@ def budget_spent(*, day: date | None = None) -> int:
     return TokenUsage.objects.filter(day=day).values_list("tokens", flat=True).first() or 0
 
 
-def budget_charge(*, tokens: int, day: date | None = None) -> None:
-    """Add one model call's tokens to the day's total (a summarize call; the learner's workers
-    charge inside `store.progress_store`)."""
-    day = day or timezone.localdate()
-    updated = TokenUsage.objects.filter(day=day).update(
-        tokens=F("tokens") + tokens, calls=F("calls") + 1
-    )
-    if updated:
-        return
-    try:
-        with transaction.atomic():
-            TokenUsage.objects.create(day=day, tokens=tokens, calls=1)
-    except IntegrityError:  # another worker created today's row first
-        TokenUsage.objects.filter(day=day).update(tokens=F("tokens") + tokens, calls=F("calls") + 1)
-
-
 def budget_exhausted(*, daily_tokens: int, spent: int | None = None) -> str | None:
     """A message saying the day's budget is spent, or None while some is left (`spent`:
     today's total if the caller already read it)."""
@@ -45,7 +29,8 @@ def budget_exhausted(*, daily_tokens: int, spent: int | None = None) -> str | No
 
 
 def budget_charge(*, tokens: int, day: date | None = None) -> None:
-    """Add one model call's tokens to the day's total (upkeep and synthesis share the budget)."""
+    """Add one model call's tokens to the day's total (summarize, upkeep and synthesis share
+    the budget)."""
     day = day or timezone.localdate()
     updated = TokenUsage.objects.filter(day=day).update(
         tokens=F("tokens") + tokens, calls=F("calls") + 1
