@@ -7,7 +7,7 @@ history, so it can be restored. An erase also
   "[erased <date> by <who>]"), so it can no longer be listed or restored;
 - deletes the fact's cached embeddings (`models.Embedding`, by identity);
 - redacts its text from stored learner records (exchanges, their plans and recalled lists,
-  learning events) and idempotent replies.
+  learning events), upkeep proposals (their evidence, text and verdicts) and idempotent replies.
 
 Who may erase what is a `Reach`: a bot (the shards it may change, its own records), a person
 (their user memory in every bot's shard, records of their conversations) or staff (everything).
@@ -31,6 +31,7 @@ from memstore.failures import refusals_recorded
 from memstore.files import ChangedOnDisk, read_snapshot, write_atomic
 from memstore.forgotten import (
     EXCHANGE_TEXT_FIELDS,
+    PROPOSAL_TEXT_FIELDS,
     REDACTED,
     Target,
     record_rows,
@@ -172,6 +173,12 @@ def _records_redact(target: Target, reach: Reach) -> int:
             event.text = REDACTED if about else target.redact(event.text)
             event.detail = target.redact(event.detail)
             event.save(update_fields=["text", "detail"])
+        for proposal in rows["proposal"]:
+            for name in PROPOSAL_TEXT_FIELDS:
+                setattr(proposal, name, target.redact(getattr(proposal, name)))
+            proposal.evidence = _json_redact(proposal.evidence, target)
+            proposal.result = _json_redact(proposal.result, target)
+            proposal.save(update_fields=[*PROPOSAL_TEXT_FIELDS, "evidence", "result"])
         for reply in rows["reply"]:
             reply.body = _json_redact(reply.body, target)
             reply.save(update_fields=["body"])
@@ -185,7 +192,8 @@ def _json_redact(value: object, target: Target) -> object:
         return [_json_redact(item, target) for item in value]
     if isinstance(value, dict):
         redacted = {key: _json_redact(item, target) for key, item in value.items()}
-        if value.get("fact_id") in target.ids and "text" in value:
+        about = value.get("fact_id") in target.ids or value.get("id") in target.ids
+        if about and "text" in value:
             redacted["text"] = REDACTED
         return redacted
     return value

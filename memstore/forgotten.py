@@ -4,8 +4,8 @@
 A fact is named by its identity or by its text (`target_resolve`). A *copy* is a fact line of
 that identity (memory files, index rows), a cached embedding of it, a history line that still
 holds its text (a plain forget keeps it there, so it can be restored; an erase turns it into a
-tombstone), or stored learner text that contains it (exchanges, learning events, their plans,
-idempotent replies). `copies_outside` answers a forget with the copies it could not touch.
+tombstone), or stored text that contains it (exchanges, learning events, their plans,
+idempotent replies, upkeep proposals). `copies_outside` answers a forget with the copies it could not touch.
 
 This module only reads; `memstore.erase` removes what it finds, using the same rules.
 """
@@ -23,7 +23,14 @@ from memstore.activity import workspace_shards
 from memstore.errors import InvalidFact
 from memstore.history import Change, history_read
 from memstore.index import index_sync, memory_root
-from memstore.models import Embedding, Exchange, Fact, IdempotentReply, LearningEvent
+from memstore.models import (
+    Embedding,
+    Exchange,
+    Fact,
+    IdempotentReply,
+    LearningEvent,
+    Proposal,
+)
 from memstore.paths import Shard, all_scopes, shard_files
 from memstore.records import StoredFact, stored_from_row
 from memstore.vocabulary import FACT_ID_PATTERN
@@ -32,6 +39,7 @@ REDACTED = "[erased]"
 _TOMBSTONE_RE = re.compile(r"^\[erased \d{4}-\d{2}-\d{2} by [^\]]*\]$")
 EXCHANGE_TEXT_FIELDS = ("message", "reply", "episode", "error")
 EVENT_TEXT_FIELDS = ("text", "detail")
+PROPOSAL_TEXT_FIELDS = ("text", "reason", "verdict")
 
 
 def tombstone(*, day: str, by: str) -> str:
@@ -221,7 +229,11 @@ def _record_rows(target: Target, *, bots, person) -> dict[str, list[tuple[str, o
     if person is not None:
         exchanges, events = exchanges.filter(person=person), events.filter(person=person)
         replies = replies.none()
-    found: dict[str, list[tuple[str, object]]] = {"exchange": [], "learning": [], "reply": []}
+    found: dict[str, list[tuple[str, object]]] = {
+        "exchange": [], "learning": [], "reply": [], "proposal": [],
+    }  # fmt: skip
+    for row in _proposals(target, pattern, bots=bots, person=person):
+        found["proposal"].append((f"upkeep proposal {row.pk} ({row.bot}, {row.action})", row))
     for row in exchanges:
         if exchange_holds(row, target):
             found["exchange"].append((f"exchange {row.pk} ({row.bot} in {row.room_id})", row))
@@ -232,6 +244,31 @@ def _record_rows(target: Target, *, bots, person) -> dict[str, list[tuple[str, o
         if _json_holds(row.body, target):
             found["reply"].append((f"idempotent reply {row.pk} ({row.bot.slug})", row))
     return found
+
+
+def _proposals(target: Target, pattern: str, *, bots, person) -> list[Proposal]:
+    # Upkeep and synthesis proposals quote the facts they cite (evidence) and what they write.
+    rows = Proposal.objects.annotate(
+        evidence_text=Cast("evidence", TextField()), result_text=Cast("result", TextField())
+    ).filter(
+        Q(text__iregex=pattern)
+        | Q(reason__iregex=pattern)
+        | Q(verdict__iregex=pattern)
+        | Q(evidence_text__iregex=pattern)
+        | Q(result_text__iregex=pattern)
+    )
+    if bots is not None:
+        rows = rows.filter(bot__in=bots)
+    if person is not None:
+        rows = rows.filter(scope_key=f"user:{person}")
+    return [row for row in rows if proposal_holds(row, target)]
+
+
+def proposal_holds(row: Proposal, target: Target) -> bool:
+    """Whether an upkeep proposal's text, reason, verdict, evidence or result holds it."""
+    return any(target.holds(getattr(row, name)) for name in PROPOSAL_TEXT_FIELDS) or any(
+        _json_holds(getattr(row, name), target) for name in ("evidence", "result")
+    )
 
 
 def exchange_holds(row: Exchange, target: Target) -> bool:
@@ -257,7 +294,8 @@ def _json_holds(value: object, target: Target) -> bool:
     if isinstance(value, list):
         return any(_json_holds(item, target) for item in value)
     if isinstance(value, dict):
-        if value.get("fact_id") in target.ids and value.get("text") not in (None, "", REDACTED):
+        about = value.get("fact_id") in target.ids or value.get("id") in target.ids
+        if about and value.get("text") not in (None, "", REDACTED):
             return True
         return any(_json_holds(item, target) for item in value.values())
     return False

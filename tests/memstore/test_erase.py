@@ -16,7 +16,7 @@ from memstore.erase import Reach, fact_erase, reach_of_bot, reach_of_person
 from memstore.errors import FactNotFound, InvalidFact
 from memstore.history import history_read
 from memstore.idempotency import idempotent_call
-from memstore.models import Exchange, IdempotentReply, LearningEvent
+from memstore.models import Exchange, IdempotentReply, LearningEvent, Proposal
 from memstore.paths import Scope
 from memstore.registry import bot_create
 from memstore.services import fact_forget, fact_remember, fact_restore
@@ -53,18 +53,24 @@ def saved_everywhere(memory_root) -> None:
 
 def test_forget_keeps_history_and_the_cache_and_erase_leaves_nothing(memory_root):
     saved_everywhere(memory_root)
+    Proposal.objects.create(
+        key="dup-1", origin="duplicate", action="merge", bot="ada", scope_key="bot:ada",
+        evidence=[{"id": FACT_ID, "text": FACT}], text=FACT, reason="Said twice",
+    )  # fmt: skip
     assert remaining_kinds(FACT) == {
-        "file", "index", "history", "embedding", "exchange", "learning", "reply",
+        "file", "index", "history", "embedding", "exchange", "learning", "reply", "proposal",
     }  # fmt: skip
 
     fact_forget(shards=reach_of_bot("ada").shards, text=FACT, by="ada")
     # Forgotten from memory, still restorable: history holds the line, the records the text.
-    assert remaining_kinds(FACT) == {"history", "embedding", "exchange", "learning", "reply"}
+    assert remaining_kinds(FACT) == {
+        "history", "embedding", "exchange", "learning", "reply", "proposal",
+    }  # fmt: skip
 
     erased = fact_erase(reach=reach_of_bot("ada"), text=FACT, by="ops", via="tool")
     assert (erased.removed, erased.embeddings) == ([], 1)
     assert erased.history == 4  # two adds, two removes
-    assert erased.records == 3  # the exchange, its event, the idempotent reply
+    assert erased.records == 4  # the exchange, its event, the idempotent reply, the proposal
     assert remaining(FACT) == []
     assert remaining(FACT_ID) == []
 
@@ -79,6 +85,8 @@ def test_forget_keeps_history_and_the_cache_and_erase_leaves_nothing(memory_root
     assert exchange.plan[0]["text"] == "Remember: [erased]!"
     assert LearningEvent.objects.get().text == "Remember: [erased]!"
     assert IdempotentReply.objects.get().body == {"id": FACT_ID, "text": "[erased]"}
+    proposal = Proposal.objects.get()
+    assert (proposal.text, proposal.evidence) == ("[erased]", [{"id": FACT_ID, "text": "[erased]"}])
 
 
 def test_an_erased_history_line_cannot_be_restored(memory_root):

@@ -7,6 +7,7 @@
     memory search BOT QUERY [--scope ...] [--limit N]
     memory erase (--bot BOT | --person NAME | --all) (ID | --text TEXT) [--by WHO]
     memory verify-forgotten "TEXT or ID"
+    memory health (BOT | --all) [--fix-junk]
 
 `erase` forgets a fact and leaves no trace of it within its reach (`memstore.erase`): every
 shard the bot writes, every bot's shard of a person's memory, or everything. `verify-forgotten`
@@ -26,6 +27,7 @@ from django.core.management.base import BaseCommand, CommandError
 from memstore.erase import fact_erase, reach_of_bot, reach_of_person, reach_of_workspace
 from memstore.errors import MemstoreError
 from memstore.forgotten import occurrences_find, target_resolve
+from memstore.health import health_report
 from memstore.index import memory_root
 from memstore.markdown import parse_date
 from memstore.paths import SCOPE_KINDS, Scope, all_scopes, check_person, check_slug
@@ -33,6 +35,7 @@ from memstore.ranking import TIERS
 from memstore.records import StoredFact
 from memstore.selectors import context_build, facts_list
 from memstore.services import fact_forget, fact_remember
+from memstore.upkeep.store import bot_store_shards, workspace_shards
 from memstore.vocabulary import FACT_ID_PATTERN
 
 
@@ -85,6 +88,11 @@ class Command(BaseCommand):
             "verify-forgotten", help="list every remaining copy of a fact (exit 1 if any)"
         )
         verify.add_argument("target", metavar="TEXT_OR_ID")
+
+        health = actions.add_parser("health", help="what looks wrong in a bot's memory")
+        health.add_argument("bot", nargs="?")
+        health.add_argument("--all", action="store_true", help="the whole workspace")
+        health.add_argument("--limit", type=int, default=100)
 
     def handle(self, *args, action: str, **options):
         try:
@@ -174,6 +182,22 @@ class Command(BaseCommand):
         self._facts(result.items)
         if result.more:
             self.stdout.write(f"{result.more:,} more")
+
+    def do_health(self, *, bot, all, limit, **_):
+        if bool(bot) == bool(all):
+            raise CommandError("Name a BOT or give --all (one of them).")
+        shards = workspace_shards() if all else bot_store_shards(bot)
+        report = health_report(shards=shards, limit=limit)
+        self.stdout.write(
+            f"{report.facts:,} facts; "
+            + ", ".join(f"{n} {kind.replace('_', '-')}" for kind, n in report.counts.items())
+        )
+        for f in report.findings:
+            other = f"  (other: {f.other.fact_id})" if f.other else ""
+            self.stdout.write(
+                f"{f.kind:<13}  {f.fact.fact_id}  {f.fact.scope:<20}  {f.why}: {f.fact.text[:80]}"
+                f"{other}  [fix: {', '.join(f.fixes)}]"
+            )
 
     def _facts(self, facts: list[StoredFact]) -> None:
         for fact in facts:
