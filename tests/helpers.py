@@ -196,12 +196,17 @@ class BotClient:
 
 
 def texts(response) -> list[str]:
-    """The fact texts a console page shows, in order."""
+    """The fact texts a console page shows, in order (search marks taken out)."""
     html = response.content.decode()
     return [
-        re.sub(r"\s+", " ", t).strip()
+        re.sub(r"\s+", " ", re.sub(r"</?mark>", "", t)).strip()
         for t in re.findall(r'<p class="fact-text">(.*?)</p>', html, re.S)
     ]
+
+
+def marked(response) -> list[str]:
+    """The words a console page marks as matching a search, in order."""
+    return re.findall(r"<mark>(.*?)</mark>", response.content.decode())
 
 
 def plain(response) -> str:

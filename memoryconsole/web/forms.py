@@ -40,6 +40,7 @@ class FactQueryForm(forms.Form):
     type = forms.ChoiceField(choices=_choices(FACT_TYPES, "any type"), required=False)
     month = forms.CharField(required=False, max_length=7)
     cursor = forms.CharField(required=False, max_length=40)
+    exact = forms.BooleanField(required=False)
 
     def query(self) -> FactQuery:
         """The validated query; a field that failed validation counts as not given."""

@@ -4,7 +4,7 @@ learning, files)."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import facts, history, home, pages, rows
+from memoryconsole.web.views import facts, history, home, pages, rows, search
 
 app_name = "web"
 
@@ -33,5 +33,6 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", home.home_page, name="home"),
+    path("search/", search.search_page, name="search"),
     *(path(f"bots/<str:bot>/{sub}", view, name=name) for sub, view, name in _BOT_PAGES),
 ]

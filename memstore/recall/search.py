@@ -44,6 +44,7 @@ class RecallResult:
     mode: Literal["hybrid", "lexical", "semantic"]
     note: str = ""
     scores: dict[str, float] = field(default_factory=dict)  # fact_id -> fused score
+    literal: bool = False  # found by the substring fallback (nothing matched otherwise)
 
 
 def recall_search(
@@ -55,14 +56,34 @@ def recall_search(
     mode: Mode = "auto",
 ) -> RecallResult:
     """Search the memory this context may read, by words and (with a model) by meaning."""
+    return recall_in_scopes(
+        scopes=readable_scopes(ctx),
+        query=query,
+        limit=limit,
+        include_hidden=include_hidden,
+        mode=mode,
+    )
+
+
+def recall_in_scopes(
+    *,
+    scopes: list[Scope],
+    query: str,
+    limit: int | None = None,
+    include_hidden: bool = False,
+    mode: Mode = "auto",
+    max_chars: int | None = None,
+) -> RecallResult:
+    """The same search over scopes a caller has already decided may be read (the console: the
+    tabs of a bot, or every bot a person may see); `max_chars` overrides the bots' budget."""
     limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
+    budget = max_chars or settings.RECALL_MAX_CHARS
     query = " ".join(query.split())
     if not query:
         return RecallResult(items=[], more=0, mode="lexical", note="The query is empty.")
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
-    scopes = readable_scopes(ctx)
     vector = None
     if embedder is not None:
         try:
@@ -104,12 +125,17 @@ def recall_search(
     fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
     if not fused:
         result = _substring_fallback(
-            scopes=scopes, query=query, limit=limit, include_hidden=include_hidden, mode=used
+            scopes=scopes,
+            query=query,
+            limit=limit,
+            include_hidden=include_hidden,
+            mode=used,
+            budget=budget,
         )
         return replace(result, note=" ".join(filter(None, [note, result.note])))
     order = [f.pk for f in fused]
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
-    items = _budgeted(_rows(order[: limit + 10]), order, limit)
+    items = _budgeted(_rows(order[: limit + 10]), order, limit, budget)
     return RecallResult(
         items=items,
         more=max(matched, len(fused)) - len(items),
@@ -159,7 +185,9 @@ def _rows(pks: list[int]) -> dict[int, StoredFact]:
     }
 
 
-def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list[StoredFact]:
+def _budgeted(
+    rows: dict[int, StoredFact], order: list[int], limit: int, budget: int
+) -> list[StoredFact]:
     """The first `limit` facts in order, stopping at the first that would pass the character
     budget (a row deleted since it was ranked is skipped)."""
     items: list[StoredFact] = []
@@ -168,7 +196,7 @@ def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list
         fact = rows.get(pk)
         if fact is None:
             continue
-        if len(items) == limit or used + len(fact.text) > settings.RECALL_MAX_CHARS:
+        if len(items) == limit or used + len(fact.text) > budget:
             break
         items.append(fact)
         used += len(fact.text)
@@ -176,7 +204,7 @@ def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list
 
 
 def _substring_fallback(
-    *, scopes: list[Scope], query: str, limit: int, include_hidden: bool, mode: str
+    *, scopes: list[Scope], query: str, limit: int, include_hidden: bool, mode: str, budget: int
 ) -> RecallResult:
     rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes], text__icontains=query)
     if not include_hidden:
@@ -185,12 +213,15 @@ def _substring_fallback(
         stored_from_row(row)
         for row in rows.annotate(file_path=F("file__path")).order_by("-day", "-rank", "fact_id")
     )
-    items = _budgeted({i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit)
+    items = _budgeted(
+        {i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit, budget
+    )
     if not items:
         return RecallResult(items=[], more=0, mode=mode, note="Nothing in memory matches.")
     return RecallResult(
         items=items,
         more=len(found) - len(items),
         mode=mode,
+        literal=True,
         note="Nothing matched by words or meaning; these facts contain the query as written.",
     )

@@ -16,6 +16,7 @@ from memoryconsole.web.views.common import (
 )
 from memoryconsole.web.views.rows import fact_urls
 from memstore.console.facts import bot_tabs, fact_rows
+from memstore.console.search import bot_search
 from memstore.console.writes import clear_preview, console_memory_clear
 from memstore.vocabulary import FACT_TYPES, TIERS
 
@@ -26,29 +27,51 @@ def bot_page(request, bot: str):
     viewer = viewer_of(request)
     query = FactQueryForm(request.GET).query()
     tabs = None if wants_partial(request) else bot_tabs(bot=bot, viewer=viewer)
-    page = fact_rows(bot=bot, viewer=viewer, query=query, tabs=tabs)
-    today = timezone.localdate()
-    context = {
-        "bot": bot,
-        "here": "memory",
-        "urls": fact_urls(bot),
-        "query": query,
-        "rows": [presenters.fact_row_view(r, bot=bot, today=today) for r in page.rows],
-        "summary": presenters.fact_list_summary(page, query),
-        "empty": presenters.fact_list_empty(query),
-        "bot_url": request.path,
-        "next_url": url_with(request, cursor=page.next_cursor) if page.next_cursor else "",
-        "newest_url": url_with(request, cursor=None) if query.cursor else "",
-    }
+    context = {"bot": bot, "here": "memory", "urls": fact_urls(bot), "query": query}
+    context["bot_url"] = request.path
+    if query.q.strip():
+        context |= _search_context(request, bot, query, tabs)
+    else:
+        context |= _page_context(request, bot, query, tabs)
     if tabs is not None:
         context |= {
             "tabs": presenters.tab_views(tabs),
-            "scopes": presenters.scope_choices(page.scopes),
+            "scopes": presenters.scope_choices(context.pop("scopes_shown")),
             "show_clear": query.tab == "own",
             "tiers": TIERS,
             "types": FACT_TYPES,
         }
     return page_or_partial(request, "web/bot.html", "fact-list", context)
+
+
+def _page_context(request, bot: str, query, tabs) -> dict:
+    page = fact_rows(bot=bot, viewer=viewer_of(request), query=query, tabs=tabs)
+    today = timezone.localdate()
+    return {
+        "rows": [presenters.fact_row_view(r, bot=bot, today=today) for r in page.rows],
+        "summary": presenters.fact_list_summary(page, query),
+        "empty": presenters.fact_list_empty(query),
+        "next_url": url_with(request, cursor=page.next_cursor) if page.next_cursor else "",
+        "newest_url": url_with(request, cursor=None) if query.cursor else "",
+        "scopes_shown": page.scopes,
+    }
+
+
+def _search_context(request, bot: str, query, tabs) -> dict:
+    results = bot_search(bot=bot, viewer=viewer_of(request), query=query, tabs=tabs)
+    marks = presenters.search_marks(results.searched, results.literal)
+    today = timezone.localdate()
+    search = presenters.search_summary(results, query.q)
+    return {
+        "rows": [
+            presenters.fact_row_view(h.row, bot=bot, today=today, marks=marks) for h in results.hits
+        ],
+        "summary": search.line,
+        "search": search,
+        "as_typed_url": url_with(request, exact=1) if results.corrected else "",
+        "empty": presenters.fact_list_empty(query),
+        "scopes_shown": [s for t in (tabs or []) for s in t.scopes],
+    }
 
 
 @console_view("GET", "POST", vary=True)
