@@ -141,9 +141,13 @@ def fact_edit(
     by: str = "",
     via: str = "console",
     excluded_topics: Sequence[str] = (),
+    day: date | None = None,
+    meta: dict[str, object | None] | None = None,
 ) -> StoredFact:
-    """Replace a fact's text in place (same file, same line, same date). With `expected_text`,
-    raise EditConflict (showing the current text) if the fact no longer reads that way."""
+    """Replace a fact's text in place (same file, same line; the date too if `day` is given,
+    metadata keys set or, with None, dropped by `meta`). With `expected_text`, raise
+    EditConflict (showing the current text) if the fact no longer reads that way. Moving a fact
+    to another file (another tier, a log date in another month) is a remember and a forget."""
     new_text = markdown.clean_text(text)
     fact_check_content(text=new_text, shared=shard.scope.sharded, excluded_topics=excluded_topics)
     fact_id = fact_id.strip().lower()
@@ -161,7 +165,7 @@ def fact_edit(
                                 "This fact was changed by someone else; here is what it says now.",
                                 detail={"current": line.fact.text, "fact_id": fact_id},
                             )
-                        new = markdown.with_text(line.fact, new_text)
+                        new = _with_changes(markdown.with_text(line.fact, new_text), day, meta)
                         result.append(_stored(rel, new))
                         if new == line.fact:
                             return lines, []
@@ -183,6 +187,20 @@ def fact_edit(
             "This fact was removed by someone else.", detail={"current": None, "fact_id": fact_id}
         )
     raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
+
+
+def _with_changes(
+    fact: FactLine, day: date | None, meta: dict[str, object | None] | None
+) -> FactLine:
+    if meta is not None:
+        merged: dict[str, object] = dict(fact.meta)
+        for key, value in meta.items():
+            if value is None or value == "":
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        fact = replace(fact, meta=markdown.clean_meta(merged))
+    return replace(fact, day=day) if day is not None else fact
 
 
 def fact_restore(*, change: Change, by: str = "", via: str = "console") -> StoredFact:

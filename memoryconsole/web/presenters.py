@@ -362,3 +362,8 @@ def search_summary(
 def hit_link(hit: SearchHit, searched: str) -> str:
     """Where a workspace search hit opens: its bot's page, searching the same words."""
     return f"{reverse('web:bot', args=[hit.bot])}?{urlencode({'q': searched})}"
+
+
+def added_message(fact) -> str:
+    """What the bot page says after a fact was added."""
+    return f"Saved to {scope_label(fact.scope)}: {fact.body}"

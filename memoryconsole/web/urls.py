@@ -4,13 +4,14 @@ learning, files)."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import facts, history, home, pages, rows, search
+from memoryconsole.web.views import adding, facts, history, home, pages, rows, search
 
 app_name = "web"
 
 # A bot's pages: (path under bots/<bot>/, view, name).
 _BOT_PAGES = [
     ("", facts.bot_page, "bot"),
+    ("facts/add/", adding.add_fact, "fact_add"),
     ("facts/row/", rows.fact_row_part, "fact_row"),
     ("facts/edit/", rows.edit_fact, "fact_edit"),
     ("facts/delete/", rows.delete_fact, "fact_delete"),

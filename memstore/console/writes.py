@@ -38,7 +38,7 @@ def console_fact_edit(
     except EditConflict:
         raise
     except MemstoreError as error:
-        _record(shard, "edit", error, viewer)
+        record_refusal(shard, "edit", error, viewer)
         raise
     return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
 
@@ -122,7 +122,8 @@ def shard_parse(value: str) -> Shard:
     return Scope(kind, name).shard(bot)  # type: ignore[arg-type]
 
 
-def _record(shard: Shard, op: str, error: MemstoreError, viewer: Viewer) -> None:
+def record_refusal(shard: Shard, op: str, error: MemstoreError, viewer: Viewer) -> None:
+    """Record a refused console write in the failure log (the home page lists it)."""
     failure_record(
         root=memory_root(), bot=shard.bot, op=op, error=error, by=viewer.person, via="console"
     )
