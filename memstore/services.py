@@ -113,7 +113,7 @@ def fact_forget(
 
         def drop(lines: list[Line], rel: str) -> tuple[list[Line], list[Change]]:
             hits = {i for i, line in enumerate(lines) if line.fact and line.fact.identity in ids}
-            changes = [_change("remove", rel, lines[i].fact) for i in sorted(hits)]
+            changes = [_change("remove", rel, lines[i].fact, position=i) for i in sorted(hits)]
             return markdown.remove_lines(lines, hits), changes
 
         with bot_lock(shard.bot):
@@ -204,21 +204,50 @@ def _with_changes(
 
 
 def fact_restore(*, change: Change, by: str = "", via: str = "console") -> StoredFact:
-    """Put a removed fact back into the file it was removed from, with its date and metadata."""
+    """Put a removed fact back into the file it was removed from, with its date and metadata,
+    at the line it had (the end of the file when the removal did not record it)."""
     fact = markdown.parse_line(change.old_line or change.line)
-    location = locate(change.file)
-    if fact is None or location is None:
+    if fact is None or locate(change.file) is None:
         raise InvalidFact("That history entry does not hold a fact line of a memory file.")
-    tier: Tier = "profile" if location.tier_file == "profile" else (fact.tag or "log")  # type: ignore[assignment]
-    return fact_remember(
-        shard=location.shard,
-        text=fact.body,
-        tier=tier,
-        day=fact.day,
-        meta=fact.meta,
-        by=by,
-        via=via,
-    )
+    position = int(change.position) if change.position.isdigit() else None
+    return facts_put_back(rel=change.file, facts=[(position, fact)], by=by, via=via)[0]
+
+
+def facts_put_back(
+    *, rel: str, facts: list[tuple[int | None, FactLine]], by: str = "", via: str = "console"
+) -> list[StoredFact]:
+    """Put removed fact lines back into one file, each at the line index it had (ascending, so
+    a batch removed together comes back exactly; None: at the end). A fact the file already
+    holds stays as it is. Recorded as `restore`, so who wrote a fact is still its author."""
+    location = locate(rel)
+    if location is None:
+        raise InvalidFact(f"{rel} is not a memory file.")
+    result: list[StoredFact] = []
+
+    def put(lines: list[Line]) -> tuple[list[Line], list[Change]]:
+        result.clear()
+        present = {line.fact.identity: line.fact for line in lines if line.fact}
+        new, changes = list(lines), []
+        newline = markdown.newline_of(lines)
+        ordered = sorted(facts, key=lambda pair: (pair[0] is None, pair[0] or 0))
+        for position, fact in ordered:
+            if fact.identity in present:
+                result.append(_stored(rel, present[fact.identity]))
+                continue
+            if position is None or position >= len(new):
+                new = markdown.append_fact(new, fact)
+                at = len(new) - 1
+            else:
+                new.insert(position, markdown.line_for(fact, newline))
+                at = position
+            present[fact.identity] = fact
+            result.append(_stored(rel, fact))
+            changes.append(_change("restore", rel, fact, position=at))
+        return new, changes
+
+    with bot_lock(location.shard.bot):
+        _rewrite(rel, put, header=_HEADERS[location.tier_file], by=by, via=via)
+    return result
 
 
 def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
@@ -234,7 +263,7 @@ def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
             def drop_all(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
                 hits = {i for i, line in enumerate(lines) if line.fact}
                 return markdown.remove_lines(lines, hits), [
-                    _change("remove", rel, lines[i].fact) for i in sorted(hits)
+                    _change("remove", rel, lines[i].fact, position=i) for i in sorted(hits)
                 ]
 
             try:
@@ -303,7 +332,9 @@ def _new_file_text(header: str) -> str:
     return (header or "# Memory") + markdown.HEADER.removeprefix("# Memory")
 
 
-def _change(op: str, rel: str, fact: FactLine, old: FactLine | None = None) -> Change:
+def _change(
+    op: str, rel: str, fact: FactLine, old: FactLine | None = None, position: int | None = None
+) -> Change:
     return Change(
         op=op,
         file=rel,
@@ -311,6 +342,7 @@ def _change(op: str, rel: str, fact: FactLine, old: FactLine | None = None) -> C
         line=str(fact),
         old_line=str(old) if old else "",
         old_fact_id=old.identity if old else "",
+        position="" if position is None else str(position),
     )
 
 

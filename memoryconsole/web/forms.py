@@ -60,6 +60,21 @@ class FactRefForm(forms.Form):
     id = forms.RegexField(regex=anchored(FACT_ID_PATTERN))
 
 
+class FactRefsForm(forms.Form):
+    """The facts ticked on a page, each "file|fact id"."""
+
+    fact = forms.MultipleChoiceField(required=False)
+
+    def refs(self) -> list[tuple[str, str]]:
+        """The (file, fact id) pairs sent that are well formed (others are dropped)."""
+        refs = []
+        for value in self.data.getlist("fact")[:500]:
+            file, _, fact_id = value.rpartition("|")
+            if file and re.fullmatch(FACT_ID_PATTERN, fact_id) and len(file) <= 400:
+                refs.append((file, fact_id))
+        return list(dict.fromkeys(refs))
+
+
 class FactFieldsForm(forms.Form):
     """Every field of a fact a person sets: text, tier, date, type, visibility, importance."""
 

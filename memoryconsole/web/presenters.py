@@ -24,10 +24,11 @@ from memstore.paths import Shard
 from memstore.prompt import Block, PromptSection, Slice
 
 NEW_DAYS = 7  # a fact this many days old or newer is marked "new"
+SHORT_CHARS = 40  # a fact's text in a button's accessible name
 TAB_LABELS = dict(
     zip(TABS, ("Own memory", "About people", "Projects", "Legacy rooms"), strict=True)
 )
-_ACTIONS = {"add": "added", "remove": "removed", "edit": "edited"}
+_ACTIONS = {"add": "added", "remove": "removed", "edit": "edited", "restore": "restored"}
 WARN_KINDS = ("failed", "refused")  # learning events whose badge is a warning
 ERROR_TITLES = {"conflict": "Changed meanwhile", "unreadable_file": "A memory file is unreadable"}
 STATUS_TITLES = {403: "Not allowed", 404: "Not found"}
@@ -63,6 +64,12 @@ class FactRowView:
     hidden: bool
     parts: tuple[tuple[str, bool], ...] = ()  # the text in pieces, True where a search matched
     where: str = ""  # in a search over several bots: which bot's memory
+
+    @property
+    def short(self) -> str:
+        """The fact's text cut to fit a button's accessible name ("Delete 'Prefers dark…'")."""
+        body = self.row.fact.body
+        return body if len(body) <= SHORT_CHARS else body[: SHORT_CHARS - 1].rstrip() + "…"
 
     @property
     def fact(self):
@@ -287,8 +294,20 @@ def cleared_message(bot: str, removed: int) -> str:
     """What the bot page says after its own memory was cleared."""
     return (
         f"Removed {removed} facts from {bot}'s own memory. User and project memory stayed. "
-        "Each removal is in the history, where it can be restored."
+        "Undo clear puts them all back for the next 30 minutes; each removal is also in the "
+        "history, where it can be restored."
     )
+
+
+def undone_message(bot: str, count: int) -> str:
+    """What the bot page says after a clear or a bulk delete was undone."""
+    facts = _plural(count, "fact", "facts")
+    return f"Put back {count} {facts} in {bot}'s memory, each where it was, by its author."
+
+
+def deleted_message(count: int) -> str:
+    """What the bot page says after a bulk delete."""
+    return f"Deleted {count} {_plural(count, 'fact', 'facts')}. Undo puts {_plural(count, 'it', 'them')} back."
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,8 @@ _BOT_PAGES = [
     ("history/", history.history_page, "history"),
     ("history/restore/", history.restore_fact, "restore"),
     ("clear/", facts.clear_memory, "clear"),
+    ("undo/", facts.undo_batch, "undo_batch"),
+    ("facts/delete-many/", facts.delete_facts, "facts_delete"),
     ("prompt/", pages.prompt_page, "prompt"),
     ("learning/", pages.learning_page, "learning"),
     ("files/", pages.files_page, "files"),

@@ -33,6 +33,7 @@ logger = logging.getLogger(__name__)
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
 _MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
 CANDIDATES = 100  # rows each side contributes to fusion
+FALLBACK_COUNT_CAP = 10_000  # the substring fallback counts its matches up to this
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,18 +210,19 @@ def _substring_fallback(
     rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes], text__icontains=query)
     if not include_hidden:
         rows = rows.exclude(visibility="hidden")
-    found = merge_newest(
-        stored_from_row(row)
-        for row in rows.annotate(file_path=F("file__path")).order_by("-day", "-rank", "fact_id")
-    )
+    # Only the newest rows can be shown: read a window (copies of one fact in several shards
+    # merge into one) and count the rest, so a one-letter query over 50,000 facts stays cheap.
+    ordered = rows.annotate(file_path=F("file__path")).order_by("-day", "-rank", "fact_id")
+    found = merge_newest(stored_from_row(row) for row in ordered[: (limit + 10) * 4])
     items = _budgeted(
         {i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit, budget
     )
     if not items:
         return RecallResult(items=[], more=0, mode=mode, note="Nothing in memory matches.")
+    matched = rows.values("fact_id").distinct()[:FALLBACK_COUNT_CAP].count()
     return RecallResult(
         items=items,
-        more=len(found) - len(items),
+        more=max(matched, len(found)) - len(items),
         mode=mode,
         literal=True,
         note="Nothing matched by words or meaning; these facts contain the query as written.",

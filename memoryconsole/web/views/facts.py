@@ -3,10 +3,11 @@ the bot's own memory."""
 
 from django.contrib import messages
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils import timezone
 
 from memoryconsole.web import presenters
-from memoryconsole.web.forms import FactQueryForm
+from memoryconsole.web.forms import FactQueryForm, FactRefsForm
 from memoryconsole.web.views.common import (
     console_view,
     page_or_partial,
@@ -17,8 +18,20 @@ from memoryconsole.web.views.common import (
 from memoryconsole.web.views.rows import fact_urls
 from memstore.console.facts import bot_tabs, fact_rows
 from memstore.console.search import bot_search
-from memstore.console.writes import clear_preview, console_memory_clear
+from memstore.console.writes import (
+    clear_preview,
+    clear_undo_open,
+    console_batch_undo,
+    console_facts_forget,
+    console_memory_clear,
+    shard_key,
+    shard_parse,
+)
+from memstore.errors import FactNotFound
+from memstore.paths import Scope
 from memstore.vocabulary import FACT_TYPES, TIERS
+
+UNDO_KEY = "console_undo_clear"  # the session's note of the person's last clear
 
 
 @console_view("GET", vary=True)
@@ -29,6 +42,7 @@ def bot_page(request, bot: str):
     tabs = None if wants_partial(request) else bot_tabs(bot=bot, viewer=viewer)
     context = {"bot": bot, "here": "memory", "urls": fact_urls(bot), "query": query}
     context["bot_url"] = request.path
+    context["back_url"] = request.get_full_path()
     if query.q.strip():
         context |= _search_context(request, bot, query, tabs)
     else:
@@ -38,6 +52,7 @@ def bot_page(request, bot: str):
             "tabs": presenters.tab_views(tabs),
             "scopes": presenters.scope_choices(context.pop("scopes_shown")),
             "show_clear": query.tab == "own",
+            "undo_clear": _undo_offer(request, bot),
             "tiers": TIERS,
             "types": FACT_TYPES,
         }
@@ -79,8 +94,10 @@ def clear_memory(request, bot: str):
     """GET: what clearing removes and what stays. POST: clear the bot's own memory."""
     viewer = viewer_of(request)
     if request.method == "POST":
-        removed = console_memory_clear(viewer=viewer, bot=bot)
-        messages.success(request, presenters.cleared_message(bot, removed))
+        cleared = console_memory_clear(viewer=viewer, bot=bot)
+        messages.success(request, presenters.cleared_message(bot, cleared.removed))
+        own = Scope("bot", bot).shard(bot)
+        _offer_undo(request, bot, "clear", [own], cleared.since, cleared.until)
         return redirect("web:bot", bot=bot)
     preview = clear_preview(bot=bot, viewer=viewer)
     context = {
@@ -90,3 +107,54 @@ def clear_memory(request, bot: str):
         "stays": presenters.clear_stays(preview),
     }
     return page_or_partial(request, "web/clear.html", "confirm", context)
+
+
+@console_view("POST")
+def undo_batch(request, bot: str):
+    """Put back the whole batch the person's last clear or bulk delete on this page removed."""
+    batch = request.session.get(UNDO_KEY) or {}
+    if batch.get("bot") != bot:
+        raise FactNotFound("There is nothing of yours to undo.")
+    count = console_batch_undo(
+        viewer=viewer_of(request),
+        shards=[shard_parse(key) for key in batch["shards"]],
+        since=batch["since"],
+        until=batch["until"],
+    )
+    del request.session[UNDO_KEY]
+    messages.success(request, presenters.undone_message(bot, count))
+    return redirect("web:bot", bot=bot)
+
+
+@console_view("POST")
+def delete_facts(request, bot: str):
+    """Remove the facts ticked on the page; one Undo puts them all back."""
+    refs = FactRefsForm(request.POST).refs()
+    page = reverse("web:bot", args=[bot])
+    back = request.POST.get("back", "")
+    back = back if back.startswith(page) else page  # only back to this bot's page
+    if not refs:
+        messages.info(request, "Tick the facts to delete first.")
+        return redirect(back)
+    removed = console_facts_forget(viewer=viewer_of(request), refs=refs)
+    _offer_undo(request, bot, "delete", removed.shards, removed.since, removed.until)
+    messages.success(request, presenters.deleted_message(removed.count))
+    return redirect(back)
+
+
+def _offer_undo(request, bot: str, what: str, shards, since: str, until: str) -> None:
+    request.session[UNDO_KEY] = {
+        "bot": bot,
+        "what": what,
+        "shards": [shard_key(s) for s in shards],
+        "since": since,
+        "until": until,
+    }
+
+
+def _undo_offer(request, bot: str) -> str:
+    """ "clear" or "delete" when the person's last batch on this bot can still be undone."""
+    batch = request.session.get(UNDO_KEY) or {}
+    if batch.get("bot") == bot and clear_undo_open(batch.get("since", "")):
+        return batch.get("what", "clear")
+    return ""

@@ -26,6 +26,7 @@ _URL_NAMES = {
     "edit": "fact_edit",
     "delete": "fact_delete",
     "undo": "fact_undo",
+    "delete_many": "facts_delete",
 }
 
 
