@@ -333,3 +333,23 @@ def _completion(request: dict, reply: Reply) -> dict:
             "total_tokens": reply.tokens,
         },
     }
+
+
+def learned(ctx: Context, model: "FakeModel", answer: str, *, message_id: str, **texts):
+    """Submit one exchange and run the learner on it, the fake model answering `answer`
+    (settings choose report or write mode); the exchange's receipt."""
+    from memstore.learning import exchange_submit
+    from memstore.learning.config import learner_config, model_client
+    from memstore.learning.pipeline import exchange_learn
+
+    model.push(ok(answer))
+    receipt = exchange_submit(
+        ctx=ctx,
+        message=texts.get("message", "I moved to Lisbon last week, and I am vegetarian."),
+        reply=texts.get("reply", "Noted."),
+        message_id=message_id,
+        reply_id=f"r-{message_id}",
+    )
+    config = learner_config()
+    exchange_learn(exchange_id=receipt.id, client=model_client(config), config=config)
+    return receipt

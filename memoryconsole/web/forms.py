@@ -63,8 +63,6 @@ class FactRefForm(forms.Form):
 class FactRefsForm(forms.Form):
     """The facts ticked on a page, each "file|fact id"."""
 
-    fact = forms.MultipleChoiceField(required=False)
-
     def refs(self) -> list[tuple[str, str]]:
         """The (file, fact id) pairs sent that are well formed (others are dropped)."""
         refs = []
@@ -181,3 +179,15 @@ class LearningForm(forms.Form):
 
     kind = forms.ChoiceField(choices=_choices(KINDS, "all"), required=False)
     offset = forms.IntegerField(required=False, min_value=0)
+
+
+class ReviewForm(forms.Form):
+    """Proposals ("source:ref" each) to accept or reject; a text replaces a single one's."""
+
+    decision = forms.ChoiceField(choices=[("accepted", "accept"), ("rejected", "reject")])
+    text = forms.CharField(required=False, max_length=MAX_TEXT_CHARS)
+
+    def keys(self) -> list[str]:
+        """The well-formed proposal keys sent (others are dropped)."""
+        keys = self.data.getlist("key")[:200]
+        return [k for k in keys if re.fullmatch(r"[a-z]+:[0-9A-Za-z_-]{1,64}", k)]

@@ -16,6 +16,7 @@ from memstore.activity import ShardChange
 from memstore.console.facts import TABS, FactQuery, FactRow, FactRows, Tab
 from memstore.console.files import FileInfo, FileView
 from memstore.console.overview import Problems
+from memstore.console.review import Proposal
 from memstore.console.search import SearchHit, SearchResults
 from memstore.console.writes import ClearPreview, shard_key
 from memstore.learning.activity import LABELS
@@ -64,6 +65,17 @@ class FactRowView:
     hidden: bool
     parts: tuple[tuple[str, bool], ...] = ()  # the text in pieces, True where a search matched
     where: str = ""  # in a search over several bots: which bot's memory
+
+    @property
+    def src(self) -> str:
+        """Where a learned fact came from (`src=room:<id>/msg:<id>`), or ""."""
+        src = self.row.fact.meta.get("src", "")
+        return src if src.startswith("room:") and "/msg:" in src else ""
+
+    @property
+    def src_room(self) -> str:
+        """The room of `src`."""
+        return self.src.removeprefix("room:").partition("/msg:")[0]
 
     @property
     def short(self) -> str:
@@ -386,3 +398,28 @@ def hit_link(hit: SearchHit, searched: str) -> str:
 def added_message(fact) -> str:
     """What the bot page says after a fact was added."""
     return f"Saved to {scope_label(fact.scope)}: {fact.body}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalRow:
+    """A proposal as the review inbox shows it."""
+
+    proposal: Proposal
+    action: str  # "save to about ann (profile)" / "remove from own"
+    short: str  # its text cut for buttons' accessible names
+
+
+def proposal_rows(proposals: list[Proposal]) -> list[ProposalRow]:
+    """The inbox's rows."""
+    rows = []
+    for p in proposals:
+        where = scope_label(p.scope)
+        action = f"save to {where} ({p.tier})" if p.op == "save" else f"remove from {where}"
+        short = p.text if len(p.text) <= SHORT_CHARS else p.text[: SHORT_CHARS - 1] + "…"
+        rows.append(ProposalRow(p, action, short))
+    return rows
+
+
+def reviewed_message(count: int, decision: str) -> str:
+    """What the inbox says after a decision."""
+    return f"{'Accepted' if decision == 'accepted' else 'Rejected'} {count} {_plural(count, 'proposal', 'proposals')}."

@@ -4,7 +4,17 @@ learning, files)."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import adding, facts, history, home, pages, rows, search
+from memoryconsole.web.views import (
+    adding,
+    facts,
+    history,
+    home,
+    pages,
+    provenance,
+    review,
+    rows,
+    search,
+)
 
 app_name = "web"
 
@@ -23,6 +33,9 @@ _BOT_PAGES = [
     ("facts/delete-many/", facts.delete_facts, "facts_delete"),
     ("prompt/", pages.prompt_page, "prompt"),
     ("learning/", pages.learning_page, "learning"),
+    ("review/", review.review_page, "review"),
+    ("exchange/", provenance.exchange_page, "exchange"),
+    ("review/decide/", review.review_decide, "review_decide"),
     ("files/", pages.files_page, "files"),
 ]
 

@@ -4,12 +4,14 @@
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
 `vectors` caches embeddings by fact identity; it survives rebuilds.
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
+`review` records what people decided about proposals (the learner's report-mode decisions).
 """
 
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
+from memstore.models.review import ProposalReview
 from memstore.models.vectors import Embedding
 
 __all__ = [
@@ -23,5 +25,6 @@ __all__ = [
     "MemoryFile",
     "PersonSettings",
     "ProjectMember",
+    "ProposalReview",
     "TokenUsage",
 ]
