@@ -6,7 +6,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryconsole.web import presenters
+from memoryconsole.web import presenters, presenters_search
 from memoryconsole.web.forms import FactQueryForm, FactRefsForm
 from memoryconsole.web.views.common import (
     console_view,
@@ -74,9 +74,9 @@ def _page_context(request, bot: str, query, tabs) -> dict:
 
 def _search_context(request, bot: str, query, tabs) -> dict:
     results = bot_search(bot=bot, viewer=viewer_of(request), query=query, tabs=tabs)
-    marks = presenters.search_marks(results.searched, results.literal)
+    marks = presenters_search.search_marks(results.searched, results.literal)
     today = timezone.localdate()
-    search = presenters.search_summary(results, query.q)
+    search = presenters_search.search_summary(results, query.q)
     return {
         "rows": [
             presenters.fact_row_view(h.row, bot=bot, today=today, marks=marks) for h in results.hits
