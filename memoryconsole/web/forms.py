@@ -191,3 +191,9 @@ class ReviewForm(forms.Form):
         """The well-formed proposal keys sent (others are dropped)."""
         keys = self.data.getlist("key")[:200]
         return [k for k in keys if re.fullmatch(r"[a-z]+:[0-9A-Za-z_-]{1,64}", k)]
+
+
+class TokenForm(forms.Form):
+    """A new bot token's name (what it is for: "prod", "laptop")."""
+
+    name = forms.CharField(max_length=80, required=False, label="Name (what it is for)")

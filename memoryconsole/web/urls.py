@@ -14,6 +14,7 @@ from memoryconsole.web.views import (
     review,
     rows,
     search,
+    tokens,
 )
 
 app_name = "web"
@@ -35,6 +36,9 @@ _BOT_PAGES = [
     ("learning/", pages.learning_page, "learning"),
     ("review/", review.review_page, "review"),
     ("exchange/", provenance.exchange_page, "exchange"),
+    ("tokens/", tokens.tokens_page, "tokens"),
+    ("tokens/revoke/", tokens.revoke_token, "token_revoke"),
+    ("connect/", tokens.connect_page, "connect"),
     ("review/decide/", review.review_decide, "review_decide"),
     ("files/", pages.files_page, "files"),
 ]
