@@ -43,6 +43,7 @@ class FactQueryForm(forms.Form):
     month = forms.CharField(required=False, max_length=7)
     cursor = forms.CharField(required=False, max_length=40)
     exact = forms.BooleanField(required=False)
+    start = forms.IntegerField(required=False, min_value=1, max_value=10_000_000)
 
     def query(self) -> FactQuery:
         """The validated query; a field that failed validation counts as not given."""

@@ -117,13 +117,18 @@ def scope_choices(scopes) -> list[tuple[str, str]]:
 
 
 def fact_list_summary(page: FactRows, query: FactQuery) -> str:
-    """The line above a page of facts: how many, what was searched, which page."""
+    """The line above a page of facts: how many, what was searched, which of them this page
+    shows ("51–100 of 123 facts")."""
     total = f"{page.total}{'+' if page.capped else ''}"
-    line = f"{total} {_plural(page.total, 'fact', 'facts')}"
+    facts = _plural(page.total, "fact", "facts")
+    line = f"{total} {facts}"
+    if page.next_cursor or query.cursor:
+        first = max(1, query.start)
+        line = f"{first}–{first + len(page.rows) - 1} of {total} {facts}"
     if query.q:
         line += f" {_plural(page.total, 'matches', 'match')} “{query.q}”"
         line += " as text" if page.searched == "text" else ""
-    return line + (" · older page" if query.cursor else "")
+    return line
 
 
 def fact_list_empty(query: FactQuery) -> str:
@@ -283,16 +288,27 @@ class BlockView:
 
     block: Block
     slices: list[SliceView]
+    hidden: str = ""  # "1 hidden fact left out: hidden facts never go into a prompt." or ""
 
 
-def prompt_blocks(section: PromptSection | None) -> list[BlockView]:
-    """The preview's blocks, each with its profile and "recently" parts and what they left out."""
+def prompt_blocks(
+    section: PromptSection | None, hidden: dict[str, int] | None = None
+) -> list[BlockView]:
+    """The preview's blocks, each with its profile and "recently" parts, what they left out,
+    and the hidden facts of its scope that were left out too."""
     if section is None:
         return []
-    return [
-        BlockView(b, [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)])
-        for b in section.blocks
-    ]
+    views = []
+    for b in section.blocks:
+        n = (hidden or {}).get(b.scope, 0)
+        note = (
+            f"{n} hidden {_plural(n, 'fact', 'facts')} left out: hidden facts never go into a prompt."
+            if n
+            else ""
+        )
+        slices = [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)]
+        views.append(BlockView(b, slices, note))
+    return views
 
 
 def _slice_view(label: str, part: Slice) -> SliceView:

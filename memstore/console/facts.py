@@ -69,6 +69,7 @@ class FactQuery:
     month: str = ""  # YYYY-MM
     cursor: str = ""  # "YYYY-MM-DD_id" of the last row of the previous page
     exact: bool = False  # search the words as typed (no spelling correction)
+    start: int = 1  # the position of this page's first fact in the list (for "51–100 of 123")
     limit: int = PAGE_SIZE
 
 

@@ -116,14 +116,19 @@ def _many(root, bot: str, count: int) -> None:
 
 def test_paging_walks_every_fact_once(ann, memory_root, people):
     _many(memory_root, "pager", 120)
-    seen, url = [], "/bots/pager/"
+    seen, summaries, url = [], [], "/bots/pager/"
     while url:
         response = ann.get(url, **HX)
         seen += texts(response)
+        summaries += re.findall(
+            r'<p class="summary" role="status">([^<]+)</p>', response.content.decode()
+        )
         more = re.search(r'<a href="([^"]+)"[^>]*>Older facts', response.content.decode())
         url = more.group(1).replace("&amp;", "&") if more else ""
     assert sorted(seen) == sorted(f"Fact number {i} about paging" for i in range(120))
-    assert "120 facts" in ann.get("/bots/pager/", **HX).content.decode()
+    assert summaries == ["1–50 of 120 facts", "51–100 of 120 facts", "101–120 of 120 facts"]
+    html = ann.get("/bots/pager/", **HX).content.decode()
+    assert 'hx-swap="outerHTML show:#fact-list:top"' in html  # the next page starts at the top
 
 
 def test_query_count_is_constant(ann, memory_root, people):

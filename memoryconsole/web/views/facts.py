@@ -66,8 +66,12 @@ def _page_context(request, bot: str, query, tabs) -> dict:
         "rows": [presenters.fact_row_view(r, bot=bot, today=today) for r in page.rows],
         "summary": presenters.fact_list_summary(page, query),
         "empty": presenters.fact_list_empty(query),
-        "next_url": url_with(request, cursor=page.next_cursor) if page.next_cursor else "",
-        "newest_url": url_with(request, cursor=None) if query.cursor else "",
+        "next_url": (
+            url_with(request, cursor=page.next_cursor, start=query.start + len(page.rows))
+            if page.next_cursor
+            else ""
+        ),
+        "newest_url": url_with(request, cursor=None, start=None) if query.cursor else "",
         "scopes_shown": page.scopes,
     }
 
