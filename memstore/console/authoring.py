@@ -5,7 +5,7 @@ the API's rules hold (secrets never in shared memory, the length limit, valid me
 An edit that keeps the fact in its file changes its line in place (`fact_edit`); one that moves
 it (another tier, or a log date in another month) checks the new line first, then forgets the
 old line and remembers the new one, both in the shard's history. A refusal is recorded in the
-failure log, like every console write.
+failure log by the services, like every write.
 
 Does not: decide wording or parse forms (the console does), or write files itself.
 """
@@ -15,12 +15,12 @@ from datetime import date
 
 from memstore.console.facts import FactRow, bot_tabs, console_fact_get, shard_of_file
 from memstore.console.viewer import Viewer
-from memstore.console.writes import record_refusal
+from memstore.content import content_check
 from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
 from memstore.markdown import make_fact
 from memstore.paths import Scope, locate
 from memstore.records import StoredFact
-from memstore.services import fact_check_content, fact_edit, fact_forget, fact_remember
+from memstore.services import fact_edit, fact_forget, fact_remember
 from memstore.vocabulary import Tier
 
 _TAGS = {"note": "note", "episode": "episode"}
@@ -59,20 +59,15 @@ def console_fact_add(*, viewer: Viewer, bot: str, scope: Scope, fields: FactFiel
     """Save a new fact in the bot's shard of a scope the person may see."""
     if not viewer.may_see(scope):
         raise NotAllowed("That is another person's user memory.")
-    shard = scope.shard(bot)
-    try:
-        stored = fact_remember(
-            shard=shard,
-            text=fields.text,
-            tier=fields.tier or "log",
-            day=fields.day,
-            meta=_set(fields.meta()),
-            by=viewer.person,
-            via="console",
-        )
-    except MemstoreError as error:
-        record_refusal(shard, "remember", error, viewer)
-        raise
+    stored = fact_remember(
+        shard=scope.shard(bot),
+        text=fields.text,
+        tier=fields.tier or "log",
+        day=fields.day,
+        meta=_set(fields.meta()),
+        by=viewer.person,
+        via="console",
+    )
     return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
 
 
@@ -93,25 +88,19 @@ def console_fact_update(
     day = fields.day or current.day
     tier = fields.tier or tier_now
     target = shard.file_rel(tier_file="profile" if tier == "profile" else "log", day=day)
-    try:
-        if tier == tier_now and target == file:
-            stored = fact_edit(
-                shard=shard,
-                fact_id=fact_id,
-                text=fields.text,
-                expected_text=expected_text,
-                day=fields.day,
-                meta=fields.meta(),
-                by=viewer.person,
-                via="console",
-            )
-        else:
-            stored = _move(viewer, current, expected_text, fields, tier, day)
-    except EditConflict:
-        raise
-    except MemstoreError as error:
-        record_refusal(shard, "edit", error, viewer)
-        raise
+    if tier == tier_now and target == file:
+        stored = fact_edit(
+            shard=shard,
+            fact_id=fact_id,
+            text=fields.text,
+            expected_text=expected_text,
+            day=fields.day,
+            meta=fields.meta(),
+            by=viewer.person,
+            via="console",
+        )
+    else:
+        stored = _move(viewer, current, expected_text, fields, tier, day)
     return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
 
 
@@ -133,7 +122,7 @@ def _move(viewer: Viewer, current, expected_text: str, fields: FactFields, tier:
     meta = _set(meta)
     # Check the new line before the old one goes, so a refusal leaves everything as it was.
     line = make_fact(text=fields.text, day=day, tag=_TAGS.get(tier), meta=meta)
-    fact_check_content(text=line.text, shared=shard.scope.sharded)
+    content_check(shard=shard, fact=line, person=None, via="console")
     fact_forget(shards=[shard], fact_id=current.fact_id, by=viewer.person, via="console")
     return fact_remember(
         shard=shard,

@@ -23,7 +23,7 @@ from django.utils import timezone
 from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, InvalidFact
 from memstore.learning.activity import events_visible
-from memstore.learning.pipeline import VIA, person_settings, provenance
+from memstore.learning.pipeline import VIA, provenance
 from memstore.models import LearningEvent, ProposalReview
 from memstore.paths import Scope
 from memstore.services import fact_forget, fact_remember
@@ -117,7 +117,7 @@ class LearnerProposals:
             day=timezone.localdate(exchange.created_at),
             meta={"src": provenance(exchange.room_id, exchange.message_id), "by": row.bot}
             | {"via": VIA},
-            excluded_topics=list(person_settings(exchange.person).excluded_topics),
+            person=exchange.person or None,
             by=viewer.person,
             via="console",
         )

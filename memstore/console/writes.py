@@ -1,8 +1,9 @@
 """The console's writes: as the person (`by=<username>`, `via=console`), only in scopes they may
 see, through the ordinary services (lock, atomic write, history, re-sync).
 
-A refused write (a secret in shared memory, text too long…) is recorded in the failure log so it
-shows on the home page; a conflict with a concurrent hand edit is not a failure, it is shown.
+A refused write (a secret in shared memory, text too long…) is recorded in the failure log by the
+services themselves, so it shows on the home page; a conflict with a concurrent hand edit is not
+a failure, it is shown.
 """
 
 from dataclasses import dataclass
@@ -11,15 +12,13 @@ from datetime import UTC, datetime, timedelta
 from memstore.activity import change_at, shard_history_page
 from memstore.console.facts import FactRow, bot_tabs, rows_of, shard_of_file
 from memstore.console.viewer import Viewer
-from memstore.errors import EditConflict, FactNotFound, InvalidFact, MemstoreError, NotAllowed
-from memstore.failures import failure_record
+from memstore.errors import FactNotFound, InvalidFact, NotAllowed
 from memstore.history import history_read
 from memstore.index import memory_root
 from memstore.markdown import parse_line
 from memstore.paths import Scope, Shard, check_slug
 from memstore.records import StoredFact
 from memstore.services import (
-    fact_edit,
     fact_forget,
     fact_restore,
     facts_put_back,
@@ -28,28 +27,6 @@ from memstore.services import (
 
 _UNDO_WINDOW = 200  # removals searched back through for an undo
 UNDO_CLEAR_WINDOW = timedelta(minutes=30)  # how long "Undo clear" is offered
-
-
-def console_fact_edit(
-    *, viewer: Viewer, file: str, fact_id: str, text: str, expected_text: str
-) -> FactRow:
-    """Replace a fact's text in place; EditConflict (with the current text) if it changed."""
-    shard = shard_of_file(viewer, file)
-    try:
-        stored = fact_edit(
-            shard=shard,
-            fact_id=fact_id,
-            text=text,
-            expected_text=expected_text,
-            by=viewer.person,
-            via="console",
-        )
-    except EditConflict:
-        raise
-    except MemstoreError as error:
-        record_refusal(shard, "edit", error, viewer)
-        raise
-    return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,10 +185,3 @@ def shard_parse(value: str) -> Shard:
     scope_key, _, bot = (value or "").partition("|")
     kind, _, name = scope_key.partition(":")
     return Scope(kind, name).shard(bot)  # type: ignore[arg-type]
-
-
-def record_refusal(shard: Shard, op: str, error: MemstoreError, viewer: Viewer) -> None:
-    """Record a refused console write in the failure log (the home page lists it)."""
-    failure_record(
-        root=memory_root(), bot=shard.bot, op=op, error=error, by=viewer.person, via="console"
-    )

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0006_api_idempotency"),
+        ("memstore", "0008_embedding_one_text_per_run"),
     ]
 
     operations = [

@@ -28,9 +28,24 @@ from memstore.selectors import facts_list
 from memstore.services import fact_remember
 
 MODES = ("words", "lexical", "semantic", "hybrid")
+LOCOMO_DEV = Path("shared", "bench", "locomo-dev")  # beside the repository
 KS = (5, 10, 20)
 
 Progress = Callable[[str], None]
+
+
+def locomo_dev_dir(repo: Path) -> Path | None:
+    """`../shared/bench/locomo-dev` beside the repository, or beside the main checkout when
+    `repo` is a git worktree of it; None when it is in neither place."""
+    roots = [repo.parent]
+    git = repo / ".git"
+    if git.is_file():  # a worktree: "gitdir: <main checkout>/.git/worktrees/<name>"
+        gitdir = Path(git.read_text(encoding="utf-8").partition("gitdir:")[2].strip())
+        roots.append(gitdir.parent.parent.parent.parent)
+    for root in roots:
+        if (root / LOCOMO_DEV / "facts.jsonl").is_file():
+            return root / LOCOMO_DEV
+    return None
 
 
 @dataclass(frozen=True, slots=True)

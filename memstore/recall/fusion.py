@@ -6,7 +6,8 @@ scope may hold the same fact: the newest copy stands for it), then a fact scores
 over the lists it is in, so a fact found both ways ranks highest. Words get half the say of
 meaning: keyword-heavy noise otherwise drags paraphrase matches down. When the query names a
 date ("in March", "on 1 February, 2023"), the candidates saved around then form a third list,
-in fused order, with the same say as words. Ties break by date.
+in fused order, with the same say as words. Ties break by date, then by identity: never by row id, so the
+order does not depend on the order facts were indexed in.
 
 The relevance floor keeps a semantic hit only if it is close to the best one and above an
 absolute similarity below which matches are noise; every lexical hit shares a real word and
@@ -27,7 +28,7 @@ DATE_WEIGHT = 0.5
 # unrelated queries peak at 0.41-0.50 over a small memory, answers sit at 0.57 and up (95 % of
 # the LoCoMo dev questions have a best hit above 0.62). Other models spread differently;
 # settings.RECALL_COSINE_FLOOR overrides.
-COSINE_FLOORS = {"bge-small-en-v1.5-int8": 0.55}
+COSINE_FLOORS = {"bge-small-en-v1.5-int8/single": 0.55}
 COSINE_FLOOR = 0.3  # a model without a measured floor
 COSINE_MARGIN = 0.2
 
@@ -74,7 +75,7 @@ def fuse(
     date_weight: float = DATE_WEIGHT,
 ) -> list[Fused]:
     """Weighted reciprocal-rank fusion of two ranked lists (best first in each), best first;
-    `dated` says which days the query names. Ties go to the newer fact, then the lower row id."""
+    `dated` says which days the query names. Ties go to the newer fact, then the lower identity."""
     lexical = merge_newest(hit for hit in lexical if hit.score > 0)
     dense = merge_newest(dense)
     scores: dict[str, float] = {}
@@ -113,4 +114,4 @@ def fuse(
 
 
 def _order(fused: Fused) -> tuple:
-    return (-fused.score, -fused.day.toordinal(), fused.pk)
+    return (-fused.score, -fused.day.toordinal(), fused.fact_id)

@@ -5,7 +5,15 @@ facts that have none (`vectors_ensure`), and cosine search over the facts of som
 (`vectors_search`).
 
 Vectors live in `memstore_embedding`, keyed by (model, fact identity): a rebuild of the index,
-a fact moved between files or the same text saved in another scope never recomputes one.
+a fact moved between files or the same text saved in another scope never recomputes one. The
+model name says how a vector was made (the bundled model embeds one text per run), so vectors
+made another way are never mixed in.
+
+Results do not depend on the order facts were indexed in or rows come back from Postgres: each
+scope's matrix is laid out by a content key (identity, scope, shard, file), and ties break by
+date, then that key, never by row id or position. (The approximate HNSW path is the exception:
+its graph depends on the order vectors were inserted, so after a rebuild of the embedding table
+a search over more than 20,000 facts may find a slightly different pool.)
 
 Search is exact up to 20,000 searched facts: each scope's vectors are held in this process as
 one matrix, refreshed when a cheap query over the scope's file rows says something changed
@@ -43,7 +51,9 @@ ANN_MIN_FACTS = 20_000  # below this an exact scan in this process is as fast an
 ANN_MIN_SHARE = 0.25  # the HNSW pool is filtered to the searched scopes: they must be a big part
 ANN_POOL_MAX = 1000  # pgvector's largest hnsw.ef_search
 # HNSW indexes the recall migration creates, by model name: (index name, dimension).
-ANN_INDEXES = {"bge-small-en-v1.5-int8": ("memstore_embedding_bge_small_hnsw", 384)}
+ANN_INDEXES = {
+    "bge-small-en-v1.5-int8/single": ("memstore_embedding_bge_small_single_hnsw", 384),
+}
 
 
 def embedder_current() -> Embedder | None:
@@ -163,6 +173,7 @@ class _ScopeMatrix:
     version: tuple
     pks: np.ndarray  # int64 Fact row ids
     fact_ids: list[str]
+    keys: list[tuple[str, str, str, str]]  # (identity, scope, shard, file): row order, ties
     days: np.ndarray  # int32 proleptic ordinals
     hidden: np.ndarray  # bool
     matrix: np.ndarray  # (n, dim) float32, rows L2-normalised
@@ -193,10 +204,13 @@ def _versions(keys: list[str]) -> dict[str, tuple]:
 def _refresh(
     embedder: Embedder, key: str, version: tuple, old: _ScopeMatrix | None
 ) -> _ScopeMatrix:
-    rows = list(
-        Fact.objects.filter(scope_key=key)
-        .order_by("id")
-        .values_list("id", "fact_id", "day", "visibility")
+    # Laid out by content, compared in Python (no collation): the same facts give the same
+    # matrix whatever order they were indexed in.
+    rows = sorted(
+        Fact.objects.filter(scope_key=key).values_list(
+            "id", "fact_id", "day", "visibility", "scope_key", "shard_bot", "file__path"
+        ),
+        key=lambda r: (r[1], r[4], r[5], r[6], r[0]),
     )
     known: dict[str, np.ndarray] = {}
     if old is not None:
@@ -227,6 +241,7 @@ def _refresh(
         version=version,
         pks=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
         fact_ids=[r[1] for r in rows],
+        keys=[(r[1], r[4], r[5], r[6]) for r in rows],
         days=np.fromiter((r[2].toordinal() for r in rows), dtype=np.int32, count=len(rows)),
         hidden=np.fromiter((r[3] == "hidden" for r in rows), dtype=bool, count=len(rows)),
         matrix=matrix,
@@ -267,7 +282,7 @@ def vectors_search(
     include_hidden: bool = False,
 ) -> list[VectorHit]:
     """The `limit` fact rows of these scopes nearest to the query vector, most similar first
-    (ties: newer first, then lower row id)."""
+    (ties: newer first, then by identity, scope, shard and file)."""
     versions = _versions([str(scope) for scope in scopes])
     searched = sum(version[-1] for version in versions.values())
     if searched >= ANN_MIN_FACTS and (share := _ann_share(embedder, searched)):
@@ -282,25 +297,33 @@ def vectors_search(
     scores = np.concatenate([np.einsum("ij,j->i", entry.matrix, query) for entry in entries])
     if not include_hidden:
         scores[np.concatenate([entry.hidden for entry in entries])] = -np.inf
+    return _top(entries, scores, limit)
+
+
+def _top(entries: list[_ScopeMatrix], scores: np.ndarray, limit: int) -> list[VectorHit]:
+    """The best `limit` rows; every row tied with the last one competes on the tie rule."""
     take = min(limit, len(scores))
-    top = np.argpartition(-scores, take - 1)[:take] if take < len(scores) else np.arange(take)
+    if take < len(scores):
+        cut = -np.partition(-scores, take - 1)[take - 1]
+        top = np.flatnonzero(scores >= cut)
+    else:
+        top = np.arange(len(scores))
     starts = np.cumsum([0] + [entry.rows for entry in entries])
-    hits = []
+    ranked = []
     for i in top:
         if not np.isfinite(scores[i]):
             continue
         which = int(np.searchsorted(starts, i, side="right")) - 1
         entry, row = entries[which], int(i - starts[which])
-        hits.append(
-            VectorHit(
-                pk=int(entry.pks[row]),
-                fact_id=entry.fact_ids[row],
-                day=date.fromordinal(int(entry.days[row])),
-                cosine=float(scores[i]),
-            )
+        hit = VectorHit(
+            pk=int(entry.pks[row]),
+            fact_id=entry.fact_ids[row],
+            day=date.fromordinal(int(entry.days[row])),
+            cosine=float(scores[i]),
         )
-    hits.sort(key=lambda h: (-h.cosine, -h.day.toordinal(), h.pk))
-    return hits
+        ranked.append(((-hit.cosine, -int(entry.days[row]), entry.keys[row]), hit))
+    ranked.sort(key=lambda pair: pair[0])
+    return [hit for _, hit in ranked[:limit]]
 
 
 _ann_ready: dict[tuple[str, str], bool] = {}
@@ -346,7 +369,8 @@ def _ann_search(
         ) e
         JOIN memstore_fact f ON f.fact_id = e.fact_id
         WHERE f.scope_key = ANY(%s) {hidden}
-        ORDER BY cosine DESC, f.day DESC, f.id
+        ORDER BY cosine DESC, f.day DESC, f.fact_id COLLATE "C", f.scope_key COLLATE "C",
+                 f.shard_bot COLLATE "C", f.id
         LIMIT %s
     """
     with transaction.atomic(), connection.cursor() as cursor:

