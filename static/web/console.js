@@ -61,3 +61,19 @@
     });
   });
 })();
+
+// Filters fold away on a phone, unless one is on, so the first fact is on the first screen; on a
+// wider screen they stay open. Without JavaScript they are simply open.
+(function () {
+  "use strict";
+  function fold() {
+    var narrow = !window.matchMedia("(min-width: 40.01rem)").matches;
+    document.querySelectorAll("details.more-filters").forEach(function (d) {
+      if (!narrow) d.open = true;
+      else if (!d.hasAttribute("data-on") && !d.hasAttribute("data-seen")) d.open = false;
+      d.setAttribute("data-seen", "");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", fold);
+  window.addEventListener("resize", fold);
+})();

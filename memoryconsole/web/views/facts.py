@@ -53,6 +53,7 @@ def bot_page(request, bot: str):
             "scopes": presenters.scope_choices(context.pop("scopes_shown")),
             "show_clear": query.tab == "own",
             "undo_clear": _undo_offer(request, bot),
+            "filters_open": bool(query.scope or query.tier or query.type or query.month),
             "tiers": TIERS,
             "types": FACT_TYPES,
         }
