@@ -17,7 +17,7 @@ from memstore.console.facts import FactQuery, FactRow, Tab, bot_tabs, rows_of
 from memstore.console.spelling import query_corrected
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
-from memstore.index import index_sync, memory_root
+from memstore.index import memory_root
 from memstore.paths import Scope, all_scopes
 from memstore.recall import recall_in_scopes
 from memstore.records import StoredFact
@@ -87,7 +87,6 @@ def workspace_search(*, viewer: Viewer, query: FactQuery) -> SearchResults:
 
 def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
     text = " ".join(query.q.split())
-    index_sync(scopes=scopes)  # the vocabulary is read from the index
     corrected = "" if query.exact else query_corrected(text, scopes)
     searched = corrected or text
     result = recall_in_scopes(

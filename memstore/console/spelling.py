@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from memstore.index import index_sync
 from memstore.paths import Scope
 
 MIN_LENGTH = 4
@@ -134,6 +135,7 @@ def query_corrected(query: str, scopes: list[Scope]) -> str:
     unknown = [w for w in words if len(w) >= MIN_LENGTH]
     if not unknown:
         return ""
+    index_sync(scopes=scopes)  # the vocabulary is read from the index
     vocabs = vocabularies(scopes)
     fixes = {}
     for word in unknown:

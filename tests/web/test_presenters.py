@@ -80,3 +80,18 @@ def test_what_clearing_leaves(projects, rooms, expected):
     preview = ClearPreview(bot="ava", own=3, people=1, projects=projects, rooms=rooms)
     pieces = presenters.clear_stays(preview)
     assert "".join(lead + n + words for lead, n, words in pieces) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "searched", "literal", "expected"),
+    [
+        ("Old memories", "memory", False, (("Old ", False), ("memories", True))),
+        ("Budgets: Q3", "budget q3", False, (("Budgets", True), (": ", False), ("Q3", True))),
+        ("a <b> c", "<b>", True, (("a ", False), ("<b>", True), (" c", False))),
+        ("nothing here", "lisbon", False, (("nothing here", False),)),
+    ],
+)
+def test_search_marks(text, searched, literal, expected):
+    from memoryconsole.web.presenters_search import search_marks
+
+    assert search_marks(searched, literal).split(text) == expected
