@@ -12,7 +12,6 @@ from memstore.activity import ShardChange
 from memstore.console.facts import TABS, FactQuery, FactRow, FactRows, Tab
 from memstore.console.files import FileInfo, FileView
 from memstore.console.overview import Problems
-from memstore.console.review import Proposal
 from memstore.console.writes import ClearPreview, shard_key
 from memstore.learning.activity import LABELS
 from memstore.markdown import MAX_TEXT_CHARS, parse_line
@@ -133,7 +132,7 @@ def fact_list_summary(page: FactRows, query: FactQuery) -> str:
 
 def fact_list_empty(query: FactQuery) -> str:
     """What an empty page of facts says: filters found nothing, or there is nothing yet."""
-    if query.q or query.tier or query.type or query.month:
+    if query.q or query.tier or query.type or query.month or query.importance:
         return "No facts match. Try fewer words or other filters."
     return "Nothing here yet."
 
@@ -326,26 +325,34 @@ def added_message(fact) -> str:
     return f"Saved to {scope_label(fact.scope)}: {fact.body}"
 
 
+# --- issue 11: fact versions, facts as of a date, the prompt's notes and freshness ------------
+
+
 @dataclass(frozen=True, slots=True)
-class ProposalRow:
-    """A proposal as the review inbox shows it."""
+class VersionRow:
+    """An earlier text of a fact, as its versions page lists it."""
 
-    proposal: Proposal
-    action: str  # "save to about ann (profile)" / "remove from own"
-    short: str  # its text cut for buttons' accessible names
-
-
-def proposal_rows(proposals: list[Proposal]) -> list[ProposalRow]:
-    """The inbox's rows."""
-    rows = []
-    for p in proposals:
-        where = scope_label(p.scope)
-        action = f"save to {where} ({p.tier})" if p.op == "save" else f"remove from {where}"
-        short = p.text if len(p.text) <= SHORT_CHARS else p.text[: SHORT_CHARS - 1] + "…"
-        rows.append(ProposalRow(p, action, short))
-    return rows
+    text: str
+    at: str  # the version's id (the time of the edit that replaced it)
+    when: datetime | None
+    origin: str  # who replaced it, and how
 
 
-def reviewed_message(count: int, decision: str) -> str:
-    """What the inbox says after a decision."""
-    return f"{'Accepted' if decision == 'accepted' else 'Rejected'} {count} {_plural(count, 'proposal', 'proposals')}."
+def version_rows(versions: list) -> list[VersionRow]:
+    """Display rows for a fact's versions (newest first)."""
+    return [
+        VersionRow(text=v.text, at=v.at, when=_when(v.at), origin=origin(v.by, v.via))
+        for v in versions
+    ]
+
+
+def prompt_freshness(stale: bool, memory: str) -> str:
+    """The preview's warning when the section was not built from the files as they are now."""
+    if memory == "unavailable":
+        return "Memory could not be read within the time budget: the bot would get no memory."
+    if stale:
+        return (
+            "The files could not be synced within the time budget (another writer held the "
+            "lock, or the disk was slow): this is the index as it stood. Reload to try again."
+        )
+    return ""

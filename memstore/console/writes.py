@@ -19,6 +19,7 @@ from memstore.markdown import parse_line
 from memstore.paths import Scope, Shard, check_slug
 from memstore.records import StoredFact
 from memstore.services import (
+    fact_edit,
     fact_forget,
     fact_restore,
     facts_put_back,
@@ -27,6 +28,21 @@ from memstore.services import (
 
 _UNDO_WINDOW = 200  # removals searched back through for an undo
 UNDO_CLEAR_WINDOW = timedelta(minutes=30)  # how long "Undo clear" is offered
+
+
+def console_fact_edit(
+    *, viewer: Viewer, file: str, fact_id: str, text: str, expected_text: str
+) -> FactRow:
+    """Replace a fact's text in place; EditConflict (with the current text) if it changed."""
+    stored = fact_edit(
+        shard=shard_of_file(viewer, file),
+        fact_id=fact_id,
+        text=text,
+        expected_text=expected_text,
+        by=viewer.person,
+        via="console",
+    )
+    return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
+from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -57,14 +58,16 @@ def recall_search(
     mode: Mode = "auto",
 ) -> RecallResult:
     """Search the memory this context may read, by words and (with a model) by meaning; a
-    blank query raises InvalidQuery."""
-    return recall_in_scopes(
+    blank query raises InvalidQuery. Private facts only in the rooms they are for."""
+    result = recall_in_scopes(
         scopes=readable_scopes(ctx),
         query=query,
         limit=limit,
         include_hidden=include_hidden,
         mode=mode,
     )
+    private_ok = include_hidden or ctx.room.kind in PRIVATE_ROOM_KINDS
+    return result if private_ok else _without_private(result)
 
 
 def recall_in_scopes(
@@ -123,6 +126,12 @@ def recall_in_scopes(
         note=note,
         scores={f.fact_id: f.score for f in fused},
     )
+
+
+def _without_private(result: RecallResult) -> RecallResult:
+    # visibility=private facts are used only in direct rooms (SPEC §11, issue 11).
+    items = [f for f in result.items if f.visibility != "private"]
+    return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
 
 
 def _dense(scopes: list[Scope], vector, embedder, include_hidden: bool) -> list[fusion.Ranked]:

@@ -1,13 +1,13 @@
-"""A bot's memory page (tabs, search and filters as you type, paged newest first) and clearing
-the bot's own memory."""
+"""A bot's memory page (tabs, search and filters as you type, paged newest first), clearing
+the bot's own memory, and what the bot knew on a date."""
 
 from django.contrib import messages
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
 from memoryconsole.web import presenters, presenters_search
-from memoryconsole.web.forms import FactQueryForm, FactRefsForm
+from memoryconsole.web.forms import AsOfForm, FactQueryForm, FactRefsForm
 from memoryconsole.web.views.common import (
     console_view,
     page_or_partial,
@@ -16,8 +16,9 @@ from memoryconsole.web.views.common import (
     wants_partial,
 )
 from memoryconsole.web.views.rows import fact_urls
-from memstore.console.facts import bot_tabs, fact_rows
+from memstore.console.facts import IMPORTANCE_LEVELS, bot_tabs, fact_rows
 from memstore.console.search import bot_search
+from memstore.console.versions import console_bot_as_of
 from memstore.console.writes import (
     clear_preview,
     clear_undo_open,
@@ -53,9 +54,12 @@ def bot_page(request, bot: str):
             "scopes": presenters.scope_choices(context.pop("scopes_shown")),
             "show_clear": query.tab == "own",
             "undo_clear": _undo_offer(request, bot),
-            "filters_open": bool(query.scope or query.tier or query.type or query.month),
+            "filters_open": bool(
+                query.scope or query.tier or query.type or query.month or query.importance
+            ),
             "tiers": TIERS,
             "types": FACT_TYPES,
+            "importance_levels": IMPORTANCE_LEVELS,
         }
     return page_or_partial(request, "web/bot.html", "fact-list", context)
 
@@ -163,3 +167,19 @@ def _undo_offer(request, bot: str) -> str:
     if batch.get("bot") == bot and clear_undo_open(batch.get("since", "")):
         return batch.get("what", "clear")
     return ""
+
+
+@console_view("GET")
+def as_of_page(request, bot: str):
+    """What this bot knew on a date (a date picker; replayed from history)."""
+    form = AsOfForm(request.GET or {"day": timezone.localdate().isoformat()})
+    day = form.cleaned_data["day"] if form.is_valid() else None
+    facts = console_bot_as_of(viewer=viewer_of(request), bot=bot, day=day) if day else []
+    context = {
+        "bot": bot,
+        "here": "as-of",
+        "form": form,
+        "day": day,
+        "rows": [(f, presenters.scope_label(f.scope)) for f in facts],
+    }
+    return render(request, "web/as_of.html", context)

@@ -27,6 +27,7 @@ _URL_NAMES = {
     "delete": "fact_delete",
     "undo": "fact_undo",
     "delete_many": "facts_delete",
+    "versions": "fact_versions",
 }
 
 
