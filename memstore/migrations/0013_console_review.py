@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0012_fact_importance_rank"),
+        ("memstore", "0009_links_upkeep"),
     ]
 
     operations = [
