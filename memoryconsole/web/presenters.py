@@ -19,10 +19,11 @@ from memstore.paths import Shard
 from memstore.prompt import Block, PromptSection, Slice
 
 NEW_DAYS = 7  # a fact this many days old or newer is marked "new"
+SHORT_CHARS = 40  # a fact's text in a button's accessible name
 TAB_LABELS = dict(
     zip(TABS, ("Own memory", "About people", "Projects", "Legacy rooms"), strict=True)
 )
-_ACTIONS = {"add": "added", "remove": "removed", "edit": "edited"}
+_ACTIONS = {"add": "added", "remove": "removed", "edit": "edited", "restore": "restored"}
 WARN_KINDS = ("failed", "refused")  # learning events whose badge is a warning
 ERROR_TITLES = {"conflict": "Changed meanwhile", "unreadable_file": "A memory file is unreadable"}
 STATUS_TITLES = {403: "Not allowed", 404: "Not found"}
@@ -56,6 +57,25 @@ class FactRowView:
     origin: str
     is_new: bool
     hidden: bool
+    parts: tuple[tuple[str, bool], ...] = ()  # the text in pieces, True where a search matched
+    where: str = ""  # in a search over several bots: which bot's memory
+
+    @property
+    def src(self) -> str:
+        """Where a learned fact came from (`src=room:<id>/msg:<id>`), or ""."""
+        src = self.row.fact.meta.get("src", "")
+        return src if src.startswith("room:") and "/msg:" in src else ""
+
+    @property
+    def src_room(self) -> str:
+        """The room of `src`."""
+        return self.src.removeprefix("room:").partition("/msg:")[0]
+
+    @property
+    def short(self) -> str:
+        """The fact's text cut to fit a button's accessible name ("Delete 'Prefers dark…'")."""
+        body = self.row.fact.body
+        return body if len(body) <= SHORT_CHARS else body[: SHORT_CHARS - 1].rstrip() + "…"
 
     @property
     def fact(self):
@@ -68,8 +88,10 @@ class FactRowView:
         return self.row.key
 
 
-def fact_row_view(row: FactRow, *, bot: str, today: date) -> FactRowView:
-    """How one fact row looks on this bot's page today."""
+def fact_row_view(
+    row: FactRow, *, bot: str, today: date, marks=None, where: str = ""
+) -> FactRowView:
+    """How one fact row looks on this bot's page today (search matches marked)."""
     fact = row.fact
     return FactRowView(
         row=row,
@@ -79,6 +101,8 @@ def fact_row_view(row: FactRow, *, bot: str, today: date) -> FactRowView:
         origin=origin(row.by, row.via) or "origin not recorded",
         is_new=fact.day >= today - timedelta(days=NEW_DAYS),
         hidden=fact.visibility == "hidden",
+        parts=marks.split(fact.body) if marks else ((fact.body, False),),
+        where=where,
     )
 
 
@@ -110,13 +134,18 @@ def scope_choices(scopes) -> list[tuple[str, str]]:
 
 
 def fact_list_summary(page: FactRows, query: FactQuery) -> str:
-    """The line above a page of facts: how many, what was searched, which page."""
+    """The line above a page of facts: how many, what was searched, which of them this page
+    shows ("51–100 of 123 facts")."""
     total = f"{page.total}{'+' if page.capped else ''}"
-    line = f"{total} {_plural(page.total, 'fact', 'facts')}"
+    facts = _plural(page.total, "fact", "facts")
+    line = f"{total} {facts}"
+    if page.next_cursor or query.cursor:
+        first = max(1, query.start)
+        line = f"{first}–{first + len(page.rows) - 1} of {total} {facts}"
     if query.q:
         line += f" {_plural(page.total, 'matches', 'match')} “{query.q}”"
         line += " as text" if page.searched == "text" else ""
-    return line + (" · older page" if query.cursor else "")
+    return line
 
 
 def fact_list_empty(query: FactQuery) -> str:
@@ -245,8 +274,20 @@ def cleared_message(bot: str, removed: int) -> str:
     """What the bot page says after its own memory was cleared."""
     return (
         f"Removed {removed} facts from {bot}'s own memory. User and project memory stayed. "
-        "Each removal is in the history, where it can be restored."
+        "Undo clear puts them all back for the next 30 minutes; each removal is also in the "
+        "history, where it can be restored."
     )
+
+
+def undone_message(bot: str, count: int) -> str:
+    """What the bot page says after a clear or a bulk delete was undone."""
+    facts = _plural(count, "fact", "facts")
+    return f"Put back {count} {facts} in {bot}'s memory, each where it was, by its author."
+
+
+def deleted_message(count: int) -> str:
+    """What the bot page says after a bulk delete."""
+    return f"Deleted {count} {_plural(count, 'fact', 'facts')}. Undo puts {_plural(count, 'it', 'them')} back."
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,16 +305,27 @@ class BlockView:
 
     block: Block
     slices: list[SliceView]
+    hidden: str = ""  # "1 hidden fact left out: hidden facts never go into a prompt." or ""
 
 
-def prompt_blocks(section: PromptSection | None) -> list[BlockView]:
-    """The preview's blocks, each with its profile and "recently" parts and what they left out."""
+def prompt_blocks(
+    section: PromptSection | None, hidden: dict[str, int] | None = None
+) -> list[BlockView]:
+    """The preview's blocks, each with its profile and "recently" parts, what they left out,
+    and the hidden facts of its scope that were left out too."""
     if section is None:
         return []
-    return [
-        BlockView(b, [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)])
-        for b in section.blocks
-    ]
+    views = []
+    for b in section.blocks:
+        n = (hidden or {}).get(b.scope, 0)
+        note = (
+            f"{n} hidden {_plural(n, 'fact', 'facts')} left out: hidden facts never go into a prompt."
+            if n
+            else ""
+        )
+        slices = [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)]
+        views.append(BlockView(b, slices, note))
+    return views
 
 
 def _slice_view(label: str, part: Slice) -> SliceView:
@@ -284,6 +336,11 @@ def _slice_view(label: str, part: Slice) -> SliceView:
         reasons.append(f"{part.past_count} past the {part.budget.facts}-fact cap")
     left_out = f"Left out: {', '.join(reasons)}." if reasons else ""
     return SliceView(label, part, left_out)
+
+
+def added_message(fact) -> str:
+    """What the bot page says after a fact was added."""
+    return f"Saved to {scope_label(fact.scope)}: {fact.body}"
 
 
 # --- issue 11: fact versions, facts as of a date, the prompt's notes and freshness ------------

@@ -5,13 +5,27 @@ links, health, proposals)."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import facts, history, home, notes, pages, rows, upkeep
+from memoryconsole.web.views import (
+    adding,
+    facts,
+    history,
+    home,
+    notes,
+    pages,
+    provenance,
+    review,
+    rows,
+    search,
+    tokens,
+    upkeep,
+)
 
 app_name = "web"
 
 # A bot's pages: (path under bots/<bot>/, view, name).
 _BOT_PAGES = [
     ("", facts.bot_page, "bot"),
+    ("facts/add/", adding.add_fact, "fact_add"),
     ("facts/row/", rows.fact_row_part, "fact_row"),
     ("facts/edit/", rows.edit_fact, "fact_edit"),
     ("facts/delete/", rows.delete_fact, "fact_delete"),
@@ -20,8 +34,16 @@ _BOT_PAGES = [
     ("history/", history.history_page, "history"),
     ("history/restore/", history.restore_fact, "restore"),
     ("clear/", facts.clear_memory, "clear"),
+    ("undo/", facts.undo_batch, "undo_batch"),
+    ("facts/delete-many/", facts.delete_facts, "facts_delete"),
     ("prompt/", pages.prompt_page, "prompt"),
     ("learning/", pages.learning_page, "learning"),
+    ("review/", review.review_page, "review"),
+    ("exchange/", provenance.exchange_page, "exchange"),
+    ("tokens/", tokens.tokens_page, "tokens"),
+    ("tokens/revoke/", tokens.revoke_token, "token_revoke"),
+    ("connect/", tokens.connect_page, "connect"),
+    ("review/decide/", review.review_decide, "review_decide"),
     ("files/", pages.files_page, "files"),
     ("about-me/", notes.about_me_page, "about_me"),
     ("about-me/restore/", notes.about_me_restore, "about_me_restore"),
@@ -44,6 +66,7 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", home.home_page, name="home"),
+    path("search/", search.search_page, name="search"),
     path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
     path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
     path("notes/you/", notes.about_you_page, name="about_you"),
