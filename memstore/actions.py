@@ -7,6 +7,7 @@ selector. Recall and the prompt section are `memstore.recall` and `memstore.prom
 """
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date
 
 from memstore.access import (
@@ -16,8 +17,10 @@ from memstore.access import (
     readable_scopes,
     writable_shard,
 )
-from memstore.errors import EditConflict, FactNotFound
+from memstore.erase import Erasure, fact_erase, reach_of_bot
+from memstore.errors import EditConflict, FactHeldElsewhere, FactNotFound
 from memstore.failures import refusals_recorded
+from memstore.forgotten import copies_outside, target_ids
 from memstore.history import Change
 from memstore.paging import Page
 from memstore.paths import Scope, ScopeKind, Shard
@@ -95,13 +98,67 @@ def bot_forget(
 
     Without a scope that is the bot's own memory, the person's shard (direct rooms), joined
     projects and the bot's copies in legacy rooms; `scope="room"` means those legacy copies."""
+    return bot_forget_answer(
+        ctx=ctx, fact_id=fact_id, text=text, scope=scope, project=project, via=via
+    ).removed
+
+
+@dataclass(frozen=True, slots=True)
+class Forgetting:
+    """A bot's forget (or erase) answered in full: the lines it removed, the copies it could
+    not touch (other bots' shards of the scopes it covered, which still reach its prompt), and
+    for an erase, what else it cleaned."""
+
+    removed: list[Change]
+    remaining: list[StoredFact]
+    erased: Erasure | None = None
+
+
+@refusals_recorded("forget")
+def bot_forget_answer(
+    *,
+    ctx: Context,
+    fact_id: str | None = None,
+    text: str | None = None,
+    scope: ScopeKind | None = None,
+    project: str | None = None,
+    erase: bool = False,
+    via: str = "api",
+) -> Forgetting:
+    """`bot_forget` (or, with `erase`, `erase.fact_erase` over the same shards and the bot's
+    own records), saying what remains. When only other bots' shards hold the fact, raises
+    FactHeldElsewhere listing them rather than "not found"."""
+    shards = _forget_targets(ctx, scope, project)
+    erased = None
+    try:
+        if erase:
+            erased = fact_erase(
+                reach=reach_of_bot(ctx.bot, shards), fact_id=fact_id, text=text, by=ctx.bot, via=via
+            )
+            removed = erased.removed
+        else:
+            removed = fact_forget(shards=shards, fact_id=fact_id, text=text, by=ctx.bot, via=via)
+    except FactNotFound as error:
+        remaining = copies_outside(shards=shards, ids=target_ids(fact_id=fact_id, text=text))
+        if remaining:
+            raise FactHeldElsewhere(
+                "Only other bots' shards hold this fact, so it still reaches this bot's prompt; "
+                "their writers (or a person in the console) can forget it.",
+                detail={"remaining": [c.file for c in remaining]},
+            ) from error
+        raise
+    remaining = copies_outside(shards=shards, ids=target_ids(fact_id=fact_id, text=text))
+    return Forgetting(removed=removed, remaining=remaining, erased=erased)
+
+
+def _forget_targets(ctx: Context, scope: ScopeKind | None, project: str | None) -> list[Shard]:
+    # Without a scope: own memory, the person's shard (direct rooms), joined projects and the
+    # bot's copies in legacy rooms; scope="room" means those legacy copies.
     if scope is None:
-        shards = forget_shards(ctx, legacy_rooms_of(ctx.bot))
-    elif scope == "room":
-        shards = [Scope("room", r).shard(ctx.bot) for r in legacy_rooms_of(ctx.bot)]
-    else:
-        shards = [writable_shard(ctx, scope, project)]
-    return fact_forget(shards=shards, fact_id=fact_id, text=text, by=ctx.bot, via=via)
+        return forget_shards(ctx, legacy_rooms_of(ctx.bot))
+    if scope == "room":
+        return [Scope("room", r).shard(ctx.bot) for r in legacy_rooms_of(ctx.bot)]
+    return [writable_shard(ctx, scope, project)]
 
 
 @refusals_recorded("edit")

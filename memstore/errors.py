@@ -121,6 +121,14 @@ class IdempotencyKeyReused(MemstoreError):
     status = 422
 
 
+class FactHeldElsewhere(FactNotFound):
+    """None of the caller's shards holds the fact, but other bots' shards of a scope it reads
+    do (`detail['remaining']`): it still reaches the caller's prompt until they forget it."""
+
+    code = "held_by_other_bots"
+    status = 409
+
+
 class LearningUnavailable(MemstoreError):
     """Learning is off (no model configured) or today's token budget is spent (a state of the
     workspace the caller can't change by retrying at once, not a server failure)."""

@@ -1,6 +1,7 @@
 """The change history of every shard, kept on disk beside its memory as `history.jsonl`.
 
-One JSON object per line, appended and never rewritten: what changed (add, remove, edit), which
+One JSON object per line, appended (rewritten only by an erase, `memstore.erase`, which turns
+the lines holding an erased fact into tombstones): what changed (add, remove, edit), which
 fact line, in which file, when, by whom and how (`via`: api, tool, learner, console, hand-edit…).
 Because it lives with the files, a full rebuild of the index loses none of it. This module
 reads and appends the log and answers "what did this shard hold at time T"; it does not decide

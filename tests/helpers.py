@@ -17,7 +17,8 @@ from io import StringIO
 from pathlib import Path
 from urllib.parse import quote
 
-from django.core.management import call_command
+import numpy as np
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
@@ -25,7 +26,9 @@ from django.utils import timezone
 from memstore import markdown
 from memstore.access import Context, Room
 from memstore.index import index_sync
+from memstore.models import Exchange, LearningEvent
 from memstore.paths import all_scopes
+from memstore.recall.vectors import vectors_ensure
 
 REPO = Path(__file__).resolve().parent.parent
 HEADER = "# Memory\n\n"
@@ -136,6 +139,75 @@ def wait_until(condition: Callable[[], object], timeout: float = 30.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"still not true after {timeout} s: {condition}"
         time.sleep(0.02)
+
+
+def remaining(target: str) -> list[str]:
+    """What `manage.py memory verify-forgotten TARGET` lists: one line per place the fact
+    still is ("kind  where  (note)"), or [] when it says none remains (exit status 0)."""
+    out = StringIO()
+    try:
+        call_command("memory", "verify-forgotten", target, stdout=out, stderr=StringIO())
+    except CommandError as error:
+        assert error.returncode == 1, error
+        return out.getvalue().splitlines()
+    assert out.getvalue().strip() == "No copy remains."
+    return []
+
+
+def remaining_kinds(target: str) -> set[str]:
+    """The kinds of store (file, index, embedding, history, exchange, learning, reply) that
+    verify-forgotten says still hold the fact."""
+    return {line.split()[0] for line in remaining(target)}
+
+
+def exchange_stored(*, bot: str, message: str, reply: str = "Noted.", person: str = "alice"):
+    """A stored exchange (as the learner keeps one) with one learning event quoting the
+    message, for erase tests: rows of the learner's own tables, not index rows."""
+    n = Exchange.objects.count() + 1
+    exchange = Exchange.objects.create(
+        bot=bot,
+        room_id=f"dm-{person}",
+        room_kind="direct",
+        person=person,
+        message_id=f"m{n}",
+        reply_id=f"r{n}",
+        message=message,
+        reply=reply,
+        status=Exchange.DONE,
+        plan=[{"op": "save", "line": "log", "text": message, "scope": f"user:{person}"}],
+    )
+    LearningEvent.objects.create(
+        exchange=exchange,
+        key="save-0",
+        bot=bot,
+        room_id=exchange.room_id,
+        room_kind="direct",
+        person=person,
+        kind="saved",
+        mode="write",
+        text=message,
+    )
+    return exchange
+
+
+class StubEmbedder:
+    """Every text gets the same unit vector: enough to fill the embedding cache."""
+
+    name = "stub"
+    dim = 384
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return np.tile(self.embed_query(""), (len(texts), 1))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        vector[0] = 1.0
+        return vector
+
+
+def embed(*texts: str) -> None:
+    """Cache an embedding for each fact text (keyed by its identity, as recall does)."""
+    vectors_ensure({markdown.fact_identity(t): t for t in texts}, embedder=StubEmbedder())
 
 
 # --- the bots' API --------------------------------------------------------------------------

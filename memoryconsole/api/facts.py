@@ -18,11 +18,9 @@ from memoryconsole.api.schemas import (
     ListFilters,
     RememberIn,
     RememberOut,
-    RemovedOut,
 )
-from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember
+from memstore.actions import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
 from memstore.asof import bot_facts_as_of
-from memstore.history import Change
 from memstore.idempotency import idempotent_call
 
 router = Router(tags=["facts"])
@@ -127,16 +125,19 @@ def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Quer
     url_name="forget",
 )
 def forget(request: HttpRequest, room: Header[ContextHeaders], body: ForgetIn):
-    """Forget a fact by id or by text from every shard this bot may change here (or one scope);
-    404 if none held it."""
-    changes = bot_forget(
+    """Forget a fact by id or by text from every shard this bot may change here (or one scope),
+    listing the copies other bots' shards still hold; with erase=true, also tombstone its
+    history, drop its cached embedding and redact it from this bot's stored records. 404 if
+    nothing held it; 409 held_by_other_bots if only other bots' shards do."""
+    answer = bot_forget_answer(
         ctx=context_of(request, room),
         fact_id=body.id,
         text=body.text,
         scope=body.scope,
         project=body.project,
+        erase=body.erase,
     )
-    return _forget_out(changes)
+    return ForgetOut.of(answer)
 
 
 @router.patch(
@@ -178,14 +179,7 @@ def forget_fact(
     fact_id: str = FactId,
 ):
     """Forget a fact by id (the same as POST /facts/forget with an id)."""
-    changes = bot_forget(
+    answer = bot_forget_answer(
         ctx=context_of(request, room), fact_id=fact_id, scope=where.scope, project=where.project
     )
-    return _forget_out(changes)
-
-
-def _forget_out(changes: list[Change]) -> ForgetOut:
-    return ForgetOut(
-        forgotten=len(changes),
-        removed=[RemovedOut(id=c.fact_id, file=c.file, line=c.line) for c in changes],
-    )
+    return ForgetOut.of(answer)

@@ -13,7 +13,9 @@ from ninja import Field, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
 from memstore.access import MAX_PROJECTS
+from memstore.actions import Forgetting
 from memstore.markdown import MAX_TEXT_CHARS
+from memstore.paths import locate
 from memstore.records import StoredFact
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
@@ -196,6 +198,12 @@ class ForgetIn(StrictIn):
         "copies in legacy rooms (scope=room means just those).",
     )
     project: str | None = Field(None, pattern=SLUG)
+    erase: bool = Field(
+        False,
+        description="Also leave no trace: history lines become tombstones (id, date, who "
+        "erased; no longer restorable), cached embeddings are deleted and the text is redacted "
+        "from this bot's stored exchanges, learning records and idempotent replies.",
+    )
 
     @model_validator(mode="after")
     def _one_target(self) -> "ForgetIn":
@@ -205,17 +213,64 @@ class ForgetIn(StrictIn):
         return self
 
 
-class RemovedOut(Out):
+class CopyOut(Out):
+    """Where one copy of a fact is: its scope, the bot whose shard holds it, the file."""
+
     id: str
+    scope: ScopeKind
+    scope_name: str
+    bot: str = Field(description="The bot whose shard holds this copy.")
     file: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _where(cls, data: Any) -> Any:
+        # Scope, its name and the shard's bot follow from the file: given the file, they are
+        # filled in (so `CopyOut(id=..., file=...)` is complete).
+        if isinstance(data, dict) and "scope" not in data and (at := locate(data.get("file", ""))):
+            scope = at.shard.scope
+            return {"scope": scope.kind, "scope_name": scope.name, "bot": at.shard.bot, **data}
+        return data
+
+
+class RemovedOut(CopyOut):
     line: str = Field(description="The line as it was in the file.")
 
 
-class ForgetOut(Out):
-    """What a forget removed (one entry per file that held the fact)."""
+class ErasedOut(Out):
+    """What an erase cleaned besides the lines it removed."""
 
-    forgotten: int
+    history: int = Field(description="History lines turned into tombstones.")
+    embeddings: int = Field(description="Cached embeddings deleted.")
+    records: int = Field(description="Stored exchanges, learning events and replies redacted.")
+
+
+class ForgetOut(Out):
+    """What a forget removed (one entry per file that held the fact) and the copies it could
+    not touch: other bots' shards of a shared scope it covered. While `remaining` is not empty
+    the fact still reaches this bot's prompt."""
+
+    forgotten: int = Field(description="How many lines were removed.")
     removed: list[RemovedOut]
+    remaining: list[CopyOut] = Field(
+        default_factory=list,
+        description="Copies in other bots' shards (same identity) that this bot cannot change.",
+    )
+    erased: ErasedOut | None = Field(None, description="With erase=true: what else was cleaned.")
+
+    @staticmethod
+    def of(answer: Forgetting) -> "ForgetOut":
+        erased = answer.erased
+        return ForgetOut(
+            forgotten=len(answer.removed),
+            removed=[RemovedOut(id=c.fact_id, file=c.file, line=c.line) for c in answer.removed],
+            remaining=[CopyOut(id=c.fact_id, file=c.file) for c in answer.remaining],
+            erased=None
+            if erased is None
+            else ErasedOut(
+                history=erased.history, embeddings=erased.embeddings, records=erased.records
+            ),
+        )
 
 
 class EditIn(StrictIn):

@@ -30,7 +30,6 @@ from memoryconsole.api.schemas import (
     RecallQuery,
     RememberIn,
     RememberOut,
-    RemovedOut,
 )
 from memoryconsole.api.summarize import SummarizeIn, SummarizeOut
 from memoryconsole.mcp.calls import (
@@ -49,7 +48,7 @@ from memoryconsole.mcp.calls import (
     room_context,
     run_call,
 )
-from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember
+from memstore.actions import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
 from memstore.learning import exchange_submit
 from memstore.learning.summarize import text_summarize
 from memstore.prompt_budget import prompt_answer, recall_answer
@@ -152,12 +151,14 @@ async def forget(
     projects: Projects = [],  # noqa: B006
 ) -> ForgetOut:
     """Forget a fact by id or by text from every shard this bot may change here (or one
-    scope). Refused with not_found if none held it."""
+    scope), listing the copies other bots' shards still hold (`remaining`: they still reach
+    this bot's prompt). Refused with not_found if none held it, held_by_other_bots if only
+    other bots' shards do."""
     body = checked(ForgetIn, id=id, text=text, scope=scope, project=project)
 
     def call() -> ForgetOut:
         ctx = room_context(room_id, room_kind, person, projects)
-        changes = bot_forget(
+        answer = bot_forget_answer(
             ctx=ctx,
             fact_id=body.id,
             text=body.text,
@@ -165,10 +166,7 @@ async def forget(
             project=body.project,
             via="tool",
         )
-        return ForgetOut(
-            forgotten=len(changes),
-            removed=[RemovedOut(id=c.fact_id, file=c.file, line=c.line) for c in changes],
-        )
+        return ForgetOut.of(answer)
 
     return await run_call(call)
 

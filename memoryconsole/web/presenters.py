@@ -12,7 +12,7 @@ from memstore.activity import ShardChange
 from memstore.console.facts import TABS, FactQuery, FactRow, FactRows, Tab
 from memstore.console.files import FileInfo, FileView
 from memstore.console.overview import Problems
-from memstore.console.writes import ClearPreview, shard_key
+from memstore.console.writes import ClearPreview, Erased, shard_key
 from memstore.learning.activity import LABELS
 from memstore.markdown import MAX_TEXT_CHARS, parse_line
 from memstore.paths import Shard
@@ -108,6 +108,24 @@ def fact_row_view(
 
 def _plural(n: int, one: str, many: str) -> str:
     return one if n == 1 else many
+
+
+def erase_reach_label(reach: str, bot: str) -> str:
+    """How far "Delete and erase" reaches, said for the person (`console.writes.erase_reach`)."""
+    return {
+        "everything": "everywhere in this workspace",
+        "person": "every bot’s memory about you",
+    }.get(reach, f"{bot}’s memory")
+
+
+def erased_summary(erased: Erased) -> str:
+    """What the row says after "Delete and erase": what went, from where, what was cleaned."""
+    return (
+        f"Erased “{erased.text}” from {erase_reach_label(erased.reach, erased.bot)}: "
+        f"{erased.copies} {_plural(erased.copies, 'copy', 'copies')} deleted, "
+        f"{erased.history} history {_plural(erased.history, 'line', 'lines')} tombstoned, "
+        f"{erased.records} stored {_plural(erased.records, 'record', 'records')} redacted."
+    )
 
 
 def scope_choices(scopes) -> list[tuple[str, str]]:

@@ -30,6 +30,7 @@ _BOT_PAGES = [
     ("facts/edit/", rows.edit_fact, "fact_edit"),
     ("facts/delete/", rows.delete_fact, "fact_delete"),
     ("facts/undo/", rows.undo_delete, "fact_undo"),
+    ("facts/erase/", rows.erase_fact, "fact_erase"),
     ("history/", history.history_page, "history"),
     ("history/restore/", history.restore_fact, "restore"),
     ("clear/", facts.clear_memory, "clear"),

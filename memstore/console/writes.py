@@ -1,5 +1,6 @@
 """The console's writes: as the person (`by=<username>`, `via=console`), only in scopes they may
-see, through the ordinary services (lock, atomic write, history, re-sync).
+see (an erase reaches as far as `erase_reach` says), through the ordinary services (lock,
+atomic write, history, re-sync).
 
 A refused write (a secret in shared memory, text too long…) is recorded in the failure log by the
 services themselves, so it shows on the home page; a conflict with a concurrent hand edit is not
@@ -10,8 +11,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from memstore.activity import change_at, shard_history_page
-from memstore.console.facts import FactRow, bot_tabs, rows_of, shard_of_file
+from memstore.console.facts import FactRow, bot_tabs, console_fact_get, rows_of, shard_of_file
 from memstore.console.viewer import Viewer
+from memstore.erase import Reach, fact_erase, reach_of_bot, reach_of_person, reach_of_workspace
 from memstore.errors import FactNotFound, InvalidFact, NotAllowed
 from memstore.history import history_read
 from memstore.index import memory_root
@@ -62,6 +64,50 @@ def console_fact_forget(*, viewer: Viewer, file: str, fact_id: str) -> Removal:
     fact = parse_line(changes[0].line)
     text = fact.body if fact else changes[0].line
     return Removal(file=file, fact_id=fact_id, text=text, copies=len(changes))
+
+
+@dataclass(frozen=True, slots=True)
+class Erased:
+    """A fact the person just erased: what it said, how far the erase reached, what it did."""
+
+    text: str
+    reach: str  # everything | person | bot (`erase_reach`)
+    bot: str
+    copies: int
+    history: int
+    embeddings: int
+    records: int
+
+
+def erase_reach(*, viewer: Viewer, file: str) -> tuple[Reach, str]:
+    """How far "Delete and erase" on this file's fact reaches, and which reach that is:
+    "everything" for staff; "person", in the person's own user memory (every bot's shard of
+    it); elsewhere "bot", every shard of the file's bot that the person may see."""
+    shard = shard_of_file(viewer, file)
+    if viewer.staff:
+        return reach_of_workspace(), "everything"
+    if shard.scope.kind == "user" and shard.scope.name == viewer.person:
+        return reach_of_person(viewer.person), "person"
+    mine = reach_of_bot(shard.bot)
+    shards = tuple(s for s in mine.shards if viewer.may_see(s.scope))
+    return Reach(shards=shards, bots=mine.bots), "bot"
+
+
+def console_fact_erase(*, viewer: Viewer, file: str, fact_id: str) -> Erased:
+    """Remove every copy of this file's fact within the person's reach (`erase_reach`) and leave
+    no trace of its text there: history tombstoned, embedding dropped, records redacted."""
+    row = console_fact_get(viewer=viewer, file=file, fact_id=fact_id)
+    reach, kind = erase_reach(viewer=viewer, file=file)
+    erasure = fact_erase(reach=reach, fact_id=fact_id, by=viewer.person, via="console")
+    return Erased(
+        text=row.fact.body,
+        reach=kind,
+        bot=row.fact.shard_bot,
+        copies=len(erasure.removed),
+        history=erasure.history,
+        embeddings=erasure.embeddings,
+        records=erasure.records,
+    )
 
 
 def console_fact_undo(*, viewer: Viewer, file: str, fact_id: str) -> FactRow:

@@ -127,8 +127,8 @@ def test_every_console_view_wears_the_error_policy():
     from memoryconsole.web.urls import urlpatterns
 
     views = {p.name: p.callback for p in urlpatterns if p.name not in ("login", "logout")}
-    # 12; issue 11: notes (9), fact versions (2), as of a date; issue 12: 10; issue 13: 6
-    assert len(views) == 39
+    # 12; issue 11: notes (9), fact versions (2), as of a date; issue 12: 10; issue 13: 6; erase
+    assert len(views) == 40
     assert [
         name for name, view in views.items() if not getattr(view, "console_errors", False)
     ] == []

@@ -1,5 +1,5 @@
 """One fact row of a bot's page: show it (what Cancel goes back to), edit it in place, delete
-it, undo the delete. htmx swaps the row's `<li>`; without JavaScript the same partial is shown
+it, undo the delete, or delete and erase it (after a confirmation saying how far it reaches). htmx swaps the row's `<li>`; without JavaScript the same partial is shown
 on a small page of its own with a way back."""
 
 from dataclasses import asdict
@@ -14,7 +14,12 @@ from memoryconsole.web.forms import FactEditForm, FactRefForm
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.authoring import console_fact_update, fact_fields_of
 from memstore.console.facts import FactRow, console_fact_get
-from memstore.console.writes import console_fact_forget, console_fact_undo
+from memstore.console.writes import (
+    console_fact_erase,
+    console_fact_forget,
+    console_fact_undo,
+    erase_reach,
+)
 from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
 from memstore.markdown import MAX_TEXT_CHARS
 
@@ -26,6 +31,7 @@ _URL_NAMES = {
     "edit": "fact_edit",
     "delete": "fact_delete",
     "undo": "fact_undo",
+    "erase": "fact_erase",
     "delete_many": "facts_delete",
     "versions": "fact_versions",
 }
@@ -128,3 +134,20 @@ def undo_delete(request, bot: str):
     file, fact_id = _fact_ref(request.POST)
     row = console_fact_undo(viewer=viewer_of(request), file=file, fact_id=fact_id)
     return _show_row(request, bot, row, saved="Restored.")
+
+
+@console_view("GET", "POST", fragment=ROW_ERROR)
+def erase_fact(request, bot: str):
+    """GET: what "Delete and erase" will do, to confirm. POST: erase; the row says what went."""
+    viewer = viewer_of(request)
+    if request.method == "GET":
+        file, fact_id = _fact_ref(request.GET)
+        row = console_fact_get(viewer=viewer, file=file, fact_id=fact_id)
+        _, reach = erase_reach(viewer=viewer, file=file)
+        label = presenters.erase_reach_label(reach, row.fact.shard_bot)
+        erase = {"file": file, "id": fact_id, "text": row.fact.body, "reach": label}
+        return _row_response(request, bot, "fact-erase", {"erase": erase})
+    file, fact_id = _fact_ref(request.POST)
+    erased = console_fact_erase(viewer=viewer, file=file, fact_id=fact_id)
+    summary = presenters.erased_summary(erased)
+    return _row_response(request, bot, "fact-erased", {"erased_summary": summary})

@@ -5,7 +5,14 @@
     memory forget BOT (ID | --text TEXT) [--scope ...]
     memory list BOT [--scope ...] [--limit N]
     memory search BOT QUERY [--scope ...] [--limit N]
+    memory erase (--bot BOT | --person NAME | --all) (ID | --text TEXT) [--by WHO]
+    memory verify-forgotten "TEXT or ID"
     memory health (BOT | --all) [--fix-junk]
+
+`erase` forgets a fact and leaves no trace of it within its reach (`memstore.erase`): every
+shard the bot writes, every bot's shard of a person's memory, or everything. `verify-forgotten`
+lists every place a fact still is (files, index, embeddings, history, stored records) and
+exits with status 1 if there is any, 0 if none.
 
 For people and scripts (ops, demos, benchmarks). It calls the same services and selectors as
 the API, acting as the bot: writes go to the bot's own shard of the scope. Domain errors come
@@ -13,19 +20,23 @@ back as one-line CommandErrors with the service's message.
 """
 
 import importlib
+import re
 
 from django.core.management.base import BaseCommand, CommandError
 
+from memstore.erase import fact_erase, reach_of_bot, reach_of_person, reach_of_workspace
 from memstore.errors import MemstoreError
+from memstore.forgotten import occurrences_find, target_resolve
 from memstore.health import health_report
 from memstore.index import memory_root
 from memstore.markdown import parse_date
-from memstore.paths import SCOPE_KINDS, Scope, all_scopes, check_slug
+from memstore.paths import SCOPE_KINDS, Scope, all_scopes, check_person, check_slug
 from memstore.ranking import TIERS
 from memstore.records import StoredFact
 from memstore.selectors import context_build, facts_list
 from memstore.services import fact_forget, fact_remember
 from memstore.upkeep.store import bot_store_shards, workspace_shards
+from memstore.vocabulary import FACT_ID_PATTERN
 
 
 class Command(BaseCommand):
@@ -62,6 +73,22 @@ class Command(BaseCommand):
         search.add_argument("--scope", default="bot", help="adds user:NAME or project:SLUG")
         search.add_argument("--limit", type=int, default=20)
 
+        erase = actions.add_parser("erase", help="forget a fact and leave no trace of it")
+        whose = erase.add_mutually_exclusive_group(required=True)
+        whose.add_argument("--bot", dest="erase_bot", help="every shard this bot writes")
+        whose.add_argument("--person", help="every bot's shard of this person's memory")
+        whose.add_argument(
+            "--all", dest="everything", action="store_true", help="everything (staff)"
+        )
+        erase.add_argument("fact_id", nargs="?", metavar="ID")
+        erase.add_argument("--text", help="the fact's text (case and spacing ignored)")
+        erase.add_argument("--by", default="", help="who is erasing (for the tombstones)")
+
+        verify = actions.add_parser(
+            "verify-forgotten", help="list every remaining copy of a fact (exit 1 if any)"
+        )
+        verify.add_argument("target", metavar="TEXT_OR_ID")
+
         health = actions.add_parser("health", help="what looks wrong in a bot's memory")
         health.add_argument("bot", nargs="?")
         health.add_argument("--all", action="store_true", help="the whole workspace")
@@ -69,9 +96,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, action: str, **options):
         try:
-            if options.get("bot") or action != "health":
+            if options.get("bot") is not None:
                 check_slug(options["bot"])
-            getattr(self, f"do_{action}")(**options)
+            getattr(self, f"do_{action.replace('-', '_')}")(**options)
         except MemstoreError as error:
             raise CommandError(error.message) from error
 
@@ -90,6 +117,35 @@ class Command(BaseCommand):
         )
         for change in changes:
             self.stdout.write(f"Forgot {change.fact_id} from {change.file}")
+
+    def do_erase(self, *, erase_bot, person, everything, fact_id, text, by, **_):
+        if bool(fact_id) == bool(text):
+            raise CommandError("Give the fact's ID or --text TEXT (one of them).")
+        if erase_bot:
+            reach = reach_of_bot(check_slug(erase_bot))
+        elif person:
+            reach = reach_of_person(check_person(person))
+        else:
+            reach = reach_of_workspace()
+        erased = fact_erase(reach=reach, fact_id=fact_id, text=text, by=by, via="tool")
+        for change in erased.removed:
+            self.stdout.write(f"Erased {change.fact_id} from {change.file}")
+        self.stdout.write(
+            f"{erased.history} history line(s) tombstoned, {erased.embeddings} embedding(s) "
+            f"deleted, {erased.records} stored record(s) redacted"
+        )
+
+    def do_verify_forgotten(self, *, target, **_):
+        value = target.strip()
+        named = re.fullmatch(FACT_ID_PATTERN, value.lower())
+        found = occurrences_find(
+            target=target_resolve(fact_id=value if named else None, text=None if named else value)
+        )
+        for occurrence in found:
+            self.stdout.write(str(occurrence))
+        if found:
+            raise CommandError(f"{len(found)} occurrence(s) remain.", returncode=1)
+        self.stdout.write("No copy remains.")
 
     def do_list(self, *, bot, scope, limit, **_):
         page = facts_list(scopes=[_scope(scope, bot)], limit=limit)
