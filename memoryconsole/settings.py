@@ -155,6 +155,11 @@ PROMPT_BUDGETS = {
 }
 RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)
 
+# --- Room tickets (issue 10): the chat platform vouches for every call ---------------------
+# ROOM_TICKET_KEY  when set, every memory call must carry X-Room-Ticket, an HMAC-SHA256 over
+#                  bot, room, kind, person, projects and expiry made with this key (docs/api.md)
+ROOM_TICKET_KEY = os.environ.get("ROOM_TICKET_KEY", "")
+
 # --- Learning (issue 6): the background learner ---------------------------------------------
 # LEARNING_BASE_URL  an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1
 # LEARNING_MODEL     the model name; learning stays off until both are set

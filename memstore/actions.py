@@ -13,9 +13,11 @@ from memstore.errors import EditConflict, FactNotFound, InvalidFact, NotAllowed
 from memstore.history import Change
 from memstore.paging import Page
 from memstore.paths import Scope, ScopeKind, Shard
+from memstore.people import person_for_bot
 from memstore.ranking import Tier
 from memstore.records import StoredFact
 from memstore.registry import bot_mark_in_groups, person_excluded_topics
+from memstore.rooms import room_bind, ticket_check
 from memstore.selectors import context_build, fact_find, facts_list, legacy_rooms_of
 from memstore.services import fact_edit, fact_forget, fact_remember
 
@@ -28,20 +30,41 @@ def call_context(
     person: str | None = None,
     projects: Iterable[str] = (),
     joined: Iterable[str] | None = None,
+    ticket: str | None = None,
 ) -> Context:
-    """The Context of one call (raises InvalidName/NotAllowed); notes a bot seen in a group room.
-    `joined`: the bot's projects, if the caller has them already (memstore.tokens.Caller)."""
+    """The Context of one bot call, checked in this order: the room ticket (when the deployment
+    wants one), the person (registered and linked to the bot; used under their canonical name),
+    the room's names and projects, then the room's binding (fixed by its first call). Raises
+    TicketRefused, PersonUnknown, PersonNotLinked, InvalidName, NotAllowed or RoomConflict, and
+    then nothing was created. `joined`: the bot's projects, if the caller has them already
+    (memstore.tokens.Caller). Mark a group room's bot with `call_succeeded` once the call is."""
+    projects = list(projects)
+    ticket_check(
+        ticket=ticket,
+        bot=bot,
+        room_id=room_id,
+        kind=room_kind,
+        person=person or "",
+        projects=projects,
+    )
+    canonical = person_for_bot(bot=bot, person=person) if person else None
     ctx = context_build(
         bot=bot,
         room_id=room_id,
         room_kind=room_kind,
-        person=person or None,
+        person=canonical,
         projects=projects,
         joined=joined,
     )
-    if ctx.room.kind == "group":
-        bot_mark_in_groups(bot=bot)
+    room_bind(room_id=ctx.room.id, kind=ctx.room.kind, person=ctx.person, bot=bot)
     return ctx
+
+
+def call_succeeded(*, ctx: Context) -> None:
+    """A call in this context was answered: a bot seen in a group room is now "in groups" (its
+    prompt calls its memory team-wide). Never called for a refused call."""
+    if ctx.room.kind == "group":
+        bot_mark_in_groups(bot=ctx.bot)
 
 
 def bot_remember(
@@ -164,6 +187,10 @@ def readable_scope(ctx: Context, kind: ScopeKind, name: str | None = None) -> Sc
             raise NotAllowed(
                 "Legacy room memory is read only in its own group room, and this is a "
                 f"{ctx.room.kind} room."
+            )
+        if not ctx.room_shard:
+            raise NotAllowed(
+                f"Legacy memory of room {ctx.room.id!r} is read only by bots that wrote in it."
             )
         return Scope("room", ctx.room.id)
     raise InvalidFact(f"Unknown scope {kind!r}.")

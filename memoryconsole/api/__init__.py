@@ -10,14 +10,16 @@ from ninja import NinjaAPI
 from ninja.renderers import BaseRenderer
 
 from memoryconsole.api import bots, exchanges, facts, recall
-from memoryconsole.api.auth import BotToken
+from memoryconsole.api.auth import BotToken, groups_noted
 from memoryconsole.api.errors import install_error_map
 
 DESCRIPTION = """\
 Long-term memory for bots. Send `Authorization: Bearer <token>` and, on every memory call, the
 room you are talking in: `X-Room-Id`, `X-Room-Kind` (direct, group, routine, bot, event),
-`X-Person` (direct rooms) and `X-Projects` (up to 3, comma-separated). The server decides what
-that room may read and write. Errors are JSON `{code, message, detail}`.
+`X-Person` (direct rooms; a registered person linked to the bot) and `X-Projects` (up to 3,
+comma-separated); with room tickets on, `X-Room-Ticket`. A room's kind (and a direct room's
+person) is fixed by the first call naming it. The server decides what that room may read and
+write. Errors are JSON `{code, message, detail}`.
 """
 
 
@@ -43,5 +45,6 @@ api = NinjaAPI(
     renderer=JsonRenderer(),
 )
 install_error_map(api)
+api.add_decorator(groups_noted, mode="view")
 for module in (bots, facts, recall, exchanges):
     api.add_router("/v1/", module.router)

@@ -70,7 +70,7 @@ def remember(
     reply = idempotent_call(
         bot=ctx.bot,
         key=idempotency_key,
-        request={"room": room.model_dump(), "body": body.model_dump(mode="json")},
+        request={"room": room.model_dump(exclude={"ticket"}), "body": body.model_dump(mode="json")},
         call=save,
     )
     if reply.replayed:

@@ -79,13 +79,21 @@ class ContextHeaders(Schema):
         "",
         alias="X-Person",
         pattern=r"^([A-Za-z0-9][A-Za-z0-9_.@+-]{0,63})?$",
-        description="The person's username. Required in direct rooms; ignored elsewhere.",
+        description="The person the bot is talking with, as registered (any case). Required in "
+        "direct rooms; when named, they must be registered and linked to the bot.",
     )
     projects: str = Field(
         "",
         alias="X-Projects",
         pattern=rf"^\s*({_SLUG_IN_LIST}(\s*,\s*{_SLUG_IN_LIST}){{0,2}})?\s*$",
         description="Up to 3 comma-separated project slugs in play; the bot must have joined them.",
+    )
+    ticket: str = Field(
+        "",
+        alias="X-Room-Ticket",
+        pattern=r"^[\x21-\x7e]{0,200}$",
+        description="A room ticket signed by the chat platform (`v1.<expires>.<signature>`); "
+        "required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise.",
     )
 
     @property

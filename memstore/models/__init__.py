@@ -2,6 +2,7 @@
 
 `index` mirrors the Markdown files and may be dropped and rebuilt at any time.
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
+`people` is the people registry: people, bot links, room bindings, console editors.
 `vectors` caches embeddings by fact identity; it survives rebuilds.
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 """
@@ -9,11 +10,13 @@
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
+from memstore.models.people import BotEditor, Person, PersonLink, RoomBinding
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 from memstore.models.vectors import Embedding
 
 __all__ = [
     "Bot",
+    "BotEditor",
     "BotToken",
     "Embedding",
     "Exchange",
@@ -21,7 +24,10 @@ __all__ = [
     "IdempotentReply",
     "LearningEvent",
     "MemoryFile",
+    "Person",
+    "PersonLink",
     "PersonSettings",
     "ProjectMember",
+    "RoomBinding",
     "TokenUsage",
 ]
