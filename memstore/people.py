@@ -11,12 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import IntegrityError, transaction
+from django.db.models import Value
 
-from memstore.errors import InvalidName, PersonNotLinked, PersonUnknown
+from memstore.errors import InvalidName, PersonNotLinked, PersonUnknown, UnknownBot
 from memstore.models import BotEditor, Person, PersonLink
-from memstore.paths import all_scopes, check_person
+from memstore.paths import all_scopes, check_person, check_slug
 from memstore.registry import bot_row
+from memstore.selectors import bots_list
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,11 +78,20 @@ def people_list() -> list[PersonInfo]:
     return _infos(Person.objects.all())
 
 
-def person_of_user(*, username: str) -> str:
-    """The person name a console account reads its own user memory under: the registered
-    person tied to the account, else the username itself."""
-    found = Person.objects.filter(user__username=username).values_list("name", flat=True).first()
-    return found or username
+def console_account(*, username: str) -> tuple[str, frozenset[str]]:
+    """For a console account, in one query: the person name it reads its own user memory under
+    (the registered person tied to it, else the username) and the bots it is an editor of."""
+    row = (
+        get_user_model()
+        .objects.filter(username=username)
+        .annotate(edits=ArrayAgg("bot_edits__bot", distinct=True, default=Value([])))
+        .values_list("person__name", "edits")
+        .first()
+    )
+    if row is None:
+        return username, frozenset()
+    person, edits = row
+    return person or username, frozenset(e for e in edits if e)
 
 
 def person_link(*, person: str, bot: str) -> bool:
@@ -150,26 +162,27 @@ def people_import(*, root: Path) -> tuple[list[str], list[str]]:
 def editor_add(*, username: str, bot: str) -> bool:
     """Let a (non-staff) console account edit, delete, restore and clear a bot; False if it
     already could."""
-    _, created = BotEditor.objects.get_or_create(user=_user(username), bot=bot_row(slug=bot))
+    if not _bot_known(bot):
+        raise UnknownBot(f"No bot {bot!r}: it is neither registered nor has memory on disk.")
+    _, created = BotEditor.objects.get_or_create(user=_user(username), bot=bot)
     return created
 
 
 def editor_remove(*, username: str, bot: str) -> bool:
     """Take a console account off a bot's editors; False if it was not one."""
-    deleted, _ = BotEditor.objects.filter(user=_user(username), bot=bot_row(slug=bot)).delete()
+    deleted, _ = BotEditor.objects.filter(user=_user(username), bot=check_slug(bot)).delete()
     return bool(deleted)
 
 
 def bot_editors(*, bot: str) -> list[str]:
     """Usernames of a bot's editors."""
-    rows = BotEditor.objects.filter(bot__slug=bot).order_by("user__username")
+    rows = BotEditor.objects.filter(bot=bot).order_by("user__username")
     return list(rows.values_list("user__username", flat=True))
 
 
-def bots_edited_by(*, username: str) -> frozenset[str]:
-    """The bots a console account was made editor of."""
-    rows = BotEditor.objects.filter(user__username=username)
-    return frozenset(rows.values_list("bot__slug", flat=True))
+def _bot_known(bot: str) -> bool:
+    """Whether a bot is registered or has memory on disk."""
+    return check_slug(bot) in bots_list()
 
 
 def _user(username: str):

@@ -19,6 +19,7 @@ from memstore.vocabulary import (
     PERSON_PATTERN,
     ROOM_KINDS,
     ROOM_PATTERN,
+    SLUG_PATTERN,
     TIERS,
     anchored,
 )
@@ -110,3 +111,17 @@ class LearningForm(forms.Form):
 
     kind = forms.ChoiceField(choices=_choices(KINDS, "all"), required=False)
     offset = forms.IntegerField(required=False, min_value=0)
+
+
+PEOPLE_ACTIONS = ("add", "link", "unlink", "editor", "not-editor", "reset-room")
+
+
+class PeopleChangeForm(forms.Form):
+    """One change on the people page: register, link or unlink a person, add or remove an
+    editor, reset a room (the fields the action needs; names checked again by memstore)."""
+
+    action = forms.ChoiceField(choices=_choices(PEOPLE_ACTIONS))
+    person = forms.RegexField(regex=anchored(PERSON_PATTERN), required=False)
+    bot = forms.RegexField(regex=anchored(SLUG_PATTERN), required=False)
+    user = forms.CharField(required=False, max_length=150)
+    room = forms.RegexField(regex=anchored(ROOM_PATTERN), required=False)

@@ -1,10 +1,10 @@
-"""Console URLs: login, home, and a bot's pages (facts, edits, history, clear, prompt preview,
+"""Console URLs: login, home, people (staff), and a bot's pages (facts, edits, history, clear, prompt preview,
 learning, files)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import facts, history, home, pages, rows
+from memoryconsole.web.views import facts, history, home, pages, people, rows
 
 app_name = "web"
 
@@ -33,5 +33,6 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", home.home_page, name="home"),
+    path("people/", people.people_page, name="people"),
     *(path(f"bots/<str:bot>/{sub}", view, name=name) for sub, view, name in _BOT_PAGES),
 ]

@@ -1,5 +1,6 @@
 """The console's writes: as the person (`by=<username>`, `via=console`), only in scopes they may
-see, through the ordinary services (lock, atomic write, history, re-sync).
+see and only in bots they may edit (staff, or editors staff named: `Viewer.check_editor`),
+through the ordinary services (lock, atomic write, history, re-sync).
 
 A refused write (a secret in shared memory, text too long…) is recorded in the failure log so it
 shows on the home page; a conflict with a concurrent hand edit is not a failure, it is shown.
@@ -26,6 +27,7 @@ def console_fact_edit(
 ) -> FactRow:
     """Replace a fact's text in place; EditConflict (with the current text) if it changed."""
     shard = shard_of_file(viewer, file)
+    viewer.check_editor(shard.bot)
     try:
         stored = fact_edit(
             shard=shard,
@@ -56,6 +58,7 @@ class Removal:
 def console_fact_forget(*, viewer: Viewer, file: str, fact_id: str) -> Removal:
     """Remove a fact from the shard holding this file (every copy in that shard)."""
     shard = shard_of_file(viewer, file)
+    viewer.check_editor(shard.bot)
     changes = fact_forget(shards=[shard], fact_id=fact_id, by=viewer.person, via="console")
     fact = parse_line(changes[0].line)
     text = fact.body if fact else changes[0].line
@@ -66,6 +69,7 @@ def console_fact_undo(*, viewer: Viewer, file: str, fact_id: str) -> FactRow:
     """Put back the newest removal of this fact in the file's shard (from every file it left);
     the row of the first copy put back."""
     shard = shard_of_file(viewer, file)
+    viewer.check_editor(shard.bot)
     page = shard_history_page(
         root=memory_root(), shard=shard, limit=_UNDO_WINDOW, removed_only=True
     )
@@ -81,6 +85,7 @@ def console_fact_restore(*, viewer: Viewer, shard: Shard, offset: int) -> Stored
     """Restore the fact removed by the change at this byte offset of a shard's history."""
     if not viewer.may_see(shard.scope):
         raise NotAllowed("That is another person's user memory.")
+    viewer.check_editor(shard.bot)
     change = change_at(root=memory_root(), shard=shard, offset=offset)
     if change is None or change.op != "remove":
         raise InvalidFact("That history entry is not a removal that can be restored.")
@@ -107,6 +112,7 @@ def clear_preview(*, bot: str, viewer: Viewer) -> ClearPreview:
 def console_memory_clear(*, viewer: Viewer, bot: str) -> int:
     """Remove every fact of a bot's own memory as this person; returns how many went."""
     check_slug(bot)
+    viewer.check_editor(bot)
     return memory_clear(bot=bot, by=viewer.person, via="console")
 
 

@@ -96,15 +96,8 @@ class Migration(migrations.Migration):
                         auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
                     ),
                 ),
+                ("bot", models.SlugField(max_length=63)),
                 ("created_at", models.DateTimeField(auto_now_add=True)),
-                (
-                    "bot",
-                    models.ForeignKey(
-                        on_delete=django.db.models.deletion.CASCADE,
-                        related_name="editors",
-                        to="memstore.bot",
-                    ),
-                ),
                 (
                     "user",
                     models.ForeignKey(

@@ -66,7 +66,8 @@ class BotEditor(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bot_edits"
     )
-    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="editors")
+    # A slug, not a key: the console also shows bots that only have memory on disk.
+    bot = models.SlugField(max_length=63)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -31,6 +31,7 @@ def bot_page(request, bot: str):
     context = {
         "bot": bot,
         "here": "memory",
+        "can_edit": viewer.may_edit(bot),
         "urls": fact_urls(bot),
         "query": query,
         "rows": [presenters.fact_row_view(r, bot=bot, today=today) for r in page.rows],
@@ -44,7 +45,7 @@ def bot_page(request, bot: str):
         context |= {
             "tabs": presenters.tab_views(tabs),
             "scopes": presenters.scope_choices(page.scopes),
-            "show_clear": query.tab == "own",
+            "show_clear": query.tab == "own" and viewer.may_edit(bot),
             "tiers": TIERS,
             "types": FACT_TYPES,
         }

@@ -29,6 +29,7 @@ def history_page(request, bot: str):
     context = {
         "bot": bot,
         "here": "history",
+        "can_edit": viewer.may_edit(bot),
         "rows": presenters.history_rows(page.items),
         "older_url": url_with(request, before=page.before) if page.has_more else "",
         "shard": shard_key(shard),
