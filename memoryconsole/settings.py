@@ -6,9 +6,11 @@ MEMORY_ROOT    the Markdown memory folder (default ./var/memory)
 SECRET_KEY     unset: a random key kept in ./var/secret_key
 DEBUG          default off
 ALLOWED_HOSTS  comma-separated, default localhost,127.0.0.1
+HTTPS          1: served by an HTTPS proxy (secure cookies, HSTS, X-Forwarded-Proto trusted)
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from django.utils.csp import CSP
@@ -175,6 +177,60 @@ LEARNING_DAILY_TOKENS = env_number("LEARNING_DAILY_TOKENS", 500_000)
 LEARNING_TIMEOUT = env_number("LEARNING_TIMEOUT", 60.0, float)
 LEARNING_RETRY_ATTEMPTS = max(1, env_number("LEARNING_RETRY_ATTEMPTS", 5))
 LEARNING_RETRY_WAIT = env_number("LEARNING_RETRY_WAIT", 10.0, float)
+# LEARNING_EPISODE_EVERY  every Nth eligible exchange in a room also gets an episode call
+# LEARNING_EPISODE_CHARS  the episode call's quoted turns, whole, newest first, within this size
+# LEARNING_SMALL_TALK_CHARS and LEARNING_SMALL_TALK: the free filter (SPEC §7)
+LEARNING_EPISODE_EVERY = max(1, env_number("LEARNING_EPISODE_EVERY", 6))
+LEARNING_EPISODE_CHARS = env_number("LEARNING_EPISODE_CHARS", 12_000)
+LEARNING_SMALL_TALK_CHARS = env_number("LEARNING_SMALL_TALK_CHARS", 40)
+LEARNING_SMALL_TALK = (
+    "hi", "hey", "hello", "yo", "sup", "thanks", "thank you", "ty", "thx", "ok", "okay",
+    "k", "kk", "cool", "nice", "great", "awesome", "perfect", "yes", "yep", "yeah", "no",
+    "nope", "sure", "got it", "gotcha", "lol", "haha", "np", "done", "good", "bye",
+)  # fmt: skip
 # Workers (`manage.py procrastinate worker`) drop finished jobs: the exchange rows are the record.
 PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
 # --- end of learning settings ------------------------------------------------------------------
+
+# --- A console that resists guessing (issue 10): log-in throttling and HTTPS ----------------
+# django-axes counts failed console log-ins. After AXES_FAILURE_LIMIT failures for one account
+# (from anywhere) or from one address (for any account), log-in answers with the "locked" page
+# (HTTP 429) until AXES_COOLOFF_TIME has passed; a successful log-in clears the account's count.
+# Staff unlock with `manage.py axes_reset_username <name>`, `axes_reset_ip <address>` or
+# `axes_reset` (everyone).
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # axes must come last
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "web/locked_out.html"
+AXES_ENABLE_ADMIN = False  # the console has no Django admin; the commands above unlock
+
+# HTTPS=1: the console is served over HTTPS by a proxy in front (nginx, Caddy, a load balancer)
+# that sets X-Forwarded-Proto and appends the client's address to X-Forwarded-For. Cookies are
+# then sent over HTTPS only, browsers are told to use HTTPS for a year (HSTS), and a plain-HTTP
+# request is redirected.
+HTTPS = env_bool("HTTPS", False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = 365 * 24 * 3600
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+
+    def _client_address(request) -> str | None:
+        # Behind the proxy every request comes from the proxy's own address; the client's is
+        # the last X-Forwarded-For entry, the one our proxy appended (earlier ones are the
+        # client's own claims).
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        return forwarded.rsplit(",", 1)[-1].strip() or request.META.get("REMOTE_ADDR")
+
+    AXES_CLIENT_IP_CALLABLE = _client_address
+# --- end of log-in throttling and HTTPS ----------------------------------------------------

@@ -8,7 +8,7 @@ caller's say-so about scopes.
 
 from dataclasses import dataclass, field
 
-from memstore.errors import InvalidName, NotAllowed
+from memstore.errors import InvalidFact, InvalidName, NotAllowed
 from memstore.paths import Scope, ScopeKind, Shard, check_person, check_room, check_slug
 from memstore.vocabulary import ROOM_KINDS, RoomKind
 
@@ -76,26 +76,48 @@ def readable_scopes(ctx: Context) -> list[Scope]:
     return scopes
 
 
+def readable_scope(ctx: Context, kind: ScopeKind, name: str | None = None) -> Scope:
+    """One scope this context may read, or NotAllowed (InvalidFact for a bad request) saying
+    why; the same conditions as `writable_shard`, bar legacy rooms (read-only)."""
+    if kind == "room":
+        if ctx.room.kind != "group":
+            raise NotAllowed(
+                "Legacy room memory is read only in its own group room, and this is a "
+                f"{ctx.room.kind} room."
+            )
+        if not ctx.room_shard:
+            raise NotAllowed(
+                f"Legacy memory of room {ctx.room.id!r} is read only by bots that wrote in it."
+            )
+        return Scope("room", ctx.room.id)
+    return _own_scope(ctx, kind, name)
+
+
 def writable_shard(ctx: Context, kind: ScopeKind, name: str | None = None) -> Shard:
-    """The shard this context writes for a scope kind (and project name), or NotAllowed."""
+    """The shard this context writes for a scope kind (and project name), or the error of
+    `readable_scope`; legacy room memory is never written."""
+    if kind == "room":
+        raise NotAllowed("Legacy room memory is read-only.")
+    return _own_scope(ctx, kind, name).shard(ctx.bot)
+
+
+def _own_scope(ctx: Context, kind: ScopeKind, name: str | None) -> Scope:
     if kind == "bot":
-        return Scope("bot", ctx.bot).shard(ctx.bot)
+        return Scope("bot", ctx.bot)
     if kind == "user":
         if not ctx.user_memory_allowed:
             raise NotAllowed(
                 f"User memory can't be used in a {ctx.room.kind} room: what is known about a "
                 "person stays in their direct rooms."
             )
-        return Scope("user", ctx.person).shard(ctx.bot)
+        return Scope("user", ctx.person)  # type: ignore[arg-type]
     if kind == "project":
         if not name:
-            raise NotAllowed("Name the project to write to.")
+            raise InvalidFact("Name the project.")
         if name not in ctx.joined:
             raise NotAllowed(f"Bot {ctx.bot!r} has not joined project {name!r}.")
-        return Scope("project", name).shard(ctx.bot)
-    if kind == "room":
-        raise NotAllowed("Legacy room memory is read-only.")
-    raise NotAllowed(f"Unknown scope {kind!r}.")
+        return Scope("project", name)
+    raise InvalidFact(f"Unknown scope {kind!r}.")
 
 
 def forget_shards(ctx: Context, legacy_rooms: list[str]) -> list[Shard]:

@@ -8,20 +8,28 @@ selector. Recall and the prompt section are `memstore.recall` and `memstore.prom
 
 from collections.abc import Iterable
 
-from memstore.access import Context, forget_shards, readable_scopes, writable_shard
-from memstore.errors import EditConflict, FactNotFound, InvalidFact, NotAllowed
+from memstore.access import (
+    Context,
+    forget_shards,
+    readable_scope,
+    readable_scopes,
+    writable_shard,
+)
+from memstore.errors import EditConflict, FactNotFound
+from memstore.failures import refusals_recorded
 from memstore.history import Change
 from memstore.paging import Page
 from memstore.paths import Scope, ScopeKind, Shard
 from memstore.people import person_for_bot
 from memstore.ranking import Tier
 from memstore.records import StoredFact
-from memstore.registry import bot_mark_in_groups, person_excluded_topics
+from memstore.registry import bot_mark_in_groups
 from memstore.rooms import room_bind, ticket_check
 from memstore.selectors import context_build, fact_find, facts_list, legacy_rooms_of
 from memstore.services import fact_edit, fact_forget, fact_remember
 
 
+@refusals_recorded("call")
 def call_context(
     *,
     bot: str,
@@ -36,7 +44,7 @@ def call_context(
     wants one), the person (registered and linked to the bot; used under their canonical name),
     the room's names and projects, then the room's binding (fixed by its first call). Raises
     TicketRefused, PersonUnknown, PersonNotLinked, InvalidName, NotAllowed or RoomConflict, and
-    then nothing was created. `joined`: the bot's projects, if the caller has them already
+    then nothing was created (the refusal is recorded in the failure log, op "call"). `joined`: the bot's projects, if the caller has them already
     (memstore.tokens.Caller). Mark a group room's bot with `call_succeeded` once the call is."""
     projects = list(projects)
     ticket_check(
@@ -67,6 +75,7 @@ def call_succeeded(*, ctx: Context) -> None:
         bot_mark_in_groups(bot=ctx.bot)
 
 
+@refusals_recorded("remember")
 def bot_remember(
     *,
     ctx: Context,
@@ -77,14 +86,15 @@ def bot_remember(
     meta: dict[str, object] | None = None,
     via: str = "api",
 ) -> StoredFact:
-    """Save a fact in the shard this context writes for `scope` (a person's excluded topics apply)."""
+    """Save a fact in the shard this context writes for `scope` (the content rules, the room's
+    person's excluded topics included, are the service's)."""
     shard = writable_shard(ctx, scope, project)
-    topics = person_excluded_topics(person=ctx.person) if ctx.person else []
     return fact_remember(
-        shard=shard, text=text, tier=tier, meta=meta, excluded_topics=topics, by=ctx.bot, via=via
+        shard=shard, text=text, tier=tier, meta=meta, person=ctx.person, by=ctx.bot, via=via
     )
 
 
+@refusals_recorded("forget")
 def bot_forget(
     *,
     ctx: Context,
@@ -107,6 +117,7 @@ def bot_forget(
     return fact_forget(shards=shards, fact_id=fact_id, text=text, by=ctx.bot, via=via)
 
 
+@refusals_recorded("edit")
 def bot_edit(
     *,
     ctx: Context,
@@ -135,6 +146,7 @@ def bot_edit(
         fact_id=fact_id,
         text=text,
         expected_text=expected_text,
+        person=ctx.person,
         by=ctx.bot,
         via=via,
     )
@@ -163,37 +175,6 @@ def bot_facts_list(
         offset=offset,
         limit=limit,
     )
-
-
-def readable_scope(ctx: Context, kind: ScopeKind, name: str | None = None) -> Scope:
-    """One scope this context may read, or NotAllowed saying why (SPEC §6)."""
-    if kind == "bot":
-        return Scope("bot", ctx.bot)
-    if kind == "user":
-        if not ctx.user_memory_allowed:
-            raise NotAllowed(
-                f"User memory can't be used in a {ctx.room.kind} room: what is known about a "
-                "person stays in their direct rooms."
-            )
-        return Scope("user", ctx.person)  # type: ignore[arg-type]
-    if kind == "project":
-        if not name:
-            raise InvalidFact("Name the project to read.")
-        if name not in ctx.joined:
-            raise NotAllowed(f"Bot {ctx.bot!r} has not joined project {name!r}.")
-        return Scope("project", name)
-    if kind == "room":
-        if ctx.room.kind != "group":
-            raise NotAllowed(
-                "Legacy room memory is read only in its own group room, and this is a "
-                f"{ctx.room.kind} room."
-            )
-        if not ctx.room_shard:
-            raise NotAllowed(
-                f"Legacy memory of room {ctx.room.id!r} is read only by bots that wrote in it."
-            )
-        return Scope("room", ctx.room.id)
-    raise InvalidFact(f"Unknown scope {kind!r}.")
 
 
 def _shard_holding(ctx: Context, fact_id: str) -> Shard | None:

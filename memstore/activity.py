@@ -7,19 +7,17 @@ because history files only grow), and finding one recorded removal so it can be 
 It never writes history (`memstore.history` appends; services and the index sync decide what).
 """
 
-import json
 import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memstore.history import Change, history_path
+from memstore.history import Change, change_parse, history_path
 from memstore.paging import Page
 from memstore.paths import Shard, all_scopes, scope_shards
 
 _CHUNK = 64 * 1024
-_FIELDS = frozenset(Change.__dataclass_fields__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +27,6 @@ class ShardChange:
     shard: Shard
     change: Change
     offset: int  # byte offset of the line in history.jsonl: a stable handle for restore
-
-
-def change_parse(raw: bytes | str) -> Change | None:
-    """One history line as a Change, or None if it is not a readable record."""
-    try:
-        record = json.loads(raw)
-        return Change(**{k: str(v) for k, v in record.items() if k in _FIELDS})
-    except (ValueError, TypeError, AttributeError):
-        return None
 
 
 def lines_backwards(path: Path, end: int | None) -> Iterable[tuple[int, bytes]]:

@@ -38,7 +38,7 @@ class NotAllowed(MemstoreError):
 
 
 class SecretRefused(MemstoreError):
-    """The text looks like a secret and would land in shared memory."""
+    """The text or a metadata value looks like a secret (refused in every scope)."""
 
     code = "secret_refused"
     status = 422
@@ -48,6 +48,20 @@ class TopicExcluded(MemstoreError):
     """The text touches a topic the person asked bots not to remember."""
 
     code = "topic_excluded"
+    status = 422
+
+
+class MemoryPaused(MemstoreError):
+    """The person paused memory: nothing new is learned from their messages."""
+
+    code = "memory_paused"
+    status = 409
+
+
+class InvalidQuery(MemstoreError):
+    """A search query that cannot be run (blank, or only spaces)."""
+
+    code = "invalid_query"
     status = 422
 
 

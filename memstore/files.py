@@ -1,18 +1,44 @@
-"""Reading memory files and replacing them atomically, refusing to overwrite a hand edit.
+"""Reading memory files and replacing them atomically, never overwriting a hand edit.
 
 A write goes to a temp file in the same folder (so the rename stays on one filesystem), is
-fsynced, and then renamed over the original: a reader, or a crash, sees the old file or the
-new one, never half of each. Just before the rename the original is read again and its stat
-signature and content digest are compared with those taken when it was read; a difference
-means someone edited it meanwhile, and `ChangedOnDisk` tells the caller to read again. (The
-digest matters: file timestamps can be coarse, so a same-size edit may keep the same stat.)
-This module knows nothing about fact lines.
+fsynced, and then takes the original's place: a reader, or a crash, sees the old file or the
+new one, never half of each.
+
+Where Linux offers `renameat2(RENAME_EXCHANGE)` (ext4, xfs, btrfs, tmpfs), the original is
+opened and a write lease taken on it (granted only if no one else has it open; anyone opening
+it afterwards waits until we let go), its bytes compared with what we read, and then the new
+file is *exchanged* with it in one atomic step. If what came out is not the file we checked (an
+editor renamed a new file over it) or someone tried to open it meanwhile (an editor about to
+write in place), we exchange back, which puts the hand edit in place again, and
+`ChangedOnDisk` tells the caller to read again and reapply. So both editors that write in place
+and editors that rename a new file over the original are caught, with no window between the
+last check and the rename. What remains: for the microseconds between an exchange and the
+exchange back our version is in place, so an editor that reads and saves within them builds on
+it and the hand edit before is lost; a writer killed in that instant leaves that hand edit in
+its temp file (swept later); without a lease (a file we do not own, a file system that grants none) the swapped-out
+file's bytes are compared instead, so an in-place write still in progress after the exchange is
+not seen.
+
+Elsewhere (macOS, file systems without the exchange), the original is checked just
+before an `os.replace`: a hand edit saved in the instant between that check and the rename is
+overwritten, as before.
+
+Temp files are named `.<file>.<host>-<pid>.<random>.tmp`; every write sweeps its folder of ours
+whose writer died (same host) or that are older than `STALE_TEMP_SECONDS`. This module knows
+nothing about fact lines.
 """
 
 import contextlib
+import ctypes
+import errno
+import fcntl
 import hashlib
 import os
+import re
 import secrets
+import signal
+import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,22 +119,30 @@ def decode(data: bytes, path: Path | str) -> str:
         ) from None
 
 
+STALE_TEMP_SECONDS = 10
+_HOST = hashlib.blake2b(socket.gethostname().encode(), digest_size=3).hexdigest()
+_TEMP_RE = re.compile(r"^\..+\.(?:(?P<host>[0-9a-f]{6})-)?(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
+
+
 def write_atomic(path: Path, text: str, *, expected: Signature | None) -> None:
     """Replace (or create) the file with `text` if it still has the `expected` signature."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    temps_sweep(path.parent)
+    temp = path.with_name(f".{path.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         with open(temp, "xb") as handle:
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
+            ours = os.fstat(handle.fileno())
         if expected is None:
             # link() refuses to replace an existing file: a file someone created meanwhile wins.
             try:
                 os.link(temp, path)
-            except FileExistsError:
+            except (FileExistsError, FileNotFoundError):
                 raise ChangedOnDisk(str(path)) from None
-        else:
+        elif not _exchange_in(temp, path, expected, ours):
+            # No atomic exchange here: check, then rename (a hand edit in between is lost).
             if signature(path, with_digest=bool(expected.digest)) != expected:
                 raise ChangedOnDisk(str(path))
             os.replace(temp, path)
@@ -116,6 +150,150 @@ def write_atomic(path: Path, text: str, *, expected: Signature | None) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
     _fsync_dir(path.parent)
+
+
+def _exchange_in(temp: Path, path: Path, expected: Signature, ours: os.stat_result) -> bool:
+    # False: the exchange is not available here (the caller falls back to check + rename).
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:  # deleted by hand meanwhile: read again
+        raise ChangedOnDisk(str(path)) from None
+    leased = None
+    try:
+        # Under a write lease no one else has the original open, and anyone opening it now
+        # waits until we let go: an editor writing in place can't slip in after our check.
+        leased = _lease(fd)
+        if leased is False or not _holds(fd, expected):
+            raise ChangedOnDisk(str(path))
+        try:
+            if not _exchange(temp, path):
+                return False
+        except FileNotFoundError:  # the original was deleted (or our temp swept): read again
+            raise ChangedOnDisk(str(path)) from None
+        # `temp` now names what `path` held an instant ago; `path` holds our new text.
+        swapped_out = os.lstat(temp)
+        if _same_file(swapped_out, os.fstat(fd)) and (
+            fcntl.fcntl(fd, _F_GETLEASE) == fcntl.F_WRLCK if leased else _holds_at(temp, expected)
+        ):
+            return True
+        # A hand edit landed first (a new file renamed over the original, or, without a lease,
+        # bytes written into it), or someone opened the original while we held it (an editor
+        # about to write: they get it once we let go, so it must be back in place by then).
+        _exchange(temp, path)  # put the hand edit (or the original) back
+        if not _same_file(os.lstat(temp), ours):
+            # Someone replaced our file in the instant it was in place: theirs is the newest.
+            _exchange(temp, path)
+        raise ChangedOnDisk(str(path))
+    finally:
+        if leased:
+            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
+        os.close(fd)
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_ino, a.st_dev) == (b.st_ino, b.st_dev)
+
+
+def _holds(fd: int, expected: Signature) -> bool:
+    """Whether the open file still is the version read (same stat and bytes)."""
+    st = os.fstat(fd)
+    os.lseek(fd, 0, os.SEEK_SET)
+    with os.fdopen(os.dup(fd), "rb") as handle:
+        data = handle.read()
+    return Signature.of(st, data if expected.digest else None) == expected
+
+
+def _holds_at(path: Path, expected: Signature) -> bool:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return _holds(fd, expected)
+    finally:
+        os.close(fd)
+
+
+_LINUX = hasattr(os, "uname") and os.uname().sysname == "Linux"
+_F_SETLEASE = getattr(fcntl, "F_SETLEASE", 1024)
+_F_GETLEASE = getattr(fcntl, "F_GETLEASE", 1025)
+_F_SETSIG = getattr(fcntl, "F_SETSIG", 10)
+
+
+def _lease(fd: int, *, tries: int = 40) -> bool | None:
+    """Take a write lease (granted only if no one else has the file open): True when held,
+    False if someone kept it open (a reader for a moment, or an editor writing), None when this
+    system or file does not grant leases (not Linux, not our file, a network file system)."""
+    if not _LINUX:
+        return None
+    # A lease break signals its holder (SIGIO by default, which would end the process); ask for
+    # SIGURG, ignored by default: we hold the lease only while reading.
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, _F_SETSIG, signal.SIGURG)
+    for _ in range(tries):
+        try:
+            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_WRLCK)
+            return True
+        except BlockingIOError:
+            time.sleep(0.001)  # a reader closes in microseconds; an editor takes longer
+        except OSError:
+            return None
+    return False
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_NO_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP}
+
+
+def _renameat2():
+    try:
+        return ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return None
+
+
+_RENAMEAT2 = _renameat2() if _LINUX else None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two names in one folder; False where the system can't."""
+    if _RENAMEAT2 is None:
+        return False
+    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _NO_EXCHANGE:
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def temps_sweep(folder: Path) -> int:
+    """Remove our temp files left in `folder` by writers that died (or long stale); how many."""
+    removed = 0
+    now = time.time()
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(folder):
+            found = _TEMP_RE.match(entry.name)
+            if not found:
+                continue
+            try:
+                age = now - entry.stat(follow_symlinks=False).st_mtime
+            except FileNotFoundError:
+                continue
+            mine = found["host"] == _HOST
+            if age > STALE_TEMP_SECONDS or (mine and not _alive(int(found["pid"]))):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -63,14 +63,17 @@ def history_read(root: Path, shard: Shard) -> list[Change]:
         raw = history_path(root, shard).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return []
-    changes = []
-    for line in raw.splitlines():
-        try:
-            record = json.loads(line)
-            changes.append(Change(**{k: str(v) for k, v in record.items() if k in _FIELDS}))
-        except (ValueError, TypeError):
-            continue
-    return changes
+    return [change for line in raw.splitlines() if (change := change_parse(line)) is not None]
+
+
+def change_parse(raw: bytes | str) -> Change | None:
+    """One history line as a Change, or None if it is not a readable record (the one reader
+    of the history line format)."""
+    try:
+        record = json.loads(raw)
+        return Change(**{k: str(v) for k, v in record.items() if k in _FIELDS})
+    except (ValueError, TypeError, AttributeError):
+        return None
 
 
 def lines_as_of(changes: Iterable[Change], when: datetime) -> dict[str, str]:

@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from django.db import connection
 
 _BOT_NAMESPACE = "memstore.bot:"
-_FILE_NAMESPACE = "memstore.file:"
 _held = threading.local()  # bots whose session lock this thread's connection holds
 
 
@@ -62,9 +61,3 @@ def bot_sync_lock(bot: str, *, async_commit: bool = False) -> None:
     commit = "set_config('synchronous_commit', 'off', true)" if async_commit else "''"
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {lock}, {commit}", [] if held else [_key(_BOT_NAMESPACE + bot)])
-
-
-def file_sync_lock(path: str) -> None:
-    """Take the sync lock for one file until the current transaction ends."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_key(_FILE_NAMESPACE + path)])

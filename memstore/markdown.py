@@ -108,10 +108,22 @@ def parse_line(raw: str) -> FactLine | None:
         for pair in meta_match.group(2).split():
             key, _, value = pair.partition("=")
             meta[key] = value
-    text = rest.strip()
+    text = normalise_spaces(rest)
     if not text:
         return None
     return FactLine(day=day, text=text, meta=meta)
+
+
+_SPACE_RUN_RE = re.compile(r"[ \t]{2,}|\t")
+
+
+def normalise_spaces(text: str) -> str:
+    """The text with runs of spaces and tabs collapsed to one space and its ends trimmed (a fact's
+    text as saved and as read from a hand-written line; the line itself stays as written)."""
+    text = text.strip()
+    if "  " in text or "\t" in text:  # the common line has neither: skip the regex
+        text = _SPACE_RUN_RE.sub(" ", text)
+    return text
 
 
 _DAYS: dict[str, date | None] = {}
@@ -205,14 +217,14 @@ def remove_lines(lines: list[Line], indexes: set[int]) -> list[Line]:
 
 
 def clean_text(text: str) -> str:
-    """Validated fact text, trimmed; raises InvalidFact saying what is wrong."""
+    """Validated fact text, whitespace-normalised; raises InvalidFact saying what is wrong."""
     if not isinstance(text, str):
         raise InvalidFact("Fact text must be a string.")
     if "\n" in text or "\r" in text:
         raise InvalidFact("Fact text must be one line: it contains a line break.")
     if bad := _BAD_CHARS_RE.search(text):
         raise InvalidFact(f"Fact text contains a control character (U+{ord(bad.group()):04X}).")
-    text = text.strip()
+    text = normalise_spaces(text)
     if not text:
         raise InvalidFact("Fact text is empty.")
     if len(text) > MAX_TEXT_CHARS:

@@ -199,11 +199,6 @@ def scope_shards(root: Path, scope: Scope) -> list[Shard]:
     return [scope.shard(name) for name in names]
 
 
-def scope_files(root: Path, scope: Scope) -> list[str]:
-    """Relative paths of every memory file of a scope, across all its shards."""
-    return [rel for shard in scope_shards(root, scope) for rel in shard_files(root, shard)]
-
-
 def all_scopes(root: Path) -> list[Scope]:
     """Every scope that has a folder under MEMORY_ROOT (names that fail validation are skipped)."""
     scopes = []
@@ -219,6 +214,47 @@ def all_scopes(root: Path) -> list[Scope]:
             except InvalidName:
                 continue
     return scopes
+
+
+@dataclass(frozen=True, slots=True)
+class Misnamed:
+    """A folder that looks like memory but is not read, because its name is not allowed."""
+
+    path: str  # relative to MEMORY_ROOT
+    reason: str
+
+
+def misnamed_folders(root: Path) -> list[Misnamed]:
+    """Scope folders whose name fails validation and shard folders whose name is not a bot slug:
+    their memory is skipped by every reader, so they are reported rather than ignored."""
+    found: list[Misnamed] = []
+    for kind in SCOPE_KINDS:
+        for name in _folders(root / _TOP[kind]):
+            try:
+                scope = Scope(kind, name)
+            except InvalidName as error:
+                found.append(Misnamed(f"{_TOP[kind]}/{name}", error.message))
+                continue
+            if not scope.sharded:
+                continue
+            found += [
+                Misnamed(
+                    f"{scope.rel}/{bot}",
+                    f"{bot!r} is not a bot slug ({SLUG_RULE}): its memory is not read.",
+                )
+                for bot in _folders(root / scope.rel)
+                if not _SLUG_RE.fullmatch(bot)
+            ]
+    return found
+
+
+def _folders(path: Path) -> list[str]:
+    # Hidden folders (.git, .trash) are nobody's memory and not worth a report.
+    try:
+        with os.scandir(path) as entries:
+            return sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def _show(value: object) -> str:

@@ -16,10 +16,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Value
 
 from memstore.errors import InvalidName, PersonNotLinked, PersonUnknown, UnknownBot
-from memstore.models import BotEditor, Person, PersonLink
-from memstore.paths import all_scopes, check_person, check_slug
+from memstore.index import memory_root
+from memstore.models import Bot, BotEditor, MemoryFile, Person, PersonLink
+from memstore.paths import Scope, all_scopes, check_person, check_slug
 from memstore.registry import bot_row
-from memstore.selectors import bots_list
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +181,13 @@ def bot_editors(*, bot: str) -> list[str]:
 
 
 def _bot_known(bot: str) -> bool:
-    """Whether a bot is registered or has memory on disk."""
-    return check_slug(bot) in bots_list()
+    """Whether a bot is registered or has memory on disk (own or in a shared scope)."""
+    check_slug(bot)
+    return (
+        Bot.objects.filter(slug=bot).exists()
+        or (memory_root() / Scope("bot", bot).rel).is_dir()
+        or MemoryFile.objects.filter(shard_bot=bot).exists()
+    )
 
 
 def _user(username: str):

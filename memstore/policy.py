@@ -1,63 +1,56 @@
-"""Content rules applied before anything is written: secrets stay out of shared memory, and a
-person's excluded topics stay out of memory altogether. Pure functions, no I/O."""
+"""Content rules applied before anything is written: secrets are never stored (in any scope),
+and a person's excluded topics stay out of memory altogether. Pure functions, no I/O.
+
+Every text is normalised first (NFKC, so full-width and compatibility letters become plain
+ones; zero-width and other invisible format characters removed), so "pass\u200bword" or a
+full-width "ｐａｓｓｗｏｒｄ" is read as "password". The rules themselves live in
+`memstore.secret_rules`. A refusal names the kind of secret ("a password", "a Stripe Access
+Key"), never the secret. This module does not decide which writes are checked: the write path
+that calls it does.
+"""
 
 import re
+import unicodedata
+from collections.abc import Mapping
 
-_SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    ("an API key", re.compile(r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9_-]{2,16}-)?[A-Za-z0-9]{16,}")),
-    ("an AWS access key", re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b")),
-    ("a GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}")),
-    ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    (
-        "a JSON web token",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+"),
-    ),
-    ("a bearer token", re.compile(r"\bbearer\s+[A-Za-z0-9._~+/-]{20,}", re.I)),
-    (
-        "a password",
-        re.compile(
-            r"\b(?:password|passwd|passcode|pwd|pin code)\b\s*(?:is|was|:|=)\s*\S{3,}", re.I
-        ),
-    ),
-    (
-        "a secret or token",
-        re.compile(
-            r"\b(?:api[_ -]?key|secret|token|access[_ -]?key)\b\s*(?:is|:|=)\s*\S{8,}", re.I
-        ),
-    ),
-]
-_CARD_RE = re.compile(r"\b(?:\d[ -]?){13,19}\b")
+from memstore.secret_rules import RULES
+
+# Zero-width and other invisible characters someone may slip into a word to dodge a rule.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
+)
+
+
+def normalise(text: str) -> str:
+    """The text as the rules read it: NFKC, invisible format characters removed."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
 
 
 def secret_kind(text: str) -> str | None:
     """What kind of secret the text seems to contain ('a password', …), or None."""
-    for kind, pattern in _SECRET_PATTERNS:
-        if pattern.search(text):
-            return kind
-    for match in _CARD_RE.finditer(text):
-        digits = re.sub(r"\D", "", match.group())
-        if 13 <= len(digits) <= 19 and _luhn_ok(digits):
-            return "a payment card number"
+    text = normalise(text)
+    for rule in RULES:
+        for match in rule.pattern.finditer(text):
+            if rule.check is None or rule.check(match):
+                return rule.kind
     return None
 
 
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, char in enumerate(reversed(digits)):
-        n = int(char)
-        if i % 2:
-            n = n * 2 - 9 if n > 4 else n * 2
-        total += n
-    return total % 10 == 0
+def secret_in_meta(meta: Mapping[str, object] | None) -> str | None:
+    """What kind of secret a metadata value (or `key=value` pair) holds, or None."""
+    for key, value in (meta or {}).items():
+        text = str(value)
+        if kind := secret_kind(text) or secret_kind(f"{key}={text}"):
+            return kind
+    return None
 
 
 def excluded_topic(text: str, topics: list[str]) -> str | None:
     """The first excluded topic the text mentions (whole words, any case), or None."""
-    lowered = text.lower()
+    lowered = normalise(text).lower()
     for topic in topics:
-        words = topic.strip().lower()
+        words = normalise(topic).strip().lower()
         if words and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", lowered):
             return topic
     return None

@@ -15,7 +15,7 @@ are left for recall and counted as left on disk.
 Does not: search (see `memstore.recall`), decide who may read what (`memstore.access`), or write.
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -28,7 +28,7 @@ from memstore.index import index_sync
 from memstore.markdown import FactLine, parse_line
 from memstore.models import Bot, Fact
 from memstore.paths import Scope
-from memstore.ranking import merge_newest
+from memstore.ranking import by_rank, merge_newest, rank_order_sql
 from memstore.records import StoredFact, stored_from_row
 
 BlockKind = Literal["user", "project", "bot"]
@@ -122,10 +122,6 @@ def fact_text(fact: StoredFact) -> str:
     return str(FactLine(day=fact.day, text=fact.text))
 
 
-def _by_rank(facts: Iterable[StoredFact]) -> list[StoredFact]:
-    return sorted(facts, key=lambda f: (-f.rank, -f.day.toordinal(), f.fact_id))
-
-
 def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget, beyond: int = 0) -> Slice:
     """The facts (best first) that fit the budget, stopping at the first that would overflow;
     `beyond` more facts, ranked after these, were not even loaded."""
@@ -161,8 +157,8 @@ def block_compose(item: BlockInput, budgets: Mapping[SliceName, Budget], team_wi
     copies = sorted(item.facts, key=lambda f: (f.fact_id, f.shard_bot, f.file))
     merged = [f for f in merge_newest(copies) if f.visibility != "hidden"]
     context = [f for f in merged if f.visibility != "searchable"]
-    profile = _by_rank(f for f in context if f.tier == "profile")
-    recent = _by_rank(f for f in context if f.tier != "profile")
+    profile = by_rank(f for f in context if f.tier == "profile")
+    recent = by_rank(f for f in context if f.tier != "profile")
     counts = item.on_disk or {}
     return Block(
         title=_title(item.kind, item.name, team_wide),
@@ -285,7 +281,7 @@ def _prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
 # enter a prompt, and how many facts each part holds: a block never loads more than it can show.
 _BLOCK_SQL = """
     WITH merged AS MATERIALIZED (
-        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank,
+        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank, m.path, f.position,
                f.tier = 'profile' AS profile,
                CASE WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
                     ELSE 'context' END AS visibility
@@ -295,13 +291,13 @@ _BLOCK_SQL = """
     ),
     ranked AS (
         SELECT id, profile, row_number() OVER (
-                   PARTITION BY profile ORDER BY rank DESC, day DESC, fact_id) AS n
+                   PARTITION BY profile ORDER BY {order}) AS n
         FROM merged WHERE visibility = 'context'
     )
     SELECT 'row', id, profile, '' FROM ranked WHERE n <= CASE WHEN profile THEN %s ELSE %s END
     UNION ALL
     SELECT 'count', count(*), profile, visibility FROM merged GROUP BY profile, visibility
-"""
+""".replace("{order}", rank_order_sql("", ""))
 
 
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget]) -> BlockInput:

@@ -42,6 +42,33 @@ def rank_of(*, day: date, weight: float) -> float:
     return (day - _EPOCH).days / 30 + math.log2(weight)
 
 
+# Best first, one rule everywhere (prompt, learner's known facts, lists and recall's fallback):
+# rank, then the newer date, then position (a later file — a later month — then a later line).
+RANK_ORDER_FIELDS = ("-rank", "-day", "-file__path", "-position", "fact_id")
+
+
+def rank_order_sql(fact: str = "f.", file: str = "m.") -> str:
+    """The ORDER BY of `by_rank` in SQL; `fact`/`file` prefix the fact row's and its file's
+    columns (pass "" for a subquery that already selected them)."""
+    return f"{fact}rank DESC, {fact}day DESC, {file}path DESC, {fact}position DESC, {fact}fact_id"
+
+
+class Placed(Protocol):
+    fact_id: str
+    day: date
+    rank: float
+    file: str
+    position: int
+
+
+def by_rank[T: Placed](facts: Iterable[T]) -> list[T]:
+    """Facts best first, by the same rule as `rank_order_sql` and `RANK_ORDER_FIELDS`."""
+    ordered = sorted(facts, key=lambda f: f.fact_id)
+    # Python's sort is stable with reverse=True too: equal keys keep the fact_id order.
+    ordered.sort(key=lambda f: (f.rank, f.day, f.file, f.position), reverse=True)
+    return ordered
+
+
 class Dated(Protocol):
     fact_id: str
     day: date

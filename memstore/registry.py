@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 
 from memstore.errors import InvalidName, UnknownBot
-from memstore.models import Bot, PersonSettings, ProjectMember
+from memstore.models import Bot, ProjectMember
 from memstore.paths import check_slug
 
 
@@ -68,16 +68,6 @@ def project_leave(*, bot: str, project: str) -> bool:
 def bot_mark_in_groups(*, bot: str) -> None:
     """Remember that this bot talks in group rooms (its prompt then calls its memory team-wide)."""
     Bot.objects.filter(slug=bot, in_groups=False).update(in_groups=True)
-
-
-def person_excluded_topics(*, person: str) -> list[str]:
-    """Topics this person asked bots never to remember (empty if they set none)."""
-    topics = (
-        PersonSettings.objects.filter(user__username=person)
-        .values_list("excluded_topics", flat=True)
-        .first()
-    )
-    return list(topics or [])
 
 
 def bot_row(*, slug: str) -> Bot:

@@ -4,33 +4,30 @@
              -> append to the shard's history -> re-sync that file into the index
 
 Callers pass the shard to write; deciding whether a room may write it is `memstore.access`.
+The content rules (secrets, excluded topics, paused memory) are checked here, inside every
+write that adds text (`memstore.content`), and every refusal is recorded in the failure log
+(`memstore.failures.refusals_recorded`), so no front door can forget either.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 
 from django.utils import timezone
 
 from memstore import markdown
-from memstore.errors import (
-    EditConflict,
-    FactNotFound,
-    InvalidFact,
-    SecretRefused,
-    TopicExcluded,
-    UnreadableFile,
-)
+from memstore.content import content_check
+from memstore.errors import EditConflict, FactNotFound, InvalidFact, UnreadableFile
+from memstore.failures import refusals_recorded
 from memstore.files import ChangedOnDisk, content_digest, read_bytes, read_snapshot, write_atomic
 from memstore.history import Change, history_append
-from memstore.index import Written, fact_row, index_sync_file, memory_root
+from memstore.index import Written, index_sync_file, memory_root
 from memstore.locks import bot_lock
 from memstore.markdown import FactLine, Line
-from memstore.models import MemoryFile
-from memstore.paths import FileLocation, Scope, Shard, locate, shard_files
-from memstore.policy import excluded_topic, secret_kind
+from memstore.paths import Scope, Shard, locate, shard_files
 from memstore.ranking import Tier
-from memstore.records import StoredFact
+from memstore.records import StoredFact, stored_of_line
+from memstore.selectors import fact_find
 
 MAX_ATTEMPTS = 8
 _TIER_TAGS: dict[str, str | None] = {
@@ -44,6 +41,7 @@ _HEADERS = {"profile": "# Profile", "log": "# Memory log"}
 Edit = Callable[[list[Line]], tuple[list[Line], list[Change]]]
 
 
+@refusals_recorded("remember")
 def fact_remember(
     *,
     shard: Shard,
@@ -51,49 +49,54 @@ def fact_remember(
     tier: Tier = "log",
     day: date | None = None,
     meta: dict[str, object] | None = None,
-    excluded_topics: Sequence[str] = (),
+    person: str | None = None,
     by: str = "",
     via: str = "api",
 ) -> StoredFact:
-    """Save a fact in a shard's profile or log; a duplicate keeps the newest date (the fact
-    returned is the one the file holds). Raises UnreadableFile if that file is not UTF-8."""
+    """Save a fact in a shard's profile or log, after the content rules (`memstore.content`;
+    `person`: the person in the room, whose excluded topics apply to any scope).
+
+    A fact whose identity the scope already holds (any file, any shard) is not written again:
+    the stored copy comes back with `existed=True`. Raises UnreadableFile if the target file
+    is not UTF-8."""
     if tier not in _TIER_TAGS:
         raise InvalidFact(f"Tier must be one of {', '.join(_TIER_TAGS)}, not {tier!r}.")
     fact = markdown.make_fact(
         text=text, day=day or timezone.localdate(), tag=_TIER_TAGS[tier], meta=meta
     )
-    fact_check_content(text=fact.text, shared=shard.scope.sharded, excluded_topics=excluded_topics)
+    content_check(shard=shard, fact=fact, person=person, via=via)
+    if held := _held(shard.scope, fact.identity):
+        return held
     tier_file = "profile" if tier == "profile" else "log"
     rel = shard.file_rel(tier_file=tier_file, day=fact.day)
-    kept = [fact]
+    kept: list[tuple[FactLine, int]] = []
 
     def add(lines: list[Line]) -> tuple[list[Line], list[Change]]:
-        kept[0] = fact
-        for i, line in enumerate(lines):
+        # The index may lag a write racing ours: the file itself is checked again, locked.
+        kept.clear()
+        for number, line in enumerate(lines, 1):
             if line.fact and line.fact.identity == fact.identity:
-                if line.fact.day >= fact.day:
-                    kept[0] = line.fact
-                    return lines, []
-                new = markdown.replace_fact(lines, i, fact)
-                return new, [_change("edit", rel, fact, old=line.fact)]
-        return markdown.append_fact(lines, fact), [_change("add", rel, fact)]
+                kept.append((line.fact, number))
+                return lines, []
+        new = markdown.append_fact(lines, fact)
+        kept.append((fact, len(new)))
+        return new, [_change("add", rel, fact)]
 
     with bot_lock(shard.bot):
-        _rewrite(rel, add, header=_HEADERS[tier_file], by=by, via=via)
-    return _stored(rel, kept[0])
+        added = _rewrite(rel, add, header=_HEADERS[tier_file], by=by, via=via)
+    return stored_of_line(rel, kept[0][0], position=kept[0][1], existed=not added)
 
 
-def fact_check_content(*, text: str, shared: bool, excluded_topics: Sequence[str] = ()) -> None:
-    """Refuse secrets in shared scopes and any excluded topic (raises; nothing is written)."""
-    if shared and (kind := secret_kind(text)):
-        raise SecretRefused(
-            f"This looks like {kind}; secrets are never saved to shared memory. "
-            "Keep it in a password manager instead."
-        )
-    if topic := excluded_topic(text, list(excluded_topics)):
-        raise TopicExcluded(f"The person asked bots not to remember anything about {topic!r}.")
+def _held(scope: Scope, identity: str) -> StoredFact | None:
+    # The newest stored copy anywhere in the scope (merged as readers merge shards).
+    copies = fact_find(scopes=[scope], fact_id=identity)
+    if not copies:
+        return None
+    newest = max(copies, key=lambda f: (f.day, f.file))
+    return replace(newest, existed=True)
 
 
+@refusals_recorded("forget")
 def fact_forget(
     *,
     shards: list[Shard],
@@ -132,20 +135,21 @@ def fact_forget(
     return removed
 
 
+@refusals_recorded("edit")
 def fact_edit(
     *,
     shard: Shard,
     fact_id: str,
     text: str,
     expected_text: str | None = None,
+    person: str | None = None,
     by: str = "",
     via: str = "console",
-    excluded_topics: Sequence[str] = (),
 ) -> StoredFact:
-    """Replace a fact's text in place (same file, same line, same date). With `expected_text`,
-    raise EditConflict (showing the current text) if the fact no longer reads that way."""
+    """Replace a fact's text in place (same file, same line, same date), after the content
+    rules (as for `fact_remember`). With `expected_text`, raise EditConflict (showing the
+    current text) if the fact no longer reads that way."""
     new_text = markdown.clean_text(text)
-    fact_check_content(text=new_text, shared=shard.scope.sharded, excluded_topics=excluded_topics)
     fact_id = fact_id.strip().lower()
     root = memory_root()
     result: list[StoredFact] = []
@@ -162,7 +166,8 @@ def fact_edit(
                                 detail={"current": line.fact.text, "fact_id": fact_id},
                             )
                         new = markdown.with_text(line.fact, new_text)
-                        result.append(_stored(rel, new))
+                        content_check(shard=shard, fact=new, person=person, via=via)
+                        result.append(stored_of_line(rel, new, position=i + 1))
                         if new == line.fact:
                             return lines, []
                         return markdown.replace_fact(lines, i, new), [
@@ -185,6 +190,7 @@ def fact_edit(
     raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
 
 
+@refusals_recorded("restore")
 def fact_restore(*, change: Change, by: str = "", via: str = "console") -> StoredFact:
     """Put a removed fact back into the file it was removed from, with its date and metadata."""
     fact = markdown.parse_line(change.old_line or change.line)
@@ -203,6 +209,7 @@ def fact_restore(*, change: Change, by: str = "", via: str = "console") -> Store
     )
 
 
+@refusals_recorded("clear")
 def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
     """Remove every fact of a bot's own memory (headers and prose stay); returns how many.
     A file that is not UTF-8 keeps its facts: UnreadableFile names it after the rest is cleared."""
@@ -298,23 +305,6 @@ def _change(op: str, rel: str, fact: FactLine, old: FactLine | None = None) -> C
 
 def _stamp(change: Change, *, by: str, via: str) -> Change:
     return replace(change, by=by, via=via)
-
-
-def _stored(rel: str, fact: FactLine) -> StoredFact:
-    location: FileLocation = locate(rel)  # type: ignore[assignment]
-    row = fact_row(MemoryFile(path=rel), location, fact)
-    return StoredFact(
-        fact_id=row.fact_id,
-        day=row.day,
-        text=row.text,
-        tier=row.tier,
-        scope=row.scope_key,
-        shard_bot=row.shard_bot,
-        file=rel,
-        rank=row.rank,
-        visibility=row.visibility,
-        meta=row.meta,
-    )
 
 
 def _identities(*, fact_id: str | None, text: str | None) -> set[str]:

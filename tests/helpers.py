@@ -72,9 +72,12 @@ def log(root: Path, kind: str, name: str, month: str, *lines: str, bot: str = "a
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    """Every file under the memory folder with its bytes (history included)."""
+    """Every file under the memory folder with its bytes (history included; the failure log,
+    which records refusals, is not memory)."""
     return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "failures.jsonl"
     }
 
 

@@ -80,7 +80,7 @@ def remember(
 
 @router.get(
     "/facts",
-    response={200: FactPageOut, **errors(401, 403, 422)},
+    response={200: FactPageOut, **errors(401, 403, 409, 422)},
     operation_id="list_facts",
     url_name="list_facts",
 )

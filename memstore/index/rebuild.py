@@ -1,5 +1,8 @@
 """Rebuild: drop every index row and read all of MEMORY_ROOT again (`manage.py reindex`).
 
+Folders skipped for their names (a shard folder that is not a bot slug) are reported in the
+summary and recorded in the failure log, so the console's "What failed" shows them.
+
 One transaction: readers wait for it rather than see half an index. Rows are streamed with
 `COPY` into the bare table; indexes and the foreign key are recreated at the end.
 """
@@ -7,15 +10,18 @@ One transaction: readers wait for it rather than see half an index. Rows are str
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import connection, transaction
 
 from memstore import markdown
+from memstore.errors import InvalidName
+from memstore.failures import failure_record
 from memstore.files import content_digest, read_bytes
 from memstore.index.rows import (
     RACY_NS,
+    Placed,
     Stat,
     decode_leniently,
     derived,
@@ -23,20 +29,22 @@ from memstore.index.rows import (
     stat_scope,
     unique_facts,
 )
-from memstore.paths import all_scopes, locate
+from memstore.paths import Misnamed, all_scopes, locate, misnamed_folders
 
 
 @dataclass(frozen=True, slots=True)
 class RebuildReport:
-    """What a full rebuild read."""
+    """What a full rebuild read, and the folders it could not read because of their names."""
 
     files: int
     facts: int
     unreadable: int
+    misnamed: list[Misnamed] = field(default_factory=list)
 
 
 _COPY_COLUMNS = (
-    "file_id, fact_id, day, text, line, meta, tier, weight, rank, visibility, scope_key, shard_bot"
+    "file_id, fact_id, day, text, line, meta, tier, weight, rank, visibility, scope_key, shard_bot,"
+    " position"
 )
 _FILE_COLUMNS = (
     "path, scope_key, shard_bot, tier_file, month, mtime_ns, size, inode, digest, recheck, "
@@ -85,7 +93,18 @@ def index_rebuild(
             cursor.execute(sql)
         cursor.execute("ANALYZE memstore_fact")
         cursor.execute("ANALYZE memstore_memoryfile")
-    return RebuildReport(files=len(paths), facts=total_facts, unreadable=unreadable)
+    misnamed = misnamed_folders(root)
+    for folder in misnamed:
+        failure_record(
+            root=root,
+            bot=folder.path.rsplit("/", 1)[-1],
+            op="reindex",
+            error=InvalidName(f"{folder.path}: {folder.reason}"),
+            via="tool",
+        )
+    return RebuildReport(
+        files=len(paths), facts=total_facts, unreadable=unreadable, misnamed=misnamed
+    )
 
 
 def _all_paths(root: Path) -> list[str]:
@@ -147,9 +166,9 @@ def _rebuild_chunk(cursor, root: Path, paths: list[str]) -> tuple[int, int]:
 
 
 def _copy_rows(
-    file_id: int, scope_key: str, bot: str, tier_file: str, facts: Iterable[markdown.FactLine]
+    file_id: int, scope_key: str, bot: str, tier_file: str, facts: Iterable[Placed]
 ) -> Iterator[tuple]:
-    for fact in facts:
+    for fact, position in facts:
         text, tier, weight, rank, visibility = derived(tier_file, fact)
         yield (
             file_id,
@@ -164,6 +183,7 @@ def _copy_rows(
             visibility,
             scope_key,
             bot,
+            position,
         )
 
 

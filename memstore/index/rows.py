@@ -7,6 +7,7 @@ of `MemoryFile` and `Fact` rows. No row is written here.
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from django.conf import settings
 
@@ -79,18 +80,25 @@ def decode_leniently(data: bytes, rel: str) -> tuple[str, str]:
         return data.decode("utf-8", errors="replace"), exc.message
 
 
-def unique_facts(lines: list[markdown.Line]) -> dict[str, markdown.FactLine]:
+class Placed(NamedTuple):
+    """A fact and its line number in the file (1-based): a later line wins a tie in rank."""
+
+    fact: markdown.FactLine
+    position: int
+
+
+def unique_facts(lines: list[markdown.Line]) -> dict[str, Placed]:
     """The file's facts by identity (what the index holds: one row per identity per file)."""
     # Duplicates within a file collapse to one: the newest date wins, the first line a tie.
-    facts: dict[str, markdown.FactLine] = {}
-    for line in lines:
+    facts: dict[str, Placed] = {}
+    for number, line in enumerate(lines, 1):
         fact = line.fact
         if fact is None:
             continue
         identity = fact.identity
         seen = facts.get(identity)
-        if seen is None or fact.day > seen.day:
-            facts[identity] = fact
+        if seen is None or fact.day > seen.fact.day:
+            facts[identity] = Placed(fact, number)
     return facts
 
 
@@ -115,9 +123,6 @@ def fill_file_row(
     row.fact_count = count
 
 
-_TEXT_LIMIT = Fact._meta.get_field("text").max_length  # a hand-written line may be longer
-
-
 def derived(tier_file: str, fact: markdown.FactLine) -> tuple[str, str, float, float, str]:
     """(text, tier, weight, rank, visibility): what ranking and search need, precomputed."""
     tier = tier_of(tier_file=tier_file, tag=fact.tag)
@@ -127,11 +132,12 @@ def derived(tier_file: str, fact: markdown.FactLine) -> tuple[str, str, float, f
     if visibility not in markdown.VISIBILITIES:
         visibility = "context"
     rank = rank_of(day=fact.day, weight=weight)
-    return fact.text[:_TEXT_LIMIT], tier, weight, rank, visibility
+    return fact.text, tier, weight, rank, visibility
 
 
-def fact_row(file_row: MemoryFile, location: FileLocation, fact: markdown.FactLine) -> Fact:
+def fact_row(file_row: MemoryFile, location: FileLocation, placed: Placed) -> Fact:
     """The index row for one fact line of a file."""
+    fact = placed.fact
     text, tier, weight, rank, visibility = derived(location.tier_file, fact)
     return Fact(
         file=file_row,
@@ -146,4 +152,5 @@ def fact_row(file_row: MemoryFile, location: FileLocation, fact: markdown.FactLi
         visibility=visibility,
         scope_key=str(location.shard.scope),
         shard_bot=location.shard.bot,
+        position=placed.position,
     )

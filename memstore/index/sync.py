@@ -20,6 +20,7 @@ from memstore.files import content_digest, read_bytes
 from memstore.history import Change, history_append
 from memstore.index.rows import (
     RACY_NS,
+    Placed,
     Stat,
     decode_leniently,
     fact_row,
@@ -165,28 +166,50 @@ def _sync_file(location: FileLocation, declared: set[str], written: Written | No
     facts = unique_facts(lines)
     if row is None:
         row = MemoryFile(path=rel)
-        old_rows: dict[str, tuple[int, str]] = {}
+        old_rows: dict[str, tuple[int, str, int]] = {}
     else:
         rows = row.facts.filter(fact_id__in=declared) if own else row.facts.all()
-        old_rows = {fid: (pk, line) for pk, fid, line in rows.values_list("pk", "fact_id", "line")}
+        old_rows = {
+            fid: (pk, line, position)
+            for pk, fid, line, position in rows.values_list("pk", "fact_id", "line", "position")
+        }
     fill_file_row(row, location, stat, digest, racy, error, len(facts))
     row.save()
     if own:
-        facts = {fid: fact for fid, fact in facts.items() if fid in declared}
-    new_lines = {fid: str(fact) for fid, fact in facts.items()}
-    stale = [pk for fid, (pk, line) in old_rows.items() if new_lines.get(fid) != line]
+        facts = {fid: placed for fid, placed in facts.items() if fid in declared}
+    _apply_rows(row, location, facts, old_rows)
+    if not own:
+        old = {fid: line for fid, (_, line, _) in old_rows.items()}
+        _record(location, old, {fid: str(p.fact) for fid, p in facts.items()}, declared)
+
+
+def _apply_rows(
+    row: MemoryFile,
+    location: FileLocation,
+    facts: dict[str, Placed],
+    old_rows: dict[str, tuple[int, str, int]],
+) -> None:
+    # Only lines that differ are deleted and inserted; a kept line that moved gets its position.
+    new_lines = {fid: str(placed.fact) for fid, placed in facts.items()}
+    stale = [pk for fid, (pk, line, _) in old_rows.items() if new_lines.get(fid) != line]
     if stale:
         Fact.objects.filter(pk__in=stale).delete()
     fresh = [
-        fact
-        for fid, fact in facts.items()
+        placed
+        for fid, placed in facts.items()
         if fid not in old_rows or old_rows[fid][1] != new_lines[fid]
     ]
     if fresh:
-        Fact.objects.bulk_create(fact_row(row, location, fact) for fact in fresh)
-    if not own:
-        old = {fid: line for fid, (_, line) in old_rows.items()}
-        _record(location, old, new_lines, declared)
+        Fact.objects.bulk_create(fact_row(row, location, placed) for placed in fresh)
+    moved = [
+        Fact(pk=old_rows[fid][0], position=placed.position)
+        for fid, placed in facts.items()
+        if fid in old_rows
+        and old_rows[fid][1] == new_lines[fid]
+        and old_rows[fid][2] != placed.position
+    ]
+    if moved:
+        Fact.objects.bulk_update(moved, ["position"])
 
 
 def _record(

@@ -6,8 +6,6 @@ starts while another is running can overshoot the cap by at most that call.
 
 from datetime import date
 
-from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from memstore.models import TokenUsage
@@ -17,21 +15,6 @@ def budget_spent(*, day: date | None = None) -> int:
     """Tokens the learner spent on `day` (today by default)."""
     day = day or timezone.localdate()
     return TokenUsage.objects.filter(day=day).values_list("tokens", flat=True).first() or 0
-
-
-def budget_charge(*, tokens: int, day: date | None = None) -> None:
-    """Add one model call's tokens to the day's total."""
-    day = day or timezone.localdate()
-    updated = TokenUsage.objects.filter(day=day).update(
-        tokens=F("tokens") + tokens, calls=F("calls") + 1
-    )
-    if updated:
-        return
-    try:
-        with transaction.atomic():
-            TokenUsage.objects.create(day=day, tokens=tokens, calls=1)
-    except IntegrityError:  # another worker created today's row first
-        TokenUsage.objects.filter(day=day).update(tokens=F("tokens") + tokens, calls=F("calls") + 1)
 
 
 def budget_exhausted(*, daily_tokens: int, spent: int | None = None) -> str | None:

@@ -9,7 +9,6 @@ from django.conf import settings
 from memstore.learning.client import ModelClient, client_for
 
 Mode = Literal["off", "report", "write"]
-EPISODE_EVERY = 6
 EXTRACTION_MAX_TOKENS = 600
 EPISODE_MAX_TOKENS = 160
 
@@ -26,7 +25,10 @@ class LearnerConfig:
     timeout: float
     retry_attempts: int
     retry_wait: float
-    episode_every: int = EPISODE_EVERY
+    episode_every: int  # every Nth eligible exchange of a room gets an episode call
+    episode_chars: int  # the episode call's quoted turns, whole, within this total size
+    small_talk_chars: int
+    small_talk: frozenset[str]
 
     @property
     def configured(self) -> bool:
@@ -47,6 +49,10 @@ def learner_config() -> LearnerConfig:
         timeout=float(getattr(settings, "LEARNING_TIMEOUT", 60.0)),
         retry_attempts=max(1, int(getattr(settings, "LEARNING_RETRY_ATTEMPTS", 5))),
         retry_wait=float(getattr(settings, "LEARNING_RETRY_WAIT", 10.0)),
+        episode_every=max(1, int(settings.LEARNING_EPISODE_EVERY)),
+        episode_chars=int(settings.LEARNING_EPISODE_CHARS),
+        small_talk_chars=int(settings.LEARNING_SMALL_TALK_CHARS),
+        small_talk=frozenset(p.lower() for p in settings.LEARNING_SMALL_TALK),
     )
 
 

@@ -19,8 +19,8 @@ from memstore.index import index_sync
 from memstore.markdown import fact_identity
 from memstore.models import Fact
 from memstore.paths import Scope
-from memstore.ranking import merge_newest
-from memstore.records import StoredFact
+from memstore.ranking import RANK_ORDER_FIELDS, merge_newest, rank_order_sql
+from memstore.records import STORED_COLUMNS, StoredFact, stored_from_values
 
 PROFILE_FACTS = 100
 RECENT_FACTS = 30
@@ -183,20 +183,20 @@ def _seen(text: str) -> _Seen:
     return _Seen(text=text, norm=" ".join(words), words=frozenset(words))
 
 
-_COLUMNS = "fact_id, day, text, tier, scope_key, shard_bot, rank, visibility"
-_VISIBLE = "scope_key = ANY(%(keys)s) AND visibility <> 'hidden'"
+_FROM = "memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
+_VISIBLE = "f.scope_key = ANY(%(keys)s) AND f.visibility <> 'hidden'"
 _KNOWN_SQL = f"""
 WITH profile AS (
-    SELECT {{columns}} FROM {{table}} WHERE {_VISIBLE} AND tier = 'profile'
-    ORDER BY rank DESC, fact_id LIMIT %(profile)s
+    SELECT {STORED_COLUMNS} FROM {_FROM} WHERE {_VISIBLE} AND f.tier = 'profile'
+    ORDER BY {rank_order_sql()} LIMIT %(profile)s
 ), recent AS (
-    SELECT {{columns}} FROM {{table}} WHERE {_VISIBLE} AND tier <> 'profile'
-    ORDER BY rank DESC, fact_id LIMIT %(recent)s
+    SELECT {STORED_COLUMNS} FROM {_FROM} WHERE {_VISIBLE} AND f.tier <> 'profile'
+    ORDER BY {rank_order_sql()} LIMIT %(recent)s
 ), sharing AS (
-    SELECT {{columns}} FROM {{table}}
-    WHERE {_VISIBLE} AND search @@ to_tsquery('english', %(words)s)
-      AND fact_id NOT IN (SELECT fact_id FROM profile UNION ALL SELECT fact_id FROM recent)
-    ORDER BY ts_rank(search, to_tsquery('english', %(words)s)) DESC, rank DESC
+    SELECT {STORED_COLUMNS} FROM {_FROM}
+    WHERE {_VISIBLE} AND f.search @@ to_tsquery('english', %(words)s)
+      AND f.fact_id NOT IN (SELECT fact_id FROM profile UNION ALL SELECT fact_id FROM recent)
+    ORDER BY ts_rank(f.search, to_tsquery('english', %(words)s)) DESC, {rank_order_sql()}
     LIMIT %(sharing)s
 )
 SELECT * FROM profile UNION ALL SELECT * FROM recent UNION ALL SELECT * FROM sharing
@@ -217,7 +217,7 @@ def known_facts(
     # the rest for the exchange's words.
     with connection.cursor() as cursor:
         cursor.execute(
-            _KNOWN_SQL.format(columns=_COLUMNS, table=Fact._meta.db_table),
+            _KNOWN_SQL,
             {
                 "keys": [str(s) for s in scopes],
                 "profile": PROFILE_FACTS,
@@ -226,7 +226,7 @@ def known_facts(
                 "words": " | ".join(_query_words(exchange_text)),
             },
         )
-        copies = [_stored(row) for row in cursor.fetchall()]
+        copies = [stored_from_values(row) for row in cursor.fetchall()]
     known = KnownFacts(shown=merge_newest(copies), copies=copies)
     known.add(f.text for f in known.shown)
     known.add(f.body for f in known.shown if f.text.startswith("["))
@@ -234,7 +234,7 @@ def known_facts(
         texts = (
             Fact.objects.filter(scope_key=str(project))
             .exclude(visibility="hidden")
-            .order_by("-rank")
+            .order_by(*RANK_ORDER_FIELDS)
             .values_list("text", flat=True)
         )
         known.add(
@@ -245,21 +245,6 @@ def known_facts(
         )
     known.add(_recalled_texts(recalled, readable))
     return known
-
-
-def _stored(row: tuple) -> StoredFact:
-    fact_id, day, text, tier, scope, shard_bot, rank, visibility = row
-    return StoredFact(
-        fact_id=fact_id,
-        day=day,
-        text=text,
-        tier=tier,
-        scope=scope,
-        shard_bot=shard_bot,
-        file="",
-        rank=rank,
-        visibility=visibility,
-    )
 
 
 def _query_words(text: str) -> list[str]:

@@ -6,7 +6,8 @@ A reply is plain lines. Exactly these count, one per line, keyword first:
     NONE
 
 Everything else (prose, bullets, JSON, scope or bot names, "user:bob profile: …") is ignored and
-counted. The model never chooses where a fact goes: the learner routes it. A `remove:` counts only
+counted; a keyword followed by only "NONE" (`profile: NONE`, `log: none.`) says nothing, like a
+bare NONE, and is never a fact. The model never chooses where a fact goes: the learner routes it. A `remove:` counts only
 when it quotes one of the known facts shown to the model (case and spacing aside); a fact over the
 500-character limit is refused, never cut. The number of saves and removes per reply is capped,
 so no reply can empty a memory.
@@ -24,6 +25,7 @@ MAX_REMOVES = 3
 MAX_SAMPLE = 3  # ignored lines kept as a sample for the console
 _LINE_RE = re.compile(r"(profile|log|note|remove)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"^\[(?:note|episode)\]\s*", re.IGNORECASE)
+_NONE_RE = re.compile(r"[\"'`(\[]*(?:none|n/a|nothing)[\"'`)\].!]*", re.IGNORECASE)
 _QUOTES = ('"', "'", "“”", "‘’", "`")
 
 Kind = Literal["profile", "log", "note", "remove"]
@@ -85,6 +87,9 @@ def reply_parse(reply: str, *, known: Mapping[str, str]) -> ParsedReply:
         text = _unquote(text) if removing else _TAG_RE.sub("", text, count=1)
         if not text:
             refused.append(Refusal(kind, text, "empty"))
+            continue
+        if _NONE_RE.fullmatch(text):  # "profile: NONE" says nothing, like a bare NONE
+            said_none = True
             continue
         if len(text) > MAX_TEXT_CHARS:
             refused.append(Refusal(kind, text, "too_long"))

@@ -22,7 +22,10 @@ from django.db.models import JSONField, OuterRef, Subquery
 from django.utils import timezone
 
 from memstore.access import Context, Room, writable_shard
+from memstore.content import RULE_ERRORS
 from memstore.errors import FactNotFound, MemstoreError
+from memstore.failures import failure_record, failure_room
+from memstore.index import memory_root
 from memstore.learning.budget import budget_exhausted
 from memstore.learning.client import ModelClient
 from memstore.learning.config import (
@@ -94,6 +97,11 @@ class _Run:
 
     def event(self, key: str, kind: str, **fields) -> None:
         ex = self.exchange
+        rule = RULE_ERRORS.get(fields.get("reason", "")) if kind == "refused" else None
+        if rule is not None and self.config.mode == "write":  # the service records its own
+            error = rule(fields.get("detail", ""))
+            with failure_room(ex.room_id):
+                failure_record(root=memory_root(), bot=ex.bot, op="learn", error=error, via=VIA)
         self.events.append(
             LearningEvent(
                 exchange=ex,
@@ -319,16 +327,17 @@ def _save(run: _Run, key: str, *, text: str, tier: str, write: bool) -> None:
                 key, "would_save", scope=scope, tier=tier, fact_id=fact.identity, text=fact.text
             )
             return
-        stored = fact_remember(
-            shard=run.target,
-            text=text,
-            tier=tier,  # type: ignore[arg-type]
-            day=run.day,
-            meta=run.meta,
-            excluded_topics=list(run.person.excluded_topics),
-            by=run.ctx.bot,
-            via=VIA,
-        )
+        with failure_room(run.ctx.room.id):
+            stored = fact_remember(
+                shard=run.target,
+                text=text,
+                tier=tier,  # type: ignore[arg-type]
+                day=run.day,
+                meta=run.meta,
+                person=run.exchange.person or None,
+                by=run.ctx.bot,
+                via=VIA,
+            )
     except MemstoreError as exc:
         run.event(
             key, "refused", reason=exc.code, scope=scope, tier=tier, text=text, detail=exc.message
@@ -339,12 +348,14 @@ def _save(run: _Run, key: str, *, text: str, tier: str, write: bool) -> None:
 
 def _episode(run: _Run, client: ModelClient) -> None:
     ex = run.exchange
+    turns = _episode_turns(ex, run.config.episode_every)
     if ex.episode is None:
         if message := budget_exhausted(daily_tokens=run.config.daily_tokens):
             run.event("episode", "skipped", reason="budget", tier="episode", detail=message)
             return
-        turns = _episode_turns(ex, run.config.episode_every)
-        prompt = episode_prompt(bot=ex.bot, room_kind=ex.room_kind, turns=turns)
+        prompt = episode_prompt(
+            bot=ex.bot, room_kind=ex.room_kind, turns=turns, max_chars=run.config.episode_chars
+        )
         completion = client.complete(prompt, max_tokens=EPISODE_MAX_TOKENS)
         ex.episode = episode_text(completion.text)
         run.spent(completion.tokens, episode=ex.episode)
@@ -355,22 +366,14 @@ def _episode(run: _Run, client: ModelClient) -> None:
     refusal = content_refusal(
         ex.episode,
         excluded_topics=run.person.excluded_topics,
-        secrets=secret_values(
-            "\n".join(
-                f"{t.message}\n{t.reply}" for t in _episode_turns(ex, run.config.episode_every)
-            )
-        ),
+        secrets=secret_values("\n".join(f"{t.message}\n{t.reply}" for t in turns)),
     )
     if len(ex.episode) > MAX_TEXT_CHARS:
         refusal = ("too_long", "The episode is over the 500-character limit for a fact.")
     if refusal:
+        reason, detail = refusal
         run.event(
-            "episode",
-            "refused",
-            reason=refusal[0],
-            tier="episode",
-            text=ex.episode,
-            detail=refusal[1],
+            "episode", "refused", reason=reason, tier="episode", text=ex.episode, detail=detail
         )
         return
     _save(run, "episode", text=ex.episode, tier="episode", write=run.config.mode == "write")

@@ -106,11 +106,12 @@ def _existing(ctx: Context, message_id: str, reply_id: str) -> ExchangeReceipt |
 def _skip_reason(ctx: Context, message: str) -> tuple[str, str]:
     if ctx.room.kind not in ELIGIBLE_ROOMS:
         return "room_kind", f"Only direct and group rooms are learned from, not {ctx.room.kind}."
-    if learner_config().mode == "off":
+    config = learner_config()
+    if config.mode == "off":
         return "off", "Learning is off: no model is configured, or LEARNING_MODE=off."
     if ctx.person and person_settings(ctx.person).paused:
         return "paused", f"{ctx.person} paused memory: nothing is learned from their messages."
-    if is_small_talk(message):
+    if is_small_talk(message, max_chars=config.small_talk_chars, phrases=config.small_talk):
         return "small_talk", "Small talk: no model call."
     return "", ""
 

@@ -41,7 +41,7 @@ def backward(apps, schema_editor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0006_api_idempotency"),
+        ("memstore", "0007_fact_position"),
     ]
 
     operations = [migrations.RunPython(forward, backward)]

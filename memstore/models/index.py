@@ -40,7 +40,8 @@ class Fact(models.Model):
     file = models.ForeignKey(MemoryFile, on_delete=models.CASCADE, related_name="facts")
     fact_id = models.CharField(max_length=16)
     day = models.DateField()
-    text = models.CharField(max_length=600)  # including a [note]/[episode] tag
+    text = models.TextField()  # including a [note]/[episode] tag; a hand-written line whole
+    position = models.IntegerField(default=0)  # line number in its file: later lines win ties
     line = models.TextField()  # the canonical line, metadata included
     meta = models.JSONField(default=dict)
     tier = models.CharField(max_length=8)

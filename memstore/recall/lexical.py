@@ -104,14 +104,31 @@ def lexical_search(
 ) -> LexicalResult:
     """Rows of these scopes sharing any term, best first (ties: newer, then by identity,
     scope and shard, so the order never depends on the order rows were indexed in).
-    `matched` counts the distinct facts that share a term or are among the `also` rows (found
-    another way), so a caller learns the size of the union in the same round trip."""
+    `matched` counts the distinct facts that passed the relevance floor (a score above zero: a
+    word too common to count does not make a match) or are among the `also` rows (found another
+    way), so a caller learns the size of the union in the same round trip."""
     if not terms and not also:
         return LexicalResult(hits=[], matched=0)
     keys = [str(scope) for scope in scopes]
+    flag_params = [term.param for term in terms]
+    sql = _lexical_sql(terms, include_hidden=include_hidden)
+    params = [*flag_params, keys, *flag_params, list(also), keys, list(also), limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return LexicalResult(
+        hits=[
+            LexicalHit(pk=r[0], fact_id=r[1], day=r[2], score=r[3])
+            for r in rows
+            if r[0] is not None
+        ],
+        matched=rows[0][4],
+    )
+
+
+def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
     count = len(terms)
     flags = "".join(f", {_match(term)} AS m{i}" for i, term in enumerate(terms))
-    flag_params = [term.param for term in terms]
     any_term = " OR ".join([_match(term) for term in terms] + ["f.id = ANY(%s)"])
     hidden = "" if include_hidden else "AND f.visibility <> 'hidden'"
     # Document frequencies come from the candidates themselves: every fact holding a term
@@ -129,7 +146,7 @@ def lexical_search(
     )
     dfs = "".join(f", sum(m{i}::int)::float8 AS df{i}" for i in range(count))
     idf_sum = " + ".join(f"CASE WHEN c.m{i} THEN w.w{i} ELSE 0 END" for i in range(count)) or "0"
-    sql = f"""
+    return f"""
         WITH cand AS MATERIALIZED (
             SELECT f.id, f.fact_id, f.day, f.scope_key, f.shard_bot,
                    length(f.text)::float8 AS len {flags}
@@ -151,7 +168,8 @@ def lexical_search(
             FROM cand c, w
         )
         SELECT s.id, s.fact_id, s.day, s.score, m.matched
-        FROM (SELECT count(*) AS matched FROM (SELECT DISTINCT fact_id FROM cand) d) m
+        FROM (SELECT count(DISTINCT fact_id) AS matched FROM scored
+              WHERE score > 0 OR id = ANY(%s)) m
         LEFT JOIN LATERAL (
             SELECT id, fact_id, day, score FROM scored WHERE score > 0
             ORDER BY score DESC, day DESC, fact_id COLLATE "C", scope_key COLLATE "C",
@@ -159,15 +177,3 @@ def lexical_search(
             LIMIT %s
         ) s ON true
     """
-    params = [*flag_params, keys, *flag_params, list(also), keys, limit]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    return LexicalResult(
-        hits=[
-            LexicalHit(pk=r[0], fact_id=r[1], day=r[2], score=r[3])
-            for r in rows
-            if r[0] is not None
-        ],
-        matched=rows[0][4],
-    )

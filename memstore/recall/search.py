@@ -8,7 +8,6 @@ the answer says how many more matched. Hidden facts are left out unless a person
 (`include_hidden`, the console).
 """
 
-import json
 import logging
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -18,15 +17,16 @@ from django.db import connection
 from django.db.models import F
 
 from memstore.access import Context, readable_scopes
+from memstore.errors import InvalidQuery
 from memstore.index import index_sync
 from memstore.models import Fact
 from memstore.paths import Scope
-from memstore.ranking import merge_newest
+from memstore.ranking import RANK_ORDER_FIELDS, merge_newest
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.recall.vectors import embedder_current, vectors_search
-from memstore.records import StoredFact, stored_from_row
+from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
 
 logger = logging.getLogger(__name__)
 
@@ -54,11 +54,12 @@ def recall_search(
     include_hidden: bool = False,
     mode: Mode = "auto",
 ) -> RecallResult:
-    """Search the memory this context may read, by words and (with a model) by meaning."""
+    """Search the memory this context may read, by words and (with a model) by meaning; a
+    blank query raises InvalidQuery."""
     limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
     query = " ".join(query.split())
     if not query:
-        return RecallResult(items=[], more=0, mode="lexical", note="The query is empty.")
+        raise InvalidQuery("Say what to search for: the query is empty or only spaces.")
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
@@ -72,33 +73,11 @@ def recall_search(
             logger.exception("query embedding failed; searching by words only")
             used, note = "lexical", _MODEL_FAILED
     index_sync(scopes=scopes)
-    dense: list[fusion.Ranked] = []
-    if vector is not None:
-        hits = vectors_search(
-            scopes=scopes,
-            query=vector,
-            embedder=embedder,
-            limit=CANDIDATES,
-            include_hidden=include_hidden,
-        )
-        dense = fusion.dense_floor(
-            [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
-            floor=_cosine_floor(embedder.name),
-        )
+    dense = _dense(scopes, vector, embedder, include_hidden) if vector is not None else []
     lexical: list[fusion.Ranked] = []
     matched = len({hit.fact_id for hit in dense})
     if used != "semantic":
-        found = lexical_search(
-            scopes=scopes,
-            terms=lexical_terms(query),
-            limit=CANDIDATES,
-            include_hidden=include_hidden,
-            also=[hit.pk for hit in dense],  # so `matched` counts facts found either way
-        )
-        lexical = [
-            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
-        ]
-        matched = found.matched
+        lexical, matched = _lexical(scopes, query, dense, include_hidden)
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
@@ -119,6 +98,37 @@ def recall_search(
     )
 
 
+def _dense(scopes: list[Scope], vector, embedder, include_hidden: bool) -> list[fusion.Ranked]:
+    hits = vectors_search(
+        scopes=scopes,
+        query=vector,
+        embedder=embedder,
+        limit=CANDIDATES,
+        include_hidden=include_hidden,
+    )
+    return fusion.dense_floor(
+        [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
+        floor=_cosine_floor(embedder.name),
+    )
+
+
+def _lexical(
+    scopes: list[Scope], query: str, dense: list[fusion.Ranked], include_hidden: bool
+) -> tuple[list[fusion.Ranked], int]:
+    # The dense hits ride along so `matched` counts facts found either way.
+    found = lexical_search(
+        scopes=scopes,
+        terms=lexical_terms(query),
+        limit=CANDIDATES,
+        include_hidden=include_hidden,
+        also=[hit.pk for hit in dense],
+    )
+    ranked = [
+        fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
+    ]
+    return ranked, found.matched
+
+
 def _cosine_floor(model: str) -> float:
     configured = getattr(settings, "RECALL_COSINE_FLOOR", None)
     if configured is not None:
@@ -135,28 +145,13 @@ def _no_model_note() -> str:
 def _rows(pks: list[int]) -> dict[int, StoredFact]:
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT f.id, f.fact_id, f.day, f.text, f.tier, f.scope_key, f.shard_bot, m.path,"
-            " f.rank, f.visibility, f.meta"
+            f"SELECT f.id, {STORED_COLUMNS}"
             " FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
             " WHERE f.id = ANY(%s)",
             [pks],
         )
         rows = cursor.fetchall()
-    return {
-        row[0]: StoredFact(
-            fact_id=row[1],
-            day=row[2],
-            text=row[3],
-            tier=row[4],
-            scope=row[5],
-            shard_bot=row[6],
-            file=row[7],
-            rank=row[8],
-            visibility=row[9],
-            meta=row[10] if isinstance(row[10], dict) else json.loads(row[10]),
-        )
-        for row in rows
-    }
+    return {row[0]: stored_from_values(row[1:]) for row in rows}
 
 
 def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list[StoredFact]:
@@ -184,7 +179,7 @@ def _substring_fallback(
     found = merge_newest(
         stored_from_row(row)
         for row in rows.annotate(file_path=F("file__path")).order_by(
-            "-day", "-rank", "fact_id", "scope_key", "shard_bot", "file__path", "id"
+            "-day", *RANK_ORDER_FIELDS, "scope_key", "shard_bot", "id"
         )
     )
     items = _budgeted({i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit)

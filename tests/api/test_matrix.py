@@ -10,6 +10,7 @@ allowed, nothing at all when refused. Room tickets are tests/api/test_tickets.py
 
 import pytest
 
+from memstore.failures import failures_recent
 from memstore.models import Bot, Person, RoomBinding
 from memstore.people import person_add, person_link
 from tests.helpers import BotClient, synced, tree, write_facts
@@ -355,6 +356,8 @@ def test_a_forged_call_is_refused_and_changes_nothing(
     assert tree(memory_root) == workspace  # no folder for zed, no write anywhere
     assert synced_state() == registry  # nobody registered, no room bound or re-bound
     assert not Bot.objects.get(slug="a").in_groups
+    [failure] = failures_recent(root=memory_root, limit=1)  # recorded like every refusal
+    assert (failure.bot, failure.op, failure.code) == ("a", "call", code)
 
 
 @pytest.mark.parametrize("spelling", ["alice", "Alice", "ALICE"])

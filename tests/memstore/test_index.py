@@ -3,17 +3,21 @@
 import os
 import random
 from datetime import date, timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from memstore.errors import MemstoreError
+from memstore.failures import failures_recent
 from memstore.index import index_rebuild, index_sync
 from memstore.markdown import parse_text
 from memstore.models import Fact, MemoryFile
 from memstore.paths import Scope, all_scopes, locate
-from memstore.selectors import facts_list
+from memstore.selectors import facts_list, folders_misnamed
 from memstore.services import fact_edit, fact_forget, fact_remember, memory_clear
+from tests.helpers import write_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -173,8 +177,10 @@ def test_a_hand_edit_wins_on_the_next_read(memory_root):
 def test_a_sync_with_nothing_changed_is_one_query(memory_root, django_assert_num_queries):
     for shard in SHARDS:
         for month in (1, 2, 3):
-            fact_remember(shard=shard, text=f"Fact {month}", day=date(2026, month, 1))
-            fact_remember(shard=shard, text="Profile", tier="profile", day=date(2026, 1, 1))
+            fact_remember(shard=shard, text=f"Fact {month} {shard.bot}", day=date(2026, month, 1))
+            fact_remember(
+                shard=shard, text=f"Profile {shard.bot}", tier="profile", day=date(2026, 1, 1)
+            )
     _age_files(memory_root)
     scopes = [ADA, ALICE, APOLLO]
     index_sync(scopes=scopes)  # settles files that were just written (see RACY_NS)
@@ -231,3 +237,25 @@ def _age_files(root) -> None:
     old = 1_700_000_000_000_000_000
     for path in root.rglob("*.md"):
         os.utime(path, ns=(old, old))
+
+
+def test_a_hand_written_line_over_the_save_limit_is_indexed_whole_and_flagged(memory_root):
+    long_text = "Notes from the offsite: " + "word " * 140 + "and the decision at the very end"
+    assert len(long_text) > 600
+    write_memory(memory_root, "agents/ada/memory/profile.md", f"- (2026-03-01) {long_text}")
+    [fact] = facts_list(scopes=[ADA]).items
+    assert (fact.text, fact.too_long) == (" ".join(long_text.split()), True)
+    assert not fact_remember(shard=ADA.shard("ada"), text="Short", day=date(2026, 3, 1)).too_long
+
+
+def test_a_shard_folder_that_is_not_a_bot_slug_is_reported_not_skipped_silently(memory_root):
+    write_memory(memory_root, "users/alice/memory/by-agent/Ada_Bot/profile.md", "- (2026-03-01) X")
+    write_memory(memory_root, "users/alice/memory/by-agent/ada/profile.md", "- (2026-03-01) Y")
+    out = StringIO()
+    call_command("reindex", stdout=out, stderr=StringIO())
+    folder = "users/alice/memory/by-agent/Ada_Bot"
+    assert f"Not read: {folder}: 'Ada_Bot' is not a bot slug" in out.getvalue()
+    assert [f.path for f in folders_misnamed()] == [folder]
+    [failure] = failures_recent(root=memory_root)
+    assert (failure.op, failure.code, failure.bot) == ("reindex", "invalid_name", "Ada_Bot")
+    assert [f.text for f in facts_list(scopes=[Scope("user", "alice")]).items] == ["Y"]

@@ -26,7 +26,7 @@ D = date(2026, 11, 29)
         ("- (2026-11-29) [note] Likes rooftops", FactLine(D, "[note] Likes rooftops")),
         ("- (2026-11-29) [episode] Planned it", FactLine(D, "[episode] Planned it")),
         ("- (2024-02-29) Leap day", FactLine(date(2024, 2, 29), "Leap day")),
-        ("- (2026-11-29) Tab\tinside", FactLine(D, "Tab\tinside")),
+        ("- (2026-11-29) Tab\tinside", FactLine(D, "Tab inside")),  # text normalised
         ("- (2026-11-29) Ünïcödé ✓ 日本", FactLine(D, "Ünïcödé ✓ 日本")),
         (
             "- (2026-11-29) Prefers dark mode <!-- type=preference importance=0.8 -->",
@@ -198,7 +198,7 @@ def test_clean_text_refuses_with_a_clear_message(text, message):
 
 def test_clean_text_trims_and_allows_500():
     assert markdown.clean_text("  " + "x" * 500 + "  ") == "x" * 500
-    assert markdown.clean_text("tab\tok") == "tab\tok"
+    assert markdown.clean_text("tab\tok") == "tab ok"
 
 
 def test_make_fact_tags_and_limits():
@@ -324,6 +324,18 @@ def test_parser_never_crashes_and_keeps_every_byte(content):
             # A parsed fact renders to a line that parses back to the same fact.
             assert line.fact == parse_line(str(line.fact))
             assert not markdown._BAD_CHARS_RE.search(line.fact.text)
+
+
+def test_hand_written_text_is_whitespace_normalised_and_the_line_kept():
+    raw = "- (2026-03-01)   Likes \t green   tea  <!-- by=ann -->\n"
+    [line] = parse_text(raw)
+    assert (line.fact.text, line.fact.meta) == ("Likes green tea", {"by": "ann"})
+    assert render([line]) == raw  # the file keeps what the person wrote
+
+
+def test_saved_text_is_whitespace_normalised():
+    fact = markdown.make_fact(text="  Prefers \t\t dark   mode ", day=date(2026, 3, 1), tag="note")
+    assert str(fact) == "- (2026-03-01) [note] Prefers dark mode"
 
 
 def test_a_metadata_comment_followed_by_blanks_still_reads_as_metadata():

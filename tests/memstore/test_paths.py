@@ -13,7 +13,6 @@ from memstore.paths import (
     check_room,
     check_slug,
     locate,
-    scope_files,
     scope_shards,
     shard_files,
 )
@@ -161,9 +160,9 @@ def test_listing_files_and_shards_on_disk(memory_root):
     ]
     alice = Scope("user", "alice")
     assert [alice.shard("ada"), alice.shard("bob")] == scope_shards(memory_root, alice)
-    assert scope_files(memory_root, alice) == [
-        "users/alice/memory/by-agent/ada/log/2026-01.md",
-        "users/alice/memory/by-agent/bob/profile.md",
+    assert [shard_files(memory_root, s) for s in scope_shards(memory_root, alice)] == [
+        ["users/alice/memory/by-agent/ada/log/2026-01.md"],
+        ["users/alice/memory/by-agent/bob/profile.md"],
     ]
     assert [ada, alice] == all_scopes(memory_root)
-    assert scope_files(memory_root, Scope("project", "nothing-here")) == []
+    assert scope_shards(memory_root, Scope("project", "nothing-here")) == []

@@ -8,6 +8,7 @@ from django.db import connection
 
 from memstore import embeddings
 from memstore.access import Context, Room
+from memstore.errors import InvalidQuery
 from memstore.index import index_rebuild
 from memstore.markdown import fact_identity
 from memstore.models import Embedding
@@ -403,3 +404,18 @@ def test_a_failing_model_falls_back_to_words(office, fake, monkeypatch):
     result = recall_search(ctx=own(), query="golden retriever")
     assert (texts(result), result.mode) == (["Owns a golden retriever called Biscuit"], "lexical")
     assert "embedding model failed" in result.note
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\t \n"])
+def test_a_blank_query_is_refused_with_a_clear_error(office, words_only, query):
+    with pytest.raises(InvalidQuery, match="query is empty") as refused:
+        recall_search(ctx=own(), query=query)
+    assert refused.value.status == 422
+
+
+def test_more_counts_only_matches_past_the_relevance_floor(memory_root, words_only):
+    # "alice" is in every fact, so it says nothing once a rarer word ("tea") is found.
+    lines = [f"- (2026-11-0{i}) Alice booked meeting {i}" for i in range(1, 8)]
+    log(memory_root, "bot", "ada", "2026-11", *lines, "- (2026-11-09) Alice prefers tea")
+    result = recall_search(ctx=own(), query="alice tea")
+    assert (texts(result), result.more) == (["Alice prefers tea"], 0)

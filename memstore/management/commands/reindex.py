@@ -32,6 +32,8 @@ class Command(BaseCommand):
             f"Indexed {_count(report.files, 'file')}, {_count(report.facts, 'fact')} in "
             f"{seconds:.1f} s ({_count(report.unreadable, 'unreadable file')})."
         )
+        for folder in report.misnamed:
+            self.stdout.write(f"Not read: {folder.path}: {folder.reason}")
         if report.unreadable:
             self.stdout.write(
                 "Unreadable files are not valid UTF-8: their facts are shown with U+FFFD and "

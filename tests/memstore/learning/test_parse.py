@@ -1,3 +1,5 @@
+import pytest
+
 from memstore.learning.parse import MAX_REMOVES, MAX_SAVES, Proposal, Refusal, reply_parse
 from memstore.markdown import fact_identity
 
@@ -113,3 +115,21 @@ def test_saves_and_removes_are_capped_per_reply():
     assert kinds.count("log") == MAX_SAVES
     assert {r.reason for r in result.refused} == {"limit"}
     assert len(result.refused) == (10 - MAX_REMOVES) + (20 - MAX_SAVES)
+
+
+@pytest.mark.parametrize(
+    "reply", ["profile: NONE", "log: none", "note: None.", "profile: (none)", "LOG: NONE\nNONE"]
+)
+def test_a_keyword_with_none_is_a_no_op_never_a_fact(reply):
+    result = reply_parse(reply, known={})
+    assert (result.proposals, result.refused, result.ignored, result.said_none) == (
+        [],
+        [],
+        0,
+        True,
+    )
+
+
+def test_a_fact_that_merely_mentions_none_is_kept():
+    result = reply_parse("log: None of the venues had a rooftop", known={})
+    assert [p.text for p in result.proposals] == ["None of the venues had a rooftop"]

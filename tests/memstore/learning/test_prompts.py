@@ -39,7 +39,21 @@ def test_long_turns_are_cut_with_a_marker():
 
 def test_episode_prompt_quotes_every_turn():
     turns = [Turn(f"message {i}", f"reply {i}") for i in range(6)]
-    prompt = episode_prompt(bot="ada", room_kind="group", turns=turns, token="b0undary")
+    prompt = episode_prompt(
+        bot="ada", room_kind="group", turns=turns, max_chars=12_000, token="b0undary"
+    )
     assert "one or two sentences" in prompt.system
     assert all(f"message {i}" in prompt.user for i in range(6))
     assert "The last 6 exchanges" in prompt.user
+
+
+def test_the_episode_sees_whole_turns_and_drops_the_oldest_first():
+    late = "x " * 1000 + "Decided: the offsite moves to Porto."  # past 1,500 characters
+    turns = [Turn(f"old message {i} " + "y" * 2000, "ok") for i in range(5)]
+    turns.append(Turn(late, "Noted."))
+    prompt = episode_prompt(bot="ada", room_kind="direct", turns=turns, max_chars=7_000)
+    assert "the offsite moves to Porto" in prompt.user
+    assert "old message 4" in prompt.user and "old message 3" in prompt.user
+    assert "old message 2" not in prompt.user and "old message 0" not in prompt.user
+    assert "The last 3 exchanges" in prompt.user
+    assert "more characters left out" not in prompt.user

@@ -1,0 +1,121 @@
+"""Two slow clients must not stall the default server: gunicorn started exactly as `./dev serve`
+starts it (the command is read from the dev script), two connections that trickle their
+headers and two that trickle their body, and meanwhile ordinary requests still answer quickly.
+The figure is printed."""
+
+import http.client
+import os
+import re
+import shlex
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+
+def dev_serve_command(port: int) -> list[str]:
+    """The gunicorn command line of `./dev serve`, on another port."""
+    line = re.search(r"^\s*(gunicorn memoryconsole\.wsgi .*)$", (REPO / "dev").read_text(), re.M)
+    args = shlex.split(line.group(1).replace("127.0.0.1:8000", f"127.0.0.1:{port}"))
+    return [sys.executable, "-m", *args]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get(port: int, path: str = "/login/", timeout: float = 10) -> float:
+    start = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        assert response.status == 200
+    finally:
+        conn.close()
+    return time.perf_counter() - start
+
+
+def trickle(port: int, opening: bytes, stop: threading.Event) -> None:
+    """A slow client: sends `opening`, then one more byte every 0.2 s until told to stop."""
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(opening)
+        while not stop.wait(0.2):
+            try:
+                sock.sendall(b"x")
+            except OSError:
+                return
+
+
+@pytest.fixture
+def server():
+    port = free_port()
+    env = {**os.environ, "DEBUG": "0"}
+    proc = subprocess.Popen(
+        dev_serve_command(port),
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                get(port, timeout=5)
+                break
+            except (OSError, http.client.HTTPException):
+                assert proc.poll() is None, proc.stderr.read()
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.2)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_slow_clients_do_not_stall_ordinary_requests(server):
+    port = server
+    for _ in range(6):  # every worker has loaded the page once
+        get(port)
+    stop = threading.Event()
+    slow_header = b"GET /login/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+    slow_body = (
+        b"POST /login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n"
+    )
+    clients = [
+        threading.Thread(target=trickle, args=(port, opening, stop), daemon=True)
+        for opening in (slow_header, slow_header, slow_body, slow_body)
+    ]
+    for client in clients:
+        client.start()
+    try:
+        time.sleep(1.0)  # the slow clients are now each in the middle of a request
+        timings = [get(port, timeout=10) for _ in range(20)]
+    finally:
+        stop.set()
+        for client in clients:
+            client.join(5)
+    median_ms, worst_ms = statistics.median(timings) * 1000, max(timings) * 1000
+    print(
+        f"\nwith 2 slow-header and 2 slow-body clients: 20 ordinary requests, "
+        f"median {median_ms:.0f} ms, worst {worst_ms:.0f} ms"
+    )
+    assert worst_ms < 2000
