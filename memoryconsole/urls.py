@@ -1,12 +1,8 @@
-"""URL map: the console at /, the bots' API under /api/v1/ (docs at /api/docs)."""
+"""URL map: the console at /, the bots' API under /api/ (v1 operations, docs at /api/docs)."""
 
-from django.urls import include, path, re_path
-
-from memoryconsole.api import api
-from memoryconsole.api.errors import api_not_found, json_method_errors
+from django.urls import include, path
 
 urlpatterns = [
-    path("api/", json_method_errors(api.urls)),
-    re_path(r"^api/(?P<rest>.*)$", api_not_found),
+    path("api/", include("memoryconsole.api.urls", namespace="api")),
     path("", include("memoryconsole.web.urls")),
 ]

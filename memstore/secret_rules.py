@@ -139,100 +139,103 @@ def _basic_auth(match: re.Match[str]) -> bool:
     return ":" in decoded
 
 
+# Our own key shapes: (kind, pattern, extra check of the match or None, regex flags).
+_OWN_RULES: list[tuple[str, str, Callable[[re.Match[str]], bool] | None, int]] = [
+    ("a Memory Console token", r"\bmct_[A-Za-z0-9_-]{20,}", None, 0),
+    ("a private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----", None, 0),
+    (
+        "a GitHub token",
+        r"\b(?:github_pat_[A-Za-z0-9_]{22,}|gh[pousr]_[A-Za-z0-9]{30,})",
+        None,
+        0,
+    ),
+    (
+        "an OpenAI or Anthropic API key",
+        r"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,}",
+        None,
+        0,
+    ),
+    ("an API key", r"\b(?:sk|pk|rk)-[A-Za-z0-9]{2,16}-[A-Za-z0-9_-]{16,}", None, 0),
+    (
+        "a Stripe key",
+        r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}|\bwhsec_[A-Za-z0-9]{24,}",
+        None,
+        0,
+    ),
+    ("an npm token", r"\bnpm_[A-Za-z0-9]{30,}", None, 0),
+    ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", None, 0),
+    (
+        "a Slack token",
+        r"\bxox[abposrce]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}",
+        None,
+        0,
+    ),
+    (
+        "a Slack webhook",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{16,}",
+        None,
+        0,
+    ),
+    ("a Discord webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}", None, 0),
+    ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None, 0),
+    ("a Google OAuth secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}", None, 0),
+    ("an AWS access key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", None, 0),
+    (
+        "an AWS secret key",
+        r"(?<![A-Za-z0-9/+=])(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        _random_key,
+        0,
+    ),
+    ("a DigitalOcean token", r"\bdo[pro]_v1_[a-f0-9]{64}", None, 0),
+    ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", None, 0),
+    ("a Twilio or Mailgun key", r"\bkey-[a-f0-9]{32}\b", None, 0),
+    (
+        "an Azure connection string",
+        r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*[^;\s]{8,}",
+        None,
+        re.I,
+    ),
+    (
+        "a password in a connection string",
+        r"(?:^|[;\s])(?:Password|Pwd)\s*=\s*[^;\s]{3,}",
+        None,
+        re.I,
+    ),
+    (
+        "credentials in a URL",
+        r"\b[a-z][a-z0-9+.-]{1,30}://[^\s/@:]*:[^\s/@]+@[^\s/@]",
+        None,
+        re.I,
+    ),
+    (
+        "a secret in a URL",
+        r"[?&;](?:password|passwd|pwd|pass|secret|client_secret|token|access_token|auth_token|api_?key|apikey|sig|signature|key)=[^&\s#]{8,}",
+        None,
+        re.I,
+    ),
+    (
+        "a basic-auth header",
+        r"\bbasic\s+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
+        _basic_auth,
+        re.I,
+    ),
+    (
+        "a bearer token",
+        r"\b(?:bearer|token)\s+(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{20,}=*",
+        None,
+        re.I,
+    ),
+    (
+        "a payment card number",
+        r"(?<![\d+])(?<![\d+][ .-])(?:\d[ .-]?){12,18}\d(?!\d)",
+        _card_ok,
+        0,
+    ),
+]
+
+
 def _own_rules() -> list[Rule]:
-    text: list[tuple[str, str, Callable[[re.Match[str]], bool] | None, int]] = [
-        ("a Memory Console token", r"\bmct_[A-Za-z0-9_-]{20,}", None, 0),
-        ("a private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----", None, 0),
-        (
-            "a GitHub token",
-            r"\b(?:github_pat_[A-Za-z0-9_]{22,}|gh[pousr]_[A-Za-z0-9]{30,})",
-            None,
-            0,
-        ),
-        (
-            "an OpenAI or Anthropic API key",
-            r"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,}",
-            None,
-            0,
-        ),
-        ("an API key", r"\b(?:sk|pk|rk)-[A-Za-z0-9]{2,16}-[A-Za-z0-9_-]{16,}", None, 0),
-        (
-            "a Stripe key",
-            r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}|\bwhsec_[A-Za-z0-9]{24,}",
-            None,
-            0,
-        ),
-        ("an npm token", r"\bnpm_[A-Za-z0-9]{30,}", None, 0),
-        ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", None, 0),
-        (
-            "a Slack token",
-            r"\bxox[abposrce]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}",
-            None,
-            0,
-        ),
-        (
-            "a Slack webhook",
-            r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{16,}",
-            None,
-            0,
-        ),
-        ("a Discord webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}", None, 0),
-        ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None, 0),
-        ("a Google OAuth secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}", None, 0),
-        ("an AWS access key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", None, 0),
-        (
-            "an AWS secret key",
-            r"(?<![A-Za-z0-9/+=])(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-            _random_key,
-            0,
-        ),
-        ("a DigitalOcean token", r"\bdo[pro]_v1_[a-f0-9]{64}", None, 0),
-        ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", None, 0),
-        ("a Twilio or Mailgun key", r"\bkey-[a-f0-9]{32}\b", None, 0),
-        (
-            "an Azure connection string",
-            r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*[^;\s]{8,}",
-            None,
-            re.I,
-        ),
-        (
-            "a password in a connection string",
-            r"(?:^|[;\s])(?:Password|Pwd)\s*=\s*[^;\s]{3,}",
-            None,
-            re.I,
-        ),
-        (
-            "credentials in a URL",
-            r"\b[a-z][a-z0-9+.-]{1,30}://[^\s/@:]*:[^\s/@]+@[^\s/@]",
-            None,
-            re.I,
-        ),
-        (
-            "a secret in a URL",
-            r"[?&;](?:password|passwd|pwd|pass|secret|client_secret|token|access_token|auth_token|api_?key|apikey|sig|signature|key)=[^&\s#]{8,}",
-            None,
-            re.I,
-        ),
-        (
-            "a basic-auth header",
-            r"\bbasic\s+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
-            _basic_auth,
-            re.I,
-        ),
-        (
-            "a bearer token",
-            r"\b(?:bearer|token)\s+(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{20,}=*",
-            None,
-            re.I,
-        ),
-        (
-            "a payment card number",
-            r"(?<![\d+])(?<![\d+][ .-])(?:\d[ .-]?){12,18}\d(?!\d)",
-            _card_ok,
-            0,
-        ),
-    ]
-    return [Rule(kind, re.compile(p, flags), check) for kind, p, check, flags in text]
+    return [Rule(kind, re.compile(p, flags), check) for kind, p, check, flags in _OWN_RULES]
 
 
 RULES: tuple[Rule, ...] = tuple(

@@ -1,8 +1,10 @@
 """The bots' API: django-ninja under /api/v1/, OpenAPI at /api/openapi.json, docs at /api/docs.
 
 Authentication is a bearer token per bot (`auth.BotToken`); every memory call states its room in
-headers (`schemas.ContextHeaders`); every error goes through the one map in `errors`. Handlers
-are thin: they parse, call one memstore function, and shape the answer.
+headers (`schemas.ContextHeaders`); every error goes through the one map in `errors`; oversized
+bodies are refused by `body_limit` before anything reads them; `urls` answers unknown paths and
+methods through the same map. Handlers are thin: they parse, call one memstore function, and
+shape the answer.
 """
 
 import pydantic_core
@@ -11,15 +13,18 @@ from ninja.renderers import BaseRenderer
 
 from memoryconsole.api import bots, exchanges, facts, recall
 from memoryconsole.api.auth import BotToken, groups_noted
+from memoryconsole.api.body_limit import body_limit
 from memoryconsole.api.errors import install_error_map
+from memstore.access import MAX_PROJECTS
+from memstore.vocabulary import ROOM_KINDS
 
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Long-term memory for bots. Send `Authorization: Bearer <token>` and, on every memory call, the
-room you are talking in: `X-Room-Id`, `X-Room-Kind` (direct, group, routine, bot, event),
-`X-Person` (direct rooms; a registered person linked to the bot) and `X-Projects` (up to 3,
-comma-separated); with room tickets on, `X-Room-Ticket`. A room's kind (and a direct room's
-person) is fixed by the first call naming it. The server decides what that room may read and
-write. Errors are JSON `{code, message, detail}`.
+room you are talking in: `X-Room-Id`, `X-Room-Kind` ({", ".join(ROOM_KINDS)}),
+`X-Person` (direct rooms; a registered person linked to the bot) and `X-Projects` (up to
+{MAX_PROJECTS}, comma-separated); with room tickets on, `X-Room-Ticket`. A room's kind (and a
+direct room's person) is fixed by the first call naming it. The server decides what that room
+may read and write. Errors are JSON `{{code, message, detail}}`.
 """
 
 
@@ -45,6 +50,7 @@ api = NinjaAPI(
     renderer=JsonRenderer(),
 )
 install_error_map(api)
+api.add_decorator(body_limit(api), mode="view")
 api.add_decorator(groups_noted, mode="view")
 for module in (bots, facts, recall, exchanges):
     api.add_router("/v1/", module.router)

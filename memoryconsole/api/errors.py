@@ -1,18 +1,18 @@
 """The one error map: every failure becomes JSON `{code, message, detail}` with a fitting status.
 
-Domain errors (memstore.errors) carry their own code and status; this module adds the API's own
-edge cases (bad JSON, validation, authentication, unknown paths and methods, oversized bodies)
-and a last-resort 500 that never leaks a traceback.
+Ninja's own exception handlers, stacked on the API (`install_error_map`). Domain errors
+(memstore.errors) carry their own code and status; `EdgeError` and its kinds below are the API's
+own refusals (unknown paths and methods, oversized or unmeasurable bodies), raised or handed to
+`api.on_exception` by the code that spots them, so they are answered here too. Bad JSON,
+validation, authentication and a last-resort 500 that never leaks a traceback complete the map.
+This module decides statuses and wording; it does not detect anything itself.
 """
 
-import functools
 import logging
-from collections.abc import Callable
-from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
@@ -21,8 +21,49 @@ from memstore.errors import MemstoreError
 
 log = logging.getLogger("memoryconsole.api")
 
-DEFAULT_MAX_BODY = 256 * 1024
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found"}
+
+
+class EdgeError(MemstoreError):
+    """A refusal of the API itself, not of memstore: shaped like a domain error (code, status,
+    message, detail) so the same handler answers both."""
+
+    code = "bad_request"
+    status = 400
+
+
+class NoEndpoint(EdgeError):
+    """No API operation at this path (any method)."""
+
+    code = "not_found"
+    status = 404
+
+
+class MethodNotAllowed(EdgeError):
+    """The path exists, the method doesn't; `detail['allowed']` lists the ones that do."""
+
+    code = "method_not_allowed"
+    status = 405
+
+
+class LengthRequired(EdgeError):
+    """A chunked body the server in front of Django can't hand over (no Content-Length)."""
+
+    code = "length_required"
+    status = 411
+
+
+class BodyTooLarge(EdgeError):
+    """The body is over settings.API_MAX_BODY_BYTES."""
+
+    code = "body_too_large"
+    status = 413
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"The request body is over {limit // 1024} KiB; this API refuses larger bodies.",
+            detail={"limit_bytes": limit},
+        )
 
 
 def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
@@ -30,132 +71,56 @@ def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
     return dict.fromkeys(statuses, ErrorOut)
 
 
-def max_body_bytes() -> int:
-    """Largest request body the API reads (settings.API_MAX_BODY_BYTES)."""
-    return getattr(settings, "API_MAX_BODY_BYTES", DEFAULT_MAX_BODY)
-
-
-def error_response(
-    status: int, code: str, message: str, detail: dict | None = None
-) -> JsonResponse:
-    """The JSON body every error has."""
-    return JsonResponse({"code": code, "message": message, "detail": detail or {}}, status=status)
-
-
 def install_error_map(api: NinjaAPI) -> None:
-    """Register the handlers on the API, and refuse oversized bodies before anything reads them."""
+    """Register the handlers on the API (ninja picks the most specific class of an exception)."""
 
-    def handle(exc_class: type[Exception]) -> Callable:
-        def register(func: Callable[[HttpRequest, Any], HttpResponse]) -> Callable:
-            api.add_exception_handler(exc_class, lambda request, exc: func(request, exc))
-            return func
+    def reply(request: HttpRequest, status: int, code: str, message: str, detail=None):
+        body = {"code": code, "message": message, "detail": detail or {}}
+        return api.create_response(request, body, status=status)
 
-        return register
+    @api.exception_handler(MemstoreError)
+    def known(request: HttpRequest, exc: MemstoreError) -> HttpResponse:
+        response = reply(request, exc.status, exc.code, exc.message, exc.detail)
+        if isinstance(exc, MethodNotAllowed):
+            response["Allow"] = ", ".join(exc.detail["allowed"])
+        return response
 
-    @handle(MemstoreError)
-    def domain(request, exc: MemstoreError) -> HttpResponse:
-        return error_response(exc.status, exc.code, exc.message, exc.detail)
-
-    @handle(ValidationError)
-    def invalid(request, exc: ValidationError) -> HttpResponse:
+    @api.exception_handler(ValidationError)
+    def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
         problems = [_problem(e) for e in exc.errors]
         summary = "; ".join(f"{p['where']}: {p['message']}" for p in problems[:3])
-        return error_response(
-            422, "invalid_request", f"The request is not valid: {summary}", {"errors": problems}
-        )
+        message = f"The request is not valid: {summary}"
+        return reply(request, 422, "invalid_request", message, {"errors": problems})
 
-    @handle(AuthenticationError)
-    def unauthenticated(request, exc: AuthenticationError) -> HttpResponse:
-        response = error_response(
-            401,
-            "unauthorized",
+    @api.exception_handler(AuthenticationError)
+    def unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+        message = (
             "Send a valid bot token: `Authorization: Bearer mct_…` "
-            "(`manage.py bots token SLUG` prints one).",
+            "(`manage.py bots token SLUG` prints one)."
         )
+        response = reply(request, 401, "unauthorized", message)
         response["WWW-Authenticate"] = 'Bearer realm="memory"'
         return response
 
-    @handle(HttpError)
-    def http(request, exc: HttpError) -> HttpResponse:
-        code = _HTTP_CODES.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, str(exc))
+    @api.exception_handler(HttpError)
+    def http(request: HttpRequest, exc: HttpError) -> HttpResponse:
+        return reply(
+            request, exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), str(exc)
+        )
 
-    @handle(Http404)
-    def missing(request, exc: Http404) -> HttpResponse:
-        return error_response(404, "not_found", "Not found.")
+    @api.exception_handler(Http404)
+    def missing(request: HttpRequest, exc: Http404) -> HttpResponse:
+        return reply(request, 404, "not_found", "Not found.")
 
-    @handle(RequestDataTooBig)
-    def too_big(request, exc: RequestDataTooBig) -> HttpResponse:
-        return _too_large()
+    @api.exception_handler(RequestDataTooBig)
+    def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+        # Django's own cap (DATA_UPLOAD_MAX_MEMORY_SIZE), when it is below the API's.
+        return known(request, BodyTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
 
-    @handle(Exception)
-    def crashed(request, exc: Exception) -> HttpResponse:
+    @api.exception_handler(Exception)
+    def crashed(request: HttpRequest, exc: Exception) -> HttpResponse:
         log.exception("API call failed: %s %s", request.method, request.path)
-        return error_response(500, "server_error", "Something went wrong on the server.")
-
-    def refuse_big_bodies(run: Callable) -> Callable:
-        # Runs before authentication and before anything reads the body.
-        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            limit = max_body_bytes()
-            try:
-                length = int(request.META.get("CONTENT_LENGTH") or 0)
-            except ValueError:
-                length = 0
-            if length > limit:
-                return _too_large()
-            if not length and request.META.get("wsgi.input_terminated"):
-                # A chunked body has no Content-Length: read at most one byte past the limit.
-                data = request.read(limit + 1)
-                if len(data) > limit:
-                    return _too_large()
-                request._body = data  # what request.body returns from now on
-            return run(request, *args, **kwargs)
-
-        return checked
-
-    api.add_decorator(refuse_big_bodies, mode="view")
-
-
-def json_method_errors(urls: tuple) -> tuple:
-    """The API's URL patterns, with "method not allowed" answered in JSON like every error
-    (ninja answers it in plain text before any handler runs)."""
-    patterns, app_name, namespace = urls
-    for pattern in patterns:
-        pattern.callback = _json_405(pattern.callback)
-    return patterns, app_name, namespace
-
-
-def _json_405(view: Callable) -> Callable:
-    @functools.wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        response = view(request, *args, **kwargs)
-        if response.status_code == 405 and not response.get("Content-Type", "").endswith("json"):
-            allowed = response.get("Allow", "")
-            response = error_response(
-                405,
-                "method_not_allowed",
-                f"{request.method} is not allowed here; use {allowed}.",
-                {"allowed": [m.strip() for m in allowed.split(",") if m.strip()]},
-            )
-            response["Allow"] = allowed
-        return response
-
-    return wrapped
-
-
-def api_not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
-    """Unknown paths under /api/ answer in JSON too."""
-    return error_response(404, "not_found", f"No API endpoint at {request.path}.")
-
-
-def _too_large() -> HttpResponse:
-    limit = max_body_bytes()
-    return error_response(
-        413,
-        "body_too_large",
-        f"The request body is over {limit // 1024} KiB; this API refuses larger bodies.",
-        {"limit_bytes": limit},
-    )
+        return reply(request, 500, "server_error", "Something went wrong on the server.")
 
 
 def _problem(error: dict) -> dict:
@@ -164,6 +129,6 @@ def _problem(error: dict) -> dict:
         del loc[1]
     return {
         "where": ".".join(loc) or "request",
-        "message": str(error.get("msg", "is not valid")),
+        "message": str(error.get("msg", "is not valid")).removeprefix("Value error, "),
         "type": str(error.get("type", "")),
     }

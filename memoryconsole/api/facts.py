@@ -17,6 +17,7 @@ from memoryconsole.api.schemas import (
     ForgetWhere,
     ListFilters,
     RememberIn,
+    RememberOut,
     RemovedOut,
 )
 from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember
@@ -39,7 +40,7 @@ FactId = Path(..., pattern=FACT_ID, description="The fact's id (16 hex digits)."
 
 @router.post(
     "/facts",
-    response={201: FactOut, **errors(400, 401, 403, 409, 413, 422)},
+    response={200: RememberOut, 201: RememberOut, **errors(400, 401, 403, 409, 413, 422)},
     operation_id="remember",
     url_name="remember",
 )
@@ -51,7 +52,8 @@ def remember(
     idempotency_key: str = IDEMPOTENCY_KEY,
 ):
     """Save a fact in the bot's own memory (default), the person's memory (direct rooms only) or
-    a joined project's memory. A duplicate (same text) keeps one line with the newest date."""
+    a joined project's memory. 201 with the fact saved; 200 with `existed: true` and the stored
+    copy when the same fact is already in the target scope (nothing is written)."""
     ctx = context_of(request, room)
 
     def save() -> tuple[int, dict]:
@@ -63,7 +65,8 @@ def remember(
             tier=body.tier,
             meta=body.meta(),
         )
-        return 201, FactOut.of(fact).model_dump(mode="json")
+        saved = RememberOut.of_saved(fact)
+        return 200 if saved.existed else 201, saved.model_dump(mode="json")
 
     if not idempotency_key:
         return Status(*save())

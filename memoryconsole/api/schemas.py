@@ -7,16 +7,21 @@ fields, so a caller can't name a shard or a bot it is not.
 """
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from ninja import Field, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
+from memstore.access import MAX_PROJECTS
+from memstore.markdown import MAX_TEXT_CHARS
 from memstore.records import StoredFact
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
     MESSAGE_ID_PATTERN,
+    PERSON_PATTERN,
+    ROOM_PATTERN,
     SLUG_PATTERN,
+    VISIBILITIES,
     FactType,
     RoomKind,
     ScopeKind,
@@ -26,14 +31,11 @@ from memstore.vocabulary import (
     anchored,
 )
 
-WriteScope = WritableScopeKind
-ReadScope = ScopeKind
-ForgetScope = ScopeKind
-
 SLUG = anchored(SLUG_PATTERN)
 FACT_ID = anchored(FACT_ID_PATTERN)
 MESSAGE_ID = anchored(MESSAGE_ID_PATTERN)
-_SLUG_IN_LIST = SLUG_PATTERN
+# Up to MAX_PROJECTS slugs, comma-separated, spaces allowed around them.
+_PROJECT_LIST = rf"^\s*({SLUG_PATTERN}(\s*,\s*{SLUG_PATTERN}){{0,{MAX_PROJECTS - 1}}})?\s*$"
 
 
 def _storable(value: str) -> str:
@@ -43,6 +45,12 @@ def _storable(value: str) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise ValueError("must be valid Unicode text (no lone surrogates)") from None
+    return value
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank: send words or a question")
     return value
 
 
@@ -68,7 +76,7 @@ class ContextHeaders(Schema):
 
     room_id: str = Field(
         alias="X-Room-Id",
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$",
+        pattern=anchored(ROOM_PATTERN),
         description="The conversation's id (letters, digits and . _ : -).",
     )
     room_kind: RoomKind = Field(
@@ -78,15 +86,16 @@ class ContextHeaders(Schema):
     person: str = Field(
         "",
         alias="X-Person",
-        pattern=r"^([A-Za-z0-9][A-Za-z0-9_.@+-]{0,63})?$",
+        pattern=f"^({PERSON_PATTERN})?$",
         description="The person the bot is talking with, as registered (any case). Required in "
         "direct rooms; when named, they must be registered and linked to the bot.",
     )
     projects: str = Field(
         "",
         alias="X-Projects",
-        pattern=rf"^\s*({_SLUG_IN_LIST}(\s*,\s*{_SLUG_IN_LIST}){{0,2}})?\s*$",
-        description="Up to 3 comma-separated project slugs in play; the bot must have joined them.",
+        pattern=_PROJECT_LIST,
+        description=f"Up to {MAX_PROJECTS} comma-separated project slugs in play; the bot must "
+        "have joined them.",
     )
     ticket: str = Field(
         "",
@@ -111,16 +120,16 @@ class FactOut(Out):
     date: dt.date
     text: str = Field(description="The text; log notes and episodes start with [note]/[episode].")
     tier: Tier
-    scope: ReadScope
+    scope: ScopeKind
     scope_name: str = Field(description="The bot, person, project or room the scope belongs to.")
     bot: str = Field(description="The bot whose shard holds this line.")
     file: str = Field(description="The Markdown file, relative to the memory folder.")
     visibility: Visibility
     meta: dict[str, str] = Field(description="The line's metadata (type, importance, src, ...).")
 
-    @staticmethod
-    def of(fact: StoredFact) -> "FactOut":
-        return FactOut(
+    @classmethod
+    def of(cls, fact: StoredFact, **extra: Any) -> Self:
+        return cls(
             id=fact.fact_id,
             date=fact.day,
             text=fact.text,
@@ -129,20 +138,35 @@ class FactOut(Out):
             scope_name=fact.scope_name,
             bot=fact.shard_bot,
             file=fact.file,
-            visibility=fact.visibility if fact.visibility in _VISIBILITIES else "context",
+            visibility=fact.visibility if fact.visibility in VISIBILITIES else "context",
             meta=fact.meta,
+            **extra,
         )
 
 
-_VISIBILITIES = ("context", "searchable", "hidden")
+class RememberOut(FactOut):
+    """The fact saved (201), or the copy already stored in the target scope (200, existed)."""
+
+    existed: bool = Field(
+        description="The fact was already stored in the target scope (profile or any month, any "
+        "shard): nothing was written and this is the stored copy (status 200)."
+    )
+
+    @classmethod
+    def of_saved(cls, fact: StoredFact) -> Self:
+        return cls.of(fact, existed=fact.existed)
 
 
 class RememberIn(StrictIn):
     """A fact to save. The scope is checked against the room: user memory only in direct rooms,
     project memory only for joined projects."""
 
-    text: Text = Field(min_length=1, max_length=500, description="One line, at most 500 chars.")
-    scope: WriteScope = "bot"
+    text: Text = Field(
+        min_length=1,
+        max_length=MAX_TEXT_CHARS,
+        description=f"One line, at most {MAX_TEXT_CHARS} chars.",
+    )
+    scope: WritableScopeKind = "bot"
     project: str | None = Field(None, pattern=SLUG, description="Required when scope=project.")
     tier: Tier = Field("log", description="profile (lasting), log, note (weight 0.5), episode.")
     type: FactType | None = None
@@ -170,7 +194,7 @@ class ForgetIn(StrictIn):
 
     id: str | None = Field(None, pattern=FACT_ID)
     text: Text | None = Field(None, min_length=1, max_length=600)
-    scope: ForgetScope | None = Field(
+    scope: ScopeKind | None = Field(
         None,
         description="Only this scope. Unset: every shard the bot may change here, including its "
         "copies in legacy rooms (scope=room means just those).",
@@ -202,9 +226,9 @@ class EditIn(StrictIn):
     """New text for a fact. With expected_text, the edit is refused (409, current text in
     detail.current) if the fact no longer reads that way."""
 
-    text: Text = Field(min_length=1, max_length=500)
+    text: Text = Field(min_length=1, max_length=MAX_TEXT_CHARS)
     expected_text: Text | None = Field(None, max_length=600)
-    scope: WriteScope | None = Field(
+    scope: WritableScopeKind | None = Field(
         None, description="Where the fact is; unset: looked up in what the bot may change here."
     )
     project: str | None = Field(None, pattern=SLUG)
@@ -224,7 +248,7 @@ class FactPageOut(Out):
 
 
 class ListFilters(Schema):
-    scope: ReadScope | None = Field(None, description="Only this scope (default: all readable).")
+    scope: ScopeKind | None = Field(None, description="Only this scope (default: all readable).")
     project: str | None = Field(None, pattern=SLUG, description="With scope=project.")
     tier: Tier | None = None
     month: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")
@@ -239,7 +263,7 @@ class ListFilters(Schema):
 
 
 class ForgetWhere(Schema):
-    scope: WriteScope | None = Field(None, description="Only this scope (default: all).")
+    scope: WritableScopeKind | None = Field(None, description="Only this scope (default: all).")
     project: str | None = Field(None, pattern=SLUG, description="With scope=project.")
 
     @model_validator(mode="after")
@@ -252,7 +276,9 @@ class ForgetWhere(Schema):
 
 
 class RecallQuery(Schema):
-    query: Text = Field(min_length=1, max_length=1000, description="Words or a question.")
+    query: Annotated[Text, AfterValidator(_not_blank)] = Field(
+        min_length=1, max_length=1000, description="Words or a question (not only spaces)."
+    )
     limit: int = Field(20, ge=1, le=50)
 
 

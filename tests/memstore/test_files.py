@@ -2,6 +2,8 @@
 lands, and a killed writer's temp files are swept by the next write to that folder."""
 
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -139,8 +141,8 @@ def test_temp_files_of_dead_or_long_gone_writers_are_swept_by_the_next_write(mem
 
 
 def _dead_pid() -> int:
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0)
-    os.waitpid(pid, 0)
-    return pid
+    # A process that has exited and been reaped: its pid is free (not fork(): the test
+    # process has threads by now, and forking it is unsafe).
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
