@@ -11,6 +11,7 @@ from django import forms
 from memoryconsole.web.presenters import TAB_LABELS
 from memstore.access import MAX_PROJECTS
 from memstore.console.facts import PAGE_SIZE, FactQuery
+from memstore.console.people import PEOPLE_ACTIONS
 from memstore.learning.activity import KINDS
 from memstore.markdown import MAX_TEXT_CHARS
 from memstore.vocabulary import (
@@ -111,9 +112,6 @@ class LearningForm(forms.Form):
 
     kind = forms.ChoiceField(choices=_choices(KINDS, "all"), required=False)
     offset = forms.IntegerField(required=False, min_value=0)
-
-
-PEOPLE_ACTIONS = ("add", "link", "unlink", "editor", "not-editor", "reset-room")
 
 
 class PeopleChangeForm(forms.Form):

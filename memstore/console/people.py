@@ -22,6 +22,9 @@ from memstore.people import (
 from memstore.registry import bots_registered
 from memstore.rooms import Binding, room_reset, rooms_bound
 
+# The changes the people page makes (its form's choices derive from this).
+PEOPLE_ACTIONS = ("add", "link", "unlink", "editor", "not-editor", "reset-room")
+
 
 @dataclass(frozen=True, slots=True)
 class BotEditors:

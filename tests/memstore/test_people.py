@@ -2,6 +2,7 @@
 and room bindings (the API side is tests/api/test_matrix.py)."""
 
 import pytest
+from django.core.management import CommandError
 
 from memstore.errors import InvalidName, PersonNotLinked, PersonUnknown, RoomConflict
 from memstore.models import Person, RoomBinding
@@ -87,7 +88,7 @@ def test_the_people_command(memory_root, django_user_model):
         "ava)",
     ]
     assert "reset" in run_command("people", "reset-room", "dm-1")
-    with pytest.raises(Exception, match="No person 'zed'"):
+    with pytest.raises(CommandError, match="No person 'zed'"):
         run_command("people", "link", "zed", "ava")
 
 
