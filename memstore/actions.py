@@ -27,6 +27,7 @@ from memstore.registry import bot_mark_in_groups
 from memstore.rooms import room_bind, ticket_check
 from memstore.selectors import context_build, fact_find, facts_list, legacy_rooms_of
 from memstore.services import fact_edit, fact_forget, fact_remember
+from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 
 @refusals_recorded("call")
@@ -172,6 +173,7 @@ def bot_facts_list(
         month=month,
         contains=contains,
         include_hidden=False,
+        include_private=ctx.room.kind in PRIVATE_ROOM_KINDS,
         offset=offset,
         limit=limit,
     )

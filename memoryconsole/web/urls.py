@@ -1,10 +1,10 @@
-"""Console URLs: login, home, people (staff), and a bot's pages (facts, edits, history, clear, prompt preview,
-learning, files)."""
+"""Console URLs: login, home, the always-on notes, people (staff), and a bot's pages (facts,
+edits, history, fact versions, as of a date, clear, prompt preview, learning, files, About me)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import facts, history, home, pages, people, rows
+from memoryconsole.web.views import facts, history, home, notes, pages, people, rows
 
 app_name = "web"
 
@@ -21,6 +21,11 @@ _BOT_PAGES = [
     ("prompt/", pages.prompt_page, "prompt"),
     ("learning/", pages.learning_page, "learning"),
     ("files/", pages.files_page, "files"),
+    ("about-me/", notes.about_me_page, "about_me"),
+    ("about-me/restore/", notes.about_me_restore, "about_me_restore"),
+    ("versions/", history.fact_versions_page, "fact_versions"),
+    ("versions/restore/", history.fact_version_restore, "fact_version_restore"),
+    ("as-of/", facts.as_of_page, "as_of"),
 ]
 
 urlpatterns = [
@@ -34,5 +39,11 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", home.home_page, name="home"),
     path("people/", people.people_page, name="people"),
+    path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
+    path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
+    path("notes/you/", notes.about_you_page, name="about_you"),
+    path("notes/you/restore/", notes.about_you_restore, name="about_you_restore"),
+    path("notes/you/<str:person>/", notes.about_you_page, name="about_you_of"),
+    path("notes/you/<str:person>/restore/", notes.about_you_restore, name="about_you_restore_of"),
     *(path(f"bots/<str:bot>/{sub}", view, name=name) for sub, view, name in _BOT_PAGES),
 ]

@@ -127,3 +127,18 @@ def test_a_console_account_reads_its_own_memory_under_its_registered_name(
     client.force_login(people["sam"])
     page = client.get("/bots/ava/?tab=people")
     assert "Sam is vegetarian" in texts(page)
+
+
+def test_a_reader_can_not_restore_a_version(sam, workspace):
+    from memstore.services import fact_edit
+
+    fact_edit(
+        shard=Scope("bot", "ava").shard("ava"), fact_id=REF["id"], text="Plans less", by="boss"
+    )
+    ref = {"file": PROFILE, "id": fact_identity("Plans less")}
+    page = sam.get("/bots/ava/versions/", ref).content.decode()
+    assert PLANS in page and "Restore this version" not in page
+    at = re.search(r'<time datetime="([^"]+)"', page).group(1)
+    refused = sam.post("/bots/ava/versions/restore/", ref | {"at": at})
+    assert refused.status_code == 403
+    assert "Plans less" in (workspace / PROFILE).read_text()

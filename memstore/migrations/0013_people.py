@@ -9,7 +9,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0008_embedding_one_text_per_run"),
+        ("memstore", "0012_fact_importance_rank"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
