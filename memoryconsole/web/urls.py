@@ -1,10 +1,11 @@
-"""Console URLs: login, home, the always-on notes, people (staff), and a bot's pages (facts,
-edits, history, fact versions, as of a date, clear, prompt preview, learning, files, About me)."""
+"""Console URLs: login, home, the always-on notes, workspace health, people (staff), and a
+bot's pages (facts, edits, history, fact versions, as of a date, clear, prompt preview, learning,
+files, About me, links, health, proposals)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import facts, history, home, notes, pages, people, rows
+from memoryconsole.web.views import facts, history, home, notes, pages, people, rows, upkeep
 
 app_name = "web"
 
@@ -26,6 +27,10 @@ _BOT_PAGES = [
     ("versions/", history.fact_versions_page, "fact_versions"),
     ("versions/restore/", history.fact_version_restore, "fact_version_restore"),
     ("as-of/", facts.as_of_page, "as_of"),
+    ("graph/", upkeep.graph_page, "graph"),
+    ("health/", upkeep.health_page, "health"),
+    ("proposals/", upkeep.proposals_page, "proposals"),
+    ("proposals/decide/", upkeep.proposal_decide, "proposal_decide"),
 ]
 
 urlpatterns = [
@@ -45,5 +50,7 @@ urlpatterns = [
     path("notes/you/restore/", notes.about_you_restore, name="about_you_restore"),
     path("notes/you/<str:person>/", notes.about_you_page, name="about_you_of"),
     path("notes/you/<str:person>/restore/", notes.about_you_restore, name="about_you_restore_of"),
+    path("health/", upkeep.health_page, name="workspace_health"),
+    path("health/fix/", upkeep.health_fix, name="health_fix"),
     *(path(f"bots/<str:bot>/{sub}", view, name=name) for sub, view, name in _BOT_PAGES),
 ]

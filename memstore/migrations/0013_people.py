@@ -9,7 +9,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0012_fact_importance_rank"),
+        ("memstore", "0009_links_upkeep"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

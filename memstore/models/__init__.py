@@ -4,14 +4,18 @@
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
 `people` is the people registry: people, bot links, room bindings, console editors.
 `vectors` caches embeddings by fact identity; it survives rebuilds.
+`links` indexes the links between facts (rebuilt from files like `index`).
+`upkeep` counts fact usage and keeps upkeep and synthesis proposals (not rebuilt).
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 """
 
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
+from memstore.models.links import Link
 from memstore.models.people import BotEditor, Person, PersonLink, RoomBinding
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
+from memstore.models.upkeep import FactUsage, Proposal
 from memstore.models.vectors import Embedding
 
 __all__ = [
@@ -21,13 +25,16 @@ __all__ = [
     "Embedding",
     "Exchange",
     "Fact",
+    "FactUsage",
     "IdempotentReply",
     "LearningEvent",
+    "Link",
     "MemoryFile",
     "Person",
     "PersonLink",
     "PersonSettings",
     "ProjectMember",
+    "Proposal",
     "RoomBinding",
     "TokenUsage",
 ]
