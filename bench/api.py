@@ -240,6 +240,7 @@ def prepare(fresh: bool) -> list[str]:
     from memstore.index import index_rebuild, index_sync
     from memstore.models import Bot
     from memstore.paths import all_scopes
+    from memstore.people import person_add, person_link
     from memstore.registry import bot_create, project_join
     from memstore.tokens import token_create
 
@@ -262,6 +263,9 @@ def prepare(fresh: bool) -> list[str]:
     else:
         log("Reusing the workspace; syncing it ...")
         index_sync(scopes=all_scopes(root))
+    for b in range(BOTS):  # each bot calls for one person: registered and linked (idempotent)
+        person_add(name=person(b % PERSONS), exist_ok=True)
+        person_link(person=person(b % PERSONS), bot=bot(b))
     prepare_recall()
     from memstore.models import BotToken
 

@@ -165,6 +165,11 @@ MEMORY_READ_BUDGET_MS = env_number("MEMORY_READ_BUDGET_MS", 500)
 NOTE_MAX_CHARS = 1500
 NOTES_PROMPT_CHARS = env_number("NOTES_PROMPT_CHARS", 4500)
 
+# --- Room tickets (issue 10): the chat platform vouches for every call ---------------------
+# ROOM_TICKET_KEY  when set, every memory call must carry X-Room-Ticket, an HMAC-SHA256 over
+#                  bot, room, kind, person, projects and expiry made with this key (docs/api.md)
+ROOM_TICKET_KEY = os.environ.get("ROOM_TICKET_KEY", "")
+
 # --- Learning (issue 6): the background learner ---------------------------------------------
 # LEARNING_BASE_URL  an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1
 # LEARNING_MODEL     the model name; learning stays off until both are set

@@ -35,13 +35,16 @@ class Room:
 class Context:
     """A bot acting in a room: with the person (direct rooms) and the projects in play.
 
-    `joined` is every project the bot has joined (from the registry, not from the caller)."""
+    `joined` is every project the bot has joined (from the registry, not from the caller);
+    `room_shard` says whether the bot holds a shard of this room's legacy memory (from disk):
+    only such bots read it."""
 
     bot: str
     room: Room
     person: str | None = None
     projects: tuple[str, ...] = ()
     joined: frozenset[str] = field(default_factory=frozenset)
+    room_shard: bool = False
 
     def __post_init__(self) -> None:
         check_slug(self.bot)
@@ -68,7 +71,7 @@ def readable_scopes(ctx: Context) -> list[Scope]:
     scopes += [Scope("project", p) for p in ctx.projects]
     if ctx.user_memory_allowed:
         scopes.append(Scope("user", ctx.person))
-    if ctx.room.kind == "group":
+    if ctx.room.kind == "group" and ctx.room_shard:
         scopes.append(Scope("room", ctx.room.id))
     return scopes
 
@@ -81,6 +84,10 @@ def readable_scope(ctx: Context, kind: ScopeKind, name: str | None = None) -> Sc
             raise NotAllowed(
                 "Legacy room memory is read only in its own group room, and this is a "
                 f"{ctx.room.kind} room."
+            )
+        if not ctx.room_shard:
+            raise NotAllowed(
+                f"Legacy memory of room {ctx.room.id!r} is read only by bots that wrote in it."
             )
         return Scope("room", ctx.room.id)
     return _own_scope(ctx, kind, name)

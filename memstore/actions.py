@@ -24,14 +24,17 @@ from memstore.forgotten import copies_outside, target_ids
 from memstore.history import Change
 from memstore.paging import Page
 from memstore.paths import Scope, ScopeKind, Shard
+from memstore.people import person_for_bot
 from memstore.ranking import Tier
 from memstore.records import StoredFact
 from memstore.registry import bot_mark_in_groups
+from memstore.rooms import room_bind, ticket_check
 from memstore.selectors import context_build, fact_find, facts_list, legacy_rooms_of
 from memstore.services import fact_edit, fact_forget, fact_remember
 from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 
+@refusals_recorded("call")
 def call_context(
     *,
     bot: str,
@@ -40,20 +43,41 @@ def call_context(
     person: str | None = None,
     projects: Iterable[str] = (),
     joined: Iterable[str] | None = None,
+    ticket: str | None = None,
 ) -> Context:
-    """The Context of one call (raises InvalidName/NotAllowed); notes a bot seen in a group room.
-    `joined`: the bot's projects, if the caller has them already (memstore.tokens.Caller)."""
+    """The Context of one bot call, checked in this order: the room ticket (when the deployment
+    wants one), the person (registered and linked to the bot; used under their canonical name),
+    the room's names and projects, then the room's binding (fixed by its first call). Raises
+    TicketRefused, PersonUnknown, PersonNotLinked, InvalidName, NotAllowed or RoomConflict, and
+    then nothing was created (the refusal is recorded in the failure log, op "call"). `joined`: the bot's projects, if the caller has them already
+    (memstore.tokens.Caller). Mark a group room's bot with `call_succeeded` once the call is."""
+    projects = list(projects)
+    ticket_check(
+        ticket=ticket,
+        bot=bot,
+        room_id=room_id,
+        kind=room_kind,
+        person=person or "",
+        projects=projects,
+    )
+    canonical = person_for_bot(bot=bot, person=person) if person else None
     ctx = context_build(
         bot=bot,
         room_id=room_id,
         room_kind=room_kind,
-        person=person or None,
+        person=canonical,
         projects=projects,
         joined=joined,
     )
-    if ctx.room.kind == "group":
-        bot_mark_in_groups(bot=bot)
+    room_bind(room_id=ctx.room.id, kind=ctx.room.kind, person=ctx.person, bot=bot)
     return ctx
+
+
+def call_succeeded(*, ctx: Context) -> None:
+    """A call in this context was answered: a bot seen in a group room is now "in groups" (its
+    prompt calls its memory team-wide). Never called for a refused call."""
+    if ctx.room.kind == "group":
+        bot_mark_in_groups(bot=ctx.bot)
 
 
 @refusals_recorded("remember")

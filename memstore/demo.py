@@ -5,7 +5,8 @@ missing; memory is written (through the ordinary services, so history and index 
 when the demo bots have no memory yet, so a second run changes nothing. Dates are relative to
 today, so some facts are "new" and the logs span several months.
 
-Demo login: demo / demo-memory (staff). Second person: sam / sam-memory.
+Demo login: demo / demo-memory (staff). Second person: sam / sam-memory. Both are registered
+people (the people registry), linked to the bots that know them.
 """
 
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from memstore.failures import failure_record
 from memstore.index import index_sync, memory_root
 from memstore.models import Bot, ProjectMember
 from memstore.paths import Scope
+from memstore.people import person_add, person_link
 from memstore.services import fact_remember
 
 DEMO_PEOPLE = {"demo": ("demo-memory", True), "sam": ("sam-memory", False)}
@@ -29,6 +31,8 @@ DEMO_BOTS = {
     "cleo": ("Cleo, operations", True),
 }
 DEMO_PROJECT = ("launch", ("ava", "ben"))
+# Who each registered person is linked to: the bots that may act for them.
+DEMO_LINKS = {"demo": ("ava", "ben"), "sam": ("ava",)}
 
 # (shard as "scope_kind:scope_name|bot", tier, days ago, text, metadata)
 _FACTS: list[tuple[str, str, int, str, dict]] = [
@@ -264,6 +268,11 @@ def _accounts(report: DemoReport) -> None:
         )
         if made:
             report.created.append(f"{slug} joined project {project}")
+    for name, bots in DEMO_LINKS.items():
+        person_add(name=name, username=name, exist_ok=True)
+        for slug in bots:
+            if person_link(person=name, bot=slug):
+                report.created.append(f"link {name} - {slug}")
 
 
 def _refused_example(root) -> None:

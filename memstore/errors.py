@@ -129,6 +129,46 @@ class FactHeldElsewhere(FactNotFound):
     status = 409
 
 
+class PersonUnknown(MemstoreError):
+    """The person a call names is not in the people registry (nothing is created for them)."""
+
+    code = "person_unknown"
+    status = 403
+
+
+class PersonNotLinked(MemstoreError):
+    """The person is registered but not linked to the calling bot: it may not act for them."""
+
+    code = "person_not_linked"
+    status = 403
+
+
+class RoomConflict(MemstoreError):
+    """The room was first named with another kind (or, direct, another person)."""
+
+    code = "room_conflict"
+    status = 409
+
+
+class TicketRefused(MemstoreError):
+    """The call's room ticket is missing, malformed, expired or signed for another call."""
+
+    code = "ticket_invalid"
+    status = 401
+
+
+class TicketMissing(TicketRefused):
+    """This deployment wants a room ticket on every call and none was sent."""
+
+    code = "ticket_missing"
+
+
+class TicketExpired(TicketRefused):
+    """The room ticket was valid once; its expiry has passed."""
+
+    code = "ticket_expired"
+
+
 class LearningUnavailable(MemstoreError):
     """Learning is off (no model configured) or today's token budget is spent (a state of the
     workspace the caller can't change by retrying at once, not a server failure)."""

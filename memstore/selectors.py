@@ -74,13 +74,20 @@ def context_build(
     if joined is None:
         joined = ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
     joined = frozenset(joined)
+    room = Room(id=room_id, kind=room_kind)  # type: ignore[arg-type]
     return Context(
         bot=bot,
-        room=Room(id=room_id, kind=room_kind),  # type: ignore[arg-type]
+        room=room,
         person=person,
         projects=tuple(dict.fromkeys(projects)),
         joined=joined,
+        room_shard=room.kind == "group" and _holds_room_shard(bot, room.id),
     )
+
+
+def _holds_room_shard(bot: str, room_id: str) -> bool:
+    # Legacy room memory is read only by the bots that wrote in it (one stat).
+    return (memory_root() / Scope("room", room_id).shard(bot).rel).is_dir()
 
 
 def legacy_rooms_of(bot: str) -> list[str]:

@@ -22,7 +22,7 @@ from memoryconsole.api import (
     recall,
     summarize,
 )
-from memoryconsole.api.auth import BotToken
+from memoryconsole.api.auth import BotToken, groups_noted
 from memoryconsole.api.body_limit import body_limit
 from memoryconsole.api.errors import install_error_map
 from memstore.access import MAX_PROJECTS
@@ -31,8 +31,10 @@ from memstore.vocabulary import ROOM_KINDS
 DESCRIPTION = f"""\
 Long-term memory for bots. Send `Authorization: Bearer <token>` and, on every memory call, the
 room you are talking in: `X-Room-Id`, `X-Room-Kind` ({", ".join(ROOM_KINDS)}),
-`X-Person` (direct rooms) and `X-Projects` (up to {MAX_PROJECTS}, comma-separated). The server
-decides what that room may read and write. Errors are JSON `{{code, message, detail}}`.
+`X-Person` (direct rooms; a registered person linked to the bot) and `X-Projects` (up to
+{MAX_PROJECTS}, comma-separated); with room tickets on, `X-Room-Ticket`. A room's kind (and a
+direct room's person) is fixed by the first call naming it. The server decides what that room
+may read and write. Errors are JSON `{{code, message, detail}}`.
 """
 
 
@@ -59,6 +61,7 @@ api = NinjaAPI(
 )
 install_error_map(api)
 api.add_decorator(body_limit(api), mode="view")
+api.add_decorator(groups_noted, mode="view")
 # summarize before facts: /facts/summarize must match before /facts/{fact_id}.
 for module in (bots, summarize, facts, links, recall, notes, exchanges, health, export):
     api.add_router("/v1/", module.router)

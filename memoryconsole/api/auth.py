@@ -1,14 +1,19 @@
 """Who is calling and from where: the bearer token names the bot, the context headers the room.
 
 A token acts only as its own bot: the bot's slug comes from the token, never from the request.
+The room, person and ticket are checked by `memstore.actions.call_context`; `groups_noted`
+marks a bot "in groups" only once a group-room call has been answered, never for a refusal.
 """
 
-from django.http import HttpRequest
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
 from ninja.security import HttpBearer
 
 from memoryconsole.api.schemas import ContextHeaders
 from memstore.access import Context
-from memstore.actions import call_context
+from memstore.actions import call_context, call_succeeded
 from memstore.tokens import Caller, token_verify
 
 
@@ -24,11 +29,28 @@ class BotToken(HttpBearer):
 def context_of(request: HttpRequest, headers: ContextHeaders) -> Context:
     """The calling bot in the room its headers name (the server decides what that allows)."""
     caller: Caller = request.auth  # type: ignore[attr-defined]
-    return call_context(
+    ctx = call_context(
         bot=caller.bot,
         room_id=headers.room_id,
         room_kind=headers.room_kind,
         person=headers.person,
         projects=headers.project_list,
         joined=caller.joined,
+        ticket=headers.ticket or None,
     )
+    request.memory_context = ctx  # type: ignore[attr-defined]
+    return ctx
+
+
+def groups_noted(run: Callable) -> Callable:
+    """A view decorator: after an answered call (status below 400), tell memstore the call
+    succeeded, so a bot is marked "in groups" only by a group-room call that was not refused."""
+
+    def noted(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = run(request, *args, **kwargs)
+        ctx = getattr(request, "memory_context", None)
+        if ctx is not None and response.status_code < 400:
+            call_succeeded(ctx=ctx)
+        return response
+
+    return noted

@@ -14,7 +14,7 @@ router = Router(tags=["learning"])
 
 @router.post(
     "/exchanges",
-    response={202: ExchangeOut, **errors(400, 401, 403, 413, 422)},
+    response={202: ExchangeOut, **errors(400, 401, 403, 409, 413, 422)},
     operation_id="report_exchange",
     url_name="report_exchange",
 )

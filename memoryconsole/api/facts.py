@@ -72,7 +72,7 @@ def remember(
     reply = idempotent_call(
         bot=ctx.bot,
         key=idempotency_key,
-        request={"room": room.model_dump(), "body": body.model_dump(mode="json")},
+        request={"room": room.model_dump(exclude={"ticket"}), "body": body.model_dump(mode="json")},
         call=save,
     )
     if reply.replayed:
@@ -82,7 +82,7 @@ def remember(
 
 @router.get(
     "/facts",
-    response={200: FactPageOut, **errors(401, 403, 422)},
+    response={200: FactPageOut, **errors(401, 403, 409, 422)},
     operation_id="list_facts",
     url_name="list_facts",
 )

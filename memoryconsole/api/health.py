@@ -64,7 +64,7 @@ class FixOut(Out):
 
 @router.get(
     "/health/memory",
-    response={200: MemoryHealthOut, **errors(401, 403, 422)},
+    response={200: MemoryHealthOut, **errors(401, 403, 409, 422)},
     operation_id="memory_health",
     url_name="memory_health",
 )

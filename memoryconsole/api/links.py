@@ -55,7 +55,7 @@ class DepthQuery(Schema):
 
 @router.get(
     "/facts/{fact_id}/links",
-    response={200: NeighbourhoodOut, **errors(401, 403, 422)},
+    response={200: NeighbourhoodOut, **errors(401, 403, 409, 422)},
     operation_id="fact_links",
     url_name="fact_links",
 )

@@ -35,7 +35,7 @@ class NoteVersionOut(Out):
 
 @router.get(
     "/notes",
-    response={200: list[NoteOut], **errors(401, 403, 422)},
+    response={200: list[NoteOut], **errors(401, 403, 409, 422)},
     operation_id="list_notes",
     url_name="list_notes",
 )

@@ -28,7 +28,7 @@ router = Router(tags=["recall"])
 
 @router.get(
     "/recall",
-    response={200: RecallOut, **errors(401, 403, 422)},
+    response={200: RecallOut, **errors(401, 403, 409, 422)},
     operation_id="recall",
     url_name="recall",
 )
@@ -59,7 +59,7 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
 
 @router.get(
     "/prompt",
-    response={200: PromptOut, **errors(401, 403, 422)},
+    response={200: PromptOut, **errors(401, 403, 409, 422)},
     operation_id="prompt_section",
     url_name="prompt_section",
 )
@@ -88,7 +88,7 @@ def prompt_section(request: HttpRequest, room: Header[ContextHeaders], params: Q
 
 @router.post(
     "/prompt/changes",
-    response={200: ChangesOut, **errors(400, 401, 403, 413, 422)},
+    response={200: ChangesOut, **errors(400, 401, 403, 409, 413, 422)},
     operation_id="prompt_changes",
     url_name="prompt_changes",
 )

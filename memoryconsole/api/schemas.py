@@ -91,7 +91,8 @@ class ContextHeaders(Schema):
         "",
         alias="X-Person",
         pattern=f"^({PERSON_PATTERN})?$",
-        description="The person's username. Required in direct rooms; ignored elsewhere.",
+        description="The person the bot is talking with, as registered (any case). Required in "
+        "direct rooms; when named, they must be registered and linked to the bot.",
     )
     projects: str = Field(
         "",
@@ -99,6 +100,13 @@ class ContextHeaders(Schema):
         pattern=_PROJECT_LIST,
         description=f"Up to {MAX_PROJECTS} comma-separated project slugs in play; the bot must "
         "have joined them.",
+    )
+    ticket: str = Field(
+        "",
+        alias="X-Room-Ticket",
+        pattern=r"^[\x21-\x7e]{0,200}$",
+        description="A room ticket signed by the chat platform (`v1.<expires>.<signature>`); "
+        "required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise.",
     )
 
     @property

@@ -12,6 +12,7 @@ from memoryconsole.web.presenters import TAB_LABELS
 from memstore.access import MAX_PROJECTS
 from memstore.console.authoring import FactFields
 from memstore.console.facts import IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
+from memstore.console.people import PEOPLE_ACTIONS
 from memstore.learning.activity import KINDS
 from memstore.markdown import MAX_TEXT_CHARS
 from memstore.vocabulary import (
@@ -20,6 +21,7 @@ from memstore.vocabulary import (
     PERSON_PATTERN,
     ROOM_KINDS,
     ROOM_PATTERN,
+    SLUG_PATTERN,
     TIERS,
     VISIBILITIES,
     anchored,
@@ -230,3 +232,14 @@ class NoteVersionForm(forms.Form):
     """Which earlier version of a note to restore."""
 
     version = forms.RegexField(regex=r"^\d{8}T\d{12}Z$")
+
+
+class PeopleChangeForm(forms.Form):
+    """One change on the people page: register, link or unlink a person, add or remove an
+    editor, reset a room (the fields the action needs; names checked again by memstore)."""
+
+    action = forms.ChoiceField(choices=_choices(PEOPLE_ACTIONS))
+    person = forms.RegexField(regex=anchored(PERSON_PATTERN), required=False)
+    bot = forms.RegexField(regex=anchored(SLUG_PATTERN), required=False)
+    user = forms.CharField(required=False, max_length=150)
+    room = forms.RegexField(regex=anchored(ROOM_PATTERN), required=False)

@@ -1,6 +1,6 @@
-"""Console URLs: login, home, the always-on notes, workspace health, and a bot's pages (facts,
-edits, history, fact versions, as of a date, clear, prompt preview, learning, files, About me,
-links, health, proposals)."""
+"""Console URLs: login, home, the always-on notes, workspace health, people (staff), and a
+bot's pages (facts, edits, history, fact versions, as of a date, clear, prompt preview, learning,
+files, About me, links, health, proposals)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
@@ -12,6 +12,7 @@ from memoryconsole.web.views import (
     home,
     notes,
     pages,
+    people,
     provenance,
     review,
     rows,
@@ -67,6 +68,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", home.home_page, name="home"),
     path("search/", search.search_page, name="search"),
+    path("people/", people.people_page, name="people"),
     path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
     path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
     path("notes/you/", notes.about_you_page, name="about_you"),

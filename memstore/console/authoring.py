@@ -59,6 +59,7 @@ def console_fact_add(*, viewer: Viewer, bot: str, scope: Scope, fields: FactFiel
     """Save a new fact in the bot's shard of a scope the person may see."""
     if not viewer.may_see(scope):
         raise NotAllowed("That is another person's user memory.")
+    viewer.check_editor(bot)
     stored = fact_remember(
         shard=scope.shard(bot),
         text=fields.text,
@@ -76,6 +77,7 @@ def console_fact_update(
 ) -> FactRow:
     """Change every field of a fact; EditConflict (with the current text) if it changed."""
     shard = shard_of_file(viewer, file)
+    viewer.check_editor(shard.bot)
     location = locate(file)
     try:
         current = console_fact_get(viewer=viewer, file=file, fact_id=fact_id).fact

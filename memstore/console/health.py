@@ -37,6 +37,7 @@ def console_health_fix(
     *, viewer: Viewer, action: str, shard: str, fact_id: str, keep_shard: str = "", keep: str = ""
 ) -> int:
     """Apply one fix as this person; returns fact lines changed."""
+    viewer.check_editor(_shard(viewer, shard).bot)
     fact = fact_in_shard(shard=_shard(viewer, shard), fact_id=fact_id)
     other = fact_in_shard(shard=_shard(viewer, keep_shard), fact_id=keep) if keep else None
     return health_fix(action=action, fact=fact, other=other, by=viewer.person, via="console")
@@ -92,6 +93,7 @@ def console_proposal_decide(
         raise FactNotFound("No such proposal.")
     if not viewer.may_see(Scope(*proposal.scope_key.split(":", 1))):  # type: ignore[arg-type]
         raise NotAllowed("That proposal is about another person's user memory.")
+    viewer.check_editor(bot)
     return proposal_decide(proposal_id=proposal_id, accept=accept, by=viewer.person, bots=[bot])
 
 

@@ -167,6 +167,7 @@ def proposals_decide(
     excluded topic) stops at that proposal and is raised, the ones before it stay decided."""
     if text is not None and len(keys) != 1:
         raise InvalidFact("Edit one proposal at a time.")
+    viewer.check_editor(bot)
     done = 0
     for key in keys:
         source, _, ref = key.partition(":")

@@ -1,6 +1,7 @@
 """The console's writes: as the person (`by=<username>`, `via=console`), only in scopes they may
-see (an erase reaches as far as `erase_reach` says), through the ordinary services (lock,
-atomic write, history, re-sync).
+see and only in bots they may edit (staff, or editors staff named: `Viewer.check_editor`;
+an erase reaches as far as `erase_reach` says), through the ordinary services (lock, atomic
+write, history, re-sync).
 
 A refused write (a secret in shared memory, text too long…) is recorded in the failure log by the
 services themselves, so it shows on the home page; a conflict with a concurrent hand edit is not
@@ -36,8 +37,10 @@ def console_fact_edit(
     *, viewer: Viewer, file: str, fact_id: str, text: str, expected_text: str
 ) -> FactRow:
     """Replace a fact's text in place; EditConflict (with the current text) if it changed."""
+    shard = shard_of_file(viewer, file)
+    viewer.check_editor(shard.bot)
     stored = fact_edit(
-        shard=shard_of_file(viewer, file),
+        shard=shard,
         fact_id=fact_id,
         text=text,
         expected_text=expected_text,
@@ -60,6 +63,7 @@ class Removal:
 def console_fact_forget(*, viewer: Viewer, file: str, fact_id: str) -> Removal:
     """Remove a fact from the shard holding this file (every copy in that shard)."""
     shard = shard_of_file(viewer, file)
+    viewer.check_editor(shard.bot)
     changes = fact_forget(shards=[shard], fact_id=fact_id, by=viewer.person, via="console")
     fact = parse_line(changes[0].line)
     text = fact.body if fact else changes[0].line
@@ -97,6 +101,9 @@ def console_fact_erase(*, viewer: Viewer, file: str, fact_id: str) -> Erased:
     """Remove every copy of this file's fact within the person's reach (`erase_reach`) and leave
     no trace of its text there: history tombstoned, embedding dropped, records redacted."""
     row = console_fact_get(viewer=viewer, file=file, fact_id=fact_id)
+    shard = shard_of_file(viewer, file)
+    if not (shard.scope.kind == "user" and shard.scope.name == viewer.person):
+        viewer.check_editor(shard.bot)  # a person may always erase what is known about them
     reach, kind = erase_reach(viewer=viewer, file=file)
     erasure = fact_erase(reach=reach, fact_id=fact_id, by=viewer.person, via="console")
     return Erased(
@@ -114,6 +121,7 @@ def console_fact_undo(*, viewer: Viewer, file: str, fact_id: str) -> FactRow:
     """Put back the newest removal of this fact in the file's shard (from every file it left);
     the row of the first copy put back."""
     shard = shard_of_file(viewer, file)
+    viewer.check_editor(shard.bot)
     page = shard_history_page(
         root=memory_root(), shard=shard, limit=_UNDO_WINDOW, removed_only=True
     )
@@ -129,6 +137,7 @@ def console_fact_restore(*, viewer: Viewer, shard: Shard, offset: int) -> Stored
     """Restore the fact removed by the change at this byte offset of a shard's history."""
     if not viewer.may_see(shard.scope):
         raise NotAllowed("That is another person's user memory.")
+    viewer.check_editor(shard.bot)
     change = change_at(root=memory_root(), shard=shard, offset=offset)
     if change is None or change.op != "remove":
         raise InvalidFact("That history entry is not a removal that can be restored.")
@@ -170,6 +179,7 @@ def _now() -> str:
 def console_memory_clear(*, viewer: Viewer, bot: str) -> Cleared:
     """Remove every fact of a bot's own memory as this person."""
     check_slug(bot)
+    viewer.check_editor(bot)
     since = _now()
     removed = memory_clear(bot=bot, by=viewer.person, via="console")
     return Cleared(bot=bot, removed=removed, since=since, until=_now())
@@ -196,6 +206,7 @@ def console_batch_undo(*, viewer: Viewer, shards: list[Shard], since: str, until
     for shard in shards:
         if not viewer.may_see(shard.scope):
             raise NotAllowed("That is another person's user memory.")
+        viewer.check_editor(shard.bot)
         for change in history_read(memory_root(), shard):
             if change.op != "remove" or not (since <= change.at <= until):
                 continue
@@ -226,6 +237,8 @@ class Removed:
 def console_facts_forget(*, viewer: Viewer, refs: list[tuple[str, str]]) -> Removed:
     """Remove several facts (file, fact id), each from the shard holding its file."""
     shards = [shard_of_file(viewer, file) for file, _ in refs]
+    for bot in {shard.bot for shard in shards}:
+        viewer.check_editor(bot)
     since, count = _now(), 0
     for shard, (_, fact_id) in zip(shards, refs, strict=True):
         try:

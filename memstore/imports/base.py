@@ -18,11 +18,13 @@ from pathlib import Path
 from django.utils import timezone
 
 from memstore.access import Context, writable_shard
-from memstore.actions import bot_remember, call_context
+from memstore.actions import bot_remember
 from memstore.content import content_check
 from memstore.errors import MemstoreError
 from memstore.markdown import TAGS, make_fact
-from memstore.selectors import fact_find
+from memstore.models import Bot
+from memstore.people import person_add, person_link
+from memstore.selectors import context_build, fact_find
 from memstore.vocabulary import Tier, WritableScopeKind
 
 IMPORT_ROOM = "import"
@@ -155,14 +157,21 @@ def _would_exist(ctx: Context, item: Item, meta: dict[str, object]) -> bool:
 
 def _context(bot: str, item: Item, contexts: dict[tuple, Context]) -> Context:
     # An import acts as the bot in a room of its own: a direct room with the person for user
-    # memory, a routine room with the project in play for project memory.
+    # memory, a routine room with the project in play for project memory. It is staff's
+    # command, not a bot's call (no ticket, no room binding); it registers the people it
+    # imports memory about and links them to the bot (the people registry's importer).
     key = (item.scope, item.person, item.project)
     if key not in contexts:
-        contexts[key] = call_context(
+        person = None
+        if item.scope == "user" and item.person:
+            person = person_add(name=item.person, exist_ok=True).name
+            if Bot.objects.filter(slug=bot).exists():
+                person_link(person=person, bot=bot)
+        contexts[key] = context_build(
             bot=bot,
             room_id=IMPORT_ROOM,
             room_kind="direct" if item.scope == "user" else "routine",
-            person=item.person if item.scope == "user" else None,
+            person=person,
             projects=[item.project] if item.project else [],
         )
     return contexts[key]

@@ -2,6 +2,7 @@
 
 `index` mirrors the Markdown files and may be dropped and rebuilt at any time.
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
+`people` is the people registry: people, bot links, room bindings, console editors.
 `vectors` caches embeddings by fact identity; it survives rebuilds.
 `links` indexes the links between facts (rebuilt from files like `index`).
 `upkeep` counts fact usage and keeps upkeep and synthesis proposals (not rebuilt).
@@ -13,6 +14,7 @@ from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.links import Link
+from memstore.models.people import BotEditor, Person, PersonLink, RoomBinding
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 from memstore.models.review import ProposalReview
 from memstore.models.upkeep import FactUsage, Proposal
@@ -20,6 +22,7 @@ from memstore.models.vectors import Embedding
 
 __all__ = [
     "Bot",
+    "BotEditor",
     "BotToken",
     "Embedding",
     "Exchange",
@@ -29,9 +32,12 @@ __all__ = [
     "LearningEvent",
     "Link",
     "MemoryFile",
+    "Person",
+    "PersonLink",
     "PersonSettings",
     "ProjectMember",
     "Proposal",
     "ProposalReview",
+    "RoomBinding",
     "TokenUsage",
 ]

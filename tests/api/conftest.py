@@ -3,6 +3,7 @@
 
 import pytest
 
+from memstore.people import person_add, person_link
 from memstore.registry import bot_create, project_join
 from memstore.tokens import token_create
 from tests.helpers import BotClient
@@ -10,11 +11,14 @@ from tests.helpers import BotClient
 
 @pytest.fixture
 def tokens(db) -> dict[str, str]:
-    """Bots `a` and `b`, both in project apollo (neither in zeus), with one token each."""
+    """Bots `a` and `b`, both in project apollo (neither in zeus), with one token each; both
+    may act for the registered person alice."""
     result = {}
+    person_add(name="alice")
     for slug in ("a", "b"):
         bot_create(slug=slug, display_name=slug.upper())
         project_join(bot=slug, project="apollo")
+        person_link(person="alice", bot=slug)
         result[slug] = token_create(bot=slug, name="tests").token
     return result
 

@@ -184,7 +184,7 @@ def test_idempotency_keys_belong_to_one_bot(memory_root, tokens):
 
 
 def test_a_failed_call_is_not_replayed(memory_root, bot_a):
-    group = BotClient(token=bot_a.token, room_kind="group")
+    group = BotClient(token=bot_a.token, room_id="team", room_kind="group")
     assert (
         group.post("/facts", {"text": "x", "scope": "user"}, HTTP_IDEMPOTENCY_KEY="k").status == 403
     )
@@ -196,7 +196,7 @@ def test_a_failed_call_is_not_replayed(memory_root, bot_a):
 def test_group_room_call_marks_the_bot_as_in_groups(memory_root, bot_a):
     bot_a.get("/facts")
     assert not Bot.objects.get(slug="a").in_groups
-    BotClient(token=bot_a.token, room_kind="group").get("/facts")
+    BotClient(token=bot_a.token, room_id="team", room_kind="group").get("/facts")
     assert Bot.objects.get(slug="a").in_groups
     assert bot_a.get("/me").body["in_groups"] is True
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from memstore.people import person_add, person_link
 from memstore.registry import bot_create, project_join
 from memstore.tokens import token_create
 
@@ -24,6 +25,8 @@ def guide_client() -> dict:
 def scout(transactional_db, live_server, memory_root):
     bot_create(slug="scout")
     project_join(bot="scout", project="apollo")
+    person_add(name="alice")
+    person_link(person="alice", bot="scout")
     token = token_create(bot="scout").token
     client = guide_client()
     memory = client["Memory"](

@@ -1,13 +1,18 @@
-"""The authorization matrix (SPEC §6): every operation × room kind × scope × own/other bot.
+"""The authorization matrix (SPEC §6): every operation × room kind × scope × own/other bot, and
+every operation × a call a bot can't forge (person, link, room binding, legacy room shard).
 
 Bot `a` calls; bot `b` is the other bot. Both joined project apollo; neither joined zeus (a still
-has an old shard there). Every scope holds one fact written by each bot, with its own code word.
-Each case asserts the status, what the answer shows, and which files changed: exactly the
-caller's own shard when allowed, nothing at all when refused.
+has an old shard there). Both may act for alice; carol is registered but linked to b only.
+Every scope holds one fact written by each bot, with its own code word. Each case asserts the
+status, what the answer shows, and which files changed: exactly the caller's own shard when
+allowed, nothing at all when refused. Room tickets are tests/api/test_tickets.py.
 """
 
 import pytest
 
+from memstore.failures import failures_recent
+from memstore.models import Bot, Person, RoomBinding
+from memstore.people import person_add, person_link
 from tests.helpers import BotClient, synced, tree, write_facts
 
 KINDS = ["direct", "group", "routine", "bot", "event"]
@@ -282,3 +287,139 @@ def _fact_id(text: str) -> str:
     from memstore.markdown import fact_identity
 
     return fact_identity(text)
+
+
+# --- calls a bot can't forge: every operation × every refusal -----------------------------------
+
+OPERATIONS = {
+    "remember": ("POST", "/facts", {"text": "Likes green tea"}),
+    "list": ("GET", "/facts", None),
+    "forget": ("POST", "/facts/forget", {"text": "The team mascot is a aardvark"}),
+    "edit": ("PATCH", f"/facts/{_fact_id('The team mascot is a aardvark')}", {"text": "x"}),
+    "delete": ("DELETE", f"/facts/{_fact_id('The team mascot is a aardvark')}", None),
+    "recall": ("GET", "/recall", None),
+    "prompt": ("GET", "/prompt", None),
+    "changes": ("POST", "/prompt/changes", {"previous": ""}),
+    "exchange": (
+        "POST",
+        "/exchanges",
+        {
+            "message": "Where is the offsite?",
+            "reply": "Lisbon.",
+            "message_id": "m1",
+            "reply_id": "m2",
+        },
+    ),
+}
+# (room id, kind, person) -> (status, code). Room dm-alice was first named as direct with alice,
+# and team as a group room, before each case.
+REFUSALS = {
+    "unknown person": (("dm-zed", "direct", "zed"), 403, "person_unknown"),
+    "unknown person, group room": (("team", "group", "zed"), 403, "person_unknown"),
+    "person not linked": (("dm-carol", "direct", "carol"), 403, "person_not_linked"),
+    "unlinked, other case": (("dm-carol", "direct", "CAROL"), 403, "person_not_linked"),
+    "direct room, other person": (("dm-alice", "direct", "dave"), 409, "room_conflict"),
+    "direct room called group": (("dm-alice", "group", ""), 409, "room_conflict"),
+    "group room called direct": (("team", "direct", "alice"), 409, "room_conflict"),
+    "group room called routine": (("team", "routine", ""), 409, "room_conflict"),
+}
+
+
+@pytest.fixture
+def registry(tokens, workspace):
+    person_add(name="carol")
+    person_link(person="carol", bot="b")
+    person_add(name="Dave")
+    person_link(person="dave", bot="a")
+    for room, kind in (("dm-alice", "direct"), ("team", "group")):
+        first = BotClient(token=tokens["b"], room_id=room, room_kind=kind, person="alice")
+        assert first.get("/facts").status == 200
+    Bot.objects.update(in_groups=False)
+    return synced_state()
+
+
+def synced_state() -> dict:
+    return {
+        "people": sorted(Person.objects.values_list("name", flat=True)),
+        "rooms": sorted(RoomBinding.objects.values_list("room_id", "kind", "person")),
+    }
+
+
+def call(token: str, operation: str, room: str, kind: str, person: str):
+    method, path, body = OPERATIONS[operation]
+    client = BotClient(token=token, room_id=room, room_kind=kind, person=person)
+    query = {"query": "mascot"} if operation == "recall" else {}
+    return client.call(method, path, body, **query)
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+@pytest.mark.parametrize("refusal", REFUSALS)
+def test_a_forged_call_is_refused_and_changes_nothing(
+    memory_root, tokens, workspace, registry, operation, refusal
+):
+    (room, kind, person), status, code = REFUSALS[refusal]
+    answer = call(tokens["a"], operation, room, kind, person)
+    assert (answer.status, answer.body["code"]) == (status, code), answer.body
+    assert tree(memory_root) == workspace  # no folder for zed, no write anywhere
+    assert synced_state() == registry  # nobody registered, no room bound or re-bound
+    assert not Bot.objects.get(slug="a").in_groups
+    [failure] = failures_recent(root=memory_root, limit=1)  # recorded like every refusal
+    assert (failure.bot, failure.op, failure.code) == ("a", "call", code)
+
+
+@pytest.mark.parametrize("spelling", ["alice", "Alice", "ALICE"])
+def test_a_person_is_one_person_whatever_the_case(memory_root, tokens, workspace, spelling):
+    client = BotClient(token=tokens["a"], room_id="dm-alice", person=spelling)
+    answer = client.post("/facts", {"text": "Prefers tea", "scope": "user"})
+    assert answer.status == 201, answer.body
+    assert answer.body["scope_name"] == "alice"
+    assert answer.body["file"].startswith("users/alice/memory/by-agent/a/")
+    assert sorted(p.name for p in (memory_root / "users").iterdir()) == ["alice"]
+    # The room is bound to the canonical person, so another spelling is the same room.
+    again = BotClient(token=tokens["a"], room_id="dm-alice", person="aLiCe").get("/facts")
+    assert again.status == 200
+
+
+def test_the_first_call_binds_the_room_and_a_reset_frees_it(memory_root, tokens, workspace):
+    from memstore.rooms import room_reset
+
+    person_add(name="dave")
+    person_link(person="dave", bot="a")
+    direct = BotClient(token=tokens["a"], room_id="dm-1", person="alice")
+    assert direct.get("/facts").status == 200
+    dave = BotClient(token=tokens["a"], room_id="dm-1", person="dave")
+    assert dave.get("/facts").body["code"] == "room_conflict"
+    # Another bot naming the room gets the same answer: bindings are workspace-wide.
+    assert (
+        BotClient(token=tokens["b"], room_id="dm-1", room_kind="group").get("/facts").status == 409
+    )
+    assert room_reset(room_id="dm-1")
+    assert dave.get("/facts").status == 200
+    assert direct.get("/facts").status == 409
+
+
+def test_legacy_room_memory_is_read_only_by_bots_holding_a_shard(memory_root, tokens, workspace):
+    from memstore.registry import bot_create
+    from memstore.tokens import token_create
+
+    bot_create(slug="c")
+    c = BotClient(token=token_create(bot="c").token, room_kind="group", person="")
+    for answer in (c.get("/facts", limit=200), c.get("/recall", query=WORD["own", "room"])):
+        assert answer.status == 200
+        assert text_of("own", "room") not in {item["text"] for item in answer.body["items"]}
+    refused = c.get("/facts", scope="room")
+    assert (refused.status, refused.body["code"]) == (403, "forbidden")
+    # a holds a shard in r1: it reads the room's merged legacy memory, b's copy included.
+    a = BotClient(token=tokens["a"], room_kind="group", person="", projects="apollo")
+    assert text_of("other", "room") in {
+        i["text"] for i in a.get("/facts", scope="room").body["items"]
+    }
+
+
+def test_only_an_answered_group_call_marks_the_bot_in_groups(memory_root, tokens, workspace):
+    group = BotClient(token=tokens["a"], room_id="team", room_kind="group", person="")
+    assert group.post("/facts", {"text": "Alice likes jazz", "scope": "user"}).status == 403
+    assert group.get("/facts", scope="project", project="zeus").status == 403
+    assert not Bot.objects.get(slug="a").in_groups
+    assert group.get("/facts").status == 200
+    assert Bot.objects.get(slug="a").in_groups

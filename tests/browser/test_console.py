@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from memstore.people import editor_add
 from tests.helpers import day, write_memory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -26,6 +27,7 @@ def setup(memory_root, django_user_model, settings):
     write_memory(
         memory_root, "users/ann/memory/by-agent/ava/profile.md", f"- ({day(9)}) Ann likes tea"
     )
+    editor_add(username="ann", bot="ava")  # ann is not staff: she changes ava as its editor
     return memory_root
 
 

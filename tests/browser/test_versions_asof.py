@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memstore.people import editor_add
 from tests.helpers import day, write_memory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -22,6 +23,7 @@ def setup(memory_root, django_user_model, settings):
         f"- ({day(40)}) Plans offsites and budgets for the Lisbon team",
         f"- ({day(3)}) Prefers rooftop venues for team dinners",
     )
+    editor_add(username="ann", bot="ava")  # ann is not staff: she changes ava as its editor
     return memory_root
 
 

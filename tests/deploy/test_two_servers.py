@@ -23,6 +23,7 @@ from memstore import embeddings, markdown
 from memstore.locks import bot_lock
 from memstore.models import Exchange
 from memstore.paths import locate
+from memstore.people import person_add, person_link
 from memstore.registry import bot_create, project_join
 from memstore.tokens import token_create
 from tests.deploy.processes import (
@@ -65,9 +66,11 @@ def start(root: Path, logs: Path, *, worker: bool, model: FakeModel) -> Deployme
     # With the worker: recall by words (the model would add load time to every process, not
     # coverage). Without: the bundled model, loaded by a server process on its first recall.
     tokens = {}
+    person_add(name="alice", exist_ok=True)
     for slug in ("a", "b"):
         bot_create(slug=slug)
         project_join(bot=slug, project="apollo")
+        person_link(person="alice", bot=slug)  # both bots act for alice (the people registry)
         tokens[slug] = token_create(bot=slug, name="deploy").token
     env = {
         "DATABASE_URL": database_url(),

@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from memstore.people import person_add, person_link
 from memstore.registry import bot_create, project_join
 from memstore.tokens import token_create
 
@@ -21,6 +22,8 @@ GROUP = {"room_id": "team", "room_kind": "group"}
 def scout_token(transactional_db, memory_root) -> str:
     bot_create(slug="scout")
     project_join(bot="scout", project="apollo")
+    person_add(name="alice")  # the registered person scout may act for
+    person_link(person="alice", bot="scout")
     return token_create(bot="scout").token
 
 

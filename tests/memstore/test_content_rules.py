@@ -19,6 +19,7 @@ from memstore.learning.pipeline import exchange_learn
 from memstore.markdown import fact_identity
 from memstore.models import PersonSettings
 from memstore.paths import Scope
+from memstore.people import editor_add, person_add, person_link
 from memstore.registry import bot_create
 from memstore.tokens import token_create
 from tests.helpers import BotClient, FakeModel, direct, ok
@@ -51,9 +52,13 @@ def learning(settings):
 
 
 @pytest.fixture
-def alice(db):
+def alice(db, tokens):
+    """alice: a console account, the registered person bot a acts for, and a's editor."""
     user = get_user_model().objects.create_user("alice", password="pw-alice-1234")
     PersonSettings.objects.create(user=user, excluded_topics=["health"])
+    person_add(name="alice", username="alice")
+    person_link(person="alice", bot="a")
+    editor_add(username="alice", bot="a")
     return user
 
 

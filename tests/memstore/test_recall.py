@@ -230,7 +230,7 @@ def test_scopes_follow_the_room(memory_root, words_only):
         projects=("acme",),
         joined=frozenset({"acme"}),
     )
-    group = Context(bot="ada", room=Room("team", "group"))
+    group = Context(bot="ada", room=Room("team", "group"), room_shard=True)  # ada wrote there
     assert sorted(texts(recall_search(ctx=direct, query="Lisbon"))) == [
         "Acme office in Lisbon",
         "Alice lives in Lisbon",

@@ -3,6 +3,7 @@ Markdown files, the way a bot or a person would leave them on disk."""
 
 import pytest
 
+from memstore.people import editor_add
 from tests.helpers import day, write_memory
 
 
@@ -70,7 +71,10 @@ def workspace(memory_root, people):
 
 
 @pytest.fixture
-def ann(client, people):
+def ann(client, people, workspace):
+    """ann logged in, made an editor of ava and ben by staff (so she may change them)."""
+    for bot in ("ava", "ben"):
+        editor_add(username="ann", bot=bot)
     client.force_login(people["ann"])
     return client
 

@@ -2,6 +2,7 @@
 services, hand the result to the presenters, render.
 
     home      the bots, recent changes and what failed
+    people    the people registry, bot links, editors and rooms (staff)
     facts     a bot's memory page and clearing it
     rows      one fact row: show, edit, delete, undo
     history   a bot's changes, and restoring a removed fact

@@ -15,11 +15,18 @@ from memoryconsole.web.errors import ERROR_FRAGMENT, console_errors
 from memstore.console.facts import bot_exists
 from memstore.console.viewer import Viewer
 from memstore.errors import InvalidName, UnknownBot
+from memstore.people import console_account
 
 
 def viewer_of(request: HttpRequest) -> Viewer:
-    """The person looking, as the console's selectors know them."""
-    return Viewer(person=request.user.get_username(), staff=request.user.is_staff)
+    """The person looking, as the console's selectors know them (once per request): their
+    registered person name, staff or not, and the bots they are an editor of."""
+    cached = getattr(request, "_viewer", None)
+    if cached is None:
+        person, editor_of = console_account(username=request.user.get_username())
+        cached = Viewer(person=person, staff=request.user.is_staff, editor_of=editor_of)
+        request._viewer = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def wants_partial(request: HttpRequest) -> bool:

@@ -42,6 +42,7 @@ def bot_page(request, bot: str):
     query = FactQueryForm(request.GET).query()
     tabs = None if wants_partial(request) else bot_tabs(bot=bot, viewer=viewer)
     context = {"bot": bot, "here": "memory", "urls": fact_urls(bot), "query": query}
+    context["can_edit"] = viewer.may_edit(bot)
     context["bot_url"] = request.path
     context["back_url"] = request.get_full_path()
     if query.q.strip():
@@ -52,7 +53,7 @@ def bot_page(request, bot: str):
         context |= {
             "tabs": presenters.tab_views(tabs),
             "scopes": presenters.scope_choices(context.pop("scopes_shown")),
-            "show_clear": query.tab == "own",
+            "show_clear": query.tab == "own" and viewer.may_edit(bot),
             "undo_clear": _undo_offer(request, bot),
             "filters_open": bool(
                 query.scope or query.tier or query.type or query.month or query.importance

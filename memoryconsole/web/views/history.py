@@ -32,6 +32,7 @@ def history_page(request, bot: str):
     context = {
         "bot": bot,
         "here": "history",
+        "can_edit": viewer.may_edit(bot),
         "rows": presenters.history_rows(page.items),
         "older_url": url_with(request, before=page.before) if page.has_more else "",
         "shard": shard_key(shard),
@@ -68,6 +69,7 @@ def fact_versions_page(request, bot: str):
         "bot": bot,
         "here": "memory",
         "current": found.current,
+        "can_edit": viewer_of(request).may_edit(found.current.fact.shard_bot),
         "versions": presenters.version_rows(found.versions),
     }
     return render(request, "web/versions.html", context)

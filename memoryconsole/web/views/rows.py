@@ -51,7 +51,13 @@ def _fact_ref(data) -> tuple[str, str]:
 
 
 def _row_response(request, bot: str, part: str, context_in: dict, status: int = 200):
-    context = {"bot": bot, "part": part, "urls": fact_urls(bot), "max_chars": MAX_TEXT_CHARS}
+    context = {
+        "bot": bot,
+        "part": part,
+        "urls": fact_urls(bot),
+        "max_chars": MAX_TEXT_CHARS,
+        "can_edit": viewer_of(request).may_edit(bot),
+    }
     context |= context_in
     template = f"web/bot.html#{part}" if request.htmx else "web/fact.html"
     return render(request, template, context, status=status)
