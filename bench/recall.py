@@ -28,7 +28,7 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import VAR, bench_database, django_start, log, p95_ms
+from bench._workspace import VAR, bench_database, django_start, log, p95_ms, vectors_composed
 
 BENCH_DB = "memstore_bench_recall"
 
@@ -248,7 +248,7 @@ def questions(rng: random.Random, n: int) -> list[str]:
     return out
 
 
-def prepare(layout: str, facts: int) -> dict:
+def prepare(layout: str, facts: int, composed: bool = False) -> dict:
     """Files, index and vectors for a layout, reusing whatever an earlier run left."""
     from django.db import connection
 
@@ -276,6 +276,9 @@ def prepare(layout: str, facts: int) -> dict:
         report = index_rebuild()
         log(f"[{layout}] indexed {report.facts:,} facts in {time.perf_counter() - start:.1f} s")
     embedder = embedder_current()
+    if embedder is not None and composed:
+        n = vectors_composed(embedder, PEOPLE + ACTIONS + THINGS + WHEN)
+        log(f"[{layout}] stored {n:,} composed vectors")
     if embedder is not None:
         by_id = dict(Fact.objects.values_list("fact_id", "text"))
         ids = sorted(by_id)
@@ -373,6 +376,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--layout", choices=["team", "solo", "both"], default="both")
+    parser.add_argument(
+        "--composed-vectors",
+        action="store_true",
+        help="compose fact vectors from embedded template parts (seconds, not an hour; timing only)",
+    )
     args = parser.parse_args(argv)
 
     bench_database(BENCH_DB)
@@ -380,7 +388,7 @@ def main(argv: list[str]) -> None:
     layouts = ["team", "solo"] if args.layout == "both" else [args.layout]
     results = {}
     for layout in layouts:
-        spec = prepare(layout, args.facts)
+        spec = prepare(layout, args.facts, args.composed_vectors)
         results[layout] = measure(spec, args.runs, args.queries)
 
     print(

@@ -24,7 +24,8 @@ from memstore.paths import Scope
 from memstore.ranking import RANK_ORDER_FIELDS, merge_newest
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
-from memstore.recall.lexical import lexical_search, lexical_terms
+from memstore.recall.lexical import Term, lexical_search, lexical_terms
+from memstore.recall.query_vectors import query_vector_start
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
 
@@ -64,20 +65,25 @@ def recall_search(
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
     scopes = readable_scopes(ctx)
+    # The query is embedded on another thread while the sync and the term lookup run here.
+    pending = query_vector_start(embedder, query) if embedder is not None else None
+    index_sync(scopes=scopes)
+    terms = lexical_terms(query) if used != "semantic" else []
     vector = None
-    if embedder is not None:
+    if pending is not None:
         try:
-            vector = embedder.embed_query(query)
+            vector = pending.result()
         except Exception:
             # A remote embedding endpoint that is down must not take recall down with it.
             logger.exception("query embedding failed; searching by words only")
             used, note = "lexical", _MODEL_FAILED
-    index_sync(scopes=scopes)
+            terms = terms or lexical_terms(query)
     dense = _dense(scopes, vector, embedder, include_hidden) if vector is not None else []
     lexical: list[fusion.Ranked] = []
     matched = len({hit.fact_id for hit in dense})
+    loaded: dict[int, StoredFact] | None = None
     if used != "semantic":
-        lexical, matched = _lexical(scopes, query, dense, include_hidden)
+        lexical, matched, loaded = _lexical(scopes, terms, dense, include_hidden)
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
@@ -88,7 +94,8 @@ def recall_search(
         return replace(result, note=" ".join(filter(None, [note, result.note])))
     order = [f.pk for f in fused]
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
-    items = _budgeted(_rows(order[: limit + 10]), order, limit)
+    # The lexical query loaded every candidate of either side; semantic-only loads them here.
+    items = _budgeted(loaded if loaded is not None else _rows(order[: limit + 10]), order, limit)
     return RecallResult(
         items=items,
         more=max(matched, len(fused)) - len(items),
@@ -113,12 +120,13 @@ def _dense(scopes: list[Scope], vector, embedder, include_hidden: bool) -> list[
 
 
 def _lexical(
-    scopes: list[Scope], query: str, dense: list[fusion.Ranked], include_hidden: bool
-) -> tuple[list[fusion.Ranked], int]:
-    # The dense hits ride along so `matched` counts facts found either way.
+    scopes: list[Scope], terms: list[Term], dense: list[fusion.Ranked], include_hidden: bool
+) -> tuple[list[fusion.Ranked], int, dict[int, StoredFact]]:
+    # The dense hits ride along so `matched` counts facts found either way, and so the same
+    # round trip loads every row fusion can pick.
     found = lexical_search(
         scopes=scopes,
-        terms=lexical_terms(query),
+        terms=terms,
         limit=CANDIDATES,
         include_hidden=include_hidden,
         also=[hit.pk for hit in dense],
@@ -126,7 +134,7 @@ def _lexical(
     ranked = [
         fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
     ]
-    return ranked, found.matched
+    return ranked, found.matched, found.rows
 
 
 def _cosine_floor(model: str) -> float:

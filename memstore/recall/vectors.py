@@ -383,8 +383,12 @@ def _ann_search(
 
 
 def vectors_cache_clear() -> None:
-    """Forget every cached scope matrix in this process (tests, after a model change)."""
+    """Forget every cached scope matrix and query vector in this process (tests, after a
+    model change)."""
+    from memstore.recall.query_vectors import query_vectors_clear
+
     with _cache_lock:
         _cache.clear()
+    query_vectors_clear()
     _storage_by_db.clear()
     _ann_ready.clear()
