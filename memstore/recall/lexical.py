@@ -49,23 +49,34 @@ class Term:
 def lexical_terms(query: str) -> list[Term]:
     """The search terms of a query: English stems, then exact terms for short acronyms and
     capitalised names the English configuration would drop (at most 32 in all)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {TERMS_SQL}", [query, exact_candidates(query)])
+        return terms_from(*cursor.fetchone())
+
+
+# The query's English lexemes, and which exact candidates the English configuration drops; two
+# columns, so a caller can select them beside something else (`recall_search` does).
+TERMS_SQL = (
+    "ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, %s)) ORDER BY lexeme),"
+    " ARRAY(SELECT DISTINCT t FROM unnest(%s::text[]) t"
+    " WHERE to_tsvector('english'::regconfig, t) = ''::tsvector ORDER BY 1)"
+)
+
+
+def exact_candidates(query: str) -> list[str]:
+    """Short acronyms and capitalised names of the query: exact terms if English drops them."""
     tokens = _TOKEN_RE.findall(query)
-    exact = [
+    return [
         token
         for i, token in enumerate(tokens)
         if 2 <= len(token) <= 3
         and (token.isupper() or any(c.isdigit() for c in token))
         or (i > 0 and token[:1].isupper() and token[1:].islower())
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, %s))"
-            " ORDER BY lexeme),"
-            " ARRAY(SELECT DISTINCT t FROM unnest(%s::text[]) t"
-            " WHERE to_tsvector('english'::regconfig, t) = ''::tsvector ORDER BY 1)",
-            [query, exact],
-        )
-        english, dropped = cursor.fetchone()
+
+
+def terms_from(english: list[str], dropped: list[str]) -> list[Term]:
+    """The search terms from TERMS_SQL's two columns (at most 32)."""
     terms = [Term("english", lexeme) for lexeme in english]
     terms += [Term("exact", word) for word in dropped]
     return terms[:MAX_TERMS]

@@ -6,6 +6,11 @@ facts (above the relevance floor) and the lexical side for facts sharing words, 
 match only when nothing matched at all. Results are capped at a count and a character budget;
 the answer says how many more matched. Hidden facts are left out unless a person asks
 (`include_hidden`, the console).
+
+Three statements for a warm search: the sync's stat check; the query's terms together with the
+searched scopes' versions; and the lexical ranking, which also loads every row either side can
+contribute. The query is embedded on another thread meanwhile (a recent query's vector is
+remembered, see `query_vectors`); the nearest vectors are found in this process.
 """
 
 import logging
@@ -24,9 +29,20 @@ from memstore.paths import Scope
 from memstore.ranking import RANK_ORDER_FIELDS, merge_newest
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
-from memstore.recall.lexical import Term, lexical_search, lexical_terms
+from memstore.recall.lexical import (
+    TERMS_SQL,
+    Term,
+    exact_candidates,
+    lexical_search,
+    terms_from,
+)
 from memstore.recall.query_vectors import query_vector_start
-from memstore.recall.vectors import embedder_current, vectors_search
+from memstore.recall.vectors import (
+    VERSIONS_SQL,
+    embedder_current,
+    vectors_search,
+    versions_parse,
+)
 from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
 
 logger = logging.getLogger(__name__)
@@ -68,7 +84,7 @@ def recall_search(
     # The query is embedded on another thread while the sync and the term lookup run here.
     pending = query_vector_start(embedder, query) if embedder is not None else None
     index_sync(scopes=scopes)
-    terms = lexical_terms(query) if used != "semantic" else []
+    terms, versions = _terms_and_versions(query, scopes, dense=pending is not None)
     vector = None
     if pending is not None:
         try:
@@ -77,8 +93,7 @@ def recall_search(
             # A remote embedding endpoint that is down must not take recall down with it.
             logger.exception("query embedding failed; searching by words only")
             used, note = "lexical", _MODEL_FAILED
-            terms = terms or lexical_terms(query)
-    dense = _dense(scopes, vector, embedder, include_hidden) if vector is not None else []
+    dense = _dense(scopes, vector, embedder, include_hidden, versions) if vector is not None else []
     lexical: list[fusion.Ranked] = []
     matched = len({hit.fact_id for hit in dense})
     loaded: dict[int, StoredFact] | None = None
@@ -105,13 +120,29 @@ def recall_search(
     )
 
 
-def _dense(scopes: list[Scope], vector, embedder, include_hidden: bool) -> list[fusion.Ranked]:
+def _terms_and_versions(
+    query: str, scopes: list[Scope], *, dense: bool
+) -> tuple[list[Term], dict[str, tuple] | None]:
+    """The query's search terms and, for a search by meaning, the scopes' versions: one
+    statement."""
+    keys = [[str(scope) for scope in scopes]] if dense else []
+    versions = f"({VERSIONS_SQL})" if dense else "NULL"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {TERMS_SQL}, {versions}", [query, exact_candidates(query), *keys])
+        english, dropped, found = cursor.fetchone()
+    return terms_from(english, dropped), versions_parse(found) if dense else None
+
+
+def _dense(
+    scopes: list[Scope], vector, embedder, include_hidden: bool, versions: dict | None
+) -> list[fusion.Ranked]:
     hits = vectors_search(
         scopes=scopes,
         query=vector,
         embedder=embedder,
         limit=CANDIDATES,
         include_hidden=include_hidden,
+        versions=versions,
     )
     return fusion.dense_floor(
         [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
