@@ -37,12 +37,8 @@ from memstore.recall.lexical import (
     terms_from,
 )
 from memstore.recall.query_vectors import query_vector_start
-from memstore.recall.vectors import (
-    VERSIONS_SQL,
-    embedder_current,
-    vectors_search,
-    versions_parse,
-)
+from memstore.recall.vectors import embedder_current, vectors_search
+from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
 
 logger = logging.getLogger(__name__)

@@ -27,7 +27,6 @@ Does not: match words, fuse or rank (see `lexical`, `fusion`), decide who may re
 pass scopes), or write index rows.
 """
 
-import json
 import logging
 import threading
 from collections import OrderedDict
@@ -43,6 +42,7 @@ from memstore.embeddings import Embedder, embedder_load
 from memstore.markdown import FactLine
 from memstore.models import Embedding, Fact
 from memstore.paths import Scope
+from memstore.recall.versions import versions_read
 
 logger = logging.getLogger(__name__)
 
@@ -188,32 +188,6 @@ _cache: OrderedDict[tuple[str, str, str], _ScopeMatrix] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-# Any change to a scope's files adds a file row (new id), deletes one (fewer rows) or records a
-# new stat or sync time for one, so a scope's tuple changes whenever its facts may have. Its
-# last item, the facts the files hold, is what `vectors_search` plans with. One JSON value, so
-# a caller can fold this into another statement (`recall_search` does) and parse it the same.
-VERSIONS_SQL = (
-    "SELECT coalesce(json_agg(json_build_array(scope_key, n, top, synced, mtimes, size, facts)"
-    " ORDER BY scope_key), '[]') FROM ("
-    " SELECT scope_key, count(*) AS n, max(id) AS top, max(synced_at)::text AS synced,"
-    " sum(mtime_ns)::text AS mtimes, sum(size)::text AS size,"
-    " coalesce(sum(fact_count), 0) AS facts"
-    " FROM memstore_memoryfile WHERE scope_key = ANY(%s) GROUP BY scope_key) v"
-)
-
-
-def versions_parse(value: list | str) -> dict[str, tuple]:
-    """Scope key -> version tuple, from the value VERSIONS_SQL selects."""
-    rows = json.loads(value) if isinstance(value, str) else value
-    return {row[0]: tuple(row[1:]) for row in rows}
-
-
-def _versions(keys: list[str]) -> dict[str, tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute(VERSIONS_SQL, [keys])
-        return versions_parse(cursor.fetchone()[0])
-
-
 def _refresh(
     embedder: Embedder, key: str, version: tuple, old: _ScopeMatrix | None
 ) -> _ScopeMatrix:
@@ -297,9 +271,9 @@ def vectors_search(
 ) -> list[VectorHit]:
     """The `limit` fact rows of these scopes nearest to the query vector, most similar first
     (ties: newer first, then by identity, scope, shard and file). `versions` (from
-    VERSIONS_SQL) saves the statement that reads them."""
+    `memstore.recall.versions`) saves the statement that reads them."""
     if versions is None:
-        versions = _versions([str(scope) for scope in scopes])
+        versions = versions_read([str(scope) for scope in scopes])
     searched = sum(version[-1] for version in versions.values())
     if searched >= ANN_MIN_FACTS and (share := _ann_share(embedder, searched)):
         # Ask for enough neighbours that about `limit` survive the filter to these scopes.
