@@ -8,11 +8,12 @@ the server only once they hold every thread (16 here), where the default `sync` 
 stalled by as many slow clients as it has processes (two). tests/test_gunicorn.py measures it.
 Behind a proxy that buffers requests (nginx does by default) slow clients never reach us.
 
-Preloading: the master imports the app and loads the embedding model (and runs it once) before
-it forks, so the workers share the model's pages and the first search after a start does not
-wait for the model (docs/benchmarks.md, "Model load and worker memory"). The master opens no
-database connection. Code changes then need a restart, not a HUP. Without preloading
-(`preload_app = False`), each worker loads the model as it starts, before it takes requests.
+Preloading: the master imports the app (Django, numpy, the code) before it forks, so the workers
+share those pages. The embedding model is not loaded there: an onnxruntime session made before
+a fork crashes the forked workers (SIGSEGV/SIGABRT, measured), so each worker loads the model and
+runs it once right after it starts, before it takes a request; the first search after a start
+then does not wait for the model (docs/benchmarks.md, "Model load and worker memory"). The
+master opens no database connection. Code changes need a restart, not a HUP.
 """
 
 worker_class = "gthread"
@@ -35,16 +36,9 @@ def _model_warm() -> None:
     embedder = embedder_current()
     if embedder is not None:
         embedder.embed_query("warm up")  # the first run allocates onnxruntime's buffers
-    connections.close_all()  # nothing opened here may be shared by forked workers
-
-
-def when_ready(server) -> None:
-    """In the master, after a preloaded app was imported and before any worker is forked."""
-    if server.cfg.preload_app:
-        _model_warm()
+    connections.close_all()  # the first request opens its own
 
 
 def post_worker_init(worker) -> None:
-    """In each worker without preloading, once it has loaded the app."""
-    if not worker.cfg.preload_app:
-        _model_warm()
+    """In each worker, once it has the app and before it serves: load and warm the model."""
+    _model_warm()
