@@ -1,10 +1,13 @@
-"""Query vectors for recall: computed beside the SQL, and remembered for repeated queries.
+"""Query vectors for recall: remembered for repeated queries, optionally computed beside the SQL.
 
 Owns: `query_vector_start`, which returns a future of a query's vector. A query embedded
-recently (same model, same text) is answered from a small per-process LRU cache; otherwise the
-embedding runs on a small thread pool, so the caller can run its SQL meanwhile (onnxruntime and
-an HTTP call both release the GIL). A vector is a function of the query text and the model
-alone (see memstore.embeddings), so a cached one is exactly what a fresh run would give.
+recently (same model instance, same text) is answered from a small per-process LRU cache. A
+vector is a function of the query text and the model alone (see memstore.embeddings), so a
+remembered one is exactly what a fresh run would give. With `BESIDE_SQL` the model runs on a
+small thread pool while the caller runs its SQL (onnxruntime and an HTTP call release the GIL);
+measured on the shared 2-core box (docs/benchmarks.md, issue 15) that was no faster at the median
+and slower at p95 (the thread and the caller's Python take turns on the GIL and the cores), so it
+is off: the model runs in the caller's thread.
 
 Does not: decide what to do when the model fails (the future raises; the caller falls back to
 words), store anything, or embed facts.
@@ -19,6 +22,8 @@ import numpy as np
 
 from memstore.embeddings import Embedder
 
+# Embed on a pool thread while the caller's SQL runs (True), or in the caller's thread (False).
+BESIDE_SQL = False
 CACHE_SIZE = 512  # queries per process (1.5 KB each with a 384-dim model)
 
 _pools: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked worker starts its own
@@ -37,6 +42,13 @@ def query_vector_start(embedder: Embedder, query: str) -> "Future[np.ndarray]":
     if vector is not None:
         done: Future[np.ndarray] = Future()
         done.set_result(vector)
+        return done
+    if not BESIDE_SQL:
+        done = Future()
+        try:
+            done.set_result(_embed(embedder, key))
+        except Exception as error:  # the caller falls back to words, as with a thread
+            done.set_exception(error)
         return done
     return _pool().submit(_embed, embedder, key)
 

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memstore.access import Context, Room
 from memstore.paths import Scope
-from memstore.recall import recall_search, search, vectors
+from memstore.recall import query_vectors, recall_search, search, vectors
 from memstore.recall.lexical import lexical_search, lexical_terms
 from tests.helpers import log
 
@@ -75,8 +75,16 @@ def test_the_same_query_twice_runs_the_model_once(counting):
     assert counting.queries == ["green tea"]
     recall_search(ctx=own(), query="golden retriever")
     assert counting.queries == ["green tea", "golden retriever"]
-    # The model ran beside the SQL, not on the request's thread.
-    assert threading.get_ident() not in counting.threads
+
+
+def test_beside_the_sql_the_model_runs_on_another_thread(counting, monkeypatch):
+    monkeypatch.setattr(query_vectors, "BESIDE_SQL", True)
+    inline = recall_search(ctx=own(), query="green tea")
+    assert counting.threads and threading.get_ident() not in counting.threads
+    monkeypatch.setattr(query_vectors, "BESIDE_SQL", False)
+    query_vectors.query_vectors_clear()
+    assert recall_search(ctx=own(), query="green tea").items == inline.items
+    assert counting.queries == ["green tea", "green tea"]
 
 
 def test_a_failed_embedding_is_not_remembered(counting, monkeypatch):
