@@ -156,6 +156,13 @@ PROMPT_BUDGETS = {
     "project": {"profile": (25, 2_500), "recent": (10, 1_500)},
 }
 RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)
+# A prompt that never waits (issue 11): reading memory for a prompt or a recall gives the sync
+# this many milliseconds (lock and statements included); past it, the answer comes from the
+# index as it stands ("stale") or without memory ("unavailable").
+MEMORY_READ_BUDGET_MS = env_number("MEMORY_READ_BUDGET_MS", 500)
+# Always-on notes (issue 11): at most this many characters each, and their share of the prompt.
+NOTE_MAX_CHARS = 1500
+NOTES_PROMPT_CHARS = env_number("NOTES_PROMPT_CHARS", 4500)
 
 # --- Learning (issue 6): the background learner ---------------------------------------------
 # LEARNING_BASE_URL  an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1
@@ -229,3 +236,20 @@ if HTTPS:
 
     AXES_CLIENT_IP_CALLABLE = _client_address
 # --- end of log-in throttling and HTTPS ----------------------------------------------------
+
+# --- Upkeep and synthesis (issue 13): memory that keeps itself clean --------------------------
+# UPKEEP_MODE       off (the default) | report (record proposals for the console) | write
+# UPKEEP_CRON       when the periodic job queues one upkeep pass per bot (procrastinate cron)
+# UPKEEP_STALE_DAYS a learned, low-importance fact unused this long is archived
+# UPKEEP_MAX_PAIRS  candidate contradiction pairs judged per bot per pass (model calls / 10)
+# SYNTHESIS_MODE    off (the default) | report | write; SYNTHESIS_MAX_FACTS facts shown per call
+# HEALTH_UNUSED_DAYS  the health report's "never used" age
+# Model calls go to the learning model and share LEARNING_DAILY_TOKENS.
+UPKEEP_MODE = env_choice("UPKEEP_MODE", "off", ("off", "report", "write"))
+UPKEEP_CRON = os.environ.get("UPKEEP_CRON", "17 3 * * *")
+UPKEEP_STALE_DAYS = env_number("UPKEEP_STALE_DAYS", 90)
+UPKEEP_MAX_PAIRS = env_number("UPKEEP_MAX_PAIRS", 200)
+SYNTHESIS_MODE = env_choice("SYNTHESIS_MODE", "off", ("off", "report", "write"))
+SYNTHESIS_MAX_FACTS = env_number("SYNTHESIS_MAX_FACTS", 150)
+HEALTH_UNUSED_DAYS = env_number("HEALTH_UNUSED_DAYS", 60)
+# --- end of upkeep settings ----------------------------------------------------------------------

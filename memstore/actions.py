@@ -7,6 +7,7 @@ selector. Recall and the prompt section are `memstore.recall` and `memstore.prom
 """
 
 from collections.abc import Iterable
+from datetime import date
 
 from memstore.access import (
     Context,
@@ -25,6 +26,7 @@ from memstore.records import StoredFact
 from memstore.registry import bot_mark_in_groups
 from memstore.selectors import context_build, fact_find, facts_list, legacy_rooms_of
 from memstore.services import fact_edit, fact_forget, fact_remember
+from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 
 def call_context(
@@ -61,12 +63,21 @@ def bot_remember(
     tier: Tier = "log",
     meta: dict[str, object] | None = None,
     via: str = "api",
+    day: date | None = None,
 ) -> StoredFact:
     """Save a fact in the shard this context writes for `scope` (the content rules, the room's
-    person's excluded topics included, are the service's)."""
+    person's excluded topics included, are the service's; `day`: the fact's date when it is
+    older than today, as for an import)."""
     shard = writable_shard(ctx, scope, project)
     return fact_remember(
-        shard=shard, text=text, tier=tier, meta=meta, person=ctx.person, by=ctx.bot, via=via
+        shard=shard,
+        text=text,
+        tier=tier,
+        day=day,
+        meta=meta,
+        person=ctx.person,
+        by=ctx.bot,
+        via=via,
     )
 
 
@@ -148,6 +159,7 @@ def bot_facts_list(
         month=month,
         contains=contains,
         include_hidden=False,
+        include_private=ctx.room.kind in PRIVATE_ROOM_KINDS,
         offset=offset,
         limit=limit,
     )

@@ -23,6 +23,13 @@ class InvalidFact(MemstoreError):
     status = 422
 
 
+class InvalidNote(MemstoreError):
+    """An always-on note is too long, holds a secret, or names a version that does not exist."""
+
+    code = "invalid_note"
+    status = 422
+
+
 class InvalidName(MemstoreError):
     """A bot, person, project or room name is not allowed (path tricks, bad characters, length)."""
 
@@ -112,3 +119,25 @@ class IdempotencyKeyReused(MemstoreError):
 
     code = "idempotency_key_reused"
     status = 422
+
+
+class LearningUnavailable(MemstoreError):
+    """Learning is off (no model configured) or today's token budget is spent (a state of the
+    workspace the caller can't change by retrying at once, not a server failure)."""
+
+    code = "learning_unavailable"
+    status = 409
+
+
+class ModelFailed(MemstoreError):
+    """The learning model's endpoint failed or answered with something unusable."""
+
+    code = "model_failed"
+    status = 502
+
+
+class FactProtected(MemstoreError):
+    """Upkeep or synthesis tried to change a fact saved on purpose (pinned, or not machine-made)."""
+
+    code = "fact_protected"
+    status = 409

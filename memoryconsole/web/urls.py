@@ -1,10 +1,11 @@
-"""Console URLs: login, home, and a bot's pages (facts, edits, history, clear, prompt preview,
-learning, files)."""
+"""Console URLs: login, home, the always-on notes, workspace health, and a bot's pages (facts,
+edits, history, fact versions, as of a date, clear, prompt preview, learning, files, About me,
+links, health, proposals)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import facts, history, home, pages, rows
+from memoryconsole.web.views import facts, history, home, notes, pages, rows, upkeep
 
 app_name = "web"
 
@@ -21,6 +22,15 @@ _BOT_PAGES = [
     ("prompt/", pages.prompt_page, "prompt"),
     ("learning/", pages.learning_page, "learning"),
     ("files/", pages.files_page, "files"),
+    ("about-me/", notes.about_me_page, "about_me"),
+    ("about-me/restore/", notes.about_me_restore, "about_me_restore"),
+    ("versions/", history.fact_versions_page, "fact_versions"),
+    ("versions/restore/", history.fact_version_restore, "fact_version_restore"),
+    ("as-of/", facts.as_of_page, "as_of"),
+    ("graph/", upkeep.graph_page, "graph"),
+    ("health/", upkeep.health_page, "health"),
+    ("proposals/", upkeep.proposals_page, "proposals"),
+    ("proposals/decide/", upkeep.proposal_decide, "proposal_decide"),
 ]
 
 urlpatterns = [
@@ -33,5 +43,13 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", home.home_page, name="home"),
+    path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
+    path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
+    path("notes/you/", notes.about_you_page, name="about_you"),
+    path("notes/you/restore/", notes.about_you_restore, name="about_you_restore"),
+    path("notes/you/<str:person>/", notes.about_you_page, name="about_you_of"),
+    path("notes/you/<str:person>/restore/", notes.about_you_restore, name="about_you_restore_of"),
+    path("health/", upkeep.health_page, name="workspace_health"),
+    path("health/fix/", upkeep.health_fix, name="health_fix"),
     *(path(f"bots/<str:bot>/{sub}", view, name=name) for sub, view, name in _BOT_PAGES),
 ]

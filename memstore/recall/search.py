@@ -40,6 +40,7 @@ from memstore.recall.query_vectors import query_vector_start
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
+from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +78,8 @@ def recall_search(
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
     scopes = readable_scopes(ctx)
-    # The query is embedded on another thread while the sync and the term lookup run here.
+    private_ok = include_hidden or ctx.room.kind in PRIVATE_ROOM_KINDS
+    # A remembered query vector comes back at once (see query_vectors for BESIDE_SQL).
     pending = query_vector_start(embedder, query) if embedder is not None else None
     index_sync(scopes=scopes)
     terms, versions = _terms_and_versions(query, scopes, dense=pending is not None)
@@ -102,18 +104,26 @@ def recall_search(
         result = _substring_fallback(
             scopes=scopes, query=query, limit=limit, include_hidden=include_hidden, mode=used
         )
-        return replace(result, note=" ".join(filter(None, [note, result.note])))
+        result = replace(result, note=" ".join(filter(None, [note, result.note])))
+        return result if private_ok else _without_private(result)
     order = [f.pk for f in fused]
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
     # The lexical query loaded every candidate of either side; semantic-only loads them here.
     items = _budgeted(loaded if loaded is not None else _rows(order[: limit + 10]), order, limit)
-    return RecallResult(
+    result = RecallResult(
         items=items,
         more=max(matched, len(fused)) - len(items),
         mode=used,
         note=note,
         scores={f.fact_id: f.score for f in fused},
     )
+    return result if private_ok else _without_private(result)
+
+
+def _without_private(result: RecallResult) -> RecallResult:
+    # visibility=private facts are used only in direct rooms (SPEC §11, issue 11).
+    items = [f for f in result.items if f.visibility != "private"]
+    return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
 
 
 def _terms_and_versions(

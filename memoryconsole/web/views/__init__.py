@@ -6,6 +6,7 @@ services, hand the result to the presenters, render.
     rows      one fact row: show, edit, delete, undo
     history   a bot's changes, and restoring a removed fact
     pages     the prompt preview, the learning page and the files page
+    upkeep    links graph, health report with fixes, proposals inbox (issue 13)
 
 One view per endpoint, one template per page; an htmx request gets a named partial of the same
 template (`web/bot.html#fact-list`). Every view wears `common.console_view` (login, methods,
