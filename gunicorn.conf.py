@@ -7,14 +7,38 @@ sends its headers or body very slowly holds one thread while it does, so slow cl
 the server only once they hold every thread (16 here), where the default `sync` worker is
 stalled by as many slow clients as it has processes (two). tests/test_gunicorn.py measures it.
 Behind a proxy that buffers requests (nginx does by default) slow clients never reach us.
+
+Preloading: the master imports the app (Django, numpy, the code) before it forks, so the workers
+share those pages. The embedding model is not loaded there: an onnxruntime session made before
+a fork crashes the forked workers (SIGSEGV/SIGABRT, measured), so each worker loads the model and
+runs it once right after it starts, before it takes a request; the first search after a start
+then does not wait for the model (docs/benchmarks.md, "Model load and worker memory"). The
+master opens no database connection. Code changes need a restart, not a HUP.
 """
 
 worker_class = "gthread"
 workers = 2
 threads = 8
+preload_app = True
 # Seconds a worker may go silent before it is restarted (a stuck request), and that a stopping
 # worker gets to finish what it is doing.
 timeout = 30
 graceful_timeout = 30
 # Seconds an idle keep-alive connection is kept open.
 keepalive = 5
+
+
+def _model_warm() -> None:
+    from django.db import connections
+
+    from memstore.recall.vectors import embedder_current
+
+    embedder = embedder_current()
+    if embedder is not None:
+        embedder.embed_query("warm up")  # the first run allocates onnxruntime's buffers
+    connections.close_all()  # the first request opens its own
+
+
+def post_worker_init(worker) -> None:
+    """In each worker, once it has the app and before it serves: load and warm the model."""
+    _model_warm()

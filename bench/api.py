@@ -30,7 +30,14 @@ from datetime import date, timedelta
 from pathlib import Path
 from urllib.parse import quote
 
-from bench._workspace import REPO, VAR, bench_database, docs_section_write, log
+from bench._workspace import (
+    REPO,
+    VAR,
+    bench_database,
+    docs_section_write,
+    log,
+    vectors_composed,
+)
 
 BENCH_DIR = VAR / "bench" / "api"
 DB_NAME = "memoryconsole_bench_api"
@@ -233,7 +240,7 @@ def members(j: int) -> list[int]:
     return [b for b in range(BOTS) if b % PROJECTS == j][:MEMBERS]
 
 
-def prepare(fresh: bool) -> list[str]:
+def prepare(fresh: bool, composed: bool = False) -> list[str]:
     """Database, files, index and registry for the bench; returns one fresh token per bot."""
     from django.core.management import call_command
 
@@ -266,18 +273,24 @@ def prepare(fresh: bool) -> list[str]:
     for b in range(BOTS):  # each bot calls for one person: registered and linked (idempotent)
         person_add(name=person(b % PERSONS), exist_ok=True)
         person_link(person=person(b % PERSONS), bot=bot(b))
-    prepare_recall()
+    prepare_recall(composed)
     from memstore.models import BotToken
 
     BotToken.objects.filter(bot__slug__startswith="bot-").delete()
     return [token_create(bot=bot(b), name="bench").token for b in range(BOTS)]
 
 
-def prepare_recall() -> None:
+def prepare_recall(composed: bool = False) -> None:
     """Embed every fact once (`manage.py recall_embed`; vectors are cached by identity in the
-    database), so recall is timed warm, as on a server that has been running."""
+    database), so recall is timed warm, as on a server that has been running. With `composed`,
+    facts get vectors composed from their words' (bench._workspace.vectors_composed) first."""
     from django.core.management import call_command, get_commands
 
+    from memstore.recall.vectors import embedder_current
+
+    if composed and (embedder := embedder_current()) is not None:
+        parts = [w.replace("-", " ") for words in WORDS.values() for w in words]
+        log(f"Stored {vectors_composed(embedder, parts):,} composed vectors")
     if "recall_embed" in get_commands():
         log("Embedding facts that have no vector yet (manage.py recall_embed) ...")
         call_command("recall_embed", batch=10_000)
@@ -318,6 +331,36 @@ def start_server(port: int, workers: int, env: dict) -> subprocess.Popen:
             time.sleep(0.3)
     server.terminate()
     raise SystemExit("gunicorn did not answer /api/v1/health within 60 s")
+
+
+def startup_measure(port: int, tokens: list[str], master: int, ready_s: float) -> str:
+    """The first recall after a start (the model is loaded by then when the server preloads
+    it; this bot's vectors are not) and each worker's memory with the model loaded."""
+    path, headers = request_for("recall", random.Random(0), tokens, b=0)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    t0 = time.perf_counter()
+    conn.request("GET", path, headers=headers)
+    status = conn.getresponse()
+    status.read()
+    first = (time.perf_counter() - t0) * 1000
+    conn.close()
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    memory = []
+    for pid in children:
+        fields = dict(
+            line.split(":", 1)
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]
+        )
+        rss, pss = (int(fields[k].split()[0]) / 1024 for k in ("Rss", "Pss"))
+        memory.append((rss, pss))
+    line = (
+        f"Start: health answered {ready_s:.1f} s after launching gunicorn; the first recall then "
+        f"took {first:.0f} ms (HTTP {status.status}). Worker memory after it: "
+        + ", ".join(f"RSS {r:.0f} MB (PSS {p:.0f} MB)" for r, p in memory)
+        + " (PSS splits pages shared with the master and the other workers)."
+    )
+    log(line)
+    return line
 
 
 @dataclass
@@ -527,6 +570,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
     parser.add_argument("--endpoints", default=",".join(ENDPOINTS))
     parser.add_argument("--fresh", action="store_true", help="rebuild the workspace")
+    parser.add_argument(
+        "--composed-vectors",
+        action="store_true",
+        help="compose fact vectors from embedded words (minutes, not hours; timing only)",
+    )
     parser.add_argument("--no-write", action="store_true", help="don't touch docs/benchmarks.md")
     args = parser.parse_args(argv)
     wanted = set(args.endpoints.split(",")) | {"health"}
@@ -550,10 +598,12 @@ def main(argv: list[str]) -> int:
     import django
 
     django.setup()
-    tokens = prepare(args.fresh)
+    tokens = prepare(args.fresh, args.composed_vectors)
 
     port = free_port()
+    started = time.perf_counter()
     server = start_server(port, args.workers, env)
+    startup = startup_measure(port, tokens, server.pid, time.perf_counter() - started)
     results: dict[str, list[Result]] = {e: [] for e in endpoints}
     single: dict[str, list[Result]] = {e: [] for e in endpoints}
     engine: dict[str, list[list[float]]] = {e: [] for e in endpoints if e in ("recall", "prompt")}
@@ -585,6 +635,7 @@ def main(argv: list[str]) -> int:
     load_after = os.getloadavg()[0]
 
     rows = table(results, single, engine, args.clients)
+    rows += ["", startup]
     print("\n".join(rows))
     command = "python -m bench api" + (" " + " ".join(argv) if argv else "")
     lines = [

@@ -15,13 +15,14 @@ Does not: search by meaning, fuse, or decide who may read what (callers pass sco
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
 from django.db import connection
 
 from memstore.paths import Scope
+from memstore.records import STORED_COLUMNS, StoredFact, stored_from_values
 
 MAX_TERMS = 32
 BM25_K1 = 1.2
@@ -48,23 +49,34 @@ class Term:
 def lexical_terms(query: str) -> list[Term]:
     """The search terms of a query: English stems, then exact terms for short acronyms and
     capitalised names the English configuration would drop (at most 32 in all)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {TERMS_SQL}", [query, exact_candidates(query)])
+        return terms_from(*cursor.fetchone())
+
+
+# The query's English lexemes, and which exact candidates the English configuration drops; two
+# columns, so a caller can select them beside something else (`recall_search` does).
+TERMS_SQL = (
+    "ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, %s)) ORDER BY lexeme),"
+    " ARRAY(SELECT DISTINCT t FROM unnest(%s::text[]) t"
+    " WHERE to_tsvector('english'::regconfig, t) = ''::tsvector ORDER BY 1)"
+)
+
+
+def exact_candidates(query: str) -> list[str]:
+    """Short acronyms and capitalised names of the query: exact terms if English drops them."""
     tokens = _TOKEN_RE.findall(query)
-    exact = [
+    return [
         token
         for i, token in enumerate(tokens)
         if 2 <= len(token) <= 3
         and (token.isupper() or any(c.isdigit() for c in token))
         or (i > 0 and token[:1].isupper() and token[1:].islower())
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, %s))"
-            " ORDER BY lexeme),"
-            " ARRAY(SELECT DISTINCT t FROM unnest(%s::text[]) t"
-            " WHERE to_tsvector('english'::regconfig, t) = ''::tsvector ORDER BY 1)",
-            [query, exact],
-        )
-        english, dropped = cursor.fetchone()
+
+
+def terms_from(english: list[str], dropped: list[str]) -> list[Term]:
+    """The search terms from TERMS_SQL's two columns (at most 32)."""
     terms = [Term("english", lexeme) for lexeme in english]
     terms += [Term("exact", word) for word in dropped]
     return terms[:MAX_TERMS]
@@ -82,10 +94,12 @@ class LexicalHit:
 
 @dataclass(frozen=True, slots=True)
 class LexicalResult:
-    """The best-scoring rows, and how many distinct facts matched."""
+    """The best-scoring rows, how many distinct facts matched, and the stored facts of those
+    rows and of the `also` rows, by row id (one round trip loads what fusion can pick)."""
 
     hits: list[LexicalHit]
     matched: int
+    rows: dict[int, StoredFact] = field(default_factory=dict)
 
 
 def _match(term: Term) -> str:
@@ -112,7 +126,8 @@ def lexical_search(
     keys = [str(scope) for scope in scopes]
     flag_params = [term.param for term in terms]
     sql = _lexical_sql(terms, include_hidden=include_hidden)
-    params = [*flag_params, keys, *flag_params, list(also), keys, list(also), limit]
+    also = list(also)
+    params = [*flag_params, keys, *flag_params, also, keys, limit, also, also]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -123,6 +138,7 @@ def lexical_search(
             if r[0] is not None
         ],
         matched=rows[0][4],
+        rows={r[5]: stored_from_values(r[6:]) for r in rows if r[5] is not None},
     )
 
 
@@ -166,14 +182,25 @@ def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
                    ({idf_sum}) * {BM25_K1 + 1}
                    / (1 + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * c.len / w.avglen)) AS score
             FROM cand c, w
-        )
-        SELECT s.id, s.fact_id, s.day, s.score, m.matched
-        FROM (SELECT count(DISTINCT fact_id) AS matched FROM scored
-              WHERE score > 0 OR id = ANY(%s)) m
-        LEFT JOIN LATERAL (
-            SELECT id, fact_id, day, score FROM scored WHERE score > 0
+        ),
+        top AS MATERIALIZED (
+            SELECT id, fact_id, day, score, scope_key, shard_bot FROM scored WHERE score > 0
             ORDER BY score DESC, day DESC, fact_id COLLATE "C", scope_key COLLATE "C",
                      shard_bot COLLATE "C", id
             LIMIT %s
-        ) s ON true
+        ),
+        ranked AS (
+            SELECT id, fact_id, day, score, row_number() OVER (
+                ORDER BY score DESC, day DESC, fact_id COLLATE "C", scope_key COLLATE "C",
+                         shard_bot COLLATE "C", id) AS rk
+            FROM top
+        ),
+        wanted AS (SELECT id FROM top UNION SELECT unnest(%s::bigint[]))
+        SELECT r.id, r.fact_id, r.day, r.score, mc.matched, f.id, {STORED_COLUMNS}
+        FROM (SELECT count(DISTINCT fact_id) AS matched FROM scored
+              WHERE score > 0 OR id = ANY(%s)) mc
+        LEFT JOIN (wanted w JOIN memstore_fact f ON f.id = w.id
+                   JOIN memstore_memoryfile m ON m.id = f.file_id) ON true
+        LEFT JOIN ranked r ON r.id = f.id
+        ORDER BY r.rk NULLS LAST, f.id
     """

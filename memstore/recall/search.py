@@ -6,6 +6,11 @@ facts (above the relevance floor) and the lexical side for facts sharing words, 
 match only when nothing matched at all. Results are capped at a count and a character budget;
 the answer says how many more matched. Hidden facts are left out unless a person asks
 (`include_hidden`, the console).
+
+Three statements for a warm search: the sync's stat check; the query's terms together with the
+searched scopes' versions; and the lexical ranking, which also loads every row either side can
+contribute. The query is embedded on another thread meanwhile (a recent query's vector is
+remembered, see `query_vectors`); the nearest vectors are found in this process.
 """
 
 import logging
@@ -24,8 +29,16 @@ from memstore.paths import Scope
 from memstore.ranking import RANK_ORDER_FIELDS, merge_newest
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
-from memstore.recall.lexical import lexical_search, lexical_terms
+from memstore.recall.lexical import (
+    TERMS_SQL,
+    Term,
+    exact_candidates,
+    lexical_search,
+    terms_from,
+)
+from memstore.recall.query_vectors import query_vector_start
 from memstore.recall.vectors import embedder_current, vectors_search
+from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
 from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
@@ -89,20 +102,24 @@ def recall_in_scopes(
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
+    # A remembered query vector comes back at once (see query_vectors for BESIDE_SQL).
+    pending = query_vector_start(embedder, query) if embedder is not None else None
+    index_sync(scopes=scopes)
+    terms, versions = _terms_and_versions(query, scopes, dense=pending is not None)
     vector = None
-    if embedder is not None:
+    if pending is not None:
         try:
-            vector = embedder.embed_query(query)
+            vector = pending.result()
         except Exception:
             # A remote embedding endpoint that is down must not take recall down with it.
             logger.exception("query embedding failed; searching by words only")
             used, note = "lexical", _MODEL_FAILED
-    index_sync(scopes=scopes)
-    dense = _dense(scopes, vector, embedder, include_hidden) if vector is not None else []
+    dense = _dense(scopes, vector, embedder, include_hidden, versions) if vector is not None else []
     lexical: list[fusion.Ranked] = []
     matched = len({hit.fact_id for hit in dense})
+    loaded: dict[int, StoredFact] | None = None
     if used != "semantic":
-        lexical, matched = _lexical(scopes, query, dense, include_hidden)
+        lexical, matched, loaded = _lexical(scopes, terms, dense, include_hidden)
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
@@ -118,7 +135,9 @@ def recall_in_scopes(
         return replace(result, note=" ".join(filter(None, [note, result.note])))
     order = [f.pk for f in fused]
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
-    items = _budgeted(_rows(order[: limit + 10]), order, limit, budget)
+    # The lexical query loaded every candidate of either side; semantic-only loads them here.
+    rows = loaded if loaded is not None else _rows(order[: limit + 10])
+    items = _budgeted(rows, order, limit, budget)
     return RecallResult(
         items=items,
         more=max(matched, len(fused)) - len(items),
@@ -134,13 +153,29 @@ def _without_private(result: RecallResult) -> RecallResult:
     return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
 
 
-def _dense(scopes: list[Scope], vector, embedder, include_hidden: bool) -> list[fusion.Ranked]:
+def _terms_and_versions(
+    query: str, scopes: list[Scope], *, dense: bool
+) -> tuple[list[Term], dict[str, tuple] | None]:
+    """The query's search terms and, for a search by meaning, the scopes' versions: one
+    statement."""
+    keys = [[str(scope) for scope in scopes]] if dense else []
+    versions = f"({VERSIONS_SQL})" if dense else "NULL"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {TERMS_SQL}, {versions}", [query, exact_candidates(query), *keys])
+        english, dropped, found = cursor.fetchone()
+    return terms_from(english, dropped), versions_parse(found) if dense else None
+
+
+def _dense(
+    scopes: list[Scope], vector, embedder, include_hidden: bool, versions: dict | None
+) -> list[fusion.Ranked]:
     hits = vectors_search(
         scopes=scopes,
         query=vector,
         embedder=embedder,
         limit=CANDIDATES,
         include_hidden=include_hidden,
+        versions=versions,
     )
     return fusion.dense_floor(
         [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
@@ -149,12 +184,13 @@ def _dense(scopes: list[Scope], vector, embedder, include_hidden: bool) -> list[
 
 
 def _lexical(
-    scopes: list[Scope], query: str, dense: list[fusion.Ranked], include_hidden: bool
-) -> tuple[list[fusion.Ranked], int]:
-    # The dense hits ride along so `matched` counts facts found either way.
+    scopes: list[Scope], terms: list[Term], dense: list[fusion.Ranked], include_hidden: bool
+) -> tuple[list[fusion.Ranked], int, dict[int, StoredFact]]:
+    # The dense hits ride along so `matched` counts facts found either way, and so the same
+    # round trip loads every row fusion can pick.
     found = lexical_search(
         scopes=scopes,
-        terms=lexical_terms(query),
+        terms=terms,
         limit=CANDIDATES,
         include_hidden=include_hidden,
         also=[hit.pk for hit in dense],
@@ -162,7 +198,7 @@ def _lexical(
     ranked = [
         fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
     ]
-    return ranked, found.matched
+    return ranked, found.matched, found.rows
 
 
 def _cosine_floor(model: str) -> float:

@@ -42,6 +42,7 @@ from memstore.embeddings import Embedder, embedder_load
 from memstore.markdown import FactLine
 from memstore.models import Embedding, Fact
 from memstore.paths import Scope
+from memstore.recall.versions import versions_read
 
 logger = logging.getLogger(__name__)
 
@@ -187,20 +188,6 @@ _cache: OrderedDict[tuple[str, str, str], _ScopeMatrix] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _versions(keys: list[str]) -> dict[str, tuple]:
-    # Any change to a scope's files adds a file row (new id), deletes one (fewer rows) or
-    # records a new stat or sync time for one, so this tuple changes whenever the scope's facts
-    # may have. Its last item, the facts the files hold, is what `vectors_search` plans with.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT scope_key, count(*), max(id), max(synced_at), sum(mtime_ns), sum(size),"
-            " coalesce(sum(fact_count), 0)"
-            " FROM memstore_memoryfile WHERE scope_key = ANY(%s) GROUP BY scope_key",
-            [keys],
-        )
-        return {row[0]: tuple(row[1:]) for row in cursor.fetchall()}
-
-
 def _refresh(
     embedder: Embedder, key: str, version: tuple, old: _ScopeMatrix | None
 ) -> _ScopeMatrix:
@@ -280,10 +267,13 @@ def vectors_search(
     embedder: Embedder,
     limit: int,
     include_hidden: bool = False,
+    versions: dict[str, tuple] | None = None,
 ) -> list[VectorHit]:
     """The `limit` fact rows of these scopes nearest to the query vector, most similar first
-    (ties: newer first, then by identity, scope, shard and file)."""
-    versions = _versions([str(scope) for scope in scopes])
+    (ties: newer first, then by identity, scope, shard and file). `versions` (from
+    `memstore.recall.versions`) saves the statement that reads them."""
+    if versions is None:
+        versions = versions_read([str(scope) for scope in scopes])
     searched = sum(version[-1] for version in versions.values())
     if searched >= ANN_MIN_FACTS and (share := _ann_share(embedder, searched)):
         # Ask for enough neighbours that about `limit` survive the filter to these scopes.
@@ -383,8 +373,12 @@ def _ann_search(
 
 
 def vectors_cache_clear() -> None:
-    """Forget every cached scope matrix in this process (tests, after a model change)."""
+    """Forget every cached scope matrix and query vector in this process (tests, after a
+    model change)."""
+    from memstore.recall.query_vectors import query_vectors_clear
+
     with _cache_lock:
         _cache.clear()
+    query_vectors_clear()
     _storage_by_db.clear()
     _ann_ready.clear()

@@ -1,0 +1,82 @@
+"""Query vectors for recall: remembered for repeated queries, optionally computed beside the SQL.
+
+Owns: `query_vector_start`, which returns a future of a query's vector. A query embedded
+recently (same model instance, same text) is answered from a small per-process LRU cache. A
+vector is a function of the query text and the model alone (see memstore.embeddings), so a
+remembered one is exactly what a fresh run would give. With `BESIDE_SQL` the model runs on a
+small thread pool while the caller runs its SQL (onnxruntime and an HTTP call release the GIL);
+measured on the shared 2-core box (docs/benchmarks.md, issue 15) that was no faster at the median
+and slower at p95 (the thread and the caller's Python take turns on the GIL and the cores), so it
+is off: the model runs in the caller's thread.
+
+Does not: decide what to do when the model fails (the future raises; the caller falls back to
+words), store anything, or embed facts.
+"""
+
+import os
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import numpy as np
+
+from memstore.embeddings import Embedder
+
+# Embed on a pool thread while the caller's SQL runs (True), or in the caller's thread (False).
+BESIDE_SQL = False
+CACHE_SIZE = 512  # queries per process (1.5 KB each with a 384-dim model)
+
+_pools: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked worker starts its own
+_cache: OrderedDict[tuple[int, str, str], np.ndarray] = OrderedDict()
+_lock = threading.Lock()
+
+
+def query_vector_start(embedder: Embedder, query: str) -> "Future[np.ndarray]":
+    """A future of the query's vector: already done when the query was embedded recently."""
+    # The instance is part of the key: a test's stand-in model never answers for another.
+    key = (id(embedder), embedder.name, query)
+    with _lock:
+        vector = _cache.get(key)
+        if vector is not None:
+            _cache.move_to_end(key)
+    if vector is not None:
+        done: Future[np.ndarray] = Future()
+        done.set_result(vector)
+        return done
+    if not BESIDE_SQL:
+        done = Future()
+        try:
+            done.set_result(_embed(embedder, key))
+        except Exception as error:  # the caller falls back to words, as with a thread
+            done.set_exception(error)
+        return done
+    return _pool().submit(_embed, embedder, key)
+
+
+def _pool() -> ThreadPoolExecutor:
+    # A pool's threads do not survive a fork (gunicorn's preloading master forks its workers).
+    pid = os.getpid()
+    pool = _pools.get(pid)
+    if pool is None:
+        with _lock:
+            pool = _pools.setdefault(
+                pid, ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embed")
+            )
+    return pool
+
+
+def _embed(embedder: Embedder, key: tuple[int, str, str]) -> np.ndarray:
+    vector = np.array(embedder.embed_query(key[2]), dtype=np.float32)
+    vector.setflags(write=False)  # shared by every later search for the same text
+    with _lock:
+        _cache[key] = vector
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return vector
+
+
+def query_vectors_clear() -> None:
+    """Forget every remembered query vector (tests, after a model change)."""
+    with _lock:
+        _cache.clear()
