@@ -125,9 +125,10 @@ def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]
 
     from memstore.learning import pipeline
     from memstore.learning.config import learner_config
+    from memstore.learning.queue import commits_relaxed
 
     ids, submit_seconds = submit_many(run, count, tag)
-    pipeline.commits_relaxed()  # as the queue's task does before learning
+    commits_relaxed()  # as the queue's task does before learning
     model = InstantModel(tag=f"r{tag}-")
     config = learner_config()
     writes = [0.0]

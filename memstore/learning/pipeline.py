@@ -17,7 +17,6 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db import connection
 from django.db.models import JSONField, OuterRef, Subquery
 from django.utils import timezone
 
@@ -140,19 +139,6 @@ class _Run:
     def skip(self, reason: str, detail: str) -> str:
         self.event("skipped", "skipped", reason=reason, detail=detail)
         return self.finish(Exchange.SKIPPED, reason)
-
-
-def commits_relaxed() -> None:
-    """Let this connection's commits return before their WAL flush (for queue workers).
-
-    Safe for the learner's work: its job's finish is committed afterwards, synchronously, by
-    the queue, and WAL is flushed in order, so a finished job implies everything before it is
-    on disk. If Postgres crashes first, the job is still running in the queue's eyes and runs
-    again, and every step is idempotent. Files are fsynced as always; index rows can be
-    rebuilt from them. Roughly halves a worker's cost per exchange on a slow-fsync disk.
-    """
-    with connection.cursor() as cursor:
-        cursor.execute("SET synchronous_commit TO OFF")
 
 
 def provenance(room_id: str, message_id: str) -> str:

@@ -13,7 +13,7 @@ used up their attempts, records them as failed). `manage.py learning_recover` do
 import logging
 
 from asgiref.sync import async_to_sync
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 from django.utils import timezone
 from procrastinate import BaseRetryStrategy, JobContext, RetryDecision
 from procrastinate.contrib.django import app
@@ -21,13 +21,26 @@ from procrastinate.jobs import Job, Status
 
 from memstore.learning.client import ModelUnavailable
 from memstore.learning.config import LearnerConfig, learner_config, model_client
-from memstore.learning.pipeline import commits_relaxed, exchange_learn
+from memstore.learning.pipeline import exchange_learn
 from memstore.models import Exchange, LearningEvent
 
 logger = logging.getLogger(__name__)
 QUEUE = "learning"
 TASK = "memstore.learning.exchange"
 STALLED_AFTER = 30.0  # seconds without a heartbeat before a worker counts as dead
+
+
+def commits_relaxed() -> None:
+    """Let this connection's commits return before their WAL flush (for queue workers).
+
+    Safe for the learner's work: its job's finish is committed afterwards, synchronously, by
+    the queue, and WAL is flushed in order, so a finished job implies everything before it is
+    on disk. If Postgres crashes first, the job is still running in the queue's eyes and runs
+    again, and every step is idempotent. Files are fsynced as always; index rows can be
+    rebuilt from them. Roughly halves a worker's cost per exchange on a slow-fsync disk.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO OFF")
 
 
 def exchange_enqueue(*, exchange_id: int) -> int:

@@ -142,6 +142,20 @@ def lexical_search(
     )
 
 
+def _weight_sql(count: int) -> tuple[str, str, str]:
+    """SQL pieces for `count` query terms: document frequencies, idf weights (a term in more
+    than half the facts only counts when no rarer term is found) and a candidate's idf sum."""
+    rare_found = " OR ".join(f"(df{i} > 0 AND df{i} <= n / 2)" for i in range(count)) or "false"
+    weights = "".join(
+        f", CASE WHEN df{i} <= n / 2 OR NOT ({rare_found})"
+        f" THEN ln(1 + (n - df{i} + 0.5) / (df{i} + 0.5)) ELSE 0 END AS w{i}"
+        for i in range(count)
+    )
+    dfs = "".join(f", sum(m{i}::int)::float8 AS df{i}" for i in range(count))
+    idf_sum = " + ".join(f"CASE WHEN c.m{i} THEN w.w{i} ELSE 0 END" for i in range(count)) or "0"
+    return dfs, weights, idf_sum
+
+
 def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
     count = len(terms)
     flags = "".join(f", {_match(term)} AS m{i}" for i, term in enumerate(terms))
@@ -154,14 +168,7 @@ def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
     # and drowns rarer words: it counts only when no rarer query word is found at all.
     # Term weights are computed once per query (one row); each candidate then only adds up
     # floats, which keeps a search over 100,000 facts to milliseconds.
-    rare_found = " OR ".join(f"(df{i} > 0 AND df{i} <= n / 2)" for i in range(count)) or "false"
-    weights = "".join(
-        f", CASE WHEN df{i} <= n / 2 OR NOT ({rare_found})"
-        f" THEN ln(1 + (n - df{i} + 0.5) / (df{i} + 0.5)) ELSE 0 END AS w{i}"
-        for i in range(count)
-    )
-    dfs = "".join(f", sum(m{i}::int)::float8 AS df{i}" for i in range(count))
-    idf_sum = " + ".join(f"CASE WHEN c.m{i} THEN w.w{i} ELSE 0 END" for i in range(count)) or "0"
+    dfs, weights, idf_sum = _weight_sql(count)
     return f"""
         WITH cand AS MATERIALIZED (
             SELECT f.id, f.fact_id, f.day, f.scope_key, f.shard_bot,

@@ -106,14 +106,9 @@ def recall_in_scopes(
     pending = query_vector_start(embedder, query) if embedder is not None else None
     index_sync(scopes=scopes)
     terms, versions = _terms_and_versions(query, scopes, dense=pending is not None)
-    vector = None
-    if pending is not None:
-        try:
-            vector = pending.result()
-        except Exception:
-            # A remote embedding endpoint that is down must not take recall down with it.
-            logger.exception("query embedding failed; searching by words only")
-            used, note = "lexical", _MODEL_FAILED
+    vector = _vector_or_none(pending)
+    if pending is not None and vector is None:
+        used, note = "lexical", _MODEL_FAILED
     dense = _dense(scopes, vector, embedder, include_hidden, versions) if vector is not None else []
     lexical: list[fusion.Ranked] = []
     matched = len({hit.fact_id for hit in dense})
@@ -145,6 +140,18 @@ def recall_in_scopes(
         note=note,
         scores={f.fact_id: f.score for f in fused},
     )
+
+
+def _vector_or_none(pending):
+    """The query's vector, or None without a model or when the model failed for it."""
+    if pending is None:
+        return None
+    try:
+        return pending.result()
+    except Exception:
+        # A remote embedding endpoint that is down must not take recall down with it.
+        logger.exception("query embedding failed; searching by words only")
+        return None
 
 
 def _without_private(result: RecallResult) -> RecallResult:

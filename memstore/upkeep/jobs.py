@@ -14,7 +14,7 @@ from django.db import close_old_connections, transaction
 from procrastinate.contrib.django import app
 
 from memstore.learning.config import learner_config, model_client
-from memstore.learning.pipeline import commits_relaxed
+from memstore.learning.queue import commits_relaxed
 from memstore.upkeep.store import store_bots
 
 logger = logging.getLogger(__name__)

@@ -1,0 +1,159 @@
+"""Request and response shapes of recall, the prompt section, learning and the bot itself,
+and the error body."""
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from ninja import Field, Schema
+from pydantic import AfterValidator
+
+from memoryconsole.api.schemas.base import (
+    MESSAGE_ID,
+    Out,
+    StrictIn,
+    Text,
+    _not_blank,
+)
+from memoryconsole.api.schemas.facts import (
+    FactOut,
+)
+from memstore.vocabulary import (
+    LinkKind,
+    NoteKind,
+)
+
+# --- recall and prompt ---------------------------------------------------------------------------
+
+
+_STALE = "true: the files could not be synced within the time budget; the index as it stood."
+_MEMORY = "unavailable: memory could not be read within the time budget; answered without it."
+
+
+class RecallQuery(Schema):
+    query: Annotated[Text, AfterValidator(_not_blank)] = Field(
+        min_length=1, max_length=1000, description="Words or a question (not only spaces)."
+    )
+    limit: int = Field(20, ge=1, le=50)
+    neighbours: bool = Field(
+        False, description="Also return the facts linked to the results (one hop, both ways)."
+    )
+
+
+class LinkOut(Out):
+    """`source` --kind--> `target` (fact ids)."""
+
+    source: str
+    kind: LinkKind
+    target: str
+
+
+class PromptQuery(Schema):
+    as_of: dt.date | None = Field(
+        None, description="YYYY-MM-DD: the section as it was at the end of that day (UTC)."
+    )
+
+
+class RecallOut(Out):
+    items: list[FactOut]
+    more: int = Field(description="How many more facts matched beyond these.")
+    mode: Literal["hybrid", "lexical", "semantic"] = Field(
+        description="hybrid (words and meaning) when an embedding model is installed, else lexical."
+    )
+    note: str = ""
+    links: list[LinkOut] = Field(
+        default_factory=list, description="With neighbours=true: links touching the results."
+    )
+    neighbours: list[FactOut] = Field(
+        default_factory=list,
+        description="With neighbours=true: the linked facts that are not results themselves.",
+    )
+    stale: bool = Field(False, description=_STALE)
+    memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
+
+
+class BlockOut(Out):
+    title: str
+    scope: str
+    facts: list[FactOut]
+    left_out: int = Field(description="Facts of this block left on disk (over count or budget).")
+
+
+class NoteOut(Out):
+    """An always-on note: workspace (About this workspace), you (About you), me (About me)."""
+
+    kind: NoteKind
+    name: str = Field(description="The person (you) or bot (me); empty for the workspace.")
+    title: str
+    text: str
+    updated: dt.datetime | None = Field(description="When the file last changed; null if never.")
+
+    @staticmethod
+    def of(note: Any) -> "NoteOut":
+        return NoteOut(
+            kind=note.kind, name=note.name, title=note.title, text=note.text, updated=note.updated
+        )
+
+
+class PromptOut(Out):
+    text: str = Field(description="The memory section, ready to put in a system prompt.")
+    notes: list[NoteOut] = Field(description="The always-on notes that open the section.")
+    blocks: list[BlockOut]
+    stale: bool = Field(False, description=_STALE)
+    memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
+
+
+class ChangesIn(StrictIn):
+    previous: Text = Field(max_length=200_000, description="The section text you built before.")
+
+
+class ChangesOut(Out):
+    added: list[str]
+    removed: list[str]
+    text: str = Field(description="A short note of +/- lines; empty when nothing changed.")
+
+
+# --- learning ------------------------------------------------------------------------------------
+
+
+class ExchangeIn(StrictIn):
+    """One exchange (after the reply was delivered), for the learner to consider."""
+
+    message: Text = Field(min_length=1, max_length=40_000, description="What the person said.")
+    reply: Text = Field(max_length=40_000, description="What the bot answered.")
+    message_id: str = Field(pattern=MESSAGE_ID, description="The message's id in your system.")
+    reply_id: str = Field(pattern=MESSAGE_ID, description="The reply's id in your system.")
+    recalled: list[Annotated[Text, Field(max_length=600)]] = Field(
+        default_factory=list,
+        max_length=200,
+        description="Ids or texts of facts recalled for this reply (so they aren't re-learned).",
+    )
+
+
+class ExchangeOut(Out):
+    id: str
+    status: Literal["queued", "skipped"]
+    reason: str = Field(
+        "", description="Why it was skipped: small_talk, room_kind, paused or off (no model)."
+    )
+
+
+# --- the bot and errors --------------------------------------------------------------------------
+
+
+class MeOut(Out):
+    bot: str
+    display_name: str
+    in_groups: bool
+    projects: list[str]
+
+
+class HealthOut(Out):
+    status: Literal["ok"]
+
+
+class ErrorOut(Out):
+    """Every error: a stable code, a message for a person, and details (may be empty)."""
+
+    code: str
+    message: str
+    detail: dict[str, Any]
