@@ -9,12 +9,16 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from memstore.activity import ShardChange
+from memstore.console.aboutme import AboutFact
 from memstore.console.facts import TABS, FactQuery, FactRow, FactRows, Tab
 from memstore.console.files import FileInfo, FileView
 from memstore.console.overview import Problems
+from memstore.console.reach import Reach
 from memstore.console.writes import ClearPreview, shard_key
+from memstore.controls import ControlChange
 from memstore.learning.activity import LABELS
 from memstore.markdown import MAX_TEXT_CHARS, parse_line
+from memstore.paging import Page
 from memstore.paths import Shard
 from memstore.prompt import Block, PromptSection, Slice
 
@@ -266,3 +270,95 @@ def _slice_view(label: str, part: Slice) -> SliceView:
         reasons.append(f"{part.past_count} past the {part.budget.facts}-fact cap")
     left_out = f"Left out: {', '.join(reasons)}." if reasons else ""
     return SliceView(label, part, left_out)
+
+
+# --- About me ------------------------------------------------------------------------------
+
+REACH_KIND_LABELS = {
+    "direct": "Direct with you",
+    "group": "Group rooms",
+    "routine": "Routines",
+}
+REACH_REASONS = {
+    "hidden": "hidden: never put in a prompt",
+    "searchable": "searchable only: recall finds it, prompts don't",
+    "budget": "past the prompt's budget: recall still finds it",
+    "room kind": "not this room kind: what bots know about you is read only in direct rooms",
+}
+_CONTROL_ACTIONS = {
+    "pause": "paused memory",
+    "resume": "resumed memory",
+    "exclude": "excluded the topic",
+    "include": "allowed the topic again",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AboutFactView:
+    """A fact about the person as the About me page shows it."""
+
+    item: AboutFact
+    bot: str
+    room: str  # "from room dm-ann", or "room not recorded"
+    origin: str
+    is_new: bool
+    hidden: bool
+
+    @property
+    def fact(self):
+        """The stored fact."""
+        return self.item.fact
+
+
+def about_fact_view(item: AboutFact, *, today: date) -> AboutFactView:
+    """How one fact about the person looks today."""
+    fact = item.fact
+    return AboutFactView(
+        item=item,
+        bot=item.bot,
+        room=f"from room {item.room}" if item.room else "room not recorded",
+        origin=origin(item.by, item.via) or "origin not recorded",
+        is_new=fact.day >= today - timedelta(days=NEW_DAYS),
+        hidden=fact.visibility == "hidden",
+    )
+
+
+def about_summary(page: Page, q: str) -> str:
+    """ "12 facts about you" / "2 facts match “lisbon”"."""
+    n = page.total or 0
+    facts = _plural(n, "fact", "facts")
+    return f"{n} {facts} match “{q}”" if q else f"{n} {facts} known by the bots"
+
+
+def control_change_text(change: ControlChange) -> str:
+    """One audit line: "2026-11-30 22:10 UTC · ann paused memory (console)"."""
+    when = change.at[:16].replace("T", " ")
+    what = _CONTROL_ACTIONS.get(change.action, change.action)
+    topic = f" “{change.topic}”" if change.topic else ""
+    via = f" ({change.via})" if change.via else ""
+    return f"{when} UTC · {change.by or 'someone'} {what}{topic}{via}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReachView:
+    """One bot in one room kind, as the page lists it."""
+
+    bot: str
+    kind: str
+    label: str
+    shown: list[str]
+    left: list[tuple[str, str]]  # (fact text, why it stays out)
+
+
+def reach_views(reaches: list[Reach]) -> list[ReachView]:
+    """Each bot and room kind with its shown fact texts and the rest with their reasons."""
+    return [
+        ReachView(
+            bot=r.bot,
+            kind=r.kind,
+            label=REACH_KIND_LABELS.get(r.kind, r.kind),
+            shown=[f.body for f in r.shown],
+            left=[(x.fact.body, REACH_REASONS[x.reason]) for x in r.left],
+        )
+        for r in reaches
+    ]

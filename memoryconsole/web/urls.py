@@ -1,10 +1,10 @@
-"""Console URLs: login, home, and a bot's pages (facts, edits, history, clear, prompt preview,
+"""Console URLs: login, home, a person's About me pages, and a bot's pages (facts, edits, history, clear, prompt preview,
 learning, files)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import facts, history, home, pages, rows
+from memoryconsole.web.views import aboutme, facts, history, home, pages, rows
 
 app_name = "web"
 
@@ -23,6 +23,15 @@ _BOT_PAGES = [
     ("files/", pages.files_page, "files"),
 ]
 
+# A person's About me pages: (path under people/<person>/, view, name).
+_PERSON_PAGES = [
+    ("", aboutme.about_me_page, "about_page"),
+    ("controls/", aboutme.about_controls, "about_controls"),
+    ("forget/", aboutme.about_forget, "about_forget"),
+    ("export/", aboutme.about_export_file, "about_export"),
+    ("prompts/", aboutme.about_prompts, "about_prompts"),
+]
+
 urlpatterns = [
     path(
         "login/",
@@ -33,5 +42,7 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", home.home_page, name="home"),
+    path("me/", aboutme.about_me_page, name="about_me"),
+    *(path(f"people/<str:person>/{sub}", view, name=name) for sub, view, name in _PERSON_PAGES),
     *(path(f"bots/<str:bot>/{sub}", view, name=name) for sub, view, name in _BOT_PAGES),
 ]
