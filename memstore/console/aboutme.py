@@ -13,11 +13,14 @@ import json
 import zipfile
 from dataclasses import dataclass
 
+from django.db.models import Count
+
 from memstore.activity import fact_writers
 from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, NotAllowed
 from memstore.history import Change
-from memstore.index import memory_root
+from memstore.index import index_sync, memory_root
+from memstore.models import Fact
 from memstore.paging import Page
 from memstore.paths import Scope, Shard, check_person, locate, scope_shards, shard_files
 from memstore.records import StoredFact
@@ -85,10 +88,12 @@ def room_of(fact: StoredFact) -> str:
 
 
 def bots_knowing(*, person: str) -> list[BotKnowing]:
-    """The bots holding a shard of the person's user memory, with their fact counts."""
-    counts: dict[str, int] = {s.bot: 0 for s in scope_shards(memory_root(), Scope("user", person))}
-    for fact in facts_list(scopes=[Scope("user", person)], limit=10_000).items:
-        counts[fact.shard_bot] = counts.get(fact.shard_bot, 0) + 1
+    """The bots holding a shard of the person's user memory, with their fact counts (synced)."""
+    scope = Scope("user", person)
+    index_sync(scopes=[scope])
+    counts: dict[str, int] = {s.bot: 0 for s in scope_shards(memory_root(), scope)}
+    grouped = Fact.objects.filter(scope_key=str(scope)).values("shard_bot").annotate(n=Count("id"))
+    counts |= {row["shard_bot"]: row["n"] for row in grouped}
     return [BotKnowing(bot=bot, facts=n) for bot, n in sorted(counts.items())]
 
 

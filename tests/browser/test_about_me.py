@@ -102,7 +102,7 @@ def test_about_me_search_controls_forget_export_and_prompts(chromium, live_serve
     direct = page.locator('section.reach[data-bot="ava"][data-kind="direct"]')
     assert "Ann lives in Lisbon" in direct.locator(".shown").inner_text()
     group = page.locator('section.reach[data-bot="ava"][data-kind="group"]')
-    assert "Nothing of ann’s memory goes into this prompt." in group.inner_text()
+    assert "Nothing of your memory goes into this prompt." in group.inner_text()
 
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0

@@ -160,7 +160,7 @@ def test_what_can_reach_my_prompts_per_bot_and_room_kind(ann, workspace, setting
     assert 'shoe size is 38</span> — <span class="why">searchable only' in direct
     assert '2020 offsite</span> — <span class="why">past the prompt' in direct
     group = sections[1]
-    assert "Nothing of ann’s memory goes into this prompt." in group
+    assert "Nothing of your memory goes into this prompt." in group
     assert group.count("not this room kind") == 5
 
 
