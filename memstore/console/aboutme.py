@@ -22,7 +22,7 @@ from memstore.history import Change
 from memstore.index import index_sync, memory_root
 from memstore.models import Fact
 from memstore.paging import Page
-from memstore.paths import Scope, Shard, check_person, locate, scope_shards, shard_files
+from memstore.paths import Scope, Shard, locate, scope_shards, shard_files
 from memstore.records import StoredFact
 from memstore.selectors import fact_find, facts_list
 from memstore.services import fact_forget
@@ -55,8 +55,7 @@ def about_whom(*, viewer: Viewer, person: str | None) -> str:
     """Whose About me page this viewer opens: their own, or (staff only) the person named."""
     if not person or person == viewer.person:
         return viewer.person
-    check_person(person)
-    if not viewer.staff:
+    if not viewer.may_see(Scope("user", person)):  # the one privacy rule (viewer.py)
         raise NotAllowed("You can only open your own About me page.")
     return person
 

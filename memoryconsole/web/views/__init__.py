@@ -6,6 +6,8 @@ services, hand the result to the presenters, render.
     rows      one fact row: show, edit, delete, undo
     history   a bot's changes, and restoring a removed fact
     pages     the prompt preview, the learning page and the files page
+    aboutme   a person's About me page, their controls, forget everywhere, export, and what
+              can reach their prompts
 
 One view per endpoint, one template per page; an htmx request gets a named partial of the same
 template (`web/bot.html#fact-list`). Every view wears `common.console_view` (login, methods,
