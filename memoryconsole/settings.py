@@ -156,6 +156,13 @@ PROMPT_BUDGETS = {
     "project": {"profile": (25, 2_500), "recent": (10, 1_500)},
 }
 RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)
+# A prompt that never waits (issue 11): reading memory for a prompt or a recall gives the sync
+# this many milliseconds (lock and statements included); past it, the answer comes from the
+# index as it stands ("stale") or without memory ("unavailable").
+MEMORY_READ_BUDGET_MS = env_number("MEMORY_READ_BUDGET_MS", 500)
+# Always-on notes (issue 11): at most this many characters each, and their share of the prompt.
+NOTE_MAX_CHARS = 1500
+NOTES_PROMPT_CHARS = env_number("NOTES_PROMPT_CHARS", 4500)
 
 # --- Learning (issue 6): the background learner ---------------------------------------------
 # LEARNING_BASE_URL  an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1

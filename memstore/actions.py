@@ -25,6 +25,7 @@ from memstore.records import StoredFact
 from memstore.registry import bot_mark_in_groups
 from memstore.selectors import context_build, fact_find, facts_list, legacy_rooms_of
 from memstore.services import fact_edit, fact_forget, fact_remember
+from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 
 def call_context(
@@ -148,6 +149,7 @@ def bot_facts_list(
         month=month,
         contains=contains,
         include_hidden=False,
+        include_private=ctx.room.kind in PRIVATE_ROOM_KINDS,
         offset=offset,
         limit=limit,
     )

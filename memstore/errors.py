@@ -23,6 +23,13 @@ class InvalidFact(MemstoreError):
     status = 422
 
 
+class InvalidNote(MemstoreError):
+    """An always-on note is too long, holds a secret, or names a version that does not exist."""
+
+    code = "invalid_note"
+    status = 422
+
+
 class InvalidName(MemstoreError):
     """A bot, person, project or room name is not allowed (path tricks, bad characters, length)."""
 

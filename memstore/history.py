@@ -76,10 +76,8 @@ def change_parse(raw: bytes | str) -> Change | None:
         return None
 
 
-def lines_as_of(changes: Iterable[Change], when: datetime) -> dict[str, str]:
-    """The fact lines present at `when` (identity -> line), replaying the history up to it.
-
-    Copies are tracked per file, so removing a fact from one file keeps a copy in another."""
+def copies_as_of(changes: Iterable[Change], when: datetime) -> dict[tuple[str, str], str]:
+    """The fact lines present at `when` per (file, identity), replaying the history up to it."""
     present: dict[tuple[str, str], str] = {}
     cutoff = when.astimezone(UTC).isoformat(timespec="microseconds")
     # Entries from different processes can land a hair out of order: filter, don't stop early.
@@ -91,6 +89,14 @@ def lines_as_of(changes: Iterable[Change], when: datetime) -> dict[str, str]:
             present[(change.file, change.fact_id)] = change.line
         else:
             present[(change.file, change.fact_id)] = change.line
+    return present
+
+
+def lines_as_of(changes: Iterable[Change], when: datetime) -> dict[str, str]:
+    """The fact lines present at `when` (identity -> line), replaying the history up to it.
+
+    Copies are tracked per file, so removing a fact from one file keeps a copy in another."""
+    present = copies_as_of(changes, when)
     return {fact_id: line for (_, fact_id), line in sorted(present.items())}
 
 

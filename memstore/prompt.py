@@ -30,6 +30,7 @@ from memstore.models import Bot, Fact
 from memstore.paths import Scope
 from memstore.ranking import by_rank, merge_newest, rank_order_sql
 from memstore.records import StoredFact, stored_from_row
+from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 BlockKind = Literal["user", "project", "bot"]
 SliceName = Literal["profile", "recent"]
@@ -112,6 +113,7 @@ class BlockInput:
     name: str
     facts: list[StoredFact] = field(default_factory=list)
     on_disk: Mapping[str, int] | None = None  # "profile", "recent", "searchable"; None: count facts
+    private: bool = False  # may visibility=private facts be shown (direct rooms only)
 
 
 # --- pure core ---------------------------------------------------------------------------
@@ -155,7 +157,8 @@ def block_compose(item: BlockInput, budgets: Mapping[SliceName, Budget], team_wi
     """One block: shards merged (newest wins), hidden facts dropped, both slices budgeted."""
     # A stable order first, so "first seen wins a tie" in merge_newest is the same every time.
     copies = sorted(item.facts, key=lambda f: (f.fact_id, f.shard_bot, f.file))
-    merged = [f for f in merge_newest(copies) if f.visibility != "hidden"]
+    dropped = {"hidden"} if item.private else {"hidden", "private"}
+    merged = [f for f in merge_newest(copies) if f.visibility not in dropped]
     context = [f for f in merged if f.visibility != "searchable"]
     profile = by_rank(f for f in context if f.tier == "profile")
     recent = by_rank(f for f in context if f.tier != "profile")
@@ -267,7 +270,7 @@ def prompt_budgets() -> dict[BlockKind, dict[SliceName, Budget]]:
     return budgets
 
 
-def _prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
+def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
     scopes: list[tuple[BlockKind, Scope]] = []
     if ctx.user_memory_allowed:
         scopes.append(("user", Scope("user", ctx.person)))
@@ -283,7 +286,8 @@ _BLOCK_SQL = """
     WITH merged AS MATERIALIZED (
         SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank, m.path, f.position,
                f.tier = 'profile' AS profile,
-               CASE WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
+               CASE WHEN f.visibility = 'private' THEN %s
+                    WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
                     ELSE 'context' END AS visibility
         FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id
         WHERE f.scope_key = %s
@@ -300,9 +304,11 @@ _BLOCK_SQL = """
 """.replace("{order}", rank_order_sql("", ""))
 
 
-def _load(scope: Scope, budgets: Mapping[SliceName, Budget]) -> BlockInput:
+def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False) -> BlockInput:
+    # Outside direct rooms a private fact is as good as hidden: not shown, not counted.
+    args = ["context" if private else "hidden", str(scope)]
     with connection.cursor() as cursor:
-        cursor.execute(_BLOCK_SQL, [str(scope), budgets["profile"].facts, budgets["recent"].facts])
+        cursor.execute(_BLOCK_SQL, [*args, budgets["profile"].facts, budgets["recent"].facts])
         rows = cursor.fetchall()
     ids = [row[1] for row in rows if row[0] == "row"]
     on_disk = {"profile": 0, "recent": 0, "searchable": 0}
@@ -316,7 +322,7 @@ def _load(scope: Scope, budgets: Mapping[SliceName, Budget]) -> BlockInput:
         for row in Fact.objects.filter(pk__in=ids).annotate(file_path=F("file__path"))
     ]
     kind: BlockKind = "bot" if scope.kind == "bot" else scope.kind  # type: ignore[assignment]
-    return BlockInput(kind=kind, name=scope.name, facts=facts, on_disk=on_disk)
+    return BlockInput(kind=kind, name=scope.name, facts=facts, on_disk=on_disk, private=private)
 
 
 def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
@@ -336,10 +342,11 @@ def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
 
 
 def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
-    scopes = _prompt_scopes(ctx)
+    scopes = prompt_scopes(ctx)
     index_sync(scopes=[scope for _, scope in scopes])
     budgets = prompt_budgets()
-    inputs = [_load(scope, budgets[kind]) for kind, scope in scopes]
+    private = ctx.room.kind in PRIVATE_ROOM_KINDS
+    inputs = [_load(scope, budgets[kind], private) for kind, scope in scopes]
     team_wide = Bot.objects.filter(slug=ctx.bot, in_groups=True).exists()
     section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide)
     return section, [scope for _, scope in scopes]

@@ -37,9 +37,25 @@ def weight_of(*, tier: Tier, meta: dict[str, str]) -> float:
     return explicit if explicit > 0 and math.isfinite(explicit) else TIER_WEIGHTS[tier]
 
 
-def rank_of(*, day: date, weight: float) -> float:
-    """Days since 1970-01-01 over 30, plus log2 of the weight."""
-    return (day - _EPOCH).days / 30 + math.log2(weight)
+# How much `importance=` (0..1) moves a fact: importance 1 ranks like a fact saved
+# IMPORTANCE_MONTHS / 2 months later, importance 0 that much earlier; 0.5 or none is neutral.
+IMPORTANCE_MONTHS = 3.0
+
+
+def importance_of(meta: dict[str, str] | None) -> float | None:
+    """The fact's `importance=` as a number in [0, 1], or None when absent or unreadable."""
+    try:
+        value = float((meta or {})["importance"])
+    except (KeyError, ValueError):
+        return None
+    return value if 0.0 <= value <= 1.0 else None
+
+
+def rank_of(*, day: date, weight: float, importance: float | None = None) -> float:
+    """Days since 1970-01-01 over 30, plus log2 of the weight, plus
+    IMPORTANCE_MONTHS x (importance - 0.5) when the fact has an importance."""
+    bonus = 0.0 if importance is None else IMPORTANCE_MONTHS * (importance - 0.5)
+    return (day - _EPOCH).days / 30 + math.log2(weight) + bonus
 
 
 # Best first, one rule everywhere (prompt, learner's known facts, lists and recall's fallback):

@@ -24,6 +24,7 @@ def facts_list(
     contains: str | None = None,
     shard_bot: str | None = None,
     include_hidden: bool = True,
+    include_private: bool = True,
     offset: int = 0,
     limit: int = 50,
 ) -> Page[StoredFact]:
@@ -41,6 +42,8 @@ def facts_list(
         rows = rows.filter(shard_bot=shard_bot)
     if not include_hidden:
         rows = rows.exclude(visibility="hidden")
+    if not include_private:
+        rows = rows.exclude(visibility="private")
     total = rows.count()
     page = rows.annotate(file_path=F("file__path")).order_by("-day", *RANK_ORDER_FIELDS)[
         offset : offset + limit

@@ -22,8 +22,16 @@ TIERS: tuple[Tier, ...] = get_args(Tier)
 FactType = Literal["fact", "preference", "decision", "learning", "context"]
 FACT_TYPES: tuple[FactType, ...] = get_args(FactType)
 
-Visibility = Literal["context", "searchable", "hidden"]
+# private: in a bot's own memory, used only in direct rooms (never in a group room's prompt or
+# recall, even when the bot belongs to groups).
+Visibility = Literal["context", "searchable", "hidden", "private"]
 VISIBILITIES: tuple[Visibility, ...] = get_args(Visibility)
+PRIVATE_ROOM_KINDS: tuple[RoomKind, ...] = ("direct",)  # where private facts may be used
+
+# Always-on notes (SPEC §11): "About this workspace", "About you" (one per person), "About me"
+# (one per bot).
+NoteKind = Literal["workspace", "you", "me"]
+NOTE_KINDS: tuple[NoteKind, ...] = get_args(NoteKind)
 
 Via = Literal["api", "console", "learner", "tool", "import", "synthesis", "hand-edit"]
 VIAS: tuple[Via, ...] = get_args(Via)

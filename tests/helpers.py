@@ -11,7 +11,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from io import StringIO
 from pathlib import Path
@@ -191,6 +191,9 @@ class BotClient:
     def patch(self, path: str, body: object, **query) -> Answer:
         return self.call("PATCH", path, body, **query)
 
+    def put(self, path: str, body: object, **query) -> Answer:
+        return self.call("PUT", path, body, **query)
+
     def delete(self, path: str, **query) -> Answer:
         return self.call("DELETE", path, **query)
 
@@ -331,3 +334,28 @@ def _completion(request: dict, reply: Reply) -> dict:
             "total_tokens": reply.tokens,
         },
     }
+
+
+# --- a clock for history ----------------------------------------------------------------------
+
+
+class HistoryClock:
+    """Sets the time history entries are stamped with (memstore.history reads
+    `datetime.now`), so a test can script saves, edits and forgets on chosen days."""
+
+    def __init__(self, monkeypatch, start: datetime) -> None:
+        from memstore import history
+
+        clock = self
+
+        class Frozen(datetime):
+            @classmethod
+            def now(cls, tz=None):
+                return clock.now if tz is None else clock.now.astimezone(tz)
+
+        self.now = start
+        monkeypatch.setattr(history, "datetime", Frozen)
+
+    def at(self, when: datetime) -> "HistoryClock":
+        self.now = when
+        return self

@@ -21,6 +21,7 @@ from memoryconsole.api.schemas import (
     RemovedOut,
 )
 from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember
+from memstore.asof import bot_facts_as_of
 from memstore.history import Change
 from memstore.idempotency import idempotent_call
 
@@ -89,9 +90,24 @@ def remember(
 )
 def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Query[ListFilters]):
     """Facts this room may read, newest first: own memory, the person's (direct rooms), the
-    projects in play, and the legacy memory of this group room. Hidden facts are not listed."""
+    projects in play, and the legacy memory of this group room. Hidden facts are not listed.
+    With `as_of`, the facts held at the end of that day, replayed from history."""
+    ctx = context_of(request, room)
+    if filters.as_of is not None:
+        page = bot_facts_as_of(
+            ctx=ctx,
+            day=filters.as_of,
+            scope=filters.scope,
+            project=filters.project,
+            tier=filters.tier,
+            month=filters.month,
+            contains=filters.q,
+            offset=filters.offset,
+            limit=filters.limit,
+        )
+        return FactPageOut.of(page)
     page = bot_facts_list(
-        ctx=context_of(request, room),
+        ctx=ctx,
         scope=filters.scope,
         project=filters.project,
         tier=filters.tier,
@@ -100,13 +116,7 @@ def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Quer
         offset=filters.offset,
         limit=filters.limit,
     )
-    return FactPageOut(
-        items=[FactOut.of(f) for f in page.items],
-        total=page.total,
-        offset=page.offset,
-        limit=page.limit,
-        has_more=page.has_more,
-    )
+    return FactPageOut.of(page)
 
 
 # Declared before /facts/{fact_id}: Django matches URL patterns in order.

@@ -12,12 +12,14 @@ from memoryconsole.api.schemas import (
     ChangesOut,
     ContextHeaders,
     FactOut,
+    NoteOut,
     PromptOut,
+    PromptQuery,
     RecallOut,
     RecallQuery,
 )
-from memstore.prompt import prompt_build, prompt_changes
-from memstore.recall import recall_search
+from memstore.prompt import prompt_changes
+from memstore.prompt_budget import prompt_answer, recall_answer
 
 router = Router(tags=["recall"])
 
@@ -30,13 +32,17 @@ router = Router(tags=["recall"])
 )
 def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[RecallQuery]):
     """Search what this room may read (own memory, the person's in direct rooms, the projects in
-    play, this group room's legacy memory) by words and, with an embedding model, by meaning."""
-    result = recall_search(ctx=context_of(request, room), query=params.query, limit=params.limit)
+    play, this group room's legacy memory) by words and, with an embedding model, by meaning.
+    Never waits past the time budget: `stale` or `memory: unavailable` say what it did instead."""
+    timed = recall_answer(ctx=context_of(request, room), query=params.query, limit=params.limit)
+    result = timed.value
     return RecallOut(
         items=[FactOut.of(f) for f in result.items],
         more=result.more,
         mode=result.mode,
         note=result.note,
+        stale=timed.stale,
+        memory=timed.memory,
     )
 
 
@@ -46,12 +52,17 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
     operation_id="prompt_section",
     url_name="prompt_section",
 )
-def prompt_section(request: HttpRequest, room: Header[ContextHeaders]):
-    """The memory section of this bot's prompt for this room: the person's memory (direct rooms),
-    up to 3 projects, then its own memory, each block within its budget."""
-    section = prompt_build(ctx=context_of(request, room))
+def prompt_section(request: HttpRequest, room: Header[ContextHeaders], params: Query[PromptQuery]):
+    """The memory section of this bot's prompt for this room: the always-on notes, then the
+    person's memory (direct rooms), up to 3 projects, then its own memory, each block within its
+    budget. Never waits past the time budget (`stale`, `memory`); with `as_of`, the section as it
+    was at the end of that day."""
+    answer = prompt_answer(ctx=context_of(request, room), as_of=params.as_of)
     return PromptOut(
-        text=section.text,
+        text=answer.text,
+        notes=[NoteOut.of(n) for n in answer.notes],
+        stale=answer.stale,
+        memory=answer.memory,
         blocks=[
             BlockOut(
                 title=b.title,
@@ -59,7 +70,7 @@ def prompt_section(request: HttpRequest, room: Header[ContextHeaders]):
                 facts=[FactOut.of(f) for f in b.facts],
                 left_out=b.left_out,
             )
-            for b in section.blocks
+            for b in answer.section.blocks
         ],
     )
 

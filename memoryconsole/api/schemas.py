@@ -23,6 +23,7 @@ from memstore.vocabulary import (
     SLUG_PATTERN,
     VISIBILITIES,
     FactType,
+    NoteKind,
     RoomKind,
     ScopeKind,
     Tier,
@@ -163,7 +164,9 @@ class RememberIn(StrictIn):
     tier: Tier = Field("log", description="profile (lasting), log, note (weight 0.5), episode.")
     type: FactType | None = None
     importance: float | None = Field(None, ge=0, le=1)
-    visibility: Visibility | None = Field(None, description="hidden facts never reach prompts.")
+    visibility: Visibility | None = Field(
+        None, description="hidden facts never reach prompts; private ones only direct rooms."
+    )
     src: str | None = Field(
         None,
         pattern=r"^[^\s<>]{1,200}$",
@@ -238,6 +241,16 @@ class FactPageOut(Out):
     limit: int
     has_more: bool
 
+    @staticmethod
+    def of(page: Any) -> "FactPageOut":
+        return FactPageOut(
+            items=[FactOut.of(f) for f in page.items],
+            total=page.total,
+            offset=page.offset,
+            limit=page.limit,
+            has_more=page.has_more,
+        )
+
 
 class ListFilters(Schema):
     scope: ScopeKind | None = Field(None, description="Only this scope (default: all readable).")
@@ -245,6 +258,9 @@ class ListFilters(Schema):
     tier: Tier | None = None
     month: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")
     q: Text | None = Field(None, max_length=200, description="Text contains this (any case).")
+    as_of: dt.date | None = Field(
+        None, description="YYYY-MM-DD: the facts held at the end of that day (from history)."
+    )
     offset: int = Field(0, ge=0, le=1_000_000)
     limit: int = Field(50, ge=1, le=200)
 
@@ -267,11 +283,21 @@ class ForgetWhere(Schema):
 # --- recall and prompt ---------------------------------------------------------------------------
 
 
+_STALE = "true: the files could not be synced within the time budget; the index as it stood."
+_MEMORY = "unavailable: memory could not be read within the time budget; answered without it."
+
+
 class RecallQuery(Schema):
     query: Annotated[Text, AfterValidator(_not_blank)] = Field(
         min_length=1, max_length=1000, description="Words or a question (not only spaces)."
     )
     limit: int = Field(20, ge=1, le=50)
+
+
+class PromptQuery(Schema):
+    as_of: dt.date | None = Field(
+        None, description="YYYY-MM-DD: the section as it was at the end of that day (UTC)."
+    )
 
 
 class RecallOut(Out):
@@ -281,6 +307,8 @@ class RecallOut(Out):
         description="hybrid (words and meaning) when an embedding model is installed, else lexical."
     )
     note: str = ""
+    stale: bool = Field(False, description=_STALE)
+    memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
 
 
 class BlockOut(Out):
@@ -290,9 +318,28 @@ class BlockOut(Out):
     left_out: int = Field(description="Facts of this block left on disk (over count or budget).")
 
 
+class NoteOut(Out):
+    """An always-on note: workspace (About this workspace), you (About you), me (About me)."""
+
+    kind: NoteKind
+    name: str = Field(description="The person (you) or bot (me); empty for the workspace.")
+    title: str
+    text: str
+    updated: dt.datetime | None = Field(description="When the file last changed; null if never.")
+
+    @staticmethod
+    def of(note: Any) -> "NoteOut":
+        return NoteOut(
+            kind=note.kind, name=note.name, title=note.title, text=note.text, updated=note.updated
+        )
+
+
 class PromptOut(Out):
     text: str = Field(description="The memory section, ready to put in a system prompt.")
+    notes: list[NoteOut] = Field(description="The always-on notes that open the section.")
     blocks: list[BlockOut]
+    stale: bool = Field(False, description=_STALE)
+    memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
 
 
 class ChangesIn(StrictIn):

@@ -10,7 +10,7 @@ from django import forms
 
 from memoryconsole.web.presenters import TAB_LABELS
 from memstore.access import MAX_PROJECTS
-from memstore.console.facts import PAGE_SIZE, FactQuery
+from memstore.console.facts import IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.learning.activity import KINDS
 from memstore.markdown import MAX_TEXT_CHARS
 from memstore.vocabulary import (
@@ -39,6 +39,9 @@ class FactQueryForm(forms.Form):
     tier = forms.ChoiceField(choices=_choices(TIERS, "any tier"), required=False)
     type = forms.ChoiceField(choices=_choices(FACT_TYPES, "any type"), required=False)
     month = forms.CharField(required=False, max_length=7)
+    importance = forms.ChoiceField(
+        choices=_choices(IMPORTANCE_LEVELS, "any importance"), required=False
+    )
     cursor = forms.CharField(required=False, max_length=40)
 
     def query(self) -> FactQuery:
@@ -68,6 +71,12 @@ class FactEditForm(FactRefForm):
     )
 
 
+class VersionRestoreForm(FactRefForm):
+    """Which earlier version of a fact to restore: the time of the edit that replaced it."""
+
+    at = forms.CharField(max_length=40)
+
+
 class RestoreForm(forms.Form):
     """A recorded removal: the shard's history and the line's byte offset in it."""
 
@@ -90,6 +99,7 @@ class PromptForm(forms.Form):
     person = forms.RegexField(regex=anchored(PERSON_PATTERN), required=False)
     room = forms.RegexField(regex=anchored(ROOM_PATTERN), required=False)
     projects = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+    as_of = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
 
     def __init__(self, *args, projects: list[str], people: list[str], **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -130,3 +140,25 @@ class FactIdForm(forms.Form):
     """One fact by identity (forget everywhere)."""
 
     id = forms.RegexField(regex=anchored(FACT_ID_PATTERN))
+
+
+class AsOfForm(forms.Form):
+    """The day to show a bot's memory as of."""
+
+    day = forms.DateField(input_formats=["%Y-%m-%d"])
+
+
+class NoteForm(forms.Form):
+    """A note's new text, with the text it had when the form was shown (the length and secret
+    rules are the service's: `memstore.notes.note_check`)."""
+
+    text = forms.CharField(
+        required=False, strip=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 10})
+    )
+    expected = forms.CharField(required=False, strip=False, max_length=20_000)
+
+
+class NoteVersionForm(forms.Form):
+    """Which earlier version of a note to restore."""
+
+    version = forms.RegexField(regex=r"^\d{8}T\d{12}Z$")

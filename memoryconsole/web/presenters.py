@@ -107,7 +107,7 @@ def fact_list_summary(page: FactRows, query: FactQuery) -> str:
 
 def fact_list_empty(query: FactQuery) -> str:
     """What an empty page of facts says: filters found nothing, or there is nothing yet."""
-    if query.q or query.tier or query.type or query.month:
+    if query.q or query.tier or query.type or query.month or query.importance:
         return "No facts match. Try fewer words or other filters."
     return "Nothing here yet."
 
@@ -348,6 +348,8 @@ class ReachView:
     label: str
     shown: list[str]
     left: list[tuple[str, str]]  # (fact text, why it stays out)
+    note: str  # the person's "About you" note as the prompt holds it
+    note_left: str  # why their note is not in this prompt ("" if it is, or none was written)
 
 
 def reach_views(reaches: list[Reach]) -> list[ReachView]:
@@ -359,6 +361,41 @@ def reach_views(reaches: list[Reach]) -> list[ReachView]:
             label=REACH_KIND_LABELS.get(r.kind, r.kind),
             shown=[f.body for f in r.shown],
             left=[(x.fact.body, REACH_REASONS[x.reason]) for x in r.left],
+            note=r.note,
+            note_left=REACH_REASONS[r.note_left] if r.note_left else "",
         )
         for r in reaches
     ]
+
+
+# --- issue 11: fact versions, facts as of a date, the prompt's notes and freshness ------------
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRow:
+    """An earlier text of a fact, as its versions page lists it."""
+
+    text: str
+    at: str  # the version's id (the time of the edit that replaced it)
+    when: datetime | None
+    origin: str  # who replaced it, and how
+
+
+def version_rows(versions: list) -> list[VersionRow]:
+    """Display rows for a fact's versions (newest first)."""
+    return [
+        VersionRow(text=v.text, at=v.at, when=_when(v.at), origin=origin(v.by, v.via))
+        for v in versions
+    ]
+
+
+def prompt_freshness(stale: bool, memory: str) -> str:
+    """The preview's warning when the section was not built from the files as they are now."""
+    if memory == "unavailable":
+        return "Memory could not be read within the time budget: the bot would get no memory."
+    if stale:
+        return (
+            "The files could not be synced within the time budget (another writer held the "
+            "lock, or the disk was slow): this is the index as it stood. Reload to try again."
+        )
+    return ""

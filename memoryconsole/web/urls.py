@@ -1,10 +1,11 @@
-"""Console URLs: login, home, a person's About me pages, and a bot's pages (facts, edits, history, clear, prompt preview,
-learning, files)."""
+"""Console URLs: login, home, the always-on notes, and a bot's pages (facts, edits, history,
+fact versions, as of a date, clear, prompt preview, learning, files, About me), and a
+person's About me pages (what bots know, controls, forget everywhere, export, prompts)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import aboutme, facts, history, home, pages, rows
+from memoryconsole.web.views import aboutme, facts, history, home, notes, pages, rows
 
 app_name = "web"
 
@@ -21,6 +22,11 @@ _BOT_PAGES = [
     ("prompt/", pages.prompt_page, "prompt"),
     ("learning/", pages.learning_page, "learning"),
     ("files/", pages.files_page, "files"),
+    ("about-me/", notes.about_me_page, "about_me"),
+    ("about-me/restore/", notes.about_me_restore, "about_me_restore"),
+    ("versions/", history.fact_versions_page, "fact_versions"),
+    ("versions/restore/", history.fact_version_restore, "fact_version_restore"),
+    ("as-of/", facts.as_of_page, "as_of"),
 ]
 
 # A person's About me pages: (path under people/<person>/, view, name).
@@ -42,7 +48,13 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", home.home_page, name="home"),
-    path("me/", aboutme.about_me_page, name="about_me"),
+    path("me/", aboutme.about_me_page, name="me"),
     *(path(f"people/<str:person>/{sub}", view, name=name) for sub, view, name in _PERSON_PAGES),
+    path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
+    path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
+    path("notes/you/", notes.about_you_page, name="about_you"),
+    path("notes/you/restore/", notes.about_you_restore, name="about_you_restore"),
+    path("notes/you/<str:person>/", notes.about_you_page, name="about_you_of"),
+    path("notes/you/<str:person>/restore/", notes.about_you_restore, name="about_you_restore_of"),
     *(path(f"bots/<str:bot>/{sub}", view, name=name) for sub, view, name in _BOT_PAGES),
 ]

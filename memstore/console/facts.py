@@ -38,6 +38,11 @@ _ROW_FIELDS = (
     "scope_key",
     "shard_bot",
 )
+# `importance=` (0..1, as written in the line) by level: high >= 0.7, low < 0.3.
+IMPORTANCE_LEVELS = {
+    "high": r"^(0*\.[7-9][0-9]*|0*1(\.0*)?)$",
+    "low": r"^0*(\.[0-2][0-9]*)?$",
+}
 _CURSOR_RE = re.compile(r"(\d{4}-\d{2}-\d{2})_(\d{1,18})")
 _WORD_RE = re.compile(r"\w+")
 
@@ -67,6 +72,7 @@ class FactQuery:
     tier: str = ""
     type: str = ""
     month: str = ""  # YYYY-MM
+    importance: str = ""  # one of IMPORTANCE_LEVELS
     cursor: str = ""  # "YYYY-MM-DD_id" of the last row of the previous page
     limit: int = PAGE_SIZE
 
@@ -162,6 +168,8 @@ def fact_rows(
         rows = rows.filter(Q(meta__type="fact") | ~Q(meta__has_key="type"))
     elif query.type:
         rows = rows.filter(meta__type=query.type)
+    if query.importance in IMPORTANCE_LEVELS:
+        rows = rows.filter(meta__importance__regex=IMPORTANCE_LEVELS[query.importance])
     if query.month:
         first = date.fromisoformat(query.month + "-01")
         rows = rows.filter(day__gte=first, day__lt=(first + timedelta(days=32)).replace(day=1))

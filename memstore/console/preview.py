@@ -1,11 +1,12 @@
 """What a bot's prompt memory section would hold in a chosen room, so people see what bots see.
 
-The section itself is built by `memstore.prompt.prompt_build` (budgets, order, what was left
-out); this module only builds the room's Context for a person's choice, and keeps the privacy
+The section itself is built by `memstore.prompt_budget.prompt_answer`, as the API builds it
+(the always-on notes, then the blocks; within the time budget, or as of a date); this module only builds the room's Context for a person's choice, and keeps the privacy
 rule: a direct room shows that person's user memory, so only they (or staff) may preview it.
 """
 
 from dataclasses import dataclass
+from datetime import date
 
 from memstore.access import ROOM_KINDS
 from memstore.console.viewer import Viewer
@@ -13,7 +14,7 @@ from memstore.errors import NotAllowed
 from memstore.index import memory_root
 from memstore.models import ProjectMember
 from memstore.paths import all_scopes
-from memstore.prompt import PromptSection, prompt_build
+from memstore.prompt_budget import PromptAnswer, prompt_answer
 from memstore.selectors import context_build, legacy_rooms_of
 
 PREVIEW_ROOM = "console-preview"
@@ -45,10 +46,17 @@ def preview_choices(*, bot: str, viewer: Viewer) -> PreviewChoices:
 
 
 def prompt_preview(
-    *, bot: str, viewer: Viewer, kind: str, person: str, room: str, projects: list[str]
-) -> PromptSection:
-    """The PromptSection the bot would get in that room. NotAllowed for another person's direct
-    room unless staff."""
+    *,
+    bot: str,
+    viewer: Viewer,
+    kind: str,
+    person: str,
+    room: str,
+    projects: list[str],
+    as_of: date | None = None,
+) -> PromptAnswer:
+    """What the bot would get in that room (now, or at the end of `as_of`). NotAllowed for
+    another person's direct room unless staff."""
     person = person or viewer.person
     if kind == "direct" and person != viewer.person and not viewer.staff:
         raise NotAllowed("Only that person (or staff) may preview their direct room.")
@@ -59,4 +67,4 @@ def prompt_preview(
         person=person if kind == "direct" else None,
         projects=projects,
     )
-    return prompt_build(ctx=ctx)
+    return prompt_answer(ctx=ctx, as_of=as_of)

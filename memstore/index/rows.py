@@ -16,7 +16,7 @@ from memstore.errors import UnreadableFile
 from memstore.files import decode
 from memstore.models import Fact, MemoryFile
 from memstore.paths import FileLocation, Scope, is_log_name, scope_shards
-from memstore.ranking import rank_of, tier_of, weight_of
+from memstore.ranking import importance_of, rank_of, tier_of, weight_of
 
 # A file indexed less than this long after its last write is "racy": a later edit of the same
 # size could land in the same timestamp tick (ext4 ticks are ~4 ms, NFS can be a second), so its
@@ -131,7 +131,7 @@ def derived(tier_file: str, fact: markdown.FactLine) -> tuple[str, str, float, f
     visibility = meta.get("visibility", "context") if meta else "context"
     if visibility not in markdown.VISIBILITIES:
         visibility = "context"
-    rank = rank_of(day=fact.day, weight=weight)
+    rank = rank_of(day=fact.day, weight=weight, importance=importance_of(meta))
     return fact.text, tier, weight, rank, visibility
 
 

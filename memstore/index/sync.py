@@ -10,6 +10,7 @@ as `via=hand-edit`. `index_sync_file` is what a service calls after writing a fi
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,20 @@ _SYNC_QUERY = (
 )
 
 
+_SKIPPED: ContextVar[bool] = ContextVar("memstore_sync_skipped", default=False)
+
+
+@contextmanager
+def sync_skipped() -> Iterator[None]:
+    """Within the block `index_sync` does nothing: a reader out of time answers from the index
+    as it stands (see `memstore.prompt_budget`). Writes still re-sync their own files."""
+    token = _SKIPPED.set(True)
+    try:
+        yield
+    finally:
+        _SKIPPED.reset(token)
+
+
 @dataclass(frozen=True, slots=True)
 class SyncReport:
     """How much a sync looked at and how much it had to do."""
@@ -49,6 +64,8 @@ class SyncReport:
 
 def index_sync(*, scopes: Iterable[Scope]) -> SyncReport:
     """Bring the index up to date with the files of these scopes (stat first, parse what changed)."""
+    if _SKIPPED.get():
+        return SyncReport(files=0, changed=0)
     root = memory_root()
     scopes = list(dict.fromkeys(scopes))
     on_disk: dict[str, Stat] = {}

@@ -5,6 +5,15 @@ A reply is plain lines. Exactly these count, one per line, keyword first:
     profile: <fact>     log: <fact>     note: <fact>     remove: <a known fact, quoted exactly>
     NONE
 
+A save line may end with attributes in braces, which the learner keeps as the fact's metadata:
+
+    profile: Prefers short answers {type=preference importance=0.8}
+    log: Is planning a surprise party for Sam {private}
+
+`type=` one of memstore.vocabulary.FACT_TYPES, `importance=` a number from 0 to 1, `private`
+(the bot keeps it to itself: used in direct rooms only). Unknown or malformed attributes are
+dropped; the fact is kept.
+
 Everything else (prose, bullets, JSON, scope or bot names, "user:bob profile: …") is ignored and
 counted; a keyword followed by only "NONE" (`profile: NONE`, `log: none.`) says nothing, like a
 bare NONE, and is never a fact. The model never chooses where a fact goes: the learner routes it. A `remove:` counts only
@@ -19,12 +28,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from memstore.markdown import MAX_TEXT_CHARS, fact_identity
+from memstore.vocabulary import FACT_TYPES
 
 MAX_SAVES = 12
 MAX_REMOVES = 3
 MAX_SAMPLE = 3  # ignored lines kept as a sample for the console
 _LINE_RE = re.compile(r"(profile|log|note|remove)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"^\[(?:note|episode)\]\s*", re.IGNORECASE)
+_ATTRS_RE = re.compile(r"\s*\{([^{}]*)\}\s*$")
 _NONE_RE = re.compile(r"[\"'`(\[]*(?:none|n/a|nothing)[\"'`)\].!]*", re.IGNORECASE)
 _QUOTES = ('"', "'", "“”", "‘’", "`")
 
@@ -38,6 +49,7 @@ class Proposal:
     kind: Kind
     text: str
     fact_id: str = ""  # for remove: the identity of the known fact it quotes
+    meta: dict[str, str] = field(default_factory=dict)  # type, importance, visibility=private
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +96,11 @@ def reply_parse(reply: str, *, known: Mapping[str, str]) -> ParsedReply:
         kind = match.group(1).lower()
         text = match.group(2).strip()
         removing = kind == "remove"
-        text = _unquote(text) if removing else _TAG_RE.sub("", text, count=1)
+        meta: dict[str, str] = {}
+        if not removing:
+            text, meta = fact_attributes(_TAG_RE.sub("", text, count=1))
+        else:
+            text = _unquote(text)
         if not text:
             refused.append(Refusal(kind, text, "empty"))
             continue
@@ -107,7 +123,7 @@ def reply_parse(reply: str, *, known: Mapping[str, str]) -> ParsedReply:
             proposals.append(Proposal("remove", text, fact_id=known[identity]))
         else:
             saves += 1
-            proposals.append(Proposal(kind, text))  # type: ignore[arg-type]
+            proposals.append(Proposal(kind, text, meta=meta))  # type: ignore[arg-type]
     return ParsedReply(
         proposals=proposals,
         refused=refused,
@@ -115,6 +131,32 @@ def reply_parse(reply: str, *, known: Mapping[str, str]) -> ParsedReply:
         ignored_sample=[line[:200] for line in ignored[:MAX_SAMPLE]],
         said_none=said_none,
     )
+
+
+def fact_attributes(text: str) -> tuple[str, dict[str, str]]:
+    """The text without its trailing `{…}` attributes, and the valid ones as metadata."""
+    match = _ATTRS_RE.search(text)
+    if not match:
+        return text, {}
+    meta: dict[str, str] = {}
+    for token in match.group(1).replace(",", " ").split():
+        key, _, value = token.partition("=")
+        key, value = key.lower(), value.strip().lower()
+        if key == "type" and value in FACT_TYPES:
+            meta["type"] = value
+        elif key == "importance" and _fraction(value) is not None:
+            meta["importance"] = f"{_fraction(value):g}"
+        elif key == "private" and not value:
+            meta["visibility"] = "private"
+    return text[: match.start()].strip(), meta
+
+
+def _fraction(value: str) -> float | None:
+    try:
+        number = round(float(value), 2)
+    except ValueError:
+        return None
+    return number if 0.0 <= number <= 1.0 else None
 
 
 def _unquote(text: str) -> str:

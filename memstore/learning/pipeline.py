@@ -283,7 +283,9 @@ def _apply(run: _Run, plan: list[dict]) -> None:
     for i, item in enumerate(plan):
         key, op = f"p{i}", item["op"]
         if op == "save":
-            _save(run, key, text=item["text"], tier=item["tier"], write=write)
+            _save(
+                run, key, text=item["text"], tier=item["tier"], write=write, meta=item.get("meta")
+            )
         elif op == "remove":
             if write:
                 # Already gone is fine: removed by an earlier run of this job, or by hand.
@@ -317,12 +319,19 @@ def _apply(run: _Run, plan: list[dict]) -> None:
             )
 
 
-def _save(run: _Run, key: str, *, text: str, tier: str, write: bool) -> None:
+def _save(
+    run: _Run, key: str, *, text: str, tier: str, write: bool, meta: dict | None = None
+) -> None:
     scope = str(run.target.scope)
+    extra = dict(meta or {})
+    if run.target.scope.kind != "bot":
+        # "private" means the bot keeps it to itself; a person's own memory is theirs already.
+        extra.pop("visibility", None)
+    meta = run.meta | {k: str(v) for k, v in extra.items()}
     try:
         if not write:
             tag = tier if tier in ("note", "episode") else None
-            fact = make_fact(text=text, day=run.day, tag=tag, meta=run.meta)
+            fact = make_fact(text=text, day=run.day, tag=tag, meta=meta)
             run.event(
                 key, "would_save", scope=scope, tier=tier, fact_id=fact.identity, text=fact.text
             )
@@ -333,7 +342,7 @@ def _save(run: _Run, key: str, *, text: str, tier: str, write: bool) -> None:
                 text=text,
                 tier=tier,  # type: ignore[arg-type]
                 day=run.day,
-                meta=run.meta,
+                meta=meta,
                 person=run.exchange.person or None,
                 by=run.ctx.bot,
                 via=VIA,

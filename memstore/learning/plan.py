@@ -3,7 +3,7 @@
 A plan is a list of plain dicts (it is stored as JSON on the exchange, so a job run again after
 a crash re-applies the same decisions instead of asking the model again):
 
-    {"op": "save", "tier": "profile"|"log"|"note", "text": …}
+    {"op": "save", "tier": "profile"|"log"|"note", "text": …, "meta": {type, importance, …}}
     {"op": "remove", "text": …, "fact_id": …, "scope": …}
     {"op": "refuse", "line": kind, "text": …, "reason": …, "detail": …}
     {"op": "known", "line": kind, "text": …, "detail": …}   already known or just recalled
@@ -102,7 +102,8 @@ def plan_build(
                 }
             )
             continue
-        plan.append({"op": "save", "tier": proposal.kind, "text": proposal.text})
+        save = {"op": "save", "tier": proposal.kind, "text": proposal.text}
+        plan.append(save | ({"meta": proposal.meta} if proposal.meta else {}))
     for refusal in parsed.refused:
         plan.append(_refuse(refusal.kind, refusal.text[:600], refusal.reason, _WHY[refusal.reason]))
     if parsed.ignored:

@@ -26,6 +26,11 @@ profile: <a lasting fact: who someone is, a preference, a standing decision>
 log: <something that happened or was decided that is worth recalling later>
 note: <a minor detail>
 remove: <a known fact, copied exactly from the list, that the exchange shows is no longer true>
+A fact line may end with attributes in braces: {{type=fact|preference|decision|learning|context \
+importance=0..1 private}}. type: what kind of fact it is. importance: how much it matters later \
+(1 = essential, 0.5 = ordinary, 0 = trivia). private: something you should keep to yourself, \
+never bring up in group chats (only for things about you, the assistant; what a person says \
+about themselves in a direct chat is already kept for them alone).
 If nothing is worth keeping, answer exactly: NONE
 
 Rules:

@@ -27,6 +27,7 @@ from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
+from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ def recall_search(
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
     scopes = readable_scopes(ctx)
+    private_ok = include_hidden or ctx.room.kind in PRIVATE_ROOM_KINDS
     vector = None
     if embedder is not None:
         try:
@@ -85,17 +87,25 @@ def recall_search(
         result = _substring_fallback(
             scopes=scopes, query=query, limit=limit, include_hidden=include_hidden, mode=used
         )
-        return replace(result, note=" ".join(filter(None, [note, result.note])))
+        result = replace(result, note=" ".join(filter(None, [note, result.note])))
+        return result if private_ok else _without_private(result)
     order = [f.pk for f in fused]
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
     items = _budgeted(_rows(order[: limit + 10]), order, limit)
-    return RecallResult(
+    result = RecallResult(
         items=items,
         more=max(matched, len(fused)) - len(items),
         mode=used,
         note=note,
         scores={f.fact_id: f.score for f in fused},
     )
+    return result if private_ok else _without_private(result)
+
+
+def _without_private(result: RecallResult) -> RecallResult:
+    # visibility=private facts are used only in direct rooms (SPEC §11, issue 11).
+    items = [f for f in result.items if f.visibility != "private"]
+    return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
 
 
 def _dense(scopes: list[Scope], vector, embedder, include_hidden: bool) -> list[fusion.Ranked]:

@@ -43,6 +43,10 @@ def test_operations_have_stable_ids_and_json_errors():
         "prompt_section",
         "prompt_changes",
         "report_exchange",
+        "list_notes",
+        "read_about_me",
+        "write_about_me",
+        "about_me_versions",
     }
     for path, method, op in operations:
         assert path.startswith("/api/v1/")

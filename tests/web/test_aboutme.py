@@ -186,3 +186,15 @@ def test_edit_and_forget_one_bots_copy_from_the_about_me_row(ann, workspace):
     ann.post("/bots/ben/facts/delete/", {"file": file, "id": new_id}, HTTP_HX_REQUEST="true")
     assert "Porto" not in repr(texts_on_disk(workspace))
     assert "Ann wants reports" in ann.get("/me/").content.decode()  # ava's copy untouched
+
+
+def test_the_about_you_note_reaches_direct_prompts_only(ann, workspace):
+    from memstore.notes import note_save
+
+    note_save(kind="you", name="ann", text="Call me Annie. I prefer short answers.")
+    html = ann.get("/people/ann/prompts/").content.decode()
+    sections = html.split('<section class="card reach"')[1:]
+    assert "Call me Annie." in sections[0]  # ava, direct
+    assert "Call me Annie." not in sections[1]
+    assert '“About you” note — <span class="why">not this room kind' in sections[1]
+    assert "/notes/you/ann/" in ann.get("/me/").content.decode()

@@ -127,7 +127,8 @@ def test_every_console_view_wears_the_error_policy():
     from memoryconsole.web.urls import urlpatterns
 
     views = {p.name: p.callback for p in urlpatterns if p.name not in ("login", "logout")}
-    assert len(views) == 18  # 12 + About me: /me/ and 5 under people/<person>/
+    assert len(views) == 29  # 12, and issue 11: notes (9), fact versions (2), as of a date,
+    # About me (/me/ and 5 under people/<person>/)
     assert [
         name for name, view in views.items() if not getattr(view, "console_errors", False)
     ] == []

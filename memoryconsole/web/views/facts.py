@@ -1,12 +1,12 @@
-"""A bot's memory page (tabs, search and filters as you type, paged newest first) and clearing
-the bot's own memory."""
+"""A bot's memory page (tabs, search and filters as you type, paged newest first), clearing
+the bot's own memory, and what the bot knew on a date."""
 
 from django.contrib import messages
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from memoryconsole.web import presenters
-from memoryconsole.web.forms import FactQueryForm
+from memoryconsole.web.forms import AsOfForm, FactQueryForm
 from memoryconsole.web.views.common import (
     console_view,
     page_or_partial,
@@ -15,7 +15,8 @@ from memoryconsole.web.views.common import (
     wants_partial,
 )
 from memoryconsole.web.views.rows import fact_urls
-from memstore.console.facts import bot_tabs, fact_rows
+from memstore.console.facts import IMPORTANCE_LEVELS, bot_tabs, fact_rows
+from memstore.console.versions import console_bot_as_of
 from memstore.console.writes import clear_preview, console_memory_clear
 from memstore.vocabulary import FACT_TYPES, TIERS
 
@@ -47,6 +48,7 @@ def bot_page(request, bot: str):
             "show_clear": query.tab == "own",
             "tiers": TIERS,
             "types": FACT_TYPES,
+            "importance_levels": IMPORTANCE_LEVELS,
         }
     return page_or_partial(request, "web/bot.html", "fact-list", context)
 
@@ -67,3 +69,19 @@ def clear_memory(request, bot: str):
         "stays": presenters.clear_stays(preview),
     }
     return page_or_partial(request, "web/clear.html", "confirm", context)
+
+
+@console_view("GET")
+def as_of_page(request, bot: str):
+    """What this bot knew on a date (a date picker; replayed from history)."""
+    form = AsOfForm(request.GET or {"day": timezone.localdate().isoformat()})
+    day = form.cleaned_data["day"] if form.is_valid() else None
+    facts = console_bot_as_of(viewer=viewer_of(request), bot=bot, day=day) if day else []
+    context = {
+        "bot": bot,
+        "here": "as-of",
+        "form": form,
+        "day": day,
+        "rows": [(f, presenters.scope_label(f.scope)) for f in facts],
+    }
+    return render(request, "web/as_of.html", context)

@@ -1,16 +1,19 @@
 """A bot's history page (its changes, one shard at a time, newest first) and restoring a
-removed fact from it."""
+removed fact from it; a fact's versions (its texts before each edit) and restoring one."""
+
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from memoryconsole.web import presenters
-from memoryconsole.web.forms import HistoryForm, RestoreForm
+from memoryconsole.web.forms import FactRefForm, HistoryForm, RestoreForm, VersionRestoreForm
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.overview import bot_history, bot_shards
+from memstore.console.versions import console_fact_versions, console_version_restore
 from memstore.console.writes import console_fact_restore, shard_key, shard_parse
-from memstore.errors import InvalidFact
+from memstore.errors import FactNotFound, InvalidFact
 
 
 @console_view("GET", vary=True)
@@ -51,3 +54,35 @@ def restore_fact(request, bot: str):
         messages.success(request, f"Restored: {fact.text}")
         return redirect(f"{reverse('web:history', args=[bot])}?shard={shard_key(shard)}")
     return render(request, "web/history.html#restore-result", {"fact": fact})
+
+
+@console_view("GET")
+def fact_versions_page(request, bot: str):
+    """A fact's earlier texts (one per edit), newest first, each restorable."""
+    form = FactRefForm(request.GET)
+    if not form.is_valid():
+        raise FactNotFound("No such fact.")
+    file, fact_id = form.cleaned_data["file"], form.cleaned_data["id"]
+    found = console_fact_versions(viewer=viewer_of(request), file=file, fact_id=fact_id)
+    context = {
+        "bot": bot,
+        "here": "memory",
+        "current": found.current,
+        "versions": presenters.version_rows(found.versions),
+    }
+    return render(request, "web/versions.html", context)
+
+
+@console_view("POST")
+def fact_version_restore(request, bot: str):
+    """Make an earlier text the fact's text again (the text it replaces becomes a version)."""
+    form = VersionRestoreForm(request.POST)
+    if not form.is_valid():
+        raise FactNotFound("No such version of this fact.")
+    d = form.cleaned_data
+    row = console_version_restore(
+        viewer=viewer_of(request), file=d["file"], fact_id=d["id"], at=d["at"]
+    )
+    messages.success(request, f"Restored: {row.fact.body}")
+    query = urlencode({"file": row.fact.file, "id": row.fact.fact_id})
+    return redirect(f"{reverse('web:fact_versions', args=[bot])}?{query}")

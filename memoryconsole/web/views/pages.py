@@ -17,24 +17,27 @@ def prompt_page(request, bot: str):
     choices = preview_choices(bot=bot, viewer=viewer)
     data = request.GET if "kind" in request.GET else {"kind": "direct", "person": viewer.person}
     form = PromptForm(data, projects=choices.projects, people=choices.people)
-    section = None
+    answer = None
     if form.is_valid():
         d = form.cleaned_data
-        section = prompt_preview(
+        answer = prompt_preview(
             bot=bot,
             viewer=viewer,
             kind=d["kind"],
             person=d["person"],
             room=d["room"],
             projects=d["projects"],
+            as_of=d["as_of"],
         )
     context = {
         "bot": bot,
         "here": "prompt",
         "form": form,
         "choices": choices,
-        "section": section,
-        "blocks": presenters.prompt_blocks(section),
+        "answer": answer,
+        "section": answer.section if answer else None,
+        "blocks": presenters.prompt_blocks(answer.section if answer else None),
+        "freshness": presenters.prompt_freshness(answer.stale, answer.memory) if answer else "",
     }
     return page_or_partial(request, "web/prompt.html", "preview", context)
 

@@ -23,6 +23,7 @@ _URL_NAMES = {
     "edit": "fact_edit",
     "delete": "fact_delete",
     "undo": "fact_undo",
+    "versions": "fact_versions",
 }
 
 

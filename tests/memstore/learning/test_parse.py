@@ -133,3 +133,18 @@ def test_a_keyword_with_none_is_a_no_op_never_a_fact(reply):
 def test_a_fact_that_merely_mentions_none_is_kept():
     result = reply_parse("log: None of the venues had a rooftop", known={})
     assert [p.text for p in result.proposals] == ["None of the venues had a rooftop"]
+
+
+def test_trailing_attributes_become_metadata_and_bad_ones_are_dropped():
+    reply = (
+        "profile: Prefers short answers {type=preference importance=0.8}\n"
+        "log: Keeps the launch date to itself {private}\n"
+        "note: Likes jazz {type=opinion importance=7 colour=red}\n"
+    )
+    assert reply_parse(reply, known=KNOWN).proposals == [
+        Proposal(
+            "profile", "Prefers short answers", meta={"type": "preference", "importance": "0.8"}
+        ),
+        Proposal("log", "Keeps the launch date to itself", meta={"visibility": "private"}),
+        Proposal("note", "Likes jazz"),
+    ]

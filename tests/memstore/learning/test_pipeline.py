@@ -405,3 +405,21 @@ def test_a_reply_naming_another_bot_or_scope_writes_nowhere_else(learning, memor
     )
     learn(submit(direct(), message="I always pick a window seat"))
     assert texts_on_disk(memory_root) == {f"{ALICE}/profile.md": ["Prefers window seats"]}
+
+
+def test_the_learner_sets_type_importance_and_keeps_private_only_in_bot_memory(
+    learning, memory_root
+):
+    learning.push(ok("log: Is planning a surprise for Sam {private type=context importance=0.9}"))
+    assert learn(submit(group(person="alice"), message="Plan a surprise for Sam")) == "done"
+    [fact] = facts_on_disk(memory_root)[f"{ADA}/log/{MONTH}.md"]
+    assert (fact.text, fact.meta["visibility"], fact.meta["type"], fact.meta["importance"]) == (
+        "Is planning a surprise for Sam",
+        "private",
+        "context",
+        "0.9",
+    )
+    learning.push(ok("profile: Prefers tea {type=preference private}"))
+    assert learn(submit(direct(), message="I prefer tea")) == "done"
+    [about_alice] = facts_on_disk(memory_root)[f"{ALICE}/profile.md"]
+    assert about_alice.meta["type"] == "preference" and "visibility" not in about_alice.meta

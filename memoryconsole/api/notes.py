@@ -1,0 +1,88 @@
+"""Always-on notes for bots (issue 11): read the notes this room's prompt opens with, and read,
+write and list the versions of the bot's own "About me". The workspace note and the people's
+"About you" notes are written in the console only.
+
+The request and version shapes live here with the router: they are used by nothing else.
+"""
+
+import datetime as dt
+
+from django.http import HttpRequest
+from ninja import Field, Header, Router
+
+from memoryconsole.api.auth import context_of
+from memoryconsole.api.errors import errors
+from memoryconsole.api.schemas import ContextHeaders, NoteOut, Out, StrictIn, Text
+from memstore.notes import note_read, note_save, note_versions, notes_for
+
+router = Router(tags=["notes"])
+
+
+class NoteIn(StrictIn):
+    text: Text = Field(max_length=20_000, description="The note (at most 1,500 characters).")
+    expected_text: Text | None = Field(
+        None,
+        max_length=20_000,
+        description="The text you last read: if the note changed since, nothing is saved (409).",
+    )
+
+
+class NoteVersionOut(Out):
+    id: str = Field(description="The UTC time the text was replaced (its version id).")
+    saved: dt.datetime
+    text: str
+
+
+@router.get(
+    "/notes",
+    response={200: list[NoteOut], **errors(401, 403, 422)},
+    operation_id="list_notes",
+    url_name="list_notes",
+)
+def list_notes(request: HttpRequest, room: Header[ContextHeaders]):
+    """The always-on notes this room's prompt opens with: About this workspace, your About me,
+    and About you of the person (direct rooms only). Notes never written are left out."""
+    ctx = context_of(request, room)
+    notes = notes_for(bot=ctx.bot, person=ctx.person, direct=ctx.room.kind == "direct")
+    return [NoteOut.of(n) for n in notes]
+
+
+@router.get(
+    "/notes/me",
+    response={200: NoteOut, **errors(401)},
+    operation_id="read_about_me",
+    url_name="about_me",
+)
+def read_about_me(request: HttpRequest):
+    """Your own "About me" note (empty text if never written)."""
+    return NoteOut.of(note_read(kind="me", name=request.auth.bot))  # type: ignore[attr-defined]
+
+
+@router.put(
+    "/notes/me",
+    response={200: NoteOut, **errors(400, 401, 409, 413, 422)},
+    operation_id="write_about_me",
+    url_name="write_about_me",
+)
+def write_about_me(request: HttpRequest, body: NoteIn):
+    """Replace your "About me" note; the text it replaces is kept as a version. Over 1,500
+    characters or holding a secret: 422 `invalid_note`, nothing saved."""
+    note = note_save(
+        kind="me",
+        name=request.auth.bot,  # type: ignore[attr-defined]
+        text=body.text,
+        expected=body.expected_text,
+    )
+    return NoteOut.of(note)
+
+
+@router.get(
+    "/notes/me/versions",
+    response={200: list[NoteVersionOut], **errors(401)},
+    operation_id="about_me_versions",
+    url_name="about_me_versions",
+)
+def about_me_versions(request: HttpRequest):
+    """Earlier texts of your "About me" note, newest first."""
+    versions = note_versions(kind="me", name=request.auth.bot)  # type: ignore[attr-defined]
+    return [NoteVersionOut(id=v.id, saved=v.saved, text=v.text) for v in versions]

@@ -1,0 +1,68 @@
+"""What a bot knew on a date, replayed from history: a scripted sequence of saves, an edit, a
+forget and a hand edit on four days, read back as of each day (facts and prompt section)."""
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from memstore.access import Context, Room
+from memstore.actions import bot_edit, bot_forget, bot_remember
+from memstore.asof import bot_facts_as_of, facts_as_of, prompt_as_of
+from memstore.index import index_sync
+from memstore.markdown import fact_identity
+from memstore.paths import Scope
+from tests.helpers import HistoryClock
+
+
+def _day(n: int) -> datetime:
+    return datetime(2026, 11, n, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def scripted(db, memory_root, monkeypatch) -> Context:
+    ctx = Context(bot="ada", room=Room("dm-1", "direct"), person="alice")
+    clock = HistoryClock(monkeypatch, _day(1))
+    bot_remember(ctx=ctx, text="Likes tea", tier="profile")
+    bot_remember(ctx=ctx, text="Deploys on Friday")
+    bot_remember(ctx=ctx, text="Alice is vegetarian", scope="user")
+    clock.at(_day(2))
+    bot_edit(ctx=ctx, fact_id=fact_identity("Deploys on Friday"), text="Deploys on Monday")
+    clock.at(_day(3))
+    bot_forget(ctx=ctx, text="Likes tea")
+    clock.at(_day(4))
+    log = next((memory_root / "agents/ada/memory/log").glob("*.md"))
+    with log.open("a") as handle:
+        handle.write("- (2026-11-04) Added by hand\n")
+    index_sync(scopes=[Scope("bot", "ada")])  # the hand edit is noticed (and dated) here
+    return ctx
+
+
+def _texts(ctx: Context, day: int) -> list[str]:
+    return sorted(f.text for f in bot_facts_as_of(ctx=ctx, day=date(2026, 11, day)).items)
+
+
+def test_each_day_answers_with_what_was_known_then(scripted):
+    assert _texts(scripted, 1) == sorted(["Likes tea", "Deploys on Friday", "Alice is vegetarian"])
+    assert _texts(scripted, 2) == sorted(["Likes tea", "Deploys on Monday", "Alice is vegetarian"])
+    assert _texts(scripted, 3) == sorted(["Deploys on Monday", "Alice is vegetarian"])
+    assert _texts(scripted, 4) == sorted(
+        ["Deploys on Monday", "Added by hand", "Alice is vegetarian"]
+    )
+
+
+def test_before_anything_was_saved_nothing_was_known(scripted):
+    assert facts_as_of(scopes=[Scope("bot", "ada")], day=date(2026, 10, 31)) == []
+
+
+def test_a_group_room_as_of_a_date_sees_no_user_memory(scripted):
+    group = Context(bot="ada", room=Room("g-1", "group"))
+    texts = sorted(f.text for f in bot_facts_as_of(ctx=group, day=date(2026, 11, 1)).items)
+    assert texts == ["Deploys on Friday", "Likes tea"]
+
+
+def test_the_prompt_as_of_a_date_is_built_from_that_day(scripted):
+    before = prompt_as_of(ctx=scripted, day=date(2026, 11, 1)).text
+    after = prompt_as_of(ctx=scripted, day=date(2026, 11, 3)).text
+    assert "Deploys on Friday" in before and "Likes tea" in before
+    assert "Deploys on Monday" in after and "Friday" not in after and "Likes tea" not in after
+    assert after.index("Alice is vegetarian") < after.index("Deploys on Monday")  # block order
