@@ -274,11 +274,7 @@ def _slice_view(label: str, part: Slice) -> SliceView:
 
 # --- About me ------------------------------------------------------------------------------
 
-REACH_KIND_LABELS = {
-    "direct": "Direct with you",
-    "group": "Group rooms",
-    "routine": "Routines",
-}
+REACH_KIND_LABELS = {"direct": "Direct with you", "group": "Group rooms", "routine": "Routines"}
 REACH_REASONS = {
     "hidden": "hidden: never put in a prompt",
     "searchable": "searchable only: recall finds it, prompts don't",

@@ -1,6 +1,6 @@
 """A person's About me page: everything any bot knows about them, merged across every bot's
 shard of their user memory (`users/<person>/memory/by-agent/*`), which bot wrote each fact, when
-and from which room; forgetting a fact everywhere; the bots that know them; and an export.
+and from which room; forgetting a fact everywhere; the bots that know them. The export is `memstore.person_export`.
 
 Whose page a viewer may open is decided here (`about_whom`): their own, or anyone's for staff.
 Edits and single forgets go through `memstore.console.writes` (as the person, via=console);
@@ -8,9 +8,6 @@ the controls (pause, excluded topics) are `memstore.controls`; what reaches prom
 `memstore.console.reach`. Nothing here renders; wording is the console's presenters'.
 """
 
-import io
-import json
-import zipfile
 from dataclasses import dataclass
 
 from django.db.models import Count
@@ -22,13 +19,12 @@ from memstore.history import Change
 from memstore.index import index_sync, memory_root
 from memstore.models import Fact
 from memstore.paging import Page
-from memstore.paths import Scope, Shard, locate, scope_shards, shard_files
+from memstore.paths import Scope, Shard, locate, scope_shards
 from memstore.records import StoredFact
 from memstore.selectors import fact_find, facts_list
 from memstore.services import fact_forget
 
 PAGE_SIZE = 50
-EXPORT_META = "about-me.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,16 +70,8 @@ def about_facts(*, person: str, q: str = "", offset: int = 0) -> Page[AboutFact]
                 writers[location.shard] = fact_writers(root=memory_root(), shard=location.shard)
             if written := writers[location.shard].get(fact.fact_id):
                 by, via = written.by, written.via
-        items.append(AboutFact(fact=fact, bot=fact.shard_bot, room=room_of(fact), by=by, via=via))
+        items.append(AboutFact(fact=fact, bot=fact.shard_bot, room=fact.room, by=by, via=via))
     return Page(items=items, total=page.total, offset=page.offset, limit=page.limit)
-
-
-def room_of(fact: StoredFact) -> str:
-    """The room a fact was learned in, from its `src=room:<id>/msg:<id>` ("" if not recorded)."""
-    source = fact.meta.get("src", "")
-    if not source.startswith("room:"):
-        return ""
-    return source.removeprefix("room:").partition("/")[0]
 
 
 def bots_knowing(*, person: str) -> list[BotKnowing]:
@@ -105,36 +93,3 @@ def forget_everywhere(*, viewer: Viewer, person: str, fact_id: str) -> list[Chan
     # fact_forget records any refusal in the failure log itself (once).
     shards = scope_shards(memory_root(), scope)
     return fact_forget(shards=shards, fact_id=fact_id, by=viewer.person, via="console")
-
-
-def about_export(*, person: str) -> bytes:
-    """A zip of every Markdown file of the person's user memory (the folder layout kept) and
-    `about-me.json`: the person, and per fact its id, date, text, bot, file, room and metadata."""
-    root = memory_root()
-    scope = Scope("user", person)
-    files = [rel for shard in scope_shards(root, scope) for rel in shard_files(root, shard)]
-    facts = facts_list(scopes=[scope], limit=100_000).items
-    meta = {
-        "person": person,
-        "files": files,
-        "facts": [
-            {
-                "id": f.fact_id,
-                "day": f.day.isoformat(),
-                "text": f.text,
-                "tier": f.tier,
-                "bot": f.shard_bot,
-                "file": f.file,
-                "room": room_of(f),
-                "visibility": f.visibility,
-                "meta": f.meta,
-            }
-            for f in facts
-        ],
-    }
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for rel in files:
-            archive.write(root / rel, rel)
-        archive.writestr(EXPORT_META, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
-    return buffer.getvalue()

@@ -18,7 +18,6 @@ from memoryconsole.web.forms import AboutQueryForm, ControlForm, FactIdForm
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memoryconsole.web.views.rows import fact_urls
 from memstore.console.aboutme import (
-    about_export,
     about_facts,
     about_whom,
     bots_knowing,
@@ -35,6 +34,7 @@ from memstore.controls import (
 )
 from memstore.errors import FactNotFound, InvalidTopic
 from memstore.paths import locate
+from memstore.person_export import person_export
 
 _CONTROLS = {"pause": memory_pause, "resume": memory_resume}
 _TOPICS = {"exclude": topic_exclude, "include": topic_include}
@@ -126,7 +126,7 @@ def about_forget(request, person: str):
 def about_export_file(request, person: str):
     """A zip of the Markdown files about the person and a JSON file of their facts' metadata."""
     whom = about_whom(viewer=viewer_of(request), person=person)
-    response = HttpResponse(about_export(person=whom), content_type="application/zip")
+    response = HttpResponse(person_export(person=whom), content_type="application/zip")
     stamp = timezone.localdate().isoformat()
     response["Content-Disposition"] = f'attachment; filename="about-{whom}-{stamp}.zip"'
     return response
