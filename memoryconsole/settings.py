@@ -236,3 +236,20 @@ if HTTPS:
 
     AXES_CLIENT_IP_CALLABLE = _client_address
 # --- end of log-in throttling and HTTPS ----------------------------------------------------
+
+# --- Upkeep and synthesis (issue 13): memory that keeps itself clean --------------------------
+# UPKEEP_MODE       off (the default) | report (record proposals for the console) | write
+# UPKEEP_CRON       when the periodic job queues one upkeep pass per bot (procrastinate cron)
+# UPKEEP_STALE_DAYS a learned, low-importance fact unused this long is archived
+# UPKEEP_MAX_PAIRS  candidate contradiction pairs judged per bot per pass (model calls / 10)
+# SYNTHESIS_MODE    off (the default) | report | write; SYNTHESIS_MAX_FACTS facts shown per call
+# HEALTH_UNUSED_DAYS  the health report's "never used" age
+# Model calls go to the learning model and share LEARNING_DAILY_TOKENS.
+UPKEEP_MODE = env_choice("UPKEEP_MODE", "off", ("off", "report", "write"))
+UPKEEP_CRON = os.environ.get("UPKEEP_CRON", "17 3 * * *")
+UPKEEP_STALE_DAYS = env_number("UPKEEP_STALE_DAYS", 90)
+UPKEEP_MAX_PAIRS = env_number("UPKEEP_MAX_PAIRS", 200)
+SYNTHESIS_MODE = env_choice("SYNTHESIS_MODE", "off", ("off", "report", "write"))
+SYNTHESIS_MAX_FACTS = env_number("SYNTHESIS_MAX_FACTS", 150)
+HEALTH_UNUSED_DAYS = env_number("HEALTH_UNUSED_DAYS", 60)
+# --- end of upkeep settings ----------------------------------------------------------------------

@@ -126,3 +126,10 @@ class IdempotencyKeyReused(MemstoreError):
 
     code = "idempotency_key_reused"
     status = 422
+
+
+class FactProtected(MemstoreError):
+    """Upkeep or synthesis tried to change a fact saved on purpose (pinned, or not machine-made)."""
+
+    code = "fact_protected"
+    status = 409

@@ -15,11 +15,14 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from memstore.errors import InvalidFact
-from memstore.vocabulary import VISIBILITIES
+from memstore.vocabulary import FACT_ID_PATTERN, LINK_KINDS, VISIBILITIES
 
 MAX_TEXT_CHARS = 500
 TAGS = ("note", "episode")
-META_KEYS = ("type", "importance", "weight", "visibility", "src", "by", "via", "pin")
+META_KEYS = ("type", "importance", "weight", "visibility", "src", "by", "via", "pin", "rel")
+# Links: `rel=supersedes:<id>,related_to:<id>` (kinds from the vocabulary, targets fact ids).
+LINK_KEY = "rel"
+_LINK_RE = re.compile(rf"({'|'.join(LINK_KINDS)}):({FACT_ID_PATTERN})")
 
 # Fact text may hold any character but line breaks and control characters (a tab is fine):
 # such a line is kept as prose, byte for byte, and nothing odd reaches the index (no NUL).
@@ -310,6 +313,34 @@ def _check_number(
     if too_low or number > high or number != number:
         bound = f"> {low:g}" if low_open else f"between {low:g} and {high:g}"
         raise InvalidFact(f"{key} must be {bound}, not {meta[key]}.")
+
+
+def links_of(fact: FactLine) -> list[tuple[str, str]]:
+    """The fact's links as (kind, target id), in written order; malformed entries are skipped
+    (kept in the file as written, never indexed)."""
+    value = fact.meta.get(LINK_KEY, "") if fact.meta else ""
+    found: list[tuple[str, str]] = []
+    for item in value.split(","):
+        match = _LINK_RE.fullmatch(item.strip().lower())
+        if match and (pair := (match.group(1), match.group(2))) not in found:
+            found.append(pair)
+    return found
+
+
+def with_links(fact: FactLine, links: list[tuple[str, str]]) -> FactLine:
+    """The same fact with exactly these links (no `rel` key when there are none); raises
+    InvalidFact for an unknown kind or a target that is not a fact id."""
+    meta = {k: v for k, v in fact.meta.items() if k != LINK_KEY}
+    pairs = list(dict.fromkeys(links))
+    for kind, target in pairs:
+        if not _LINK_RE.fullmatch(f"{kind}:{target}"):
+            raise InvalidFact(
+                f"A link is <kind>:<fact id> with kind one of {', '.join(LINK_KINDS)}; "
+                f"{kind}:{target} is not."
+            )
+    if pairs:
+        meta[LINK_KEY] = ",".join(f"{kind}:{target}" for kind, target in pairs)
+    return replace(fact, meta=clean_meta(meta))
 
 
 def parse_date(value: str) -> date:

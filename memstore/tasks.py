@@ -2,5 +2,6 @@
 (it imports `<app>.tasks` of every installed app when the worker starts)."""
 
 from memstore.learning.queue import learn_exchange, recover_stalled
+from memstore.upkeep.jobs import synthesize_store, upkeep_store, upkeep_tick
 
-__all__ = ["learn_exchange", "recover_stalled"]
+__all__ = ["learn_exchange", "recover_stalled", "synthesize_store", "upkeep_store", "upkeep_tick"]

@@ -1,6 +1,8 @@
 """The product's vocabulary, defined once: room kinds, scope kinds, tiers, fact types,
 visibilities, how facts were saved, and the name rules for bots, projects, people and rooms.
 
+Link kinds between facts live here too.
+
 Everything else (API schemas, console forms, the learner, the commands, `paths` and `access`)
 derives its choices and patterns from here. Pure data: no I/O, no Django.
 """
@@ -33,8 +35,26 @@ PRIVATE_ROOM_KINDS: tuple[RoomKind, ...] = ("direct",)  # where private facts ma
 NoteKind = Literal["workspace", "you", "me"]
 NOTE_KINDS: tuple[NoteKind, ...] = get_args(NoteKind)
 
-Via = Literal["api", "console", "learner", "tool", "import", "synthesis", "hand-edit"]
+Via = Literal["api", "console", "learner", "tool", "import", "synthesis", "upkeep", "hand-edit"]
 VIAS: tuple[Via, ...] = get_args(Via)
+# Facts a machine made on its own (`via=` in the line's metadata). Only these, and never a pinned
+# one, may be changed or archived by upkeep and synthesis: a line without `via` (saved by a
+# bot's API call, a tool, the console or a hand edit) was saved on purpose.
+AUTOMATIC_VIAS: tuple[Via, ...] = ("learner", "synthesis")
+
+# Links between facts (SPEC §11): `rel=<kind>:<fact id>` in the source fact's metadata.
+LinkKind = Literal[
+    "related_to",
+    "supersedes",
+    "exemplifies",
+    "caused_by",
+    "leads_to",
+    "depends_on",
+    "references",
+    "spawns",
+    "validates",
+]
+LINK_KINDS: tuple[LinkKind, ...] = get_args(LinkKind)
 
 # Name rules. Each pattern is written without anchors so it can be used inside larger
 # patterns (lists in headers) as well as with fullmatch / an anchored schema pattern.

@@ -11,7 +11,7 @@ import pydantic_core
 from ninja import NinjaAPI
 from ninja.renderers import BaseRenderer
 
-from memoryconsole.api import bots, exchanges, facts, notes, recall
+from memoryconsole.api import bots, exchanges, facts, health, links, notes, recall
 from memoryconsole.api.auth import BotToken
 from memoryconsole.api.body_limit import body_limit
 from memoryconsole.api.errors import install_error_map
@@ -49,5 +49,5 @@ api = NinjaAPI(
 )
 install_error_map(api)
 api.add_decorator(body_limit(api), mode="view")
-for module in (bots, facts, recall, notes, exchanges):
+for module in (bots, facts, links, recall, notes, exchanges, health):
     api.add_router("/v1/", module.router)

@@ -12,14 +12,17 @@ from memoryconsole.api.schemas import (
     ChangesOut,
     ContextHeaders,
     FactOut,
+    LinkOut,
     NoteOut,
     PromptOut,
     PromptQuery,
     RecallOut,
     RecallQuery,
 )
+from memstore.links import bot_neighbours
 from memstore.prompt import prompt_changes
 from memstore.prompt_budget import prompt_answer, recall_answer
+from memstore.upkeep.usage import usage_note
 
 router = Router(tags=["recall"])
 
@@ -34,8 +37,12 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
     """Search what this room may read (own memory, the person's in direct rooms, the projects in
     play, this group room's legacy memory) by words and, with an embedding model, by meaning.
     Never waits past the time budget: `stale` or `memory: unavailable` say what it did instead."""
-    timed = recall_answer(ctx=context_of(request, room), query=params.query, limit=params.limit)
+    ctx = context_of(request, room)
+    timed = recall_answer(ctx=ctx, query=params.query, limit=params.limit)
     result = timed.value
+    usage_note(recalled=result.items)
+    found = [f.fact_id for f in result.items]
+    near = bot_neighbours(ctx=ctx, fact_ids=found) if params.neighbours and found else None
     return RecallOut(
         items=[FactOut.of(f) for f in result.items],
         more=result.more,
@@ -43,6 +50,12 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
         note=result.note,
         stale=timed.stale,
         memory=timed.memory,
+        links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]
+        if near
+        else [],
+        neighbours=[FactOut.of(f) for fid, f in sorted(near.facts.items()) if fid not in found]
+        if near
+        else [],
     )
 
 
@@ -58,6 +71,8 @@ def prompt_section(request: HttpRequest, room: Header[ContextHeaders], params: Q
     budget. Never waits past the time budget (`stale`, `memory`); with `as_of`, the section as it
     was at the end of that day."""
     answer = prompt_answer(ctx=context_of(request, room), as_of=params.as_of)
+    if params.as_of is None:
+        usage_note(prompted=[f for block in answer.section.blocks for f in block.facts])
     return PromptOut(
         text=answer.text,
         notes=[NoteOut.of(n) for n in answer.notes],

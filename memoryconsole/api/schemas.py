@@ -23,6 +23,7 @@ from memstore.vocabulary import (
     SLUG_PATTERN,
     VISIBILITIES,
     FactType,
+    LinkKind,
     NoteKind,
     RoomKind,
     ScopeKind,
@@ -292,6 +293,17 @@ class RecallQuery(Schema):
         min_length=1, max_length=1000, description="Words or a question (not only spaces)."
     )
     limit: int = Field(20, ge=1, le=50)
+    neighbours: bool = Field(
+        False, description="Also return the facts linked to the results (one hop, both ways)."
+    )
+
+
+class LinkOut(Out):
+    """`source` --kind--> `target` (fact ids)."""
+
+    source: str
+    kind: LinkKind
+    target: str
 
 
 class PromptQuery(Schema):
@@ -307,6 +319,13 @@ class RecallOut(Out):
         description="hybrid (words and meaning) when an embedding model is installed, else lexical."
     )
     note: str = ""
+    links: list[LinkOut] = Field(
+        default_factory=list, description="With neighbours=true: links touching the results."
+    )
+    neighbours: list[FactOut] = Field(
+        default_factory=list,
+        description="With neighbours=true: the linked facts that are not results themselves.",
+    )
     stale: bool = Field(False, description=_STALE)
     memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
 

@@ -1,11 +1,12 @@
-"""Console URLs: login, home, the always-on notes, and a bot's pages (facts, edits, history,
-fact versions, as of a date, clear, prompt preview, learning, files, About me), and a
-person's About me pages (what bots know, controls, forget everywhere, export, prompts)."""
+"""Console URLs: login, home, the always-on notes, workspace health, and a bot's pages (facts,
+edits, history, fact versions, as of a date, clear, prompt preview, learning, files, About me,
+links, health, proposals), and a person's About me pages (what bots know, controls, forget
+everywhere, export, prompts)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import aboutme, facts, history, home, notes, pages, rows
+from memoryconsole.web.views import aboutme, facts, history, home, notes, pages, rows, upkeep
 
 app_name = "web"
 
@@ -27,6 +28,10 @@ _BOT_PAGES = [
     ("versions/", history.fact_versions_page, "fact_versions"),
     ("versions/restore/", history.fact_version_restore, "fact_version_restore"),
     ("as-of/", facts.as_of_page, "as_of"),
+    ("graph/", upkeep.graph_page, "graph"),
+    ("health/", upkeep.health_page, "health"),
+    ("proposals/", upkeep.proposals_page, "proposals"),
+    ("proposals/decide/", upkeep.proposal_decide, "proposal_decide"),
 ]
 
 # A person's About me pages: (path under people/<person>/, view, name).
@@ -56,5 +61,7 @@ urlpatterns = [
     path("notes/you/restore/", notes.about_you_restore, name="about_you_restore"),
     path("notes/you/<str:person>/", notes.about_you_page, name="about_you_of"),
     path("notes/you/<str:person>/restore/", notes.about_you_restore, name="about_you_restore_of"),
+    path("health/", upkeep.health_page, name="workspace_health"),
+    path("health/fix/", upkeep.health_fix, name="health_fix"),
     *(path(f"bots/<str:bot>/{sub}", view, name=name) for sub, view, name in _BOT_PAGES),
 ]

@@ -4,7 +4,7 @@ Folders skipped for their names (a shard folder that is not a bot slug) are repo
 summary and recorded in the failure log, so the console's "What failed" shows them.
 
 One transaction: readers wait for it rather than see half an index. Rows are streamed with
-`COPY` into the bare table; indexes and the foreign key are recreated at the end.
+`COPY` into the bare table (links after their facts); indexes and the foreign key are recreated at the end.
 """
 
 import json
@@ -19,6 +19,7 @@ from memstore import markdown
 from memstore.errors import InvalidName
 from memstore.failures import failure_record
 from memstore.files import content_digest, read_bytes
+from memstore.index.links import links_copy
 from memstore.index.rows import (
     RACY_NS,
     Placed,
@@ -72,7 +73,7 @@ def index_rebuild(
         # would block TRUNCATE: run them now. CASCADE empties tables that point at index rows
         # (they are derived from them too; their ids are about to change).
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("TRUNCATE memstore_fact, memstore_memoryfile CASCADE")
+        cursor.execute("TRUNCATE memstore_fact, memstore_link, memstore_memoryfile CASCADE")
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         # Loading into a bare table, then indexing and checking the foreign key once at the end,
         # is several times faster than maintaining GIN and b-tree indexes and queueing a
@@ -162,6 +163,13 @@ def _rebuild_chunk(cursor, root: Path, paths: list[str]) -> tuple[int, int]:
             for row in _copy_rows(file_id, scope_key, bot, tier_file, facts.values()):
                 copy.write_row(row)
                 count += 1
+    links_copy(
+        cursor,
+        (
+            (fid, item[1], [p.fact for p in item[5].values()])
+            for fid, item in zip(ids, parsed, strict=True)
+        ),
+    )
     return count, sum(1 for item in parsed if item[4])
 
 

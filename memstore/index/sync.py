@@ -19,6 +19,7 @@ from django.db import connection, transaction
 from memstore import markdown
 from memstore.files import content_digest, read_bytes
 from memstore.history import Change, history_append
+from memstore.index.links import links_replace
 from memstore.index.rows import (
     RACY_NS,
     Placed,
@@ -218,6 +219,8 @@ def _apply_rows(
     ]
     if fresh:
         Fact.objects.bulk_create(fact_row(row, location, placed) for placed in fresh)
+    gone = [fid for fid, (_, line, _) in old_rows.items() if new_lines.get(fid) != line]
+    links_replace(row, location, gone, [placed.fact for placed in fresh])
     moved = [
         Fact(pk=old_rows[fid][0], position=placed.position)
         for fid, placed in facts.items()

@@ -6,6 +6,8 @@ starts while another is running can overshoot the cap by at most that call.
 
 from datetime import date
 
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from memstore.models import TokenUsage
@@ -24,3 +26,18 @@ def budget_exhausted(*, daily_tokens: int, spent: int | None = None) -> str | No
     if spent < daily_tokens:
         return None
     return f"Daily token budget exhausted: {spent:,} of {daily_tokens:,} tokens used today."
+
+
+def budget_charge(*, tokens: int, day: date | None = None) -> None:
+    """Add one model call's tokens to the day's total (upkeep and synthesis share the budget)."""
+    day = day or timezone.localdate()
+    updated = TokenUsage.objects.filter(day=day).update(
+        tokens=F("tokens") + tokens, calls=F("calls") + 1
+    )
+    if updated:
+        return
+    try:
+        with transaction.atomic():
+            TokenUsage.objects.create(day=day, tokens=tokens, calls=1)
+    except IntegrityError:  # another worker created today's row first
+        TokenUsage.objects.filter(day=day).update(tokens=F("tokens") + tokens, calls=F("calls") + 1)

@@ -3,13 +3,17 @@
 `index` mirrors the Markdown files and may be dropped and rebuilt at any time.
 `registry` holds what files do not: bots, their tokens, project membership, people's settings.
 `vectors` caches embeddings by fact identity; it survives rebuilds.
+`links` indexes the links between facts (rebuilt from files like `index`).
+`upkeep` counts fact usage and keeps upkeep and synthesis proposals (not rebuilt).
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 """
 
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
+from memstore.models.links import Link
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
+from memstore.models.upkeep import FactUsage, Proposal
 from memstore.models.vectors import Embedding
 
 __all__ = [
@@ -18,10 +22,13 @@ __all__ = [
     "Embedding",
     "Exchange",
     "Fact",
+    "FactUsage",
     "IdempotentReply",
     "LearningEvent",
+    "Link",
     "MemoryFile",
     "PersonSettings",
     "ProjectMember",
+    "Proposal",
     "TokenUsage",
 ]

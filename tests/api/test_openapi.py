@@ -47,6 +47,11 @@ def test_operations_have_stable_ids_and_json_errors():
         "read_about_me",
         "write_about_me",
         "about_me_versions",
+        "fact_links",
+        "link_add",
+        "link_remove",
+        "memory_health",
+        "memory_health_fix",
     }
     for path, method, op in operations:
         assert path.startswith("/api/v1/")

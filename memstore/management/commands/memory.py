@@ -5,6 +5,7 @@
     memory forget BOT (ID | --text TEXT) [--scope ...]
     memory list BOT [--scope ...] [--limit N]
     memory search BOT QUERY [--scope ...] [--limit N]
+    memory health (BOT | --all) [--fix-junk]
 
 For people and scripts (ops, demos, benchmarks). It calls the same services and selectors as
 the API, acting as the bot: writes go to the bot's own shard of the scope. Domain errors come
@@ -16,6 +17,7 @@ import importlib
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
+from memstore.health import health_report
 from memstore.index import memory_root
 from memstore.markdown import parse_date
 from memstore.paths import SCOPE_KINDS, Scope, all_scopes, check_slug
@@ -23,6 +25,7 @@ from memstore.ranking import TIERS
 from memstore.records import StoredFact
 from memstore.selectors import context_build, facts_list
 from memstore.services import fact_forget, fact_remember
+from memstore.upkeep.store import bot_store_shards, workspace_shards
 
 
 class Command(BaseCommand):
@@ -59,9 +62,15 @@ class Command(BaseCommand):
         search.add_argument("--scope", default="bot", help="adds user:NAME or project:SLUG")
         search.add_argument("--limit", type=int, default=20)
 
+        health = actions.add_parser("health", help="what looks wrong in a bot's memory")
+        health.add_argument("bot", nargs="?")
+        health.add_argument("--all", action="store_true", help="the whole workspace")
+        health.add_argument("--limit", type=int, default=100)
+
     def handle(self, *args, action: str, **options):
         try:
-            check_slug(options["bot"])
+            if options.get("bot") or action != "health":
+                check_slug(options["bot"])
             getattr(self, f"do_{action}")(**options)
         except MemstoreError as error:
             raise CommandError(error.message) from error
@@ -117,6 +126,22 @@ class Command(BaseCommand):
         self._facts(result.items)
         if result.more:
             self.stdout.write(f"{result.more:,} more")
+
+    def do_health(self, *, bot, all, limit, **_):
+        if bool(bot) == bool(all):
+            raise CommandError("Name a BOT or give --all (one of them).")
+        shards = workspace_shards() if all else bot_store_shards(bot)
+        report = health_report(shards=shards, limit=limit)
+        self.stdout.write(
+            f"{report.facts:,} facts; "
+            + ", ".join(f"{n} {kind.replace('_', '-')}" for kind, n in report.counts.items())
+        )
+        for f in report.findings:
+            other = f"  (other: {f.other.fact_id})" if f.other else ""
+            self.stdout.write(
+                f"{f.kind:<13}  {f.fact.fact_id}  {f.fact.scope:<20}  {f.why}: {f.fact.text[:80]}"
+                f"{other}  [fix: {', '.join(f.fixes)}]"
+            )
 
     def _facts(self, facts: list[StoredFact]) -> None:
         for fact in facts:

@@ -1,0 +1,113 @@
+"""Links between facts: read a fact's neighbourhood, add a link, remove one (SPEC §11).
+
+A link is stored in the source fact's line (`rel=<kind>:<id>`), so adding or removing one is an
+ordinary write to a fact this room may change; the target must be a fact this room may read.
+"""
+
+from django.http import HttpRequest
+from ninja import Header, Path, Query, Router, Schema
+from ninja.responses import Status
+from pydantic import Field
+
+from memoryconsole.api.auth import context_of
+from memoryconsole.api.errors import errors
+from memoryconsole.api.schemas import FACT_ID, ContextHeaders, FactOut, LinkOut, Out, StrictIn
+from memstore.links import Neighbourhood, bot_link_add, bot_link_remove, bot_neighbours
+from memstore.vocabulary import LinkKind
+
+router = Router(tags=["links"])
+
+FactId = Path(..., pattern=FACT_ID, description="The fact's id (16 hex digits).")
+
+
+class LinkIn(StrictIn):
+    """A link from the fact in the path to another fact."""
+
+    kind: LinkKind
+    target: str = Field(pattern=FACT_ID, description="The linked fact's id.")
+
+
+class LinksOut(Out):
+    """The fact's links after the change (at most 7 fit in a line's metadata)."""
+
+    id: str
+    links: list[LinkOut]
+
+
+class NeighbourhoodOut(Out):
+    """Links touching the facts asked about (both ways) and the readable facts at their ends;
+    a link end missing from `facts` was archived or is not readable here."""
+
+    links: list[LinkOut]
+    facts: list[FactOut]
+
+    @staticmethod
+    def of(near: Neighbourhood) -> "NeighbourhoodOut":
+        return NeighbourhoodOut(
+            links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges],
+            facts=[FactOut.of(near.facts[fid]) for fid in sorted(near.facts)],
+        )
+
+
+class DepthQuery(Schema):
+    depth: int = Field(1, ge=1, le=3, description="How many hops to follow.")
+
+
+@router.get(
+    "/facts/{fact_id}/links",
+    response={200: NeighbourhoodOut, **errors(401, 403, 422)},
+    operation_id="fact_links",
+    url_name="fact_links",
+)
+def fact_links(
+    request: HttpRequest,
+    room: Header[ContextHeaders],
+    params: Query[DepthQuery],
+    fact_id: str = FactId,
+):
+    """The fact's neighbourhood: its links both ways, `depth` hops out, in what this room reads."""
+    near = bot_neighbours(ctx=context_of(request, room), fact_ids=[fact_id], depth=params.depth)
+    return NeighbourhoodOut.of(near)
+
+
+@router.post(
+    "/facts/{fact_id}/links",
+    response={201: LinksOut, **errors(400, 401, 403, 404, 409, 422)},
+    operation_id="link_add",
+    url_name="link_add",
+)
+def add_link(
+    request: HttpRequest, room: Header[ContextHeaders], body: LinkIn, fact_id: str = FactId
+):
+    """Link a fact this room may change to a fact it may read (404 if either is not there)."""
+    links = bot_link_add(
+        ctx=context_of(request, room), fact_id=fact_id, kind=body.kind, target=body.target
+    )
+    return Status(201, _links_out(fact_id, links))
+
+
+@router.delete(
+    "/facts/{fact_id}/links/{kind}/{target}",
+    response={200: LinksOut, **errors(401, 403, 404, 409, 422)},
+    operation_id="link_remove",
+    url_name="link_remove",
+)
+def remove_link(
+    request: HttpRequest,
+    room: Header[ContextHeaders],
+    kind: LinkKind,
+    fact_id: str = FactId,
+    target: str = Path(..., pattern=FACT_ID),
+):
+    """Remove one link from a fact this room may change (404 if it has no such link)."""
+    links = bot_link_remove(
+        ctx=context_of(request, room), fact_id=fact_id, kind=kind, target=target
+    )
+    return _links_out(fact_id, links)
+
+
+def _links_out(fact_id: str, links: list[tuple[str, str]]) -> LinksOut:
+    return LinksOut(
+        id=fact_id,
+        links=[LinkOut(source=fact_id, kind=kind, target=target) for kind, target in links],  # type: ignore[arg-type]
+    )

@@ -1,0 +1,62 @@
+"""What upkeep and synthesis keep in the database: how often facts are used, and proposed
+changes to a store with their evidence and verdicts.
+
+Not an index of the files: `reindex` leaves these rows alone. Usage is keyed by fact identity
+and scope, so it survives a rebuild and a move between files.
+"""
+
+from django.db import models
+
+
+class FactUsage(models.Model):
+    """How often one fact was returned by recall and put into a prompt, and when last."""
+
+    scope_key = models.CharField(max_length=80)
+    fact_id = models.CharField(max_length=16)
+    recalled = models.IntegerField(default=0)
+    prompted = models.IntegerField(default=0)
+    last_used = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope_key", "fact_id"], name="unique_fact_usage")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope_key}/{self.fact_id}: {self.recalled} recalls, {self.prompted} prompts"
+
+
+class Proposal(models.Model):
+    """One change upkeep or synthesis proposed for a bot's store, with the evidence it cites.
+
+    `key` is derived from the action and the facts it touches, so a re-run proposes (and
+    applies) nothing twice."""
+
+    PROPOSED, APPROVED, REJECTED, APPLIED, FAILED = (
+        "proposed",
+        "approved",
+        "rejected",
+        "applied",
+        "failed",
+    )
+    STATUSES = [(s, s) for s in (PROPOSED, APPROVED, REJECTED, APPLIED, FAILED)]
+
+    key = models.CharField(max_length=40, unique=True)
+    origin = models.CharField(max_length=16)  # duplicate | contradiction | stale | synthesis
+    action = models.CharField(max_length=10)  # merge | rewrite | retire | supersede
+    bot = models.CharField(max_length=63)
+    scope_key = models.CharField(max_length=80)
+    evidence = models.JSONField(default=list)  # [{"id": ..., "text": ...}] as read
+    text = models.TextField(blank=True)  # the new fact's text (merge, rewrite, supersede keeps)
+    reason = models.TextField(blank=True)
+    verdict = models.TextField(blank=True)  # the second opinion's answer
+    status = models.CharField(max_length=9, choices=STATUSES, default=PROPOSED)
+    result = models.JSONField(default=dict)  # what applying it wrote and archived
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["bot", "status", "-created_at"], name="proposal_inbox")]
+
+    def __str__(self) -> str:
+        return f"{self.origin} {self.action} for {self.bot} ({self.status})"

@@ -1,0 +1,96 @@
+"""Contradictions in a store: candidate pairs (same scope, alike in meaning or words, yet not
+duplicates) are judged by the model in batches; a conflict becomes a `supersede` proposal (the
+newer fact supersedes the older). A pair is judged once: its verdict is kept as a proposal
+(a compatible pair as a rejected one), so a re-run asks the model nothing new about it.
+
+Model calls share the learner's daily token budget and stop when it is spent.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+
+from memstore.learning.budget import budget_charge, budget_exhausted
+from memstore.learning.client import ModelClient
+from memstore.learning.config import learner_config
+from memstore.models import Proposal
+from memstore.records import StoredFact
+from memstore.upkeep.duplicates import contained, similar_pairs
+from memstore.upkeep.prompts import contradiction_parse, contradiction_prompt
+from memstore.upkeep.proposals import proposal_key, proposal_record
+
+ORIGIN = "contradiction"
+COSINE_FLOOR = 0.80  # same subject by meaning
+WORDS_FLOOR = 0.30  # same subject by words
+BATCH = 10
+MAX_TOKENS = 400
+
+
+@dataclass
+class Judged:
+    """What one contradiction pass did: calls, tokens, new conflicts, and whether the budget
+    (or the per-run pair cap) stopped it early."""
+
+    calls: int = 0
+    tokens: int = 0
+    conflicts: list[Proposal] | None = None
+    stopped: str = ""
+
+
+def candidates(
+    facts: list[StoredFact], vectors: dict[str, np.ndarray] | None
+) -> list[tuple[StoredFact, StoredFact]]:
+    """Pairs about the same subject that are not certain duplicates and were never judged,
+    most alike first, as (older, newer)."""
+    scored = similar_pairs(facts, vectors, floors=(COSINE_FLOOR, WORDS_FLOOR))
+    scored = [s for s in scored if not contained(s[0].body, s[1].body)]
+    scored.sort(key=lambda s: (-s[2], s[0].fact_id, s[1].fact_id))
+    pairs = [_ordered(a, b) for a, b, _, _ in scored]
+    keys = {_key(older, newer): (older, newer) for older, newer in pairs}
+    judged = set(Proposal.objects.filter(key__in=list(keys)).values_list("key", flat=True))
+    return [pair for key, pair in keys.items() if key not in judged]
+
+
+def contradictions_judge(
+    *, bot: str, pairs: list[tuple[StoredFact, StoredFact]], client: ModelClient
+) -> Judged:
+    """Ask the model about these pairs in batches; record each verdict as a proposal."""
+    config = learner_config()
+    limit = int(getattr(settings, "UPKEEP_MAX_PAIRS", 200))
+    done = Judged(conflicts=[])
+    if len(pairs) > limit:
+        pairs, done.stopped = pairs[:limit], f"only the first {limit} candidate pairs this run"
+    for start in range(0, len(pairs), BATCH):
+        if message := budget_exhausted(daily_tokens=config.daily_tokens):
+            done.stopped = message
+            break
+        batch = pairs[start : start + BATCH]
+        prompt = contradiction_prompt(
+            [((o.day.isoformat(), o.body), (n.day.isoformat(), n.body)) for o, n in batch]
+        )
+        completion = client.complete(prompt, max_tokens=MAX_TOKENS)
+        budget_charge(tokens=completion.tokens)
+        done.calls += 1
+        done.tokens += completion.tokens
+        for n, verdict in contradiction_parse(completion.text, len(batch)).items():
+            older, newer = batch[n - 1]
+            proposal, created = proposal_record(
+                origin=ORIGIN,
+                action="supersede",
+                bot=bot,
+                evidence=[older, newer],
+                reason=verdict.why or "the model found no conflict",
+                status=Proposal.PROPOSED if verdict.conflict else Proposal.REJECTED,
+            )
+            if created and verdict.conflict:
+                done.conflicts.append(proposal)
+    return done
+
+
+def _ordered(a: StoredFact, b: StoredFact) -> tuple[StoredFact, StoredFact]:
+    return (a, b) if (a.day, a.fact_id) <= (b.day, b.fact_id) else (b, a)
+
+
+def _key(older: StoredFact, newer: StoredFact) -> str:
+    return proposal_key(origin=ORIGIN, action="supersede", fact_ids=[older.fact_id, newer.fact_id])

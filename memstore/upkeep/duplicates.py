@@ -1,0 +1,285 @@
+"""Near-duplicate facts: pairs found by embedding similarity and word overlap, within one scope.
+
+A pair's score is the cosine of its two vectors (the embedding model recall uses) or, with no
+model, the overlap of their words. A pair whose sides each hold a "value" the other lacks (a
+number, a time, a name: "in Lisbon" / "in Porto", "9:30" / "10:00") is never a duplicate, however
+close: it is a candidate contradiction instead. Two levels, chosen on the labelled set in
+tests/memstore/upkeep/labelled_pairs.py (docs/benchmarks.md has the table):
+
+- `certain`: one fact's content words are all in the other's (a light edit: case, punctuation,
+  an article, a word added). Upkeep merges these on its own: precision 1.00 on the set, and no
+  runaway on stores of look-alike sentences (a cosine threshold alone merged thousands of
+  "X prefers updates about the billing team" / "... the search team" pairs in the bench);
+- `likely`: cosine >= COSINE_LIKELY (or, without a model, overlap >= WORDS_LIKELY). The health
+  report suggests these merges to a person; they are never applied automatically.
+
+Pure scoring plus candidate search over a store's vectors (a matrix product in chunks); no writes.
+"""
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+
+from memstore.records import StoredFact
+
+# Measured on the labelled set with bge-small (see the module docstring).
+COSINE_LIKELY = 0.82
+# Measured on the same set by words alone (no embedding model).
+WORDS_LIKELY = 0.45
+
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "with",
+    ]
+)
+_WORD_RE = re.compile(r"[\w]+(?:[:.'-][\w]+)*")
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Two facts of one scope and how alike they are; `conflict`: each holds a value the other
+    lacks (never a duplicate); `certain`: alike enough for upkeep to merge on its own."""
+
+    first: StoredFact
+    second: StoredFact
+    score: float
+    by: str  # "meaning" (cosine) | "words" (overlap)
+    conflict: bool
+    certain: bool
+
+
+def word_list(text: str) -> list[str]:
+    """The text's content words in order, lower-cased, a plural 's' dropped."""
+    found = []
+    for word in _WORD_RE.findall(text.lower()):
+        if word in _STOP:
+            continue
+        plural = len(word) > 3 and word.endswith("s") and not word.endswith("ss")
+        found.append(word[:-1] if plural else word)
+    return found
+
+
+def words(text: str) -> set[str]:
+    """The text's content words as a set (see `word_list`)."""
+    return set(word_list(text))
+
+
+def values(text: str) -> set[str]:
+    """Numbers, times and names in the text (a capitalised word that does not open it)."""
+    found = set()
+    for i, token in enumerate(_WORD_RE.findall(text)):
+        if any(c.isdigit() for c in token) or (i > 0 and token[0].isupper()):
+            token = token.lower()
+            found.add(token[:-1] if len(token) > 3 and token.endswith("s") else token)
+    return found
+
+
+def overlap(a: str, b: str) -> float:
+    """Jaccard overlap of the two texts' content words (0-1)."""
+    wa, wb = words(a), words(b)
+    return len(wa & wb) / len(wa | wb) if wa or wb else 0.0
+
+
+def conflicting(a: str, b: str) -> bool:
+    """Whether each text holds a value the other lacks."""
+    va, vb = values(a), values(b)
+    return bool(va - vb) and bool(vb - va)
+
+
+def thresholds(by: str) -> float:
+    """The `likely` floor for scoring by "meaning" or by "words" (settings may override)."""
+    if by == "meaning":
+        return getattr(settings, "UPKEEP_SIMILAR_COSINE", COSINE_LIKELY)
+    return getattr(settings, "UPKEEP_SIMILAR_WORDS", WORDS_LIKELY)
+
+
+def contained(a: str, b: str) -> bool:
+    """Whether one text's content words (counted: "data ... data" holds two) are all in the
+    other's: a light edit (case, punctuation, an article, a word added)."""
+    ca, cb = Counter(word_list(a)), Counter(word_list(b))
+    return bool(ca and cb) and (ca <= cb or cb <= ca)
+
+
+def judge(first: StoredFact, second: StoredFact, score: float, by: str) -> Pair | None:
+    """The pair if it is at least a likely duplicate, else None."""
+    if score < thresholds(by) or conflicting(first.body, second.body):
+        return None
+    certain = contained(first.body, second.body)
+    return Pair(first, second, round(float(score), 4), by, False, certain)
+
+
+Scored = tuple[StoredFact, StoredFact, float, str]  # first, second, score, by
+
+
+def duplicates_find(
+    facts: Sequence[StoredFact], vectors: dict[str, np.ndarray] | None = None, *, chunk: int = 1000
+) -> list[Pair]:
+    """Likely duplicate pairs among these facts, within each scope, best first. With `vectors`
+    (fact id -> unit vector) by meaning; facts without a vector, and every fact when there are
+    no vectors, by words."""
+    floors = (thresholds("meaning"), thresholds("words"))
+    pairs = [
+        pair
+        for first, second, score, by in similar_pairs(facts, vectors, floors=floors, chunk=chunk)
+        if (pair := judge(first, second, score, by))
+    ]
+    return sorted(pairs, key=lambda p: (-p.score, p.first.fact_id, p.second.fact_id))
+
+
+def similar_pairs(
+    facts: Sequence[StoredFact],
+    vectors: dict[str, np.ndarray] | None,
+    *,
+    floors: tuple[float, float],
+    chunk: int = 1000,
+) -> list[Scored]:
+    """Every pair of one scope scoring at least `floors` (cosine, word overlap)."""
+    by_scope: dict[str, list[StoredFact]] = defaultdict(list)
+    for fact in facts:
+        by_scope[fact.scope].append(fact)
+    found: list[Scored] = []
+    for group in by_scope.values():
+        group = _unique(group)
+        with_vector = [f for f in group if vectors and f.fact_id in vectors]
+        without = [f for f in group if not (vectors and f.fact_id in vectors)]
+        if with_vector:
+            found += _by_meaning(with_vector, vectors or {}, floors[0], chunk)
+        found += _by_words(without, floors[1])
+    return found
+
+
+def _unique(group: list[StoredFact]) -> list[StoredFact]:
+    # The same identity in two files of a scope is one fact (readers merge them).
+    seen: dict[str, StoredFact] = {}
+    for fact in group:
+        if fact.fact_id not in seen or fact.day > seen[fact.fact_id].day:
+            seen[fact.fact_id] = fact
+    return sorted(seen.values(), key=lambda f: f.fact_id)
+
+
+def _by_meaning(
+    group: list[StoredFact], vectors: dict[str, np.ndarray], floor: float, chunk: int
+) -> list[Scored]:
+    matrix = np.stack([vectors[f.fact_id] for f in group]).astype(np.float32)
+    found = []
+    for start in range(0, len(group), chunk):
+        block = matrix[start : start + chunk] @ matrix.T
+        rows, cols = np.nonzero(block >= floor)
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+            i = start + r
+            if c > i:
+                found.append((group[i], group[c], float(block[r, c]), "meaning"))
+    return found
+
+
+def _by_words(group: list[StoredFact], floor: float) -> list[Scored]:
+    # Candidates share a word that few facts hold; each candidate pair is scored once.
+    holders: dict[str, list[int]] = defaultdict(list)
+    sets = [words(f.body) for f in group]
+    for i, found in enumerate(sets):
+        for word in found:
+            holders[word].append(i)
+    cap = max(50, len(group) // 20)
+    candidates: set[tuple[int, int]] = set()
+    for members in holders.values():
+        if len(members) <= cap:
+            candidates.update((a, b) for n, a in enumerate(members) for b in members[n + 1 :])
+    found = []
+    for a, b in sorted(candidates):
+        union = sets[a] | sets[b]
+        score = len(sets[a] & sets[b]) / len(union) if union else 0.0
+        if score >= floor:
+            found.append((group[a], group[b], score, "words"))
+    return found
+
+
+def pair_scores(texts: Iterable[tuple[str, str]], embed=None) -> list[tuple[float, str, bool]]:
+    """(score, by, conflict) for text pairs: the measurement the labelled set is run through.
+    `embed(list[str]) -> unit vectors` scores by meaning; without it, by words."""
+    texts = list(texts)
+    if embed is None:
+        return [(overlap(a, b), "words", conflicting(a, b)) for a, b in texts]
+    first = embed([a for a, _ in texts])
+    second = embed([b for _, b in texts])
+    cosines = (np.asarray(first) * np.asarray(second)).sum(axis=1)
+    return [
+        (float(c), "meaning", conflicting(a, b)) for c, (a, b) in zip(cosines, texts, strict=True)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """Precision and recall of duplicate detection at one threshold on a labelled set."""
+
+    by: str
+    threshold: float
+    precision: float
+    recall: float
+    true_pos: int
+    false_pos: int
+    false_neg: int
+
+
+def labelled_measure(
+    labelled: Sequence[tuple[str, str, bool]], embed=None
+) -> tuple[Measured, Measured]:
+    """(certain, likely) precision and recall on pairs (first, second, is_duplicate)."""
+    scores = pair_scores([(a, b) for a, b, _ in labelled], embed)
+    by = scores[0][1] if scores else "words"
+    floor = thresholds(by)
+    results = []
+    for level in ("certain", "likely"):
+        tp = fp = fn = 0
+        for (score, _, conflict), (a, b, same) in zip(scores, labelled, strict=True):
+            said = score >= floor and not conflict and (level == "likely" or contained(a, b))
+            tp += said and same
+            fp += said and not same
+            fn += same and not said
+        results.append(
+            Measured(
+                by,
+                floor,
+                round(tp / (tp + fp), 3) if tp + fp else 1.0,
+                round(tp / (tp + fn), 3) if tp + fn else 1.0,
+                tp,
+                fp,
+                fn,
+            )
+        )
+    return results[0], results[1]

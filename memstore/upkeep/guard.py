@@ -1,0 +1,89 @@
+"""The one rule upkeep and synthesis never break: a fact saved on purpose is never changed or
+archived by them. Enforced here, in the only functions they write through, under the bot's lock
+against the line as it is in the file (not as an index row or a model remembered it).
+
+A fact may be changed automatically only when its line says a machine made it (`via=` one of
+`AUTOMATIC_VIAS`: the learner, synthesis) and it is not pinned. A line without `via` was saved by
+a bot's explicit call, a tool, the console, an import or a person's editor: protected.
+
+Archiving is forgetting with history (`via=upkeep` or `via=synthesis`): the line leaves the file,
+its removal is in the shard's history, and the console's History page restores it in one click.
+"""
+
+from collections.abc import Mapping
+
+from memstore import markdown
+from memstore.errors import FactNotFound, FactProtected
+from memstore.history import Change
+from memstore.links import fact_links_change, files_holding
+from memstore.locks import bot_lock
+from memstore.markdown import Line
+from memstore.paths import Scope, Shard
+from memstore.records import StoredFact
+from memstore.services import _rewrite
+from memstore.vocabulary import AUTOMATIC_VIAS
+
+_FALSE = {"", "0", "false", "no", "off"}
+
+
+def fact_protected(meta: Mapping[str, str]) -> bool:
+    """Whether a fact with this metadata was saved on purpose (pinned, or not machine-made)."""
+    if str(meta.get("pin", "")).strip().lower() not in _FALSE:
+        return True
+    return meta.get("via", "") not in AUTOMATIC_VIAS
+
+
+def shard_of(fact: StoredFact) -> Shard:
+    """The shard holding a stored fact."""
+    kind, _, name = fact.scope.partition(":")
+    return Scope(kind, name).shard(fact.shard_bot)  # type: ignore[arg-type]
+
+
+def fact_archive(*, fact: StoredFact, by: str, via: str) -> list[Change]:
+    """Archive (forget, with history) every copy of a machine-made fact in its shard. Raises
+    FactProtected if any copy is protected (then nothing is removed), FactNotFound if gone."""
+    shard = shard_of(fact)
+    removed: list[Change] = []
+    with bot_lock(shard.bot):
+        for rel in files_holding(shard, fact.fact_id):
+
+            def drop(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
+                hits = set()
+                for i, line in enumerate(lines):
+                    if line.fact and line.fact.identity == fact.fact_id:
+                        _refuse_protected(line.fact)
+                        hits.add(i)
+                changes = [_removed(rel, lines[i].fact) for i in sorted(hits)]
+                return markdown.remove_lines(lines, hits), changes
+
+            removed += _rewrite(rel, drop, by=by, via=via)
+    if not removed:
+        raise FactNotFound(f"No fact {fact.fact_id} in {shard.rel} any more.")
+    return removed
+
+
+def fact_supersede(*, newer: StoredFact, older: StoredFact, by: str, via: str) -> bool:
+    """Link `newer` --supersedes--> `older` in the newer line if that line is machine-made;
+    a protected line is not touched (returns False). Raises FactNotFound if it is gone."""
+    try:
+        fact_links_change(
+            shards=[shard_of(newer)],
+            fact_id=newer.fact_id,
+            change=lambda links: [*links, ("supersedes", older.fact_id)],
+            by=by,
+            via=via,
+            guard=_refuse_protected,
+        )
+    except FactProtected:
+        return False
+    return True
+
+
+def _refuse_protected(fact: markdown.FactLine) -> None:
+    if fact_protected(fact.meta):
+        raise FactProtected(f"Fact {fact.identity} was saved on purpose; it is left alone.")
+
+
+def _removed(rel: str, fact: markdown.FactLine | None) -> Change:
+    assert fact is not None
+    return Change(op="remove", file=rel, fact_id=fact.identity, line=str(fact))

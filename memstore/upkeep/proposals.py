@@ -1,0 +1,207 @@
+"""Proposed changes to a store (from upkeep's contradictions and from synthesis), and applying
+them as ordinary writes.
+
+    supersede  evidence [older, newer]: newer gets `rel=supersedes:<older>`, older is archived
+    merge      evidence [facts...], text: one new fact (via=synthesis, supersedes each) replaces them
+    rewrite    evidence [fact], text: the same, for one fact
+    retire     evidence [fact]: archived
+
+Applied automatically (`automatic=True`: upkeep, or synthesis after its second opinion), every
+fact it would change or archive goes through `memstore.upkeep.guard`, so a fact saved on purpose
+is never touched; accepted by a person, the person decides and the ordinary services apply it.
+Applying is idempotent: the new fact is saved by identity (a re-run finds it), a fact already
+archived counts as archived, and the proposal is marked applied last.
+"""
+
+import hashlib
+import json
+
+from django.db import transaction
+from django.utils import timezone
+
+from memstore.errors import FactNotFound, FactProtected, InvalidFact
+from memstore.models import Proposal
+from memstore.paths import Scope
+from memstore.records import StoredFact
+from memstore.selectors import fact_find
+from memstore.services import fact_forget, fact_remember
+from memstore.upkeep.guard import fact_archive, fact_protected, fact_supersede, shard_of
+
+ACTIONS = ("supersede", "merge", "rewrite", "retire")
+
+
+def proposal_key(*, origin: str, action: str, fact_ids: list[str], text: str = "") -> str:
+    """The identity of a proposal: the same change to the same facts is proposed once."""
+    payload = json.dumps([origin, action, sorted(fact_ids), " ".join(text.lower().split())])
+    return hashlib.sha1(payload.encode()).hexdigest()
+
+
+def proposal_record(
+    *,
+    origin: str,
+    action: str,
+    bot: str,
+    evidence: list[StoredFact],
+    text: str = "",
+    reason: str = "",
+    verdict: str = "",
+    status: str = Proposal.PROPOSED,
+) -> tuple[Proposal, bool]:
+    """Store a proposal unless the same one exists; (proposal, created)."""
+    if action not in ACTIONS:
+        raise InvalidFact(f"Unknown proposal action {action!r}.")
+    key = proposal_key(
+        origin=origin, action=action, fact_ids=[f.fact_id for f in evidence], text=text
+    )
+    return Proposal.objects.get_or_create(
+        key=key,
+        defaults={
+            "origin": origin,
+            "action": action,
+            "bot": bot,
+            "scope_key": evidence[0].scope,
+            "evidence": [
+                {
+                    "id": f.fact_id,
+                    "text": f.text,
+                    "day": f.day.isoformat(),
+                    "bot": f.shard_bot,
+                    "scope": f.scope,
+                }
+                for f in evidence
+            ],
+            "text": text,
+            "reason": reason,
+            "verdict": verdict,
+            "status": status,
+        },
+    )
+
+
+def proposal_apply(*, proposal: Proposal, automatic: bool, by: str, via: str) -> dict:
+    """Apply a proposal's change; mark it applied (or failed, saying why). Returns the result."""
+    facts = _evidence(proposal)
+    try:
+        if automatic and any(
+            fact_protected(f.meta) for f in facts if f.fact_id not in _kept(proposal)
+        ):
+            raise FactProtected("A fact it would change was saved on purpose.")
+        result = _APPLY[proposal.action](proposal, facts, automatic=automatic, by=by, via=via)
+        status = Proposal.APPLIED
+    except (FactProtected, FactNotFound, InvalidFact) as error:
+        result, status = {"error": error.message}, Proposal.FAILED
+    Proposal.objects.filter(pk=proposal.pk).update(
+        status=status, result=result, decided_at=timezone.now()
+    )
+    proposal.status, proposal.result = status, result
+    return result
+
+
+def proposal_decide(
+    *, proposal_id: int, accept: bool, by: str, bots: list[str] | None = None
+) -> Proposal:
+    """A person accepts (applies) or rejects an open proposal; `bots`: those they may act for."""
+    with transaction.atomic():
+        proposal = Proposal.objects.select_for_update().filter(pk=proposal_id).first()
+        if proposal is None or (bots is not None and proposal.bot not in bots):
+            raise FactNotFound("No such proposal.")
+        if proposal.status != Proposal.PROPOSED:
+            raise InvalidFact(f"This proposal was already {proposal.status}.")
+        if not accept:
+            proposal.status, proposal.decided_at = Proposal.REJECTED, timezone.now()
+            proposal.verdict = (proposal.verdict + f"\nRejected by {by}.").strip()
+            proposal.save(update_fields=["status", "decided_at", "verdict"])
+            return proposal
+    proposal_apply(proposal=proposal, automatic=False, by=by, via="console")
+    return proposal
+
+
+def _kept(proposal: Proposal) -> set[str]:
+    # The newer fact of a supersede is only linked, and only if machine-made (the guard checks).
+    return {proposal.evidence[1]["id"]} if proposal.action == "supersede" else set()
+
+
+def _evidence(proposal: Proposal) -> list[StoredFact]:
+    facts = []
+    for item in proposal.evidence:
+        kind, _, name = item["scope"].partition(":")
+        copies = [
+            f
+            for f in fact_find(scopes=[Scope(kind, name)], fact_id=item["id"])  # type: ignore[arg-type]
+            if f.shard_bot == item["bot"]
+        ]
+        if copies:
+            facts.append(max(copies, key=lambda f: f.day))
+    return facts
+
+
+def _archive(fact: StoredFact, *, automatic: bool, by: str, via: str) -> bool:
+    try:
+        if automatic:
+            fact_archive(fact=fact, by=by, via=via)
+        else:
+            fact_forget(shards=[shard_of(fact)], fact_id=fact.fact_id, by=by, via=via)
+    except FactNotFound:
+        return False  # archived already (a re-run), or removed by someone meanwhile
+    return True
+
+
+def _supersede(proposal, facts, *, automatic, by, via) -> dict:
+    ids = [item["id"] for item in proposal.evidence]
+    by_id = {f.fact_id: f for f in facts}
+    older, newer = by_id.get(ids[0]), by_id.get(ids[1])
+    if newer is None:
+        raise FactNotFound("The newer fact is gone; nothing to supersede with.")
+    linked = False
+    if older is not None:
+        linked = (
+            fact_supersede(newer=newer, older=older, by=by, via=via)
+            if automatic
+            else _link(newer, older, by=by, via=via)
+        )
+    archived = older is not None and _archive(older, automatic=automatic, by=by, via=via)
+    return {"linked": linked, "archived": [ids[0]] if archived else []}
+
+
+def _link(newer: StoredFact, older: StoredFact, *, by: str, via: str) -> bool:
+    from memstore.links import fact_links_change
+
+    fact_links_change(
+        shards=[shard_of(newer)],
+        fact_id=newer.fact_id,
+        change=lambda links: [*links, ("supersedes", older.fact_id)],
+        by=by,
+        via=via,
+    )
+    return True
+
+
+def _replace(proposal, facts, *, automatic, by, via) -> dict:
+    if not facts:
+        raise FactNotFound("None of the facts it would replace is still there.")
+    first = facts[0]
+    links = ",".join(f"supersedes:{f.fact_id}" for f in facts[:7])
+    tier = "profile" if first.tier == "profile" else "log"
+    new = fact_remember(
+        shard=shard_of(first),
+        text=proposal.text,
+        tier=tier,
+        meta={"via": "synthesis", "rel": links},
+        by=by,
+        via=via,
+    )
+    archived = [
+        f.fact_id
+        for f in facts
+        if f.fact_id != new.fact_id and _archive(f, automatic=automatic, by=by, via=via)
+    ]
+    return {"new": new.fact_id, "archived": archived}
+
+
+def _retire(proposal, facts, *, automatic, by, via) -> dict:
+    return {
+        "archived": [f.fact_id for f in facts if _archive(f, automatic=automatic, by=by, via=via)]
+    }
+
+
+_APPLY = {"supersede": _supersede, "merge": _replace, "rewrite": _replace, "retire": _retire}

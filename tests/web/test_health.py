@@ -1,0 +1,96 @@
+"""The console's health pages (per bot and workspace) with one-click fixes, and the proposal
+inbox with accept and reject."""
+
+import re
+
+import pytest
+
+from memstore import markdown
+from memstore.models import Proposal
+from tests.helpers import day, facts_on_disk, write_memory
+
+LOG = "agents/ava/memory/log/{month}.md"
+
+
+@pytest.fixture(autouse=True)
+def words_only(settings):
+    settings.EMBEDDINGS = "none"
+
+
+def kinds(html: str) -> list[str]:
+    return re.findall(r'<li class="finding kind-(\w+)"', html)
+
+
+def test_bot_health_lists_findings_with_fixes(ann, workspace):
+    write_memory(workspace, "agents/ava/memory/log/2020-02.md", f"- ({day(1)}) Build succeeded")
+    html = ann.get("/bots/ava/health/").content.decode()
+    assert "junk" in kinds(html)
+    assert "transient status" in html
+    assert "Sam is vegetarian" not in html  # another person's memory
+
+
+def test_archive_fix_removes_the_line_and_comes_back(ann, workspace):
+    write_memory(
+        workspace,
+        "agents/ava/memory/log/2020-02.md",
+        f"- ({day(1)}) Build succeeded",
+        f"- ({day(1)}) Prefers tea",
+    )
+    fact_id = markdown.fact_identity("Build succeeded")
+    answer = ann.post(
+        "/health/fix/",
+        {"action": "archive", "shard": "bot:ava|ava", "id": fact_id, "next": "/bots/ava/health/"},
+    )
+    assert (answer.status_code, answer["Location"]) == (302, "/bots/ava/health/")
+    assert [f.text for f in facts_on_disk(workspace)["agents/ava/memory/log/2020-02.md"]] == [
+        "Prefers tea"
+    ]
+    assert "junk" not in kinds(ann.get("/bots/ava/health/").content.decode())
+
+
+def test_a_fix_in_another_persons_memory_is_refused(ann, workspace):
+    before = facts_on_disk(workspace)
+    fact_id = markdown.fact_identity("Sam is vegetarian")
+    answer = ann.post(
+        "/health/fix/", {"action": "archive", "shard": "user:sam|ava", "id": fact_id}, follow=True
+    )
+    assert "another person" in answer.content.decode()
+    assert before == facts_on_disk(workspace)
+
+
+def test_workspace_health_page(boss, workspace):
+    write_memory(workspace, "agents/ben/memory/log/2020-02.md", f"- ({day(1)}) Tests passed")
+    html = boss.get("/health/").content.decode()
+    assert "Workspace health" in html
+    assert "Tests passed" in html
+
+
+def proposal(bot="ava", scope="bot:ava"):
+    old = ("Plans offsites and budgets for the Lisbon team", day(40))
+    return Proposal.objects.create(
+        key="p1",
+        origin="synthesis",
+        action="retire",
+        bot=bot,
+        scope_key=scope,
+        evidence=[
+            {"id": markdown.fact_identity(old[0]), "text": old[0], "bot": "ava", "scope": scope}
+        ],
+        reason="The Lisbon team was folded into Porto",
+    )
+
+
+def test_proposals_inbox_accept_applies_and_reject_changes_nothing(ann, workspace):
+    p = proposal()
+    page = ann.get("/bots/ava/proposals/").content.decode()
+    assert "The Lisbon team was folded into Porto" in page
+    before = facts_on_disk(workspace)
+    ann.post("/bots/ava/proposals/decide/", {"proposal": p.pk, "decision": "reject"})
+    assert before == facts_on_disk(workspace)
+    assert Proposal.objects.get(pk=p.pk).status == Proposal.REJECTED
+    Proposal.objects.filter(pk=p.pk).update(status=Proposal.PROPOSED)
+    ann.post("/bots/ava/proposals/decide/", {"proposal": p.pk, "decision": "accept"})
+    assert Proposal.objects.get(pk=p.pk).status == Proposal.APPLIED
+    texts = [f.text for f in facts_on_disk(workspace)["agents/ava/memory/profile.md"]]
+    assert "Plans offsites and budgets for the Lisbon team" not in texts
+    assert "No proposed proposals" in ann.get("/bots/ava/proposals/").content.decode()
