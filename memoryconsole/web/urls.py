@@ -6,7 +6,17 @@ everywhere, export, prompts)."""
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from memoryconsole.web.views import aboutme, facts, history, home, notes, pages, rows, upkeep
+from memoryconsole.web.views import (
+    aboutme,
+    aboutrows,
+    facts,
+    history,
+    home,
+    notes,
+    pages,
+    rows,
+    upkeep,
+)
 
 app_name = "web"
 
@@ -41,6 +51,10 @@ _PERSON_PAGES = [
     ("forget/", aboutme.about_forget, "about_forget"),
     ("export/", aboutme.about_export_file, "about_export"),
     ("prompts/", aboutme.about_prompts, "about_prompts"),
+    ("row/", aboutrows.about_row, "about_row"),
+    ("edit/", aboutrows.about_edit, "about_edit"),
+    ("delete/", aboutrows.about_delete, "about_delete"),
+    ("undo/", aboutrows.about_undo, "about_undo"),
 ]
 
 urlpatterns = [

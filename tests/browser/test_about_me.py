@@ -69,6 +69,14 @@ def test_about_me_search_controls_forget_export_and_prompts(chromium, live_serve
     page.get_by_label("Search what the bots know").fill("")
     page.locator("#about-facts .summary", has_text="4 facts").wait_for()
 
+    # Edit in place, as ann (not an editor of ben): the file changes, the row stays ben's.
+    facts.filter(has_text="Ann runs on Sundays").get_by_role("link", name="Edit").click()
+    page.get_by_label("Fact text").fill("Ann runs on Saturdays")
+    page.get_by_role("button", name="Save").click()
+    facts.filter(has_text="Ann runs on Saturdays").wait_for()
+    ben = texts_on_disk(setup)["users/ann/memory/by-agent/ben/profile.md"]
+    assert ben == ["Ann likes tea", "Ann runs on Saturdays"]
+
     # Pause: the bot's very next save about ann is refused; resume lets the next one through.
     page.get_by_role("button", name="Pause memory").click()
     page.get_by_text("Memory is paused.").wait_for()

@@ -164,28 +164,54 @@ def test_what_can_reach_my_prompts_per_bot_and_room_kind(ann, workspace, setting
     assert group.count("not this room kind") == 5
 
 
-def test_edit_and_forget_one_bots_copy_from_the_about_me_row(ann, workspace):
+def test_edit_forget_and_undo_one_bots_copy_from_the_about_me_row(ann, workspace):
     _ann_memory(workspace)
     page = ann.get("/me/").content.decode()
     fact_id = _id_of(workspace, "ann", "Ann is planning")
     file = "users/ann/memory/by-agent/ben/profile.md"
-    assert f'hx-get="/bots/ben/facts/edit/?file={file}&amp;id={fact_id}"' in page
+    assert f'hx-get="/people/ann/edit/?file={file}&amp;id={fact_id}"' in page
+    form = ann.get("/people/ann/edit/", {"file": file, "id": fact_id}, HTTP_HX_REQUEST="true")
+    assert "Ann is planning the Lisbon offsite</textarea>" in form.content.decode()
+    edit = {"file": file, "id": fact_id, "expected": "Ann is planning the Lisbon offsite"}
     edited = ann.post(
-        "/bots/ben/facts/edit/",
-        {
-            "file": file,
-            "id": fact_id,
-            "expected": "Ann is planning the Lisbon offsite",
-            "text": "Ann is planning the Porto offsite",
-        },
+        "/people/ann/edit/",
+        edit | {"text": "Ann is planning the Porto offsite"},
         HTTP_HX_REQUEST="true",
     )
     assert edited.status_code == 200
+    assert 'written by <strong class="writer">ben</strong>' in edited.content.decode()
     assert texts_on_disk(workspace)[file][0] == "Ann is planning the Porto offsite"
     new_id = _id_of(workspace, "ann", "Ann is planning")
-    ann.post("/bots/ben/facts/delete/", {"file": file, "id": new_id}, HTTP_HX_REQUEST="true")
+    gone = ann.post("/people/ann/delete/", {"file": file, "id": new_id}, HTTP_HX_REQUEST="true")
+    assert "Forgot ben’s copy" in gone.content.decode()
     assert "Porto" not in repr(texts_on_disk(workspace))
     assert "Ann wants reports" in ann.get("/me/").content.decode()  # ava's copy untouched
+    back = ann.post("/people/ann/undo/", {"file": file, "id": new_id}, HTTP_HX_REQUEST="true")
+    assert back.status_code == 200
+    assert "Ann is planning the Porto offsite" in texts_on_disk(workspace)[file]
+
+
+def test_a_refused_edit_keeps_the_text_and_another_persons_file_is_refused(ann, workspace):
+    from memstore.controls import topic_exclude
+
+    topic_exclude(person="ann", topic="divorce", by="ann", via="console")
+    file = "users/ann/memory/by-agent/ava/profile.md"
+    fact_id = _id_of(workspace, "ann", "Ann wants reports")
+    expected = "Ann wants reports to lead with decisions"
+    refused = ann.post(
+        "/people/ann/edit/",
+        {"file": file, "id": fact_id, "expected": expected, "text": "Ann got divorced"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert refused.status_code == 422
+    assert "Ann got divorced</textarea>" in refused.content.decode()
+    assert texts_on_disk(workspace)[file] == [expected]
+    sams = "users/sam/memory/by-agent/ava/profile.md"
+    sam_id = _id_of(workspace, "sam", "Sam is veg")
+    for url in ("/people/ann/delete/", "/people/sam/delete/"):
+        response = ann.post(url, {"file": sams, "id": sam_id}, HTTP_HX_REQUEST="true")
+        assert response.status_code == 403, url
+    assert texts_on_disk(workspace)[sams] == ["Sam is vegetarian"]
 
 
 def test_the_about_you_note_reaches_direct_prompts_only(ann, workspace):

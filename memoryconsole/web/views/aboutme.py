@@ -4,7 +4,7 @@ can reach their prompts, and the export download.
 
 `/me/` is the viewer's own page; `/people/<person>/…` the same for a named person, which only
 that person or staff may open (`memstore.console.aboutme.about_whom` decides). Edit and forget
-of one copy reuse the bot page's row endpoints for the bot whose shard holds the fact.
+of one bot's copy are `aboutrows`.
 """
 
 from django.contrib import messages
@@ -16,7 +16,6 @@ from django.utils import timezone
 from memoryconsole.web import presenters
 from memoryconsole.web.forms import AboutQueryForm, ControlForm, FactIdForm
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
-from memoryconsole.web.views.rows import fact_urls
 from memstore.console.aboutme import (
     about_facts,
     about_whom,
@@ -41,11 +40,12 @@ _TOPICS = {"exclude": topic_exclude, "include": topic_include}
 TEMPLATE = "web/about_me.html"
 
 
-def _urls(person: str) -> dict[str, str]:
-    return {
-        name: reverse(f"web:about_{name}", args=[person])
-        for name in ("page", "controls", "forget", "export", "prompts")
-    }
+_PERSON_URLS = ("page", "controls", "forget", "export", "prompts", "row", "edit", "delete", "undo")
+
+
+def person_urls(person: str) -> dict[str, str]:
+    """The URLs of a person's About me pages and rows, reversed once per response."""
+    return {name: reverse(f"web:about_{name}", args=[person]) for name in _PERSON_URLS}
 
 
 @console_view("GET", vary=True)
@@ -58,16 +58,12 @@ def about_me_page(request, person: str | None = None):
     q, offset = form.cleaned_data.get("q") or "", form.cleaned_data.get("offset") or 0
     page = about_facts(person=whom, q=q, offset=offset)
     today = timezone.localdate()
-    row_urls = {bot: fact_urls(bot) for bot in {item.bot for item in page.items}}
     context = {
         "person": whom,
         "own": whom == viewer.person,
-        "urls": _urls(whom),
+        "urls": person_urls(whom),
         "q": q,
-        "rows": [
-            (presenters.about_fact_view(item, today=today), row_urls[item.bot])
-            for item in page.items
-        ],
+        "rows": [presenters.about_fact_view(item, today=today) for item in page.items],
         "summary": presenters.about_summary(page, q),
         "next_url": url_with(request, offset=offset + len(page.items)) if page.has_more else "",
     }
@@ -100,8 +96,13 @@ def about_controls(request, person: str):
         _TOPICS[action](person=whom, topic=topic, by=viewer.person, via="console")
     if not request.htmx:
         messages.success(request, "Saved: it applies from the next call.")
-        return redirect(_urls(whom)["page"])
-    context = {"person": whom, "own": whom == viewer.person, "urls": _urls(whom), "saved": True}
+        return redirect(person_urls(whom)["page"])
+    context = {
+        "person": whom,
+        "own": whom == viewer.person,
+        "urls": person_urls(whom),
+        "saved": True,
+    }
     context |= _side(whom)
     return render(request, f"{TEMPLATE}#controls", context)
 
@@ -118,7 +119,7 @@ def about_forget(request, person: str):
     message = f"Forgotten everywhere ({', '.join(bots)})."
     if not request.htmx:
         messages.success(request, message)
-        return redirect(_urls(person)["page"])
+        return redirect(person_urls(person)["page"])
     return render(request, "web/bot.html#fact-gone", {"message": message})
 
 
@@ -142,7 +143,7 @@ def about_prompts(request, person: str):
         "person": whom,
         "own": whom == viewer_of(request).person,
         "here": "prompts",
-        "urls": _urls(whom),
+        "urls": person_urls(whom),
         "reaches": presenters.reach_views(prompt_reach(person=whom, bots=bots)),
     }
     return render(request, "web/about_prompts.html", context)
