@@ -135,12 +135,12 @@ def about_fact_edit(
     return AboutFact(fact=stored, bot=shard.bot, room=stored.room, by=viewer.person, via="console")
 
 
-def about_fact_forget(*, viewer: Viewer, person: str, file: str, fact_id: str) -> str:
-    """Forget one bot's copy of a fact about the person; the text forgotten."""
+def about_fact_forget(*, viewer: Viewer, person: str, file: str, fact_id: str) -> tuple[str, str]:
+    """Forget one bot's copy of a fact about the person; (that bot, the text forgotten)."""
     shard = _own_shard(viewer, person, file)
     changes = fact_forget(shards=[shard], fact_id=fact_id, by=viewer.person, via="console")
     fact = parse_line(changes[0].line)
-    return fact.body if fact else changes[0].line
+    return shard.bot, fact.body if fact else changes[0].line
 
 
 def about_fact_undo(*, viewer: Viewer, person: str, file: str, fact_id: str) -> AboutFact:

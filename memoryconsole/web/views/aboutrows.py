@@ -93,8 +93,8 @@ def about_edit(request, person: str):
 def about_delete(request, person: str):
     """Forget this bot's copy; the row becomes an Undo button."""
     file, fact_id = _ref(request.POST)
-    text = about_fact_forget(viewer=viewer_of(request), person=person, file=file, fact_id=fact_id)
-    bot = file.split("/by-agent/")[-1].split("/")[0]
+    viewer = viewer_of(request)
+    bot, text = about_fact_forget(viewer=viewer, person=person, file=file, fact_id=fact_id)
     removed = {"file": file, "id": fact_id, "text": text, "bot": bot}
     if not request.htmx:
         messages.success(request, f"Forgot {bot}’s copy of “{text}”.")
