@@ -7,6 +7,7 @@ selector. Recall and the prompt section are `memstore.recall` and `memstore.prom
 """
 
 from collections.abc import Iterable
+from datetime import date
 
 from memstore.access import (
     Context,
@@ -62,12 +63,21 @@ def bot_remember(
     tier: Tier = "log",
     meta: dict[str, object] | None = None,
     via: str = "api",
+    day: date | None = None,
 ) -> StoredFact:
     """Save a fact in the shard this context writes for `scope` (the content rules, the room's
-    person's excluded topics included, are the service's)."""
+    person's excluded topics included, are the service's; `day`: the fact's date when it is
+    older than today, as for an import)."""
     shard = writable_shard(ctx, scope, project)
     return fact_remember(
-        shard=shard, text=text, tier=tier, meta=meta, person=ctx.person, by=ctx.bot, via=via
+        shard=shard,
+        text=text,
+        tier=tier,
+        day=day,
+        meta=meta,
+        person=ctx.person,
+        by=ctx.bot,
+        via=via,
     )
 
 

@@ -128,6 +128,21 @@ class IdempotencyKeyReused(MemstoreError):
     status = 422
 
 
+class LearningUnavailable(MemstoreError):
+    """Learning is off (no model configured) or today's token budget is spent (a state of the
+    workspace the caller can't change by retrying at once, not a server failure)."""
+
+    code = "learning_unavailable"
+    status = 409
+
+
+class ModelFailed(MemstoreError):
+    """The learning model's endpoint failed or answered with something unusable."""
+
+    code = "model_failed"
+    status = 502
+
+
 class FactProtected(MemstoreError):
     """Upkeep or synthesis tried to change a fact saved on purpose (pinned, or not machine-made)."""
 

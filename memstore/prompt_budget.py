@@ -36,6 +36,7 @@ from memstore.notes import Note, notes_compose, notes_for
 from memstore.paths import Scope
 from memstore.prompt import PromptSection, prompt_build, prompt_scopes
 from memstore.recall import RecallResult, recall_search
+from memstore.upkeep.usage import usage_note
 
 logger = logging.getLogger(__name__)
 
@@ -131,9 +132,12 @@ class PromptAnswer:
     elapsed_ms: float
 
 
-def prompt_answer(*, ctx: Context, as_of: date | None = None) -> PromptAnswer:
+def prompt_answer(
+    *, ctx: Context, as_of: date | None = None, count_usage: bool = True
+) -> PromptAnswer:
     """The prompt's memory section for a bot in a room, now (within the time budget) or as it
-    was at the end of `as_of` (from history)."""
+    was at the end of `as_of` (from history). A section built now for a bot counts as a use of
+    each fact in it (upkeep reads the counts); a person's preview passes `count_usage=False`."""
     started = time.monotonic()
     direct = ctx.room.kind == "direct"
     when = day_end(as_of) if as_of is not None else None
@@ -149,6 +153,8 @@ def prompt_answer(*, ctx: Context, as_of: date | None = None) -> PromptAnswer:
             empty=lambda: PromptSection(text="", blocks=[]),
         )
     section = timed.value
+    if count_usage and as_of is None:
+        usage_note(prompted=[fact for block in section.blocks for fact in block.facts])
     text = notes_compose(notes, chars=settings.NOTES_PROMPT_CHARS) + section.text
     return PromptAnswer(
         text=text,
@@ -161,11 +167,14 @@ def prompt_answer(*, ctx: Context, as_of: date | None = None) -> PromptAnswer:
 
 
 def recall_answer(*, ctx: Context, query: str, limit: int | None = None) -> Timed[RecallResult]:
-    """Recall within the time budget (stale or unavailable rather than waiting)."""
-    return memory_read(
+    """Recall for a bot within the time budget (stale or unavailable rather than waiting);
+    every fact returned counts as a use (upkeep reads the counts)."""
+    timed = memory_read(
         scopes=readable_scopes(ctx),
         read=lambda: recall_search(ctx=ctx, query=query, limit=limit),
         empty=lambda: RecallResult(
             items=[], more=0, mode="lexical", note="Memory is unavailable right now."
         ),
     )
+    usage_note(recalled=timed.value.items)
+    return timed

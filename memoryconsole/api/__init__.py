@@ -11,7 +11,17 @@ import pydantic_core
 from ninja import NinjaAPI
 from ninja.renderers import BaseRenderer
 
-from memoryconsole.api import bots, exchanges, facts, health, links, notes, recall
+from memoryconsole.api import (
+    bots,
+    exchanges,
+    export,
+    facts,
+    health,
+    links,
+    notes,
+    recall,
+    summarize,
+)
 from memoryconsole.api.auth import BotToken
 from memoryconsole.api.body_limit import body_limit
 from memoryconsole.api.errors import install_error_map
@@ -49,5 +59,6 @@ api = NinjaAPI(
 )
 install_error_map(api)
 api.add_decorator(body_limit(api), mode="view")
-for module in (bots, facts, links, recall, notes, exchanges, health):
+# summarize before facts: /facts/summarize must match before /facts/{fact_id}.
+for module in (bots, summarize, facts, links, recall, notes, exchanges, health, export):
     api.add_router("/v1/", module.router)

@@ -22,7 +22,6 @@ from memoryconsole.api.schemas import (
 from memstore.links import bot_neighbours
 from memstore.prompt import prompt_changes
 from memstore.prompt_budget import prompt_answer, recall_answer
-from memstore.upkeep.usage import usage_note
 
 router = Router(tags=["recall"])
 
@@ -40,7 +39,6 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
     ctx = context_of(request, room)
     timed = recall_answer(ctx=ctx, query=params.query, limit=params.limit)
     result = timed.value
-    usage_note(recalled=result.items)
     found = [f.fact_id for f in result.items]
     near = bot_neighbours(ctx=ctx, fact_ids=found) if params.neighbours and found else None
     return RecallOut(
@@ -71,8 +69,6 @@ def prompt_section(request: HttpRequest, room: Header[ContextHeaders], params: Q
     budget. Never waits past the time budget (`stale`, `memory`); with `as_of`, the section as it
     was at the end of that day."""
     answer = prompt_answer(ctx=context_of(request, room), as_of=params.as_of)
-    if params.as_of is None:
-        usage_note(prompted=[f for block in answer.section.blocks for f in block.facts])
     return PromptOut(
         text=answer.text,
         notes=[NoteOut.of(n) for n in answer.notes],

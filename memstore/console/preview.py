@@ -67,4 +67,4 @@ def prompt_preview(
         person=person if kind == "direct" else None,
         projects=projects,
     )
-    return prompt_answer(ctx=ctx, as_of=as_of)
+    return prompt_answer(ctx=ctx, as_of=as_of, count_usage=False)

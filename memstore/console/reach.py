@@ -73,7 +73,7 @@ def _reach(*, bot: str, kind: str, person: str, mine: list[StoredFact]) -> Reach
     if kind != "direct":
         return Reach(bot=bot, kind=kind, shown=[], left=[Left(f, "room kind") for f in mine])
     ctx = context_build(bot=bot, room_id=PREVIEW_ROOM, room_kind=kind, person=person)
-    answer = prompt_answer(ctx=ctx)
+    answer = prompt_answer(ctx=ctx, count_usage=False)  # a look, not a use
     block = next((b for b in answer.section.blocks if b.scope == f"user:{person}"), None)
     shown = block.facts if block else []
     ids = {f.fact_id for f in shown}

@@ -29,7 +29,8 @@ def budget_exhausted(*, daily_tokens: int, spent: int | None = None) -> str | No
 
 
 def budget_charge(*, tokens: int, day: date | None = None) -> None:
-    """Add one model call's tokens to the day's total (upkeep and synthesis share the budget)."""
+    """Add one model call's tokens to the day's total (summarize, upkeep and synthesis share
+    the budget)."""
     day = day or timezone.localdate()
     updated = TokenUsage.objects.filter(day=day).update(
         tokens=F("tokens") + tokens, calls=F("calls") + 1

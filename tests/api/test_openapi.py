@@ -43,6 +43,8 @@ def test_operations_have_stable_ids_and_json_errors():
         "prompt_section",
         "prompt_changes",
         "report_exchange",
+        "export_memory",
+        "summarize",
         "list_notes",
         "read_about_me",
         "write_about_me",

@@ -103,7 +103,7 @@ def test_about_me_search_controls_forget_export_and_prompts(chromium, live_serve
     with page.expect_download() as download:
         page.get_by_role("link", name="Export my memory").click()
     archive = zipfile.ZipFile(io.BytesIO(download.value.path().read_bytes()))
-    assert "about-me.json" in archive.namelist()
+    assert "facts.jsonl" in archive.namelist()
     assert "users/ann/memory/by-agent/ben/profile.md" in archive.namelist()
 
     page.get_by_role("link", name="What can reach my prompts").click()

@@ -124,17 +124,16 @@ def test_export_is_a_zip_of_the_markdown_files_and_their_metadata(ann, workspace
     assert response["Content-Disposition"].startswith('attachment; filename="about-ann-')
     archive = zipfile.ZipFile(io.BytesIO(response.content))
     assert sorted(archive.namelist()) == [
-        "about-me.json",
+        "facts.jsonl",
         "users/ann/memory/by-agent/ava/profile.md",
         "users/ann/memory/by-agent/ben/profile.md",
     ]
     on_disk = (workspace / "users/ann/memory/by-agent/ben/profile.md").read_bytes()
     assert archive.read("users/ann/memory/by-agent/ben/profile.md") == on_disk
-    meta = json.loads(archive.read("about-me.json"))
-    assert meta["person"] == "ann"
-    lisbon = next(f for f in meta["facts"] if "Lisbon" in f["text"])
-    assert (lisbon["bot"], lisbon["room"], lisbon["meta"]["via"]) == ("ben", "dm-ann", "learner")
-    assert len(meta["facts"]) == 4
+    facts = [json.loads(line) for line in archive.read("facts.jsonl").splitlines()]
+    assert len(facts) == 4 and {f["scope_name"] for f in facts} == {"ann"}
+    lisbon = next(f for f in facts if "Lisbon" in f["text"])
+    assert (lisbon["bot"], lisbon["meta"]["src"]) == ("ben", "room:dm-ann/msg:7")
 
 
 def test_what_can_reach_my_prompts_per_bot_and_room_kind(ann, workspace, settings):

@@ -1,0 +1,10 @@
+"""The MCP front door: the same memory operations as the JSON API, as Model Context Protocol
+tools, for agents that speak MCP.
+
+    tools.py   the tools (one memstore call each) and the server that lists them
+    calls.py   what the tools share: the caller, room arguments, annotations, error mapping
+    http.py    Streamable HTTP at /mcp: bearer token check, then the SDK answers the request
+
+`manage.py mcp --bot SLUG` serves the same tools over stdio. Nothing here decides what a bot may
+read or write: every tool calls the memstore function the matching API handler calls.
+"""

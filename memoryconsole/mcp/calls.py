@@ -1,0 +1,99 @@
+"""What every MCP tool shares: who is calling, the room arguments, the tool annotations, and
+running one memstore call with the API's validation and error codes.
+
+Who is calling is `CALLER`, set by the front door: the bot and its joined projects from the
+bearer token over HTTP; `--bot` on stdio, whose projects are read at each call (None).
+"""
+
+import json
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Annotated, Any
+
+from asgiref.sync import sync_to_async
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field, ValidationError
+
+from memstore.access import Context
+from memstore.actions import call_context
+from memstore.errors import MemstoreError
+from memstore.vocabulary import (
+    FACT_ID_PATTERN,
+    PERSON_PATTERN,
+    ROOM_PATTERN,
+    SLUG_PATTERN,
+    RoomKind,
+    anchored,
+)
+
+CALLER: ContextVar[tuple[str, frozenset[str] | None]] = ContextVar("mcp_caller")
+
+RoomId = Annotated[str, Field(pattern=anchored(ROOM_PATTERN), description="The conversation's id.")]
+Kind = Annotated[
+    RoomKind,
+    Field(description="direct (one person, one bot), group, routine, bot (bot-to-bot) or event."),
+]
+Person = Annotated[
+    str | None,
+    Field(
+        pattern=anchored(PERSON_PATTERN),
+        description="The person's username: required in direct rooms, ignored elsewhere.",
+    ),
+]
+Projects = Annotated[
+    list[Annotated[str, Field(pattern=anchored(SLUG_PATTERN))]],
+    Field(
+        max_length=3, description="Up to 3 project slugs in play; the bot must have joined them."
+    ),
+]
+Project = Annotated[
+    str | None,
+    Field(pattern=anchored(SLUG_PATTERN), description="The project, with scope=project."),
+]
+FactId = Annotated[str, Field(pattern=anchored(FACT_ID_PATTERN), description="16 hex digits.")]
+
+READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+ADD = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False
+)
+CHANGE = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=True, idempotentHint=False, openWorldHint=False
+)
+REMOVE = ToolAnnotations(
+    readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False
+)
+
+
+def checked[T](schema: type[T], **fields: Any) -> T:
+    """Validate arguments with the API's request schema (the same limits and cross-field rules)."""
+    try:
+        return schema.model_validate({k: v for k, v in fields.items() if v is not None})  # type: ignore[attr-defined]
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+            for e in exc.errors()[:3]
+        )
+        raise ToolError(f"invalid_request: {problems}") from None
+
+
+def room_context(room_id: str, room_kind: str, person: str | None, projects: list[str]) -> Context:
+    bot, joined = CALLER.get()
+    return call_context(
+        bot=bot,
+        room_id=room_id,
+        room_kind=room_kind,
+        person=person,
+        projects=projects,
+        joined=joined,
+    )
+
+
+async def run_call[T](call: Callable[[], T]) -> T:
+    """Run a memstore call on the request's thread (Django's database connection lives there),
+    turning domain errors into MCP tool errors that start with the API's error code."""
+    try:
+        return await sync_to_async(call, thread_sensitive=True)()
+    except MemstoreError as exc:
+        detail = f" {json.dumps(exc.detail, default=str)}" if exc.detail else ""
+        raise ToolError(f"{exc.code}: {exc.message}{detail}") from None

@@ -1,0 +1,349 @@
+"""The MCP tools: remember, recall, forget, list_facts, edit_fact, prompt_section,
+report_exchange and summarize, each with the room it is called from as arguments.
+
+Every tool validates its arguments with the API's own request schemas, builds the call's
+Context with `memstore.actions.call_context` and calls the one memstore function the matching
+JSON API handler calls, so the server-side rules (who may read and write what, secrets, excluded
+topics, limits) are the same code. Answers are the API's response shapes. A refused call is an
+MCP tool error (`isError`) whose text starts with the API's stable error code; it never carries
+memory.
+"""
+
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+from memoryconsole.api.schemas import (
+    BlockOut,
+    EditIn,
+    ExchangeIn,
+    ExchangeOut,
+    FactOut,
+    FactPageOut,
+    ForgetIn,
+    ForgetOut,
+    ListFilters,
+    NoteOut,
+    PromptOut,
+    RecallOut,
+    RecallQuery,
+    RememberIn,
+    RememberOut,
+    RemovedOut,
+)
+from memoryconsole.api.summarize import SummarizeIn, SummarizeOut
+from memoryconsole.mcp.calls import (
+    ADD,
+    CALLER,
+    CHANGE,
+    READ,
+    REMOVE,
+    FactId,
+    Kind,
+    Person,
+    Project,
+    Projects,
+    RoomId,
+    checked,
+    room_context,
+    run_call,
+)
+from memstore.actions import bot_edit, bot_facts_list, bot_forget, bot_remember
+from memstore.learning import exchange_submit
+from memstore.learning.summarize import text_summarize
+from memstore.prompt_budget import prompt_answer, recall_answer
+from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
+
+__all__ = ["CALLER", "server"]
+
+INSTRUCTIONS = """\
+Long-term memory for this bot. Every tool takes the room you are talking in: room_id,
+room_kind (direct, group, routine, bot, event), person (direct rooms) and projects (up to 3).
+The server decides what that room may read and write: a person's memory only in their direct
+rooms, project memory only for projects the bot joined. Call prompt_section at the start of a
+conversation, recall to search, remember to save one fact, report_exchange after each reply."""
+
+server: MCPServer = MCPServer("memory-console", instructions=INSTRUCTIONS)
+
+
+@server.tool(annotations=ADD)
+async def remember(
+    room_id: RoomId,
+    room_kind: Kind,
+    text: Annotated[str, Field(description="One fact, at most 500 characters.")],
+    scope: WritableScopeKind = "bot",
+    project: Project = None,
+    tier: Annotated[Tier, Field(description="profile (lasting), log, note, episode.")] = "log",
+    type: FactType | None = None,
+    importance: Annotated[float | None, Field(ge=0, le=1)] = None,
+    visibility: Visibility | None = None,
+    person: Person = None,
+    projects: Projects = [],  # noqa: B006 - pydantic copies defaults
+) -> RememberOut:
+    """Save a fact in the bot's own memory (default), the person's memory (direct rooms only)
+    or a joined project's memory. Saving the same text again writes nothing and answers with
+    the stored copy (existed: true)."""
+    body = checked(
+        RememberIn,
+        text=text,
+        scope=scope,
+        project=project,
+        tier=tier,
+        type=type,
+        importance=importance,
+        visibility=visibility,
+    )
+
+    def call() -> RememberOut:
+        ctx = room_context(room_id, room_kind, person, projects)
+        fact = bot_remember(
+            ctx=ctx,
+            text=body.text,
+            scope=body.scope,
+            project=body.project,
+            tier=body.tier,
+            meta=body.meta(),
+            via="tool",
+        )
+        return RememberOut.of_saved(fact)
+
+    return await run_call(call)
+
+
+@server.tool(annotations=READ)
+async def recall(
+    room_id: RoomId,
+    room_kind: Kind,
+    query: Annotated[str, Field(description="Words or a question.")],
+    limit: Annotated[int, Field(ge=1, le=50)] = 20,
+    person: Person = None,
+    projects: Projects = [],  # noqa: B006
+) -> RecallOut:
+    """Search what this room may read (own memory, the person's in direct rooms, the projects
+    in play, this group room's legacy memory) by words and, with an embedding model, meaning."""
+    params = checked(RecallQuery, query=query, limit=limit)
+
+    def call() -> RecallOut:
+        ctx = room_context(room_id, room_kind, person, projects)
+        timed = recall_answer(ctx=ctx, query=params.query, limit=params.limit)
+        result = timed.value
+        return RecallOut(
+            items=[FactOut.of(f) for f in result.items],
+            more=result.more,
+            mode=result.mode,
+            note=result.note,
+            stale=timed.stale,
+            memory=timed.memory,
+        )
+
+    return await run_call(call)
+
+
+@server.tool(annotations=REMOVE)
+async def forget(
+    room_id: RoomId,
+    room_kind: Kind,
+    id: FactId | None = None,
+    text: Annotated[str | None, Field(description="The fact's text (any case).")] = None,
+    scope: ScopeKind | None = None,
+    project: Project = None,
+    person: Person = None,
+    projects: Projects = [],  # noqa: B006
+) -> ForgetOut:
+    """Forget a fact by id or by text from every shard this bot may change here (or one
+    scope). Refused with not_found if none held it."""
+    body = checked(ForgetIn, id=id, text=text, scope=scope, project=project)
+
+    def call() -> ForgetOut:
+        ctx = room_context(room_id, room_kind, person, projects)
+        changes = bot_forget(
+            ctx=ctx,
+            fact_id=body.id,
+            text=body.text,
+            scope=body.scope,
+            project=body.project,
+            via="tool",
+        )
+        return ForgetOut(
+            forgotten=len(changes),
+            removed=[RemovedOut(id=c.fact_id, file=c.file, line=c.line) for c in changes],
+        )
+
+    return await run_call(call)
+
+
+@server.tool(annotations=READ)
+async def list_facts(
+    room_id: RoomId,
+    room_kind: Kind,
+    scope: ScopeKind | None = None,
+    project: Project = None,
+    tier: Tier | None = None,
+    month: Annotated[str | None, Field(description="YYYY-MM")] = None,
+    contains: Annotated[str | None, Field(description="Text contains this.")] = None,
+    offset: Annotated[int, Field(ge=0)] = 0,
+    limit: Annotated[int, Field(ge=1, le=200)] = 50,
+    person: Person = None,
+    projects: Projects = [],  # noqa: B006
+) -> FactPageOut:
+    """Facts this room may read, newest first (hidden facts are not listed)."""
+    filters = checked(
+        ListFilters,
+        scope=scope,
+        project=project,
+        tier=tier,
+        month=month,
+        q=contains,
+        offset=offset,
+        limit=limit,
+    )
+
+    def call() -> FactPageOut:
+        page = bot_facts_list(
+            ctx=room_context(room_id, room_kind, person, projects),
+            scope=filters.scope,
+            project=filters.project,
+            tier=filters.tier,
+            month=filters.month,
+            contains=filters.q,
+            offset=filters.offset,
+            limit=filters.limit,
+        )
+        return FactPageOut(
+            items=[FactOut.of(f) for f in page.items],
+            total=page.total,
+            offset=page.offset,
+            limit=page.limit,
+            has_more=page.has_more,
+        )
+
+    return await run_call(call)
+
+
+@server.tool(annotations=CHANGE)
+async def edit_fact(
+    room_id: RoomId,
+    room_kind: Kind,
+    id: FactId,
+    text: Annotated[str, Field(description="The new text, at most 500 characters.")],
+    expected_text: Annotated[
+        str | None, Field(description="Refuse (conflict) if the fact no longer reads so.")
+    ] = None,
+    scope: WritableScopeKind | None = None,
+    project: Project = None,
+    person: Person = None,
+    projects: Projects = [],  # noqa: B006
+) -> FactOut:
+    """Replace a fact's text in place (same file, line and date; its id changes with its text)."""
+    body = checked(EditIn, text=text, expected_text=expected_text, scope=scope, project=project)
+
+    def call() -> FactOut:
+        fact = bot_edit(
+            ctx=room_context(room_id, room_kind, person, projects),
+            fact_id=id,
+            text=body.text,
+            expected_text=body.expected_text,
+            scope=body.scope,
+            project=body.project,
+            via="tool",
+        )
+        return FactOut.of(fact)
+
+    return await run_call(call)
+
+
+@server.tool(annotations=READ)
+async def prompt_section(
+    room_id: RoomId,
+    room_kind: Kind,
+    person: Person = None,
+    projects: Projects = [],  # noqa: B006
+) -> PromptOut:
+    """The memory section of this bot's prompt for this room: the person's memory (direct
+    rooms), up to 3 projects, then its own memory, each block within its budget."""
+
+    def call() -> PromptOut:
+        answer = prompt_answer(ctx=room_context(room_id, room_kind, person, projects))
+        return PromptOut(
+            text=answer.text,
+            notes=[NoteOut.of(n) for n in answer.notes],
+            stale=answer.stale,
+            memory=answer.memory,
+            blocks=[
+                BlockOut(
+                    title=b.title,
+                    scope=str(b.scope),
+                    facts=[FactOut.of(f) for f in b.facts],
+                    left_out=b.left_out,
+                )
+                for b in answer.section.blocks
+            ],
+        )
+
+    return await run_call(call)
+
+
+@server.tool(annotations=ADD)
+async def report_exchange(
+    room_id: RoomId,
+    room_kind: Kind,
+    message: Annotated[str, Field(description="What the person said.")],
+    reply: Annotated[str, Field(description="What the bot answered.")],
+    message_id: Annotated[str, Field(description="The message's id in your system.")],
+    reply_id: Annotated[str, Field(description="The reply's id in your system.")],
+    recalled: Annotated[
+        list[str], Field(description="Ids or texts of facts recalled for this reply.")
+    ] = [],  # noqa: B006
+    person: Person = None,
+    projects: Projects = [],  # noqa: B006
+) -> ExchangeOut:
+    """Report a message and the reply delivered, for learning in the background (direct and
+    group rooms; small talk is skipped). Reporting the same ids again returns the first receipt."""
+    body = checked(
+        ExchangeIn,
+        message=message,
+        reply=reply,
+        message_id=message_id,
+        reply_id=reply_id,
+        recalled=recalled,
+    )
+
+    def call() -> ExchangeOut:
+        receipt = exchange_submit(
+            ctx=room_context(room_id, room_kind, person, projects),
+            message=body.message,
+            reply=body.reply,
+            message_id=body.message_id,
+            reply_id=body.reply_id,
+            recalled=body.recalled,
+        )
+        return ExchangeOut(id=str(receipt.id), status=receipt.status, reason=receipt.reason)
+
+    return await run_call(call)
+
+
+@server.tool(annotations=ADD)
+async def summarize(
+    room_id: RoomId,
+    room_kind: Kind,
+    text: Annotated[str, Field(description="A long text: a document, notes, a chat log.")],
+    scope: WritableScopeKind | None = None,
+    project: Project = None,
+    person: Person = None,
+    projects: Projects = [],  # noqa: B006
+) -> SummarizeOut:
+    """Pull the facts worth keeping out of a long text (at most 20,000 characters) with the
+    learning model: saved in write mode, proposed in report mode, with what was refused and why."""
+    body = checked(SummarizeIn, text=text, scope=scope, project=project)
+
+    def call() -> SummarizeOut:
+        summary = text_summarize(
+            ctx=room_context(room_id, room_kind, person, projects),
+            text=body.text,
+            scope=body.scope,
+            project=body.project,
+        )
+        return SummarizeOut.of(summary)
+
+    return await run_call(call)

@@ -1,0 +1,202 @@
+"""The MCP server at /mcp, driven by the official SDK's client over a real socket: the same
+rules as the JSON API (one implementation underneath), MCP errors and never data when refused."""
+
+import re
+
+import pytest
+from mcp import MCPError
+
+from tests.helpers import REPO, FakeModel, ok
+from tests.mcp.conftest import DIRECT, GROUP, http_client, run
+
+TOOLS = {
+    "remember": (False, False),
+    "recall": (True, False),
+    "forget": (False, True),
+    "list_facts": (True, False),
+    "edit_fact": (False, True),
+    "prompt_section": (True, False),
+    "report_exchange": (False, False),
+    "summarize": (False, False),
+}
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_initialize_and_list_tools(live_server, scout_token, mode):
+    async def step():
+        async with http_client(live_server.url + "/mcp", scout_token, mode) as client:
+            listed = await client.list_tools()
+            return client.server_info, listed.tools
+
+    info, tools = run(step)
+    assert info is None or info.name == "memory-console"
+    found = {t.name: (t.annotations.read_only_hint, t.annotations.destructive_hint) for t in tools}
+    assert {name: found[name] for name in TOOLS} == TOOLS
+    remember = next(t for t in tools if t.name == "remember")
+    assert {"room_id", "room_kind", "person", "projects", "text"} <= set(
+        remember.input_schema["properties"]
+    )
+    assert set(remember.input_schema["required"]) == {"room_id", "room_kind", "text"}
+
+
+def test_every_tool_over_http(live_server, scout_token, memory_root):
+    async def step():
+        async with http_client(live_server.url + "/mcp", scout_token) as client:
+            out = {}
+            saved = await client.call_tool(
+                "remember", {**DIRECT, "text": "Prefers morning meetings", "scope": "user"}
+            )
+            out["saved"] = saved.structured_content
+            again = await client.call_tool(
+                "remember", {**DIRECT, "text": "prefers  morning MEETINGS", "scope": "user"}
+            )
+            out["again"] = again.structured_content
+            await client.call_tool(
+                "remember",
+                {
+                    **DIRECT,
+                    "projects": ["apollo"],
+                    "text": "Apollo launches on 3 March",
+                    "scope": "project",
+                    "project": "apollo",
+                    "tier": "profile",
+                },
+            )
+            recalled = await client.call_tool("recall", {**DIRECT, "query": "meetings"})
+            out["recalled"] = recalled.structured_content
+            listed = await client.call_tool("list_facts", {**DIRECT, "projects": ["apollo"]})
+            out["listed"] = listed.structured_content
+            edited = await client.call_tool(
+                "edit_fact",
+                {**DIRECT, "id": out["saved"]["id"], "text": "Prefers afternoon meetings"},
+            )
+            out["edited"] = edited.structured_content
+            section = await client.call_tool("prompt_section", {**DIRECT, "projects": ["apollo"]})
+            out["section"] = section.structured_content
+            reported = await client.call_tool(
+                "report_exchange",
+                {
+                    **DIRECT,
+                    "message": "thanks!",
+                    "reply": "Any time.",
+                    "message_id": "m1",
+                    "reply_id": "r1",
+                },
+            )
+            out["reported"] = reported.structured_content
+            forgot = await client.call_tool(
+                "forget", {**DIRECT, "text": "prefers AFTERNOON meetings"}
+            )
+            out["forgot"] = forgot.structured_content
+            return out
+
+    out = run(step)
+    month = out["saved"]["date"][:7]
+    assert out["saved"]["file"] == f"users/alice/memory/by-agent/scout/log/{month}.md"
+    assert (out["saved"]["existed"], out["again"]["existed"]) == (False, True)
+    assert out["again"]["id"] == out["saved"]["id"]
+    assert [f["text"] for f in out["recalled"]["items"]] == ["Prefers morning meetings"]
+    assert {f["text"] for f in out["listed"]["items"]} == {
+        "Prefers morning meetings",
+        "Apollo launches on 3 March",
+    }
+    assert out["edited"]["text"] == "Prefers afternoon meetings"
+    assert "Prefers afternoon meetings" in out["section"]["text"]
+    assert "Apollo launches on 3 March" in out["section"]["text"]
+    assert (out["reported"]["status"], out["reported"]["reason"]) == ("skipped", "off")  # no model
+    assert out["forgot"]["forgotten"] == 1
+    log = memory_root / out["saved"]["file"]
+    assert "meetings" not in log.read_text()
+
+
+def test_a_wrong_token_is_an_mcp_error(live_server, scout_token):
+    async def step():
+        async with http_client(live_server.url + "/mcp", "mct_not-a-token") as client:
+            await client.list_tools()
+
+    with pytest.raises(BaseExceptionGroup) as raised:
+        run(step)
+    errors = raised.value.exceptions
+    while isinstance(errors[0], BaseExceptionGroup):
+        errors = errors[0].exceptions
+    assert isinstance(errors[0], MCPError)
+    assert "valid bot token" in str(errors[0])
+
+
+def test_user_memory_from_a_group_room_is_refused_without_data(live_server, scout_token):
+    async def step():
+        async with http_client(live_server.url + "/mcp", scout_token) as client:
+            await client.call_tool(
+                "remember", {**DIRECT, "text": "Alice likes jazz", "scope": "user"}
+            )
+            return [
+                await client.call_tool(
+                    "remember", {**GROUP, "text": "Alice likes rock", "scope": "user"}
+                ),
+                await client.call_tool("list_facts", {**GROUP, "scope": "user"}),
+                await client.call_tool("recall", {**GROUP, "query": "jazz"}),
+            ]
+
+    wrote, listed, recalled = run(step)
+    for refused in (wrote, listed):
+        assert refused.is_error
+        assert refused.structured_content is None
+        assert "forbidden" in refused.content[0].text
+        assert "jazz" not in refused.content[0].text
+    assert not recalled.is_error
+    assert recalled.structured_content["items"] == []
+
+
+def test_the_write_rules_are_the_apis(live_server, scout_token, memory_root):
+    async def step():
+        async with http_client(live_server.url + "/mcp", scout_token) as client:
+            return [
+                await client.call_tool(
+                    "remember",
+                    {**DIRECT, "text": "Key sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f", "scope": "user"},
+                ),
+                await client.call_tool("remember", {**GROUP, "text": "x" * 501}),
+                await client.call_tool(
+                    "remember", {**GROUP, "text": "Launch", "scope": "project", "project": "zeus"}
+                ),
+            ]
+
+    secret, too_long, not_joined = run(step)
+    assert secret.is_error and "secret_refused" in secret.content[0].text
+    assert too_long.is_error and "invalid_request" in too_long.content[0].text
+    assert not_joined.is_error and "forbidden" in not_joined.content[0].text
+    assert not list(memory_root.rglob("*.md"))
+
+
+def test_summarize_uses_the_learning_model(live_server, scout_token, memory_root, settings):
+    model = FakeModel()
+    settings.LEARNING_BASE_URL, settings.LEARNING_MODEL = model.url, "scripted"
+    settings.LEARNING_MODE = "write"
+    model.push(ok("profile: Alice leads the Apollo launch\nlog: Her password is hunter22\n"))
+
+    async def step():
+        async with http_client(live_server.url + "/mcp", scout_token) as client:
+            return await client.call_tool(
+                "summarize", {**DIRECT, "text": "Alice leads the launch. Password: hunter22."}
+            )
+
+    try:
+        result = run(step).structured_content
+    finally:
+        model.close()
+    assert [f["text"] for f in result["saved"]] == ["Alice leads the Apollo launch"]
+    assert [(r["text"], r["reason"]) for r in result["refused"]] == [
+        ("Her password is hunter22", "secret")
+    ]
+    assert result["scope"] == "user:alice"
+
+
+def test_the_python_example_in_the_docs(live_server, scout_token):
+    guide = (REPO / "docs" / "mcp.md").read_text().split("### From Python", 1)[1]
+    code = re.search(r"```python\n(.*?)```", guide, re.S).group(1)
+    names: dict = {}
+    exec(compile(code, "docs/mcp.md", "exec"), names)  # noqa: S102 - our own documentation
+
+    found = run(lambda: names["main"](live_server.url + "/mcp", scout_token))
+
+    assert [(f["text"], f["scope"]) for f in found] == [("Prefers morning meetings", "user")]
