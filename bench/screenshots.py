@@ -6,12 +6,14 @@ Builds an isolated workspace (its own database and MEMORY_ROOT), runs the demo c
 workspace, serves it on a live server thread, and drives Debian's headless Chromium with
 Playwright through the pages a person uses: login, home, a bot's memory, a search, a fact being
 edited, the history, the clear confirmation, the prompt preview, a hand-written file and the
-learning page. Writes
+learning page, and (issue 12) the workspace search, adding a fact, the review inbox, tokens
+and the connect page. Writes
 <width>-<page>.png files (desktop = 1280 px, phone = 390 px).
 """
 
 import argparse
 import os
+import re
 from pathlib import Path
 
 from bench._workspace import isolated_workspace, log
@@ -93,7 +95,7 @@ def _pages(page, base: str, out: Path, width: str) -> None:
     page.wait_for_url("**q=offsite**")
     page.locator("#fact-list .summary", has_text="match").wait_for()
     shot("search")
-    page.locator("#fact-list li.fact").first.get_by_role("link", name="Edit").click()
+    page.locator("#fact-list li.fact").first.get_by_role("link", name=re.compile("^Edit")).click()
     page.get_by_label("Fact text").wait_for()
     shot("edit", full=False)
     page.goto(f"{base}/bots/ava/?tab=people")
@@ -111,3 +113,13 @@ def _pages(page, base: str, out: Path, width: str) -> None:
     shot("file")
     page.goto(f"{base}/bots/ava/learning/")
     shot("learning")
+    page.goto(f"{base}/search/?q=budjet")
+    shot("workspace-search")
+    page.goto(f"{base}/bots/ava/facts/add/")
+    shot("add")
+    page.goto(f"{base}/bots/ava/review/")
+    shot("review")
+    page.goto(f"{base}/bots/ava/tokens/")
+    shot("tokens")
+    page.goto(f"{base}/bots/ava/connect/")
+    shot("connect")

@@ -120,7 +120,8 @@ class _WriterCache:
     # Per history file: its inode, how many bytes were read, and fact_id -> last writer.
     # History files are append-only, so each request reads only what was appended since.
     def __init__(self) -> None:
-        self._files: dict[str, tuple[int, int, dict[str, Provenance]]] = {}
+        # The writers of removed facts are kept aside: a restore gives the fact its author back.
+        self._files: dict[str, tuple[int, int, dict[str, Provenance], dict[str, Provenance]]] = {}
         self._lock = threading.Lock()
 
     def lookup(self, path: Path) -> dict[str, Provenance]:
@@ -131,9 +132,9 @@ class _WriterCache:
             self._files.pop(key, None)
             return {}
         with self._lock:
-            inode, size, known = self._files.get(key, (st.st_ino, 0, {}))
+            inode, size, known, gone = self._files.get(key, (st.st_ino, 0, {}, {}))
             if inode != st.st_ino or st.st_size < size:
-                size, known = 0, {}
+                size, known, gone = 0, {}, {}
             if st.st_size > size:
                 with open(path, "rb") as handle:
                     handle.seek(size)
@@ -144,13 +145,16 @@ class _WriterCache:
                     if change is None:
                         continue
                     if change.op == "remove":
-                        known.pop(change.fact_id, None)
+                        if (writer := known.pop(change.fact_id, None)) is not None:
+                            gone[change.fact_id] = writer
+                    elif change.op == "restore" and change.fact_id in gone:
+                        known[change.fact_id] = gone.pop(change.fact_id)  # still its author
                     else:
                         known[change.fact_id] = Provenance(
                             by=change.by, via=change.via, at=change.at
                         )
                 size += complete
-            self._files[key] = (st.st_ino, size, known)
+            self._files[key] = (st.st_ino, size, known, gone)
             return known
 
 

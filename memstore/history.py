@@ -32,6 +32,9 @@ class Change:
     by: str = ""
     via: str = ""
     at: str = ""  # ISO 8601 UTC, set when appended
+    # remove: the line's number in its file (1-based) before it went, so a restore puts it back
+    # there; restore: where it was put back. "" when not known (older records).
+    position: str = ""
 
 
 def history_path(root: Path, shard: Shard) -> Path:
@@ -43,8 +46,7 @@ def history_append(root: Path, shard: Shard, changes: Iterable[Change]) -> None:
     """Append changes to the shard's history in one write (O_APPEND keeps concurrent lines whole)."""
     stamp = datetime.now(UTC).isoformat(timespec="microseconds")
     payload = "".join(
-        json.dumps({**asdict(change), "at": change.at or stamp}, ensure_ascii=False) + "\n"
-        for change in changes
+        json.dumps(_record(change, stamp), ensure_ascii=False) + "\n" for change in changes
     )
     if not payload:
         return
@@ -55,6 +57,13 @@ def history_append(root: Path, shard: Shard, changes: Iterable[Change]) -> None:
         os.write(fd, payload.encode("utf-8"))
     finally:
         os.close(fd)
+
+
+def _record(change: Change, stamp: str) -> dict[str, str]:
+    record = {**asdict(change), "at": change.at or stamp}
+    if not record["position"]:
+        del record["position"]  # most changes have none: keep the lines as they were
+    return record
 
 
 def history_read(root: Path, shard: Shard) -> list[Change]:

@@ -116,7 +116,7 @@ def fact_forget(
 
         def drop(lines: list[Line], rel: str) -> tuple[list[Line], list[Change]]:
             hits = {i for i, line in enumerate(lines) if line.fact and line.fact.identity in ids}
-            changes = [_change("remove", rel, lines[i].fact) for i in sorted(hits)]
+            changes = [_change("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)]
             return markdown.remove_lines(lines, hits), changes
 
         with bot_lock(shard.bot):
@@ -145,10 +145,14 @@ def fact_edit(
     person: str | None = None,
     by: str = "",
     via: str = "console",
+    day: date | None = None,
+    meta: dict[str, object | None] | None = None,
 ) -> StoredFact:
-    """Replace a fact's text in place (same file, same line, same date), after the content
-    rules (as for `fact_remember`). With `expected_text`, raise EditConflict (showing the
-    current text) if the fact no longer reads that way."""
+    """Replace a fact's text in place (same file, same line; the date too if `day` is given,
+    metadata keys set or, with None, dropped by `meta`), after the content rules (as for
+    `fact_remember`). With `expected_text`, raise EditConflict (showing the current text) if
+    the fact no longer reads that way. Moving a fact to another file (another tier, a log date
+    in another month) is a forget and a remember."""
     new_text = markdown.clean_text(text)
     fact_id = fact_id.strip().lower()
     root = memory_root()
@@ -165,7 +169,7 @@ def fact_edit(
                                 "This fact was changed by someone else; here is what it says now.",
                                 detail={"current": line.fact.text, "fact_id": fact_id},
                             )
-                        new = markdown.with_text(line.fact, new_text)
+                        new = _with_changes(markdown.with_text(line.fact, new_text), day, meta)
                         content_check(shard=shard, fact=new, person=person, via=via)
                         result.append(stored_of_line(rel, new, position=i + 1))
                         if new == line.fact:
@@ -190,23 +194,69 @@ def fact_edit(
     raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
 
 
+def _with_changes(
+    fact: FactLine, day: date | None, meta: dict[str, object | None] | None
+) -> FactLine:
+    if meta is not None:
+        merged: dict[str, object] = dict(fact.meta)
+        for key, value in meta.items():
+            if value is None or value == "":
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        fact = replace(fact, meta=markdown.clean_meta(merged))
+    return replace(fact, day=day) if day is not None else fact
+
+
 @refusals_recorded("restore")
 def fact_restore(*, change: Change, by: str = "", via: str = "console") -> StoredFact:
-    """Put a removed fact back into the file it was removed from, with its date and metadata."""
+    """Put a removed fact back into the file it was removed from, with its date and metadata,
+    at the line it had (the end of the file when the removal did not record it)."""
     fact = markdown.parse_line(change.old_line or change.line)
-    location = locate(change.file)
-    if fact is None or location is None:
+    if fact is None or locate(change.file) is None:
         raise InvalidFact("That history entry does not hold a fact line of a memory file.")
-    tier: Tier = "profile" if location.tier_file == "profile" else (fact.tag or "log")  # type: ignore[assignment]
-    return fact_remember(
-        shard=location.shard,
-        text=fact.body,
-        tier=tier,
-        day=fact.day,
-        meta=fact.meta,
-        by=by,
-        via=via,
-    )
+    position = int(change.position) if change.position.isdigit() else None
+    return facts_put_back(rel=change.file, facts=[(position, fact)], by=by, via=via)[0]
+
+
+def facts_put_back(
+    *, rel: str, facts: list[tuple[int | None, FactLine]], by: str = "", via: str = "console"
+) -> list[StoredFact]:
+    """Put removed fact lines back into one file, each at the line number it had (ascending, so
+    a batch removed together comes back exactly; None: at the end), after the content rules. A
+    fact the file already holds stays as it is. Recorded as `restore`, so whoever wrote a fact
+    is still its author."""
+    location = locate(rel)
+    if location is None:
+        raise InvalidFact(f"{rel} is not a memory file.")
+    for _, fact in facts:
+        content_check(shard=location.shard, fact=fact, person=None, via=via)
+    result: list[StoredFact] = []
+
+    def put(lines: list[Line]) -> tuple[list[Line], list[Change]]:
+        result.clear()
+        present = {line.fact.identity: n for n, line in enumerate(lines, 1) if line.fact}
+        new, changes = list(lines), []
+        newline = markdown.newline_of(lines)
+        for position, fact in sorted(facts, key=lambda pair: (pair[0] is None, pair[0] or 0)):
+            if fact.identity in present:
+                held = new[present[fact.identity] - 1].fact
+                result.append(stored_of_line(rel, held, position=present[fact.identity]))
+                continue
+            if position is None or position > len(new):
+                new = markdown.append_fact(new, fact)
+                at = len(new)
+            else:
+                new.insert(max(position, 1) - 1, markdown.line_for(fact, newline))
+                at = max(position, 1)
+            present = {line.fact.identity: n for n, line in enumerate(new, 1) if line.fact}
+            result.append(stored_of_line(rel, fact, position=at))
+            changes.append(_change("restore", rel, fact, position=at))
+        return new, changes
+
+    with bot_lock(location.shard.bot):
+        _rewrite(rel, put, header=_HEADERS[location.tier_file], by=by, via=via)
+    return result
 
 
 @refusals_recorded("clear")
@@ -223,7 +273,7 @@ def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
             def drop_all(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
                 hits = {i for i, line in enumerate(lines) if line.fact}
                 return markdown.remove_lines(lines, hits), [
-                    _change("remove", rel, lines[i].fact) for i in sorted(hits)
+                    _change("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)
                 ]
 
             try:
@@ -292,7 +342,9 @@ def _new_file_text(header: str) -> str:
     return (header or "# Memory") + markdown.HEADER.removeprefix("# Memory")
 
 
-def _change(op: str, rel: str, fact: FactLine, old: FactLine | None = None) -> Change:
+def _change(
+    op: str, rel: str, fact: FactLine, old: FactLine | None = None, position: int | None = None
+) -> Change:
     return Change(
         op=op,
         file=rel,
@@ -300,6 +352,7 @@ def _change(op: str, rel: str, fact: FactLine, old: FactLine | None = None) -> C
         line=str(fact),
         old_line=str(old) if old else "",
         old_fact_id=old.identity if old else "",
+        position="" if position is None else str(position),
     )
 
 

@@ -202,12 +202,17 @@ class BotClient:
 
 
 def texts(response) -> list[str]:
-    """The fact texts a console page shows, in order."""
+    """The fact texts a console page shows, in order (search marks taken out)."""
     html = response.content.decode()
     return [
-        re.sub(r"\s+", " ", t).strip()
+        re.sub(r"\s+", " ", re.sub(r"</?mark>", "", t)).strip()
         for t in re.findall(r'<p class="fact-text">(.*?)</p>', html, re.S)
     ]
+
+
+def marked(response) -> list[str]:
+    """The words a console page marks as matching a search, in order."""
+    return re.findall(r"<mark>(.*?)</mark>", response.content.decode())
 
 
 def plain(response) -> str:
@@ -334,6 +339,26 @@ def _completion(request: dict, reply: Reply) -> dict:
             "total_tokens": reply.tokens,
         },
     }
+
+
+def learned(ctx: Context, model: "FakeModel", answer: str, *, message_id: str, **texts):
+    """Submit one exchange and run the learner on it, the fake model answering `answer`
+    (settings choose report or write mode); the exchange's receipt."""
+    from memstore.learning import exchange_submit
+    from memstore.learning.config import learner_config, model_client
+    from memstore.learning.pipeline import exchange_learn
+
+    model.push(ok(answer))
+    receipt = exchange_submit(
+        ctx=ctx,
+        message=texts.get("message", "I moved to Lisbon last week, and I am vegetarian."),
+        reply=texts.get("reply", "Noted."),
+        message_id=message_id,
+        reply_id=f"r-{message_id}",
+    )
+    config = learner_config()
+    exchange_learn(exchange_id=receipt.id, client=model_client(config), config=config)
+    return receipt
 
 
 # --- a clock for history ----------------------------------------------------------------------

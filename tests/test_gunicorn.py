@@ -24,7 +24,8 @@ pytestmark = pytest.mark.slow
 def dev_serve_command(port: int) -> list[str]:
     """The gunicorn command line of `./dev serve`, on another port."""
     line = re.search(r"^\s*(gunicorn memoryconsole\.wsgi .*)$", (REPO / "dev").read_text(), re.M)
-    args = shlex.split(line.group(1).replace("127.0.0.1:8000", f"127.0.0.1:{port}"))
+    # `./dev serve` binds "$host:$port" (127.0.0.1:8000 unless told otherwise).
+    args = shlex.split(line.group(1).replace('"$host:$port"', f"127.0.0.1:{port}"))
     return [sys.executable, "-m", *args]
 
 

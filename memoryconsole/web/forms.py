@@ -10,6 +10,7 @@ from django import forms
 
 from memoryconsole.web.presenters import TAB_LABELS
 from memstore.access import MAX_PROJECTS
+from memstore.console.authoring import FactFields
 from memstore.console.facts import IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.learning.activity import KINDS
 from memstore.markdown import MAX_TEXT_CHARS
@@ -20,6 +21,7 @@ from memstore.vocabulary import (
     ROOM_KINDS,
     ROOM_PATTERN,
     TIERS,
+    VISIBILITIES,
     anchored,
 )
 
@@ -43,6 +45,8 @@ class FactQueryForm(forms.Form):
         choices=_choices(IMPORTANCE_LEVELS, "any importance"), required=False
     )
     cursor = forms.CharField(required=False, max_length=40)
+    exact = forms.BooleanField(required=False)
+    start = forms.IntegerField(required=False, min_value=1, max_value=10_000_000)
 
     def query(self) -> FactQuery:
         """The validated query; a field that failed validation counts as not given."""
@@ -60,15 +64,81 @@ class FactRefForm(forms.Form):
     id = forms.RegexField(regex=anchored(FACT_ID_PATTERN))
 
 
-class FactEditForm(FactRefForm):
-    """A new text for a fact, with the text it had when the form was shown."""
+class FactRefsForm(forms.Form):
+    """The facts ticked on a page, each "file|fact id"."""
 
-    # A hand-written line may be longer than a save allows; it is only compared, never saved.
-    expected = forms.CharField(strip=False)
+    def refs(self) -> list[tuple[str, str]]:
+        """The (file, fact id) pairs sent that are well formed (others are dropped)."""
+        refs = []
+        for value in self.data.getlist("fact")[:500]:
+            file, _, fact_id = value.rpartition("|")
+            if file and re.fullmatch(FACT_ID_PATTERN, fact_id) and len(file) <= 400:
+                refs.append((file, fact_id))
+        return list(dict.fromkeys(refs))
+
+
+class FactFieldsForm(forms.Form):
+    """Every field of a fact a person sets: text, tier, date, type, visibility, importance."""
+
     text = forms.CharField(
         max_length=MAX_TEXT_CHARS,
         widget=forms.Textarea(attrs={"rows": 3, "maxlength": MAX_TEXT_CHARS}),
     )
+    tier = forms.ChoiceField(choices=_choices(TIERS), initial="log", required=False)
+    day = forms.DateField(
+        label="Date", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    type = forms.ChoiceField(choices=_choices(FACT_TYPES), initial="fact", required=False)
+    visibility = forms.ChoiceField(
+        choices=_choices(VISIBILITIES), initial="context", required=False
+    )
+    importance = forms.FloatField(
+        label="Importance (0–1)",
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        widget=forms.NumberInput(attrs={"step": "0.1", "min": "0", "max": "1"}),
+    )
+
+    def detail_fields(self) -> list:
+        """The bound fields besides the text, in the order a form shows them."""
+        return [self[name] for name in ("tier", "type", "visibility", "importance", "day")]
+
+    def fact_fields(self) -> FactFields:
+        """The validated fields (call after is_valid()); a field the request did not send is
+        None, so an edit keeps what the fact has."""
+        d = self.cleaned_data
+
+        def sent(name: str, value):
+            return value if name in self.data else None
+
+        importance = d.get("importance")
+        return FactFields(
+            text=d["text"],
+            tier=sent("tier", d.get("tier")) or None,
+            day=d.get("day"),
+            type=sent("type", d.get("type") or ""),
+            visibility=sent("visibility", d.get("visibility") or ""),
+            importance=sent("importance", "" if importance is None else importance),
+        )
+
+
+class FactAddForm(FactFieldsForm):
+    """A new fact, and the scope (of the bot's page) it goes to."""
+
+    scope = forms.ChoiceField()
+
+    def __init__(self, *args, scopes: list[tuple[str, str]], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["scope"].choices = scopes
+        self.order_fields(["text", "scope", "tier", "type", "visibility", "importance", "day"])
+
+
+class FactEditForm(FactRefForm, FactFieldsForm):
+    """Every field of a fact, with the text it had when the form was shown."""
+
+    # A hand-written line may be longer than a save allows; it is only compared, never saved.
+    expected = forms.CharField(strip=False)
 
 
 class VersionRestoreForm(FactRefForm):
@@ -140,6 +210,24 @@ class FactIdForm(forms.Form):
     """One fact by identity (forget everywhere)."""
 
     id = forms.RegexField(regex=anchored(FACT_ID_PATTERN))
+
+
+class ReviewForm(forms.Form):
+    """Proposals ("source:ref" each) to accept or reject; a text replaces a single one's."""
+
+    decision = forms.ChoiceField(choices=[("accepted", "accept"), ("rejected", "reject")])
+    text = forms.CharField(required=False, max_length=MAX_TEXT_CHARS)
+
+    def keys(self) -> list[str]:
+        """The well-formed proposal keys sent (others are dropped)."""
+        keys = self.data.getlist("key")[:200]
+        return [k for k in keys if re.fullmatch(r"[a-z]+:[0-9A-Za-z_-]{1,64}", k)]
+
+
+class TokenForm(forms.Form):
+    """A new bot token's name (what it is for: "prod", "laptop")."""
+
+    name = forms.CharField(max_length=80, required=False, label="Name (what it is for)")
 
 
 class AsOfForm(forms.Form):

@@ -9,24 +9,21 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from memstore.activity import ShardChange
-from memstore.console.aboutme import AboutFact
 from memstore.console.facts import TABS, FactQuery, FactRow, FactRows, Tab
 from memstore.console.files import FileInfo, FileView
 from memstore.console.overview import Problems
-from memstore.console.reach import Reach
 from memstore.console.writes import ClearPreview, shard_key
-from memstore.controls import ControlChange
 from memstore.learning.activity import LABELS
 from memstore.markdown import MAX_TEXT_CHARS, parse_line
-from memstore.paging import Page
 from memstore.paths import Shard
 from memstore.prompt import Block, PromptSection, Slice
 
 NEW_DAYS = 7  # a fact this many days old or newer is marked "new"
+SHORT_CHARS = 40  # a fact's text in a button's accessible name
 TAB_LABELS = dict(
     zip(TABS, ("Own memory", "About people", "Projects", "Legacy rooms"), strict=True)
 )
-_ACTIONS = {"add": "added", "remove": "removed", "edit": "edited"}
+_ACTIONS = {"add": "added", "remove": "removed", "edit": "edited", "restore": "restored"}
 WARN_KINDS = ("failed", "refused")  # learning events whose badge is a warning
 ERROR_TITLES = {"conflict": "Changed meanwhile", "unreadable_file": "A memory file is unreadable"}
 STATUS_TITLES = {403: "Not allowed", 404: "Not found"}
@@ -60,6 +57,25 @@ class FactRowView:
     origin: str
     is_new: bool
     hidden: bool
+    parts: tuple[tuple[str, bool], ...] = ()  # the text in pieces, True where a search matched
+    where: str = ""  # in a search over several bots: which bot's memory
+
+    @property
+    def src(self) -> str:
+        """Where a learned fact came from (`src=room:<id>/msg:<id>`), or ""."""
+        src = self.row.fact.meta.get("src", "")
+        return src if src.startswith("room:") and "/msg:" in src else ""
+
+    @property
+    def src_room(self) -> str:
+        """The room of `src`."""
+        return self.src.removeprefix("room:").partition("/msg:")[0]
+
+    @property
+    def short(self) -> str:
+        """The fact's text cut to fit a button's accessible name ("Delete 'Prefers dark…'")."""
+        body = self.row.fact.body
+        return body if len(body) <= SHORT_CHARS else body[: SHORT_CHARS - 1].rstrip() + "…"
 
     @property
     def fact(self):
@@ -72,8 +88,10 @@ class FactRowView:
         return self.row.key
 
 
-def fact_row_view(row: FactRow, *, bot: str, today: date) -> FactRowView:
-    """How one fact row looks on this bot's page today."""
+def fact_row_view(
+    row: FactRow, *, bot: str, today: date, marks=None, where: str = ""
+) -> FactRowView:
+    """How one fact row looks on this bot's page today (search matches marked)."""
     fact = row.fact
     return FactRowView(
         row=row,
@@ -83,6 +101,8 @@ def fact_row_view(row: FactRow, *, bot: str, today: date) -> FactRowView:
         origin=origin(row.by, row.via) or "origin not recorded",
         is_new=fact.day >= today - timedelta(days=NEW_DAYS),
         hidden=fact.visibility == "hidden",
+        parts=marks.split(fact.body) if marks else ((fact.body, False),),
+        where=where,
     )
 
 
@@ -96,13 +116,18 @@ def scope_choices(scopes) -> list[tuple[str, str]]:
 
 
 def fact_list_summary(page: FactRows, query: FactQuery) -> str:
-    """The line above a page of facts: how many, what was searched, which page."""
+    """The line above a page of facts: how many, what was searched, which of them this page
+    shows ("51–100 of 123 facts")."""
     total = f"{page.total}{'+' if page.capped else ''}"
-    line = f"{total} {_plural(page.total, 'fact', 'facts')}"
+    facts = _plural(page.total, "fact", "facts")
+    line = f"{total} {facts}"
+    if page.next_cursor or query.cursor:
+        first = max(1, query.start)
+        line = f"{first}–{first + len(page.rows) - 1} of {total} {facts}"
     if query.q:
         line += f" {_plural(page.total, 'matches', 'match')} “{query.q}”"
         line += " as text" if page.searched == "text" else ""
-    return line + (" · older page" if query.cursor else "")
+    return line
 
 
 def fact_list_empty(query: FactQuery) -> str:
@@ -231,8 +256,20 @@ def cleared_message(bot: str, removed: int) -> str:
     """What the bot page says after its own memory was cleared."""
     return (
         f"Removed {removed} facts from {bot}'s own memory. User and project memory stayed. "
-        "Each removal is in the history, where it can be restored."
+        "Undo clear puts them all back for the next 30 minutes; each removal is also in the "
+        "history, where it can be restored."
     )
+
+
+def undone_message(bot: str, count: int) -> str:
+    """What the bot page says after a clear or a bulk delete was undone."""
+    facts = _plural(count, "fact", "facts")
+    return f"Put back {count} {facts} in {bot}'s memory, each where it was, by its author."
+
+
+def deleted_message(count: int) -> str:
+    """What the bot page says after a bulk delete."""
+    return f"Deleted {count} {_plural(count, 'fact', 'facts')}. Undo puts {_plural(count, 'it', 'them')} back."
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,16 +287,27 @@ class BlockView:
 
     block: Block
     slices: list[SliceView]
+    hidden: str = ""  # "1 hidden fact left out: hidden facts never go into a prompt." or ""
 
 
-def prompt_blocks(section: PromptSection | None) -> list[BlockView]:
-    """The preview's blocks, each with its profile and "recently" parts and what they left out."""
+def prompt_blocks(
+    section: PromptSection | None, hidden: dict[str, int] | None = None
+) -> list[BlockView]:
+    """The preview's blocks, each with its profile and "recently" parts, what they left out,
+    and the hidden facts of its scope that were left out too."""
     if section is None:
         return []
-    return [
-        BlockView(b, [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)])
-        for b in section.blocks
-    ]
+    views = []
+    for b in section.blocks:
+        n = (hidden or {}).get(b.scope, 0)
+        note = (
+            f"{n} hidden {_plural(n, 'fact', 'facts')} left out: hidden facts never go into a prompt."
+            if n
+            else ""
+        )
+        slices = [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)]
+        views.append(BlockView(b, slices, note))
+    return views
 
 
 def _slice_view(label: str, part: Slice) -> SliceView:
@@ -272,96 +320,9 @@ def _slice_view(label: str, part: Slice) -> SliceView:
     return SliceView(label, part, left_out)
 
 
-# --- About me ------------------------------------------------------------------------------
-
-REACH_KIND_LABELS = {"direct": "Direct with you", "group": "Group rooms", "routine": "Routines"}
-REACH_REASONS = {
-    "hidden": "hidden: never put in a prompt",
-    "searchable": "searchable only: recall finds it, prompts don't",
-    "budget": "past the prompt's budget: recall still finds it",
-    "room kind": "not this room kind: what bots know about you is read only in direct rooms",
-}
-_CONTROL_ACTIONS = {
-    "pause": "paused memory",
-    "resume": "resumed memory",
-    "exclude": "excluded the topic",
-    "include": "allowed the topic again",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class AboutFactView:
-    """A fact about the person as the About me page shows it."""
-
-    item: AboutFact
-    bot: str
-    room: str  # "from room dm-ann", or "room not recorded"
-    origin: str
-    is_new: bool
-    hidden: bool
-
-    @property
-    def fact(self):
-        """The stored fact."""
-        return self.item.fact
-
-
-def about_fact_view(item: AboutFact, *, today: date) -> AboutFactView:
-    """How one fact about the person looks today."""
-    fact = item.fact
-    return AboutFactView(
-        item=item,
-        bot=item.bot,
-        room=f"from room {item.room}" if item.room else "room not recorded",
-        origin=origin(item.by, item.via) or "origin not recorded",
-        is_new=fact.day >= today - timedelta(days=NEW_DAYS),
-        hidden=fact.visibility == "hidden",
-    )
-
-
-def about_summary(page: Page, q: str) -> str:
-    """ "12 facts about you" / "2 facts match “lisbon”"."""
-    n = page.total or 0
-    facts = _plural(n, "fact", "facts")
-    return f"{n} {facts} match “{q}”" if q else f"{n} {facts} known by the bots"
-
-
-def control_change_text(change: ControlChange) -> str:
-    """One audit line: "2026-11-30 22:10 UTC · ann paused memory (console)"."""
-    when = change.at[:16].replace("T", " ")
-    what = _CONTROL_ACTIONS.get(change.action, change.action)
-    topic = f" “{change.topic}”" if change.topic else ""
-    via = f" ({change.via})" if change.via else ""
-    return f"{when} UTC · {change.by or 'someone'} {what}{topic}{via}"
-
-
-@dataclass(frozen=True, slots=True)
-class ReachView:
-    """One bot in one room kind, as the page lists it."""
-
-    bot: str
-    kind: str
-    label: str
-    shown: list[str]
-    left: list[tuple[str, str]]  # (fact text, why it stays out)
-    note: str  # the person's "About you" note as the prompt holds it
-    note_left: str  # why their note is not in this prompt ("" if it is, or none was written)
-
-
-def reach_views(reaches: list[Reach]) -> list[ReachView]:
-    """Each bot and room kind with its shown fact texts and the rest with their reasons."""
-    return [
-        ReachView(
-            bot=r.bot,
-            kind=r.kind,
-            label=REACH_KIND_LABELS.get(r.kind, r.kind),
-            shown=[f.body for f in r.shown],
-            left=[(x.fact.body, REACH_REASONS[x.reason]) for x in r.left],
-            note=r.note,
-            note_left=REACH_REASONS[r.note_left] if r.note_left else "",
-        )
-        for r in reaches
-    ]
+def added_message(fact) -> str:
+    """What the bot page says after a fact was added."""
+    return f"Saved to {scope_label(fact.scope)}: {fact.body}"
 
 
 # --- issue 11: fact versions, facts as of a date, the prompt's notes and freshness ------------

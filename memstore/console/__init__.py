@@ -1,10 +1,16 @@
 """What a person sees and changes in the console (SPEC §6, §8), as selectors and services.
 
     viewer    who is looking and what they may see (own user memory only, unless staff)
-    facts     a bot's tabs and its facts a page at a time: keyset paging, word search, filters,
-              who wrote each fact and how, a constant query count
-    writes    the console's edits, deletes, undo, restore and clear, as the person, via=console,
-              with refusals recorded in the failure log
+    facts     a bot's tabs and its facts a page at a time: keyset paging, filters, who wrote
+              each fact and how, a constant query count
+    search    the API's recall over every tab of a bot, or every bot a person may see
+    spelling  typos corrected from each scope's vocabulary ("budjet" finds "budget")
+    authoring adding a fact and editing every field of one
+    writes    the console's deletes, undo (one fact, a bulk delete, a clear), restore and clear,
+              as the person, via=console
+    review    the review inbox: proposals (the learner's report mode) accepted or rejected
+    provenance from a learned fact to its exchange and the facts that exchange produced
+    tokens    bot tokens for staff, and the bot's display name
     overview  the home page (bots and counts, recent changes, what failed) and history pages
     files     a bot's memory files, and one file line by line
     learning  what the learner did for a bot

@@ -74,6 +74,8 @@ class FactQuery:
     month: str = ""  # YYYY-MM
     importance: str = ""  # one of IMPORTANCE_LEVELS
     cursor: str = ""  # "YYYY-MM-DD_id" of the last row of the previous page
+    exact: bool = False  # search the words as typed (no spelling correction)
+    start: int = 1  # the position of this page's first fact in the list (for "51–100 of 123")
     limit: int = PAGE_SIZE
 
 
@@ -225,11 +227,18 @@ def _count(rows) -> int:
 
 
 def _rows(found: list[Fact]) -> list[FactRow]:
+    facts = [stored_from_row(record) for record in found]
+    keys = [f"{fact.fact_id}-{record.pk}" for fact, record in zip(facts, found, strict=True)]
+    return rows_of(facts, keys)
+
+
+def rows_of(facts: list[StoredFact], keys: list[str] | None = None) -> list[FactRow]:
+    """Stored facts as rows, with who wrote each and how (from its metadata or, for older
+    lines, from its shard's history, read once per shard)."""
     root = memory_root()
     writers: dict[Shard, dict[str, Provenance]] = {}
     rows = []
-    for record in found:
-        fact = stored_from_row(record)
+    for i, fact in enumerate(facts):
         by, via = fact.meta.get("by", ""), fact.meta.get("via", "")
         if not (by or via) and (location := locate(fact.file)) is not None:
             shard = location.shard
@@ -237,7 +246,8 @@ def _rows(found: list[Fact]) -> list[FactRow]:
                 writers[shard] = fact_writers(root=root, shard=shard)
             if written := writers[shard].get(fact.fact_id):
                 by, via = written.by, written.via
-        rows.append(FactRow(fact=fact, key=f"{fact.fact_id}-{record.pk}", by=by, via=via))
+        key = keys[i] if keys else f"{fact.fact_id}-{i}"
+        rows.append(FactRow(fact=fact, key=key, by=by, via=via))
     return rows
 
 

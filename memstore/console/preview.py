@@ -8,11 +8,13 @@ rule: a direct room shows that person's user memory, so only they (or staff) may
 from dataclasses import dataclass
 from datetime import date
 
+from django.db.models import Count
+
 from memstore.access import ROOM_KINDS
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
 from memstore.index import memory_root
-from memstore.models import ProjectMember
+from memstore.models import Fact, ProjectMember
 from memstore.paths import all_scopes
 from memstore.prompt_budget import PromptAnswer, prompt_answer
 from memstore.selectors import context_build, legacy_rooms_of
@@ -68,3 +70,14 @@ def prompt_preview(
         projects=projects,
     )
     return prompt_answer(ctx=ctx, as_of=as_of, count_usage=False)
+
+
+def hidden_counts(*, scopes: list[str]) -> dict[str, int]:
+    """How many hidden facts each scope holds (merged across shards): a preview says they were
+    left out, since hidden facts never go into a prompt."""
+    rows = (
+        Fact.objects.filter(scope_key__in=scopes, visibility="hidden")
+        .values("scope_key")
+        .annotate(n=Count("fact_id", distinct=True))
+    )
+    return {row["scope_key"]: row["n"] for row in rows}

@@ -1,45 +1,47 @@
 """The console's writes: as the person (`by=<username>`, `via=console`), only in scopes they may
 see, through the ordinary services (lock, atomic write, history, re-sync).
 
-A refused write (a secret in shared memory, text too long…) is recorded in the failure log so it
-shows on the home page; a conflict with a concurrent hand edit is not a failure, it is shown.
+A refused write (a secret in shared memory, text too long…) is recorded in the failure log by the
+services themselves, so it shows on the home page; a conflict with a concurrent hand edit is not
+a failure, it is shown.
 """
 
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from memstore.activity import change_at, shard_history_page
-from memstore.console.facts import FactRow, bot_tabs, shard_of_file
+from memstore.console.facts import FactRow, bot_tabs, rows_of, shard_of_file
 from memstore.console.viewer import Viewer
-from memstore.errors import EditConflict, FactNotFound, InvalidFact, MemstoreError, NotAllowed
-from memstore.failures import failure_record
+from memstore.errors import FactNotFound, InvalidFact, NotAllowed
+from memstore.history import history_read
 from memstore.index import memory_root
 from memstore.markdown import parse_line
 from memstore.paths import Scope, Shard, check_slug
 from memstore.records import StoredFact
-from memstore.services import fact_edit, fact_forget, fact_restore, memory_clear
+from memstore.services import (
+    fact_edit,
+    fact_forget,
+    fact_restore,
+    facts_put_back,
+    memory_clear,
+)
 
 _UNDO_WINDOW = 200  # removals searched back through for an undo
+UNDO_CLEAR_WINDOW = timedelta(minutes=30)  # how long "Undo clear" is offered
 
 
 def console_fact_edit(
     *, viewer: Viewer, file: str, fact_id: str, text: str, expected_text: str
 ) -> FactRow:
     """Replace a fact's text in place; EditConflict (with the current text) if it changed."""
-    shard = shard_of_file(viewer, file)
-    try:
-        stored = fact_edit(
-            shard=shard,
-            fact_id=fact_id,
-            text=text,
-            expected_text=expected_text,
-            by=viewer.person,
-            via="console",
-        )
-    except EditConflict:
-        raise
-    except MemstoreError as error:
-        _record(shard, "edit", error, viewer)
-        raise
+    stored = fact_edit(
+        shard=shard_of_file(viewer, file),
+        fact_id=fact_id,
+        text=text,
+        expected_text=expected_text,
+        by=viewer.person,
+        via="console",
+    )
     return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
 
 
@@ -74,7 +76,7 @@ def console_fact_undo(*, viewer: Viewer, file: str, fact_id: str) -> FactRow:
         raise FactNotFound("There is no recorded removal of that fact to undo.")
     newest = [c for c in removals if c.at == removals[0].at]
     restored = [fact_restore(change=c, by=viewer.person, via="console") for c in newest]
-    return FactRow(fact=restored[0], key=restored[0].fact_id, by=viewer.person, via="console")
+    return rows_of(restored[:1])[0]  # still by whoever wrote it
 
 
 def console_fact_restore(*, viewer: Viewer, shard: Shard, offset: int) -> StoredFact:
@@ -104,10 +106,89 @@ def clear_preview(*, bot: str, viewer: Viewer) -> ClearPreview:
     return ClearPreview(bot=bot, **facts)
 
 
-def console_memory_clear(*, viewer: Viewer, bot: str) -> int:
-    """Remove every fact of a bot's own memory as this person; returns how many went."""
+@dataclass(frozen=True, slots=True)
+class Cleared:
+    """A clear just made: how many facts went, and the span of time its removals carry (what
+    "Undo clear" puts back)."""
+
+    bot: str
+    removed: int
+    since: str
+    until: str
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")  # as the history stamps it
+
+
+def console_memory_clear(*, viewer: Viewer, bot: str) -> Cleared:
+    """Remove every fact of a bot's own memory as this person."""
     check_slug(bot)
-    return memory_clear(bot=bot, by=viewer.person, via="console")
+    since = _now()
+    removed = memory_clear(bot=bot, by=viewer.person, via="console")
+    return Cleared(bot=bot, removed=removed, since=since, until=_now())
+
+
+def clear_undo_open(since: str) -> bool:
+    """Whether a clear made at `since` can still be undone in one step."""
+    try:
+        made = datetime.fromisoformat(since)
+    except ValueError:
+        return False
+    return datetime.now(UTC) - made <= UNDO_CLEAR_WINDOW
+
+
+def console_batch_undo(*, viewer: Viewer, shards: list[Shard], since: str, until: str) -> int:
+    """Put back every fact this person removed in these shards between `since` and `until` (a
+    clear, a bulk delete), each in its file at its line, with its date, metadata and author;
+    returns how many."""
+    if not clear_undo_open(since):
+        raise NotAllowed(
+            "A batch can be undone in one step for 30 minutes; restore facts from the history."
+        )
+    by_file: dict[str, list] = {}
+    for shard in shards:
+        if not viewer.may_see(shard.scope):
+            raise NotAllowed("That is another person's user memory.")
+        for change in history_read(memory_root(), shard):
+            if change.op != "remove" or not (since <= change.at <= until):
+                continue
+            if (change.by, change.via) != (viewer.person, "console"):
+                continue
+            fact = parse_line(change.line)
+            if fact is not None:
+                position = int(change.position) if change.position.isdigit() else None
+                by_file.setdefault(change.file, []).append((position, fact))
+    if not by_file:
+        raise FactNotFound("There is nothing of yours to undo.")
+    for rel, facts in by_file.items():
+        facts_put_back(rel=rel, facts=facts, by=viewer.person, via="console")
+    return sum(len(facts) for facts in by_file.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    """Facts just removed together: how many, the shards they left, and the span of time the
+    removals carry (what an undo puts back)."""
+
+    count: int
+    shards: list[Shard]
+    since: str
+    until: str
+
+
+def console_facts_forget(*, viewer: Viewer, refs: list[tuple[str, str]]) -> Removed:
+    """Remove several facts (file, fact id), each from the shard holding its file."""
+    shards = [shard_of_file(viewer, file) for file, _ in refs]
+    since, count = _now(), 0
+    for shard, (_, fact_id) in zip(shards, refs, strict=True):
+        try:
+            count += len(
+                fact_forget(shards=[shard], fact_id=fact_id, by=viewer.person, via="console")
+            )
+        except FactNotFound:
+            continue  # removed meanwhile (or a copy already went with an earlier one)
+    return Removed(count=count, shards=list(dict.fromkeys(shards)), since=since, until=_now())
 
 
 def shard_key(shard: Shard) -> str:
@@ -120,9 +201,3 @@ def shard_parse(value: str) -> Shard:
     scope_key, _, bot = (value or "").partition("|")
     kind, _, name = scope_key.partition(":")
     return Scope(kind, name).shard(bot)  # type: ignore[arg-type]
-
-
-def _record(shard: Shard, op: str, error: MemstoreError, viewer: Viewer) -> None:
-    failure_record(
-        root=memory_root(), bot=shard.bot, op=op, error=error, by=viewer.person, via="console"
-    )

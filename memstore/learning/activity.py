@@ -152,6 +152,12 @@ def learning_status() -> LearningStatus:
     )
 
 
+def events_visible(rows, viewer: str | None):
+    """Learning events a person may see (their own direct rooms and every group room); staff
+    (no `viewer`) see all."""
+    return _visible(rows, viewer)
+
+
 def _visible(rows, viewer: str | None):
     if viewer is None:
         return rows

@@ -6,6 +6,7 @@
 `links` indexes the links between facts (rebuilt from files like `index`).
 `upkeep` counts fact usage and keeps upkeep and synthesis proposals (not rebuilt).
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
+`review` records what people decided about proposals (the learner's report-mode decisions).
 """
 
 from memstore.models.idempotency import IdempotentReply
@@ -13,6 +14,7 @@ from memstore.models.index import Fact, MemoryFile
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.links import Link
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
+from memstore.models.review import ProposalReview
 from memstore.models.upkeep import FactUsage, Proposal
 from memstore.models.vectors import Embedding
 
@@ -30,5 +32,6 @@ __all__ = [
     "PersonSettings",
     "ProjectMember",
     "Proposal",
+    "ProposalReview",
     "TokenUsage",
 ]

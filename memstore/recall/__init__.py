@@ -10,7 +10,7 @@
 The pure modules import without Django; `recall_search` is loaded on first use.
 """
 
-__all__ = ["RecallResult", "recall_search"]
+__all__ = ["RecallResult", "recall_in_scopes", "recall_search"]
 
 
 def __getattr__(name: str):

@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
 _MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
 CANDIDATES = 100  # rows each side contributes to fusion
+FALLBACK_COUNT_CAP = 10_000  # the substring fallback counts its matches up to this
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,7 @@ class RecallResult:
     mode: Literal["hybrid", "lexical", "semantic"]
     note: str = ""
     scores: dict[str, float] = field(default_factory=dict)  # fact_id -> fused score
+    literal: bool = False  # found by the substring fallback (nothing matched otherwise)
 
 
 def recall_search(
@@ -56,16 +58,37 @@ def recall_search(
     mode: Mode = "auto",
 ) -> RecallResult:
     """Search the memory this context may read, by words and (with a model) by meaning; a
-    blank query raises InvalidQuery."""
+    blank query raises InvalidQuery. Private facts only in the rooms they are for."""
+    result = recall_in_scopes(
+        scopes=readable_scopes(ctx),
+        query=query,
+        limit=limit,
+        include_hidden=include_hidden,
+        mode=mode,
+    )
+    private_ok = include_hidden or ctx.room.kind in PRIVATE_ROOM_KINDS
+    return result if private_ok else _without_private(result)
+
+
+def recall_in_scopes(
+    *,
+    scopes: list[Scope],
+    query: str,
+    limit: int | None = None,
+    include_hidden: bool = False,
+    mode: Mode = "auto",
+    max_chars: int | None = None,
+) -> RecallResult:
+    """The same search over scopes a caller has already decided may be read (the console: the
+    tabs of a bot, or every bot a person may see); `max_chars` overrides the bots' budget."""
     limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
+    budget = max_chars or settings.RECALL_MAX_CHARS
     query = " ".join(query.split())
     if not query:
         raise InvalidQuery("Say what to search for: the query is empty or only spaces.")
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
-    scopes = readable_scopes(ctx)
-    private_ok = include_hidden or ctx.room.kind in PRIVATE_ROOM_KINDS
     vector = None
     if embedder is not None:
         try:
@@ -85,21 +108,24 @@ def recall_search(
     fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
     if not fused:
         result = _substring_fallback(
-            scopes=scopes, query=query, limit=limit, include_hidden=include_hidden, mode=used
+            scopes=scopes,
+            query=query,
+            limit=limit,
+            include_hidden=include_hidden,
+            mode=used,
+            budget=budget,
         )
-        result = replace(result, note=" ".join(filter(None, [note, result.note])))
-        return result if private_ok else _without_private(result)
+        return replace(result, note=" ".join(filter(None, [note, result.note])))
     order = [f.pk for f in fused]
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
-    items = _budgeted(_rows(order[: limit + 10]), order, limit)
-    result = RecallResult(
+    items = _budgeted(_rows(order[: limit + 10]), order, limit, budget)
+    return RecallResult(
         items=items,
         more=max(matched, len(fused)) - len(items),
         mode=used,
         note=note,
         scores={f.fact_id: f.score for f in fused},
     )
-    return result if private_ok else _without_private(result)
 
 
 def _without_private(result: RecallResult) -> RecallResult:
@@ -164,7 +190,9 @@ def _rows(pks: list[int]) -> dict[int, StoredFact]:
     return {row[0]: stored_from_values(row[1:]) for row in rows}
 
 
-def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list[StoredFact]:
+def _budgeted(
+    rows: dict[int, StoredFact], order: list[int], limit: int, budget: int
+) -> list[StoredFact]:
     """The first `limit` facts in order, stopping at the first that would pass the character
     budget (a row deleted since it was ranked is skipped)."""
     items: list[StoredFact] = []
@@ -173,7 +201,7 @@ def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list
         fact = rows.get(pk)
         if fact is None:
             continue
-        if len(items) == limit or used + len(fact.text) > settings.RECALL_MAX_CHARS:
+        if len(items) == limit or used + len(fact.text) > budget:
             break
         items.append(fact)
         used += len(fact.text)
@@ -181,23 +209,27 @@ def _budgeted(rows: dict[int, StoredFact], order: list[int], limit: int) -> list
 
 
 def _substring_fallback(
-    *, scopes: list[Scope], query: str, limit: int, include_hidden: bool, mode: str
+    *, scopes: list[Scope], query: str, limit: int, include_hidden: bool, mode: str, budget: int
 ) -> RecallResult:
     rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes], text__icontains=query)
     if not include_hidden:
         rows = rows.exclude(visibility="hidden")
-    found = merge_newest(
-        stored_from_row(row)
-        for row in rows.annotate(file_path=F("file__path")).order_by(
-            "-day", *RANK_ORDER_FIELDS, "scope_key", "shard_bot", "id"
-        )
+    # Only the newest rows can be shown: read a window (copies of one fact in several shards
+    # merge into one) and count the rest, so a one-letter query over 50,000 facts stays cheap.
+    ordered = rows.annotate(file_path=F("file__path")).order_by(
+        "-day", *RANK_ORDER_FIELDS, "scope_key", "shard_bot", "id"
     )
-    items = _budgeted({i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit)
+    found = merge_newest(stored_from_row(row) for row in ordered[: (limit + 10) * 4])
+    items = _budgeted(
+        {i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit, budget
+    )
     if not items:
         return RecallResult(items=[], more=0, mode=mode, note="Nothing in memory matches.")
+    matched = rows.values("fact_id").distinct()[:FALLBACK_COUNT_CAP].count()
     return RecallResult(
         items=items,
-        more=len(found) - len(items),
+        more=max(matched, len(found)) - len(items),
         mode=mode,
+        literal=True,
         note="Nothing matched by words or meaning; these facts contain the query as written.",
     )

@@ -45,3 +45,35 @@
     }
   });
 })();
+
+// Copy buttons: <button data-copy="id-of-element"> copies that element's text.
+(function () {
+  "use strict";
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-copy]");
+    if (!button) return;
+    var source = document.getElementById(button.getAttribute("data-copy"));
+    if (!source || !navigator.clipboard) return;
+    navigator.clipboard.writeText(source.textContent).then(function () {
+      var label = button.textContent;
+      button.textContent = "Copied";
+      setTimeout(function () { button.textContent = label; }, 2000);
+    });
+  });
+})();
+
+// Filters fold away on a phone, unless one is on, so the first fact is on the first screen; on a
+// wider screen they stay open. Without JavaScript they are simply open.
+(function () {
+  "use strict";
+  function fold() {
+    var narrow = !window.matchMedia("(min-width: 40.01rem)").matches;
+    document.querySelectorAll("details.more-filters").forEach(function (d) {
+      if (!narrow) d.open = true;
+      else if (!d.hasAttribute("data-on") && !d.hasAttribute("data-seen")) d.open = false;
+      d.setAttribute("data-seen", "");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", fold);
+  window.addEventListener("resize", fold);
+})();

@@ -79,3 +79,21 @@ def ann(client, people):
 def boss(client, people):
     client.force_login(people["boss"])
     return client
+
+
+@pytest.fixture
+def report_mode(settings):
+    """The learner on in report mode against the scripted model (tests/helpers.FakeModel)."""
+    from tests.helpers import FakeModel
+
+    model = FakeModel()
+    settings.LEARNING_BASE_URL = model.url
+    settings.LEARNING_MODEL = "scripted"
+    settings.LEARNING_API_KEY = "test-key"
+    settings.LEARNING_MODE = "report"
+    settings.LEARNING_DAILY_TOKENS = 1_000_000
+    settings.LEARNING_TIMEOUT = 2.0
+    settings.LEARNING_RETRY_ATTEMPTS = 1
+    settings.LEARNING_RETRY_WAIT = 0.0
+    yield model
+    model.close()

@@ -127,9 +127,33 @@ def test_every_console_view_wears_the_error_policy():
     from memoryconsole.web.urls import urlpatterns
 
     views = {p.name: p.callback for p in urlpatterns if p.name not in ("login", "logout")}
-    # 12, issue 11: notes (9), fact versions (2), as of a date, About me (/me/ and 9 under
-    # people/<person>/); issue 13: 6
-    assert len(views) == 39
+    # 12; issue 11: notes (9), fact versions (2), as of a date, About me (/me/ and 9 under
+    # people/<person>/); issue 12: 10; issue 13: 6
+    assert len(views) == 49
     assert [
         name for name, view in views.items() if not getattr(view, "console_errors", False)
     ] == []
+
+
+def test_unknown_address_gets_the_consoles_404_page(ann, workspace, settings):
+    settings.DEBUG = False
+    response = ann.get("/no/such/page/")
+    html = response.content.decode()
+    assert response.status_code == 404 and "Memory Console" in html
+    assert "There is no page at this address" in html
+
+
+def test_500_page_is_styled_and_needs_no_context():
+    from django.template.loader import render_to_string
+
+    html = render_to_string("500.html")
+    assert "Something went wrong" in html and "console.css" in html
+
+
+def test_bot_display_name_is_the_heading(ann, workspace):
+    from memstore.registry import bot_create
+
+    bot_create(slug="ava", display_name="Ava the planner")
+    html = ann.get("/bots/ava/").content.decode()
+    assert '<h1>Ava the planner <span class="slug">ava</span></h1>' in html
+    assert "<title>Ava the planner · Memory Console</title>" in html

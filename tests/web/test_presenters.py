@@ -7,8 +7,16 @@ from memstore.console.facts import FactQuery, FactRows
 from memstore.console.writes import ClearPreview
 
 
-def rows(total: int, *, capped: bool = False, searched: str = "") -> FactRows:
-    return FactRows(rows=[], total=total, capped=capped, next_cursor="", searched=searched)
+def rows(
+    total: int, *, capped: bool = False, searched: str = "", shown: int = 0, more: bool = False
+) -> FactRows:
+    return FactRows(
+        rows=[None] * shown,
+        total=total,
+        capped=capped,
+        next_cursor="2026-01-01_1" if more else "",
+        searched=searched,
+    )
 
 
 @pytest.mark.parametrize(
@@ -19,7 +27,13 @@ def rows(total: int, *, capped: bool = False, searched: str = "") -> FactRows:
         (rows(1000, capped=True), FactQuery(), "1000+ facts"),
         (rows(1, searched="words"), FactQuery(q="lisbon"), "1 fact matches “lisbon”"),
         (rows(3, searched="text"), FactQuery(q="e-mail"), "3 facts match “e-mail” as text"),
-        (rows(50), FactQuery(cursor="2026-01-01_9"), "50 facts · older page"),
+        (rows(123, shown=50, more=True), FactQuery(), "1–50 of 123 facts"),
+        (
+            rows(123, shown=50, more=True),
+            FactQuery(cursor="2026-01-01_9", start=51),
+            "51–100 of 123 facts",
+        ),
+        (rows(123, shown=23), FactQuery(cursor="2026-01-01_9", start=101), "101–123 of 123 facts"),
     ],
 )
 def test_fact_list_summary(page, query, expected):
@@ -66,3 +80,18 @@ def test_what_clearing_leaves(projects, rooms, expected):
     preview = ClearPreview(bot="ava", own=3, people=1, projects=projects, rooms=rooms)
     pieces = presenters.clear_stays(preview)
     assert "".join(lead + n + words for lead, n, words in pieces) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "searched", "literal", "expected"),
+    [
+        ("Old memories", "memory", False, (("Old ", False), ("memories", True))),
+        ("Budgets: Q3", "budget q3", False, (("Budgets", True), (": ", False), ("Q3", True))),
+        ("a <b> c", "<b>", True, (("a ", False), ("<b>", True), (" c", False))),
+        ("nothing here", "lisbon", False, (("nothing here", False),)),
+    ],
+)
+def test_search_marks(text, searched, literal, expected):
+    from memoryconsole.web.presenters_search import search_marks
+
+    assert search_marks(searched, literal).split(text) == expected

@@ -13,6 +13,7 @@ def test_direct_room_shows_the_persons_user_memory_and_never_hidden_facts(ann, w
     assert "Ann wants reports to lead with decisions" in text
     assert "Plans offsites and budgets" in text
     assert "Sam is vegetarian" not in text and "Escalation phone tree" not in text
+    assert "1 hidden fact left out: hidden facts never go into a prompt." in text
 
 
 def test_group_room_leaves_user_memory_out(ann, workspace):

@@ -3,10 +3,11 @@ the bot's own memory, and what the bot knew on a date."""
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 
-from memoryconsole.web import presenters
-from memoryconsole.web.forms import AsOfForm, FactQueryForm
+from memoryconsole.web import presenters, presenters_search
+from memoryconsole.web.forms import AsOfForm, FactQueryForm, FactRefsForm
 from memoryconsole.web.views.common import (
     console_view,
     page_or_partial,
@@ -16,9 +17,22 @@ from memoryconsole.web.views.common import (
 )
 from memoryconsole.web.views.rows import fact_urls
 from memstore.console.facts import IMPORTANCE_LEVELS, bot_tabs, fact_rows
+from memstore.console.search import bot_search
 from memstore.console.versions import console_bot_as_of
-from memstore.console.writes import clear_preview, console_memory_clear
+from memstore.console.writes import (
+    clear_preview,
+    clear_undo_open,
+    console_batch_undo,
+    console_facts_forget,
+    console_memory_clear,
+    shard_key,
+    shard_parse,
+)
+from memstore.errors import FactNotFound
+from memstore.paths import Scope
 from memstore.vocabulary import FACT_TYPES, TIERS
+
+UNDO_KEY = "console_undo_clear"  # the session's note of the person's last clear
 
 
 @console_view("GET", vary=True)
@@ -27,25 +41,22 @@ def bot_page(request, bot: str):
     viewer = viewer_of(request)
     query = FactQueryForm(request.GET).query()
     tabs = None if wants_partial(request) else bot_tabs(bot=bot, viewer=viewer)
-    page = fact_rows(bot=bot, viewer=viewer, query=query, tabs=tabs)
-    today = timezone.localdate()
-    context = {
-        "bot": bot,
-        "here": "memory",
-        "urls": fact_urls(bot),
-        "query": query,
-        "rows": [presenters.fact_row_view(r, bot=bot, today=today) for r in page.rows],
-        "summary": presenters.fact_list_summary(page, query),
-        "empty": presenters.fact_list_empty(query),
-        "bot_url": request.path,
-        "next_url": url_with(request, cursor=page.next_cursor) if page.next_cursor else "",
-        "newest_url": url_with(request, cursor=None) if query.cursor else "",
-    }
+    context = {"bot": bot, "here": "memory", "urls": fact_urls(bot), "query": query}
+    context["bot_url"] = request.path
+    context["back_url"] = request.get_full_path()
+    if query.q.strip():
+        context |= _search_context(request, bot, query, tabs)
+    else:
+        context |= _page_context(request, bot, query, tabs)
     if tabs is not None:
         context |= {
             "tabs": presenters.tab_views(tabs),
-            "scopes": presenters.scope_choices(page.scopes),
+            "scopes": presenters.scope_choices(context.pop("scopes_shown")),
             "show_clear": query.tab == "own",
+            "undo_clear": _undo_offer(request, bot),
+            "filters_open": bool(
+                query.scope or query.tier or query.type or query.month or query.importance
+            ),
             "tiers": TIERS,
             "types": FACT_TYPES,
             "importance_levels": IMPORTANCE_LEVELS,
@@ -53,13 +64,49 @@ def bot_page(request, bot: str):
     return page_or_partial(request, "web/bot.html", "fact-list", context)
 
 
+def _page_context(request, bot: str, query, tabs) -> dict:
+    page = fact_rows(bot=bot, viewer=viewer_of(request), query=query, tabs=tabs)
+    today = timezone.localdate()
+    return {
+        "rows": [presenters.fact_row_view(r, bot=bot, today=today) for r in page.rows],
+        "summary": presenters.fact_list_summary(page, query),
+        "empty": presenters.fact_list_empty(query),
+        "next_url": (
+            url_with(request, cursor=page.next_cursor, start=query.start + len(page.rows))
+            if page.next_cursor
+            else ""
+        ),
+        "newest_url": url_with(request, cursor=None, start=None) if query.cursor else "",
+        "scopes_shown": page.scopes,
+    }
+
+
+def _search_context(request, bot: str, query, tabs) -> dict:
+    results = bot_search(bot=bot, viewer=viewer_of(request), query=query, tabs=tabs)
+    marks = presenters_search.search_marks(results.searched, results.literal)
+    today = timezone.localdate()
+    search = presenters_search.search_summary(results, query.q)
+    return {
+        "rows": [
+            presenters.fact_row_view(h.row, bot=bot, today=today, marks=marks) for h in results.hits
+        ],
+        "summary": search.line,
+        "search": search,
+        "as_typed_url": url_with(request, exact=1) if results.corrected else "",
+        "empty": presenters.fact_list_empty(query),
+        "scopes_shown": [s for t in (tabs or []) for s in t.scopes],
+    }
+
+
 @console_view("GET", "POST", vary=True)
 def clear_memory(request, bot: str):
     """GET: what clearing removes and what stays. POST: clear the bot's own memory."""
     viewer = viewer_of(request)
     if request.method == "POST":
-        removed = console_memory_clear(viewer=viewer, bot=bot)
-        messages.success(request, presenters.cleared_message(bot, removed))
+        cleared = console_memory_clear(viewer=viewer, bot=bot)
+        messages.success(request, presenters.cleared_message(bot, cleared.removed))
+        own = Scope("bot", bot).shard(bot)
+        _offer_undo(request, bot, "clear", [own], cleared.since, cleared.until)
         return redirect("web:bot", bot=bot)
     preview = clear_preview(bot=bot, viewer=viewer)
     context = {
@@ -69,6 +116,57 @@ def clear_memory(request, bot: str):
         "stays": presenters.clear_stays(preview),
     }
     return page_or_partial(request, "web/clear.html", "confirm", context)
+
+
+@console_view("POST")
+def undo_batch(request, bot: str):
+    """Put back the whole batch the person's last clear or bulk delete on this page removed."""
+    batch = request.session.get(UNDO_KEY) or {}
+    if batch.get("bot") != bot:
+        raise FactNotFound("There is nothing of yours to undo.")
+    count = console_batch_undo(
+        viewer=viewer_of(request),
+        shards=[shard_parse(key) for key in batch["shards"]],
+        since=batch["since"],
+        until=batch["until"],
+    )
+    del request.session[UNDO_KEY]
+    messages.success(request, presenters.undone_message(bot, count))
+    return redirect("web:bot", bot=bot)
+
+
+@console_view("POST")
+def delete_facts(request, bot: str):
+    """Remove the facts ticked on the page; one Undo puts them all back."""
+    refs = FactRefsForm(request.POST).refs()
+    page = reverse("web:bot", args=[bot])
+    back = request.POST.get("back", "")
+    back = back if back.startswith(page) else page  # only back to this bot's page
+    if not refs:
+        messages.info(request, "Tick the facts to delete first.")
+        return redirect(back)
+    removed = console_facts_forget(viewer=viewer_of(request), refs=refs)
+    _offer_undo(request, bot, "delete", removed.shards, removed.since, removed.until)
+    messages.success(request, presenters.deleted_message(removed.count))
+    return redirect(back)
+
+
+def _offer_undo(request, bot: str, what: str, shards, since: str, until: str) -> None:
+    request.session[UNDO_KEY] = {
+        "bot": bot,
+        "what": what,
+        "shards": [shard_key(s) for s in shards],
+        "since": since,
+        "until": until,
+    }
+
+
+def _undo_offer(request, bot: str) -> str:
+    """ "clear" or "delete" when the person's last batch on this bot can still be undone."""
+    batch = request.session.get(UNDO_KEY) or {}
+    if batch.get("bot") == bot and clear_undo_open(batch.get("since", "")):
+        return batch.get("what", "clear")
+    return ""
 
 
 @console_view("GET")

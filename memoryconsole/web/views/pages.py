@@ -7,7 +7,7 @@ from memoryconsole.web.forms import LearningForm, PromptForm
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.files import bot_files, file_view
 from memstore.console.learning import bot_learning
-from memstore.console.preview import preview_choices, prompt_preview
+from memstore.console.preview import hidden_counts, preview_choices, prompt_preview
 
 
 @console_view("GET", fragment="web/prompt.html#preview", vary=True)
@@ -29,14 +29,18 @@ def prompt_page(request, bot: str):
             projects=d["projects"],
             as_of=d["as_of"],
         )
+    section = answer.section if answer else None
     context = {
         "bot": bot,
         "here": "prompt",
         "form": form,
         "choices": choices,
         "answer": answer,
-        "section": answer.section if answer else None,
-        "blocks": presenters.prompt_blocks(answer.section if answer else None),
+        "section": section,
+        "blocks": presenters.prompt_blocks(
+            section,
+            hidden_counts(scopes=[b.scope for b in section.blocks]) if section else None,
+        ),
         "freshness": presenters.prompt_freshness(answer.stale, answer.memory) if answer else "",
     }
     return page_or_partial(request, "web/prompt.html", "preview", context)

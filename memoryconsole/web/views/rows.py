@@ -2,6 +2,8 @@
 it, undo the delete. htmx swaps the row's `<li>`; without JavaScript the same partial is shown
 on a small page of its own with a way back."""
 
+from dataclasses import asdict
+
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -10,8 +12,9 @@ from django.utils import timezone
 from memoryconsole.web import presenters
 from memoryconsole.web.forms import FactEditForm, FactRefForm
 from memoryconsole.web.views.common import console_view, viewer_of
+from memstore.console.authoring import console_fact_update, fact_fields_of
 from memstore.console.facts import FactRow, console_fact_get
-from memstore.console.writes import console_fact_edit, console_fact_forget, console_fact_undo
+from memstore.console.writes import console_fact_forget, console_fact_undo
 from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
 from memstore.markdown import MAX_TEXT_CHARS
 
@@ -23,6 +26,7 @@ _URL_NAMES = {
     "edit": "fact_edit",
     "delete": "fact_delete",
     "undo": "fact_undo",
+    "delete_many": "facts_delete",
     "versions": "fact_versions",
 }
 
@@ -73,24 +77,25 @@ def edit_fact(request, bot: str):
     file, fact_id = _fact_ref(request.GET)
     row = console_fact_get(viewer=viewer_of(request), file=file, fact_id=fact_id)
     edit = {"file": row.fact.file, "id": row.fact.fact_id, "expected": row.fact.text}
-    return _row_response(request, bot, "fact-form", {"edit": edit, "text": row.fact.body})
+    initial = asdict(fact_fields_of(row.fact)) | edit
+    form = FactEditForm(initial=initial, auto_id=f"edit-{fact_id}-%s")
+    return _row_response(request, bot, "fact-form", {"edit": edit, "form": form})
 
 
 def _save_edit(request, bot: str):
-    form = FactEditForm(request.POST)
+    form = FactEditForm(request.POST, auto_id=f"edit-{request.POST.get('id', '')}-%s")
     edit = {k: request.POST.get(k, "") for k in ("file", "id", "expected")}
-    context = {"edit": edit, "text": request.POST.get("text", "")}
+    context = {"edit": edit, "form": form}
     if not form.is_valid():
-        errors = "; ".join(e for field in form.errors.values() for e in field)
-        return _row_response(request, bot, "fact-form", context | {"error": errors}, 422)
+        return _row_response(request, bot, "fact-form", context, 422)
     data = form.cleaned_data
     try:
-        row = console_fact_edit(
+        row = console_fact_update(
             viewer=viewer_of(request),
             file=data["file"],
             fact_id=data["id"],
-            text=data["text"],
             expected_text=data["expected"],
+            fields=form.fact_fields(),
         )
     except EditConflict as error:
         # The form again, saying what the fact reads now; saving again is deliberate.

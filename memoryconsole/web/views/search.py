@@ -1,0 +1,30 @@
+"""Search every bot a person may see at once (their own user memory only, unless staff)."""
+
+from django.utils import timezone
+
+from memoryconsole.web import presenters, presenters_search
+from memoryconsole.web.forms import FactQueryForm
+from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
+from memstore.console.search import workspace_search
+
+
+@console_view("GET", vary=True)
+def search_page(request):
+    """The workspace-wide search: the best matches across bots, each labelled by bot and scope."""
+    query = FactQueryForm(request.GET).query()
+    context = {"query": query, "here": "search", "rows": [], "search": None}
+    if query.q.strip():
+        results = workspace_search(viewer=viewer_of(request), query=query)
+        marks = presenters_search.search_marks(results.searched, results.literal)
+        today = timezone.localdate()
+        context |= {
+            "rows": [
+                presenters.fact_row_view(h.row, bot=h.bot, today=today, marks=marks, where=h.bot)
+                for h in results.hits
+            ],
+            "links": [presenters_search.hit_link(h, results.searched) for h in results.hits],
+            "search": presenters_search.search_summary(results, query.q, everywhere=True),
+            "as_typed_url": url_with(request, exact=1) if results.corrected else "",
+        }
+    context["pairs"] = list(zip(context["rows"], context.get("links", []), strict=False))
+    return page_or_partial(request, "web/search.html", "results", context)

@@ -1,0 +1,55 @@
+"""A bot's tokens (staff: create, name, list with last use, revoke; a new token is shown once)
+and how to connect a bot (curl and Python, filled in for this bot and this server)."""
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+
+from memoryconsole.web import presenters_tokens as presenters
+from memoryconsole.web.forms import TokenForm
+from memoryconsole.web.views.common import console_view, viewer_of
+from memstore.console.tokens import console_token_create, console_token_revoke, console_tokens
+
+
+@console_view("GET", "POST")
+def tokens_page(request, bot: str):
+    """GET: the bot's tokens. POST: a new one, shown once on this response only."""
+    viewer = viewer_of(request)
+    new = None
+    form = TokenForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        new = console_token_create(viewer=viewer, bot=bot, name=form.cleaned_data["name"])
+        form = TokenForm()
+    context = {
+        "bot": bot,
+        "here": "tokens",
+        "form": form,
+        "new": new,
+        "tokens": console_tokens(viewer=viewer, bot=bot),
+        "snippets": presenters.connect_snippets(
+            base=request.build_absolute_uri("/").rstrip("/"), token=new.token if new else ""
+        ),
+    }
+    response = render(request, "web/tokens.html", context)
+    response["Cache-Control"] = "no-store"  # a token shown once must not sit in a cache
+    return response
+
+
+@console_view("POST")
+def revoke_token(request, bot: str):
+    """Revoke one of the bot's tokens by its prefix."""
+    info = console_token_revoke(
+        viewer=viewer_of(request), bot=bot, prefix=request.POST.get("prefix", "")
+    )
+    messages.success(request, presenters.revoked_message(info))
+    return redirect("web:tokens", bot=bot)
+
+
+@console_view("GET")
+def connect_page(request, bot: str):
+    """How to connect this bot: the API's address, a token, curl and Python, filled in."""
+    context = {
+        "bot": bot,
+        "here": "connect",
+        "snippets": presenters.connect_snippets(base=request.build_absolute_uri("/").rstrip("/")),
+    }
+    return render(request, "web/connect.html", context)

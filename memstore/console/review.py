@@ -1,0 +1,177 @@
+"""The review inbox: proposals waiting for a person (the learner's report-mode decisions now,
+synthesis' proposals later), and accepting, editing then accepting, or rejecting them.
+
+A proposal source is an object with `pending`, `count` and `decide`; `SOURCES` names them, so a
+new source (synthesis) adds itself there and the console's inbox takes it as it is. Accepting a
+learner proposal writes exactly what write mode would have written (the same shard, tier, date
+and `src=`/`by=`/`via=learner` provenance) through the ordinary services, so the rules every
+front door keeps hold here too; the history records the person who accepted it. Every decision
+is kept (`ProposalReview`), and a decided proposal leaves the inbox.
+
+Does not: run the learner, or decide wording (the console's presenters do).
+"""
+
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+from django.db.models import CharField, Exists, OuterRef
+from django.db.models.functions import Cast
+from django.utils import timezone
+
+from memstore.console.viewer import Viewer
+from memstore.errors import FactNotFound, InvalidFact
+from memstore.learning.activity import events_visible
+from memstore.learning.pipeline import VIA, provenance
+from memstore.models import LearningEvent, ProposalReview
+from memstore.paths import Scope
+from memstore.services import fact_forget, fact_remember
+
+Decision = Literal["accepted", "rejected"]
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A change proposed for a bot's memory, waiting for a person."""
+
+    source: str  # "learner" (later "synthesis")
+    ref: str  # the source's own id
+    bot: str
+    op: str  # save | remove
+    scope: str  # "kind:name"
+    tier: str
+    text: str
+    fact_id: str
+    at: datetime
+    room_id: str
+    exchange_id: int | None  # where it came from, for the provenance page
+
+    @property
+    def key(self) -> str:
+        """The proposal as one form value: "source:ref"."""
+        return f"{self.source}:{self.ref}"
+
+
+class ProposalSource(Protocol):
+    """What the inbox needs from a source of proposals."""
+
+    def pending(self, *, bot: str, viewer: Viewer, limit: int) -> list[Proposal]: ...
+
+    def count(self, *, bot: str, viewer: Viewer) -> int: ...
+
+    def decide(
+        self, *, bot: str, viewer: Viewer, ref: str, decision: Decision, text: str | None
+    ) -> None: ...
+
+
+class LearnerProposals:
+    """The learner's report-mode decisions (`would_save`, `would_remove`) not yet decided."""
+
+    name = "learner"
+    kinds = ("would_save", "would_remove")
+
+    def _rows(self, bot: str, viewer: Viewer):
+        decided = ProposalReview.objects.filter(
+            source=self.name, ref=Cast(OuterRef("pk"), CharField())
+        )
+        rows = LearningEvent.objects.filter(bot=bot, kind__in=self.kinds, mode="report")
+        rows = events_visible(rows, None if viewer.staff else viewer.person)
+        return rows.filter(~Exists(decided))
+
+    def pending(self, *, bot: str, viewer: Viewer, limit: int) -> list[Proposal]:
+        """The oldest undecided proposals first (the order they were made)."""
+        rows = self._rows(bot, viewer).order_by("at", "id")[:limit]
+        return [self._proposal(row) for row in rows]
+
+    def count(self, *, bot: str, viewer: Viewer) -> int:
+        """How many wait."""
+        return self._rows(bot, viewer).count()
+
+    def decide(
+        self, *, bot: str, viewer: Viewer, ref: str, decision: Decision, text: str | None
+    ) -> None:
+        """Accept (write what write mode would have) or reject one proposal."""
+        row = self._rows(bot, viewer).select_related("exchange").filter(pk=_int(ref)).first()
+        if row is None:
+            raise FactNotFound("That proposal is not waiting for review (decided already?).")
+        written = ""
+        if decision == "accepted":
+            written = self._apply(row, viewer, text)
+        ProposalReview.objects.create(
+            source=self.name, ref=ref, bot=bot, decision=decision, text=written, by=viewer.person
+        )
+
+    def _apply(self, row: LearningEvent, viewer: Viewer, text: str | None) -> str:
+        kind, _, name = row.scope.partition(":")
+        shard = Scope(kind, name).shard(row.bot)  # type: ignore[arg-type]
+        if row.kind == "would_remove":
+            with suppress(FactNotFound):  # already gone: what was proposed holds
+                fact_forget(shards=[shard], fact_id=row.fact_id, by=viewer.person, via="console")
+            return row.text
+        exchange = row.exchange
+        stored = fact_remember(
+            shard=shard,
+            text=text or row.text,
+            tier=row.tier or "log",  # type: ignore[arg-type]
+            day=timezone.localdate(exchange.created_at),
+            meta={"src": provenance(exchange.room_id, exchange.message_id), "by": row.bot}
+            | {"via": VIA},
+            person=exchange.person or None,
+            by=viewer.person,
+            via="console",
+        )
+        return stored.text
+
+    def _proposal(self, row: LearningEvent) -> Proposal:
+        return Proposal(
+            source=self.name,
+            ref=str(row.pk),
+            bot=row.bot,
+            op="remove" if row.kind == "would_remove" else "save",
+            scope=row.scope,
+            tier=row.tier,
+            text=row.text,
+            fact_id=row.fact_id,
+            at=row.at,
+            room_id=row.room_id,
+            exchange_id=row.exchange_id,
+        )
+
+
+SOURCES: dict[str, ProposalSource] = {"learner": LearnerProposals()}
+
+
+def _int(ref: str) -> int:
+    if not ref.isdigit():
+        raise FactNotFound("No such proposal.")
+    return int(ref)
+
+
+def review_inbox(*, bot: str, viewer: Viewer, limit: int = 100) -> list[Proposal]:
+    """Every source's waiting proposals for a bot, oldest first."""
+    found = [p for s in SOURCES.values() for p in s.pending(bot=bot, viewer=viewer, limit=limit)]
+    return sorted(found, key=lambda p: (p.at, p.key))[:limit]
+
+
+def review_count(*, bot: str, viewer: Viewer) -> int:
+    """How many proposals wait for this bot (the navigation's count)."""
+    return sum(s.count(bot=bot, viewer=viewer) for s in SOURCES.values())
+
+
+def proposals_decide(
+    *, bot: str, viewer: Viewer, keys: list[str], decision: Decision, text: str | None = None
+) -> int:
+    """Accept or reject proposals ("source:ref" each); `text` replaces the text of a single
+    accepted save (edit then accept). Returns how many were decided; a refusal (a secret, an
+    excluded topic) stops at that proposal and is raised, the ones before it stay decided."""
+    if text is not None and len(keys) != 1:
+        raise InvalidFact("Edit one proposal at a time.")
+    done = 0
+    for key in keys:
+        source, _, ref = key.partition(":")
+        if source not in SOURCES:
+            raise FactNotFound("No such proposal.")
+        SOURCES[source].decide(bot=bot, viewer=viewer, ref=ref, decision=decision, text=text)
+        done += 1
+    return done

@@ -1,0 +1,132 @@
+"""The console's search: the API's recall (words and meaning, the relevance floor, the substring
+fallback) over every tab of a bot at once, or over every bot a person may see.
+
+A word that is in none of the searched facts and is close to one that is ("budjet", "lisbn") is
+corrected before searching (`memstore.console.spelling`) unless the person asks for the words
+as typed. Hidden facts are found too (people see them; bots never do). Each hit says which bot's
+page and which tab it belongs to, so the console can label it by scope; the bot page's filters
+(scope, tier, type, month) narrow the hits.
+
+Does not: rank (recall does), decide wording or highlighting (the console's presenters do).
+"""
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from memstore.console.facts import FactQuery, FactRow, Tab, bot_tabs, rows_of
+from memstore.console.spelling import query_corrected
+from memstore.console.viewer import Viewer
+from memstore.errors import NotAllowed
+from memstore.index import memory_root
+from memstore.paths import Scope, all_scopes
+from memstore.recall import recall_in_scopes
+from memstore.records import StoredFact
+
+RESULTS = 50  # the most a console search shows (recall's own maximum)
+_NO_BUDGET = 10**9  # people read a list; the bots' character budget does not apply
+TAB_OF_KIND = {"bot": "own", "user": "people", "project": "projects", "room": "rooms"}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One fact found: its row, and the bot page and tab it is shown on."""
+
+    row: FactRow
+    bot: str
+    tab: str
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResults:
+    """What a search found, best first, and how it searched."""
+
+    hits: list[SearchHit]
+    more: int  # further matches past the first RESULTS
+    searched: str  # the query actually searched (the corrected one, if it was corrected)
+    corrected: bool
+    literal: bool  # nothing matched by words or meaning: facts containing the text as typed
+    note: str  # recall's note (searched by words only, and why), or ""
+    per_tab: dict[str, int] = field(default_factory=dict)
+
+
+def bot_search(
+    *, bot: str, viewer: Viewer, query: FactQuery, tabs: list[Tab] | None = None
+) -> SearchResults:
+    """Search every tab of a bot's page at once (or the one scope picked), filters applied."""
+    tabs = tabs if tabs is not None else bot_tabs(bot=bot, viewer=viewer, counts=False)
+    scopes = [s for t in tabs for s in t.scopes]
+    if query.scope:
+        scopes = [s for s in scopes if str(s) == query.scope]
+        if not scopes:
+            raise NotAllowed("That scope is not shown on this bot's page.")
+
+    def place(fact: StoredFact) -> tuple[str, str] | None:
+        for tab in tabs:
+            if any(str(s) == fact.scope for s in tab.scopes) and tab.shard_bot in (
+                None,
+                fact.shard_bot,
+            ):
+                return bot, tab.name
+        return None
+
+    return _search(scopes=scopes, query=query, place=place)
+
+
+def workspace_search(*, viewer: Viewer, query: FactQuery) -> SearchResults:
+    """Search every bot the person may see: all own, project and legacy-room memory, and user
+    memory (their own only, unless staff)."""
+    root = memory_root()
+    scopes = [s for s in all_scopes(root) if viewer.may_see(s)]
+
+    def place(fact: StoredFact) -> tuple[str, str] | None:
+        page_bot = fact.scope_name if fact.scope_kind == "bot" else fact.shard_bot
+        return page_bot, TAB_OF_KIND[fact.scope_kind]
+
+    return _search(scopes=scopes, query=query, place=place)
+
+
+def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
+    text = " ".join(query.q.split())
+    corrected = "" if query.exact else query_corrected(text, scopes)
+    searched = corrected or text
+    result = recall_in_scopes(
+        scopes=scopes,
+        query=searched,
+        limit=RESULTS,
+        include_hidden=True,
+        max_chars=_NO_BUDGET,
+    )
+    facts, places = [], []
+    for fact in result.items:
+        where = place(fact)
+        if where is not None and _passes(fact, query):
+            facts.append(fact)
+            places.append(where)
+    rows = rows_of(facts, [f"{f.fact_id}-{i}" for i, f in enumerate(facts)])
+    hits = [SearchHit(r, b, t) for r, (b, t) in zip(rows, places, strict=True)]
+    per_tab: dict[str, int] = {}
+    for hit in hits:
+        per_tab[hit.tab] = per_tab.get(hit.tab, 0) + 1
+    literal = result.literal
+    note = "" if literal or not result.items else result.note
+    return SearchResults(
+        hits=hits,
+        more=result.more if len(hits) == len(result.items) else 0,
+        searched=searched,
+        corrected=bool(corrected),
+        literal=literal,
+        note=note,
+        per_tab=per_tab,
+    )
+
+
+def _passes(fact: StoredFact, query: FactQuery) -> bool:
+    if query.tier and fact.tier != query.tier:
+        return False
+    if query.type and fact.meta.get("type", "fact") != query.type:
+        return False
+    if query.month:
+        first = date.fromisoformat(query.month + "-01")
+        if (fact.day.year, fact.day.month) != (first.year, first.month):
+            return False
+    return True

@@ -1,0 +1,64 @@
+"""Bot tokens in the console: staff create (the token is shown once), name, list (with last
+use) and revoke them; anyone may read how to connect a bot. A bot with memory on disk but not
+yet registered is registered when its first token is made.
+
+Does not: hash or verify tokens (`memstore.tokens` does), or decide wording.
+"""
+
+from dataclasses import dataclass
+
+from memstore.console.viewer import Viewer
+from memstore.errors import NotAllowed, UnknownBot, UnknownToken
+from memstore.models import Bot
+from memstore.registry import bot_create
+from memstore.tokens import NewToken, TokenInfo, token_create, token_revoke, tokens_list
+
+
+def _staff(viewer: Viewer) -> None:
+    if not viewer.staff:
+        raise NotAllowed("Only staff manage bot tokens.")
+
+
+@dataclass(frozen=True, slots=True)
+class BotIdentity:
+    """A bot's slug and the name people know it by."""
+
+    slug: str
+    display_name: str
+    registered: bool
+
+    @property
+    def title(self) -> str:
+        """The display name, or the slug when there is none."""
+        return self.display_name or self.slug
+
+
+def bot_identity(*, bot: str) -> BotIdentity:
+    """The bot's display name (from the registry) for headings."""
+    row = Bot.objects.filter(slug=bot).values_list("display_name", flat=True).first()
+    return BotIdentity(slug=bot, display_name=row or "", registered=row is not None)
+
+
+def console_tokens(*, viewer: Viewer, bot: str) -> list[TokenInfo]:
+    """Every token of the bot, newest first (none for a bot not registered yet)."""
+    _staff(viewer)
+    try:
+        return tokens_list(bot=bot)
+    except UnknownBot:
+        return []
+
+
+def console_token_create(*, viewer: Viewer, bot: str, name: str) -> NewToken:
+    """A new token for the bot (registering the bot first if it is not); shown once."""
+    _staff(viewer)
+    if not Bot.objects.filter(slug=bot).exists():
+        bot_create(slug=bot)
+    return token_create(bot=bot, name=name.strip())
+
+
+def console_token_revoke(*, viewer: Viewer, bot: str, prefix: str) -> TokenInfo:
+    """Revoke one of this bot's tokens by its prefix (UnknownToken if it is not this bot's)."""
+    _staff(viewer)
+    if prefix not in {t.prefix for t in console_tokens(viewer=viewer, bot=bot)}:
+        raise UnknownToken("That is not one of this bot's tokens.")
+    return token_revoke(prefix=prefix)

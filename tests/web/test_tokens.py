@@ -1,0 +1,59 @@
+"""Bot tokens in the console (staff only: create, shown once, list with last use, revoke) and
+the connect page with its filled-in snippets."""
+
+import re
+
+import pytest
+
+from memstore.tokens import token_verify
+from tests.helpers import HX
+
+pytestmark = pytest.mark.django_db
+
+
+def test_staff_create_a_token_shown_once_that_works(boss, workspace):
+    response = boss.post("/bots/ava/tokens/", {"name": "laptop"})
+    html = response.content.decode()
+    token = re.search(r'<pre id="new-token"><code>(mct_[^<]+)</code>', html).group(1)
+    assert response["Cache-Control"] == "no-store" and 'data-copy="new-token"' in html
+    assert f"TOKEN = &quot;{token}&quot;" in html  # the snippets are filled in
+    listing = boss.get("/bots/ava/tokens/").content.decode()
+    assert token not in listing and token[:12] in listing
+    assert "laptop" in listing and "never" in listing
+    assert token_verify(token=token).bot == "ava"
+
+
+def test_last_use_is_listed(boss, workspace):
+    html = boss.post("/bots/ava/tokens/", {"name": "prod"}).content.decode()
+    token = re.search(r"<code>(mct_[^<]+)</code>", html).group(1)
+    token_verify(token=token)
+    assert "never" not in boss.get("/bots/ava/tokens/").content.decode()
+
+
+def test_revoke(boss, workspace):
+    html = boss.post("/bots/ava/tokens/", {"name": "old"}).content.decode()
+    token = re.search(r"<code>(mct_[^<]+)</code>", html).group(1)
+    response = boss.post("/bots/ava/tokens/revoke/", {"prefix": token[:12]})
+    assert response.status_code == 302
+    assert token_verify(token=token) is None
+    assert "Revoked" in boss.get("/bots/ava/tokens/").content.decode()
+
+
+def test_revoke_only_this_bots_tokens(boss, workspace):
+    html = boss.post("/bots/ben/tokens/", {"name": "b"}).content.decode()
+    token = re.search(r"<code>(mct_[^<]+)</code>", html).group(1)
+    assert boss.post("/bots/ava/tokens/revoke/", {"prefix": token[:12]}).status_code == 404
+    assert token_verify(token=token).bot == "ben"
+
+
+def test_tokens_are_staff_only(ann, workspace):
+    assert ann.get("/bots/ava/tokens/").status_code == 403
+    assert ann.post("/bots/ava/tokens/", {"name": "x"}).status_code == 403
+    assert "Tokens</a>" not in ann.get("/bots/ava/").content.decode()
+
+
+def test_connect_page_has_snippets_and_api_docs(ann, workspace):
+    html = ann.get("/bots/ava/connect/").content.decode()
+    assert "http://testserver/api/v1/facts" in html and 'href="http://testserver/api/docs"' in html
+    assert "import urllib.request" in html and 'data-copy="curl-ava"' in html
+    assert ann.get("/bots/ava/connect/", **HX).status_code == 200
