@@ -8,7 +8,9 @@ held in a caller's parameter is a rule some caller forgets. Whose rules apply is
   in the text and in every metadata value;
 - the excluded topics of the person a user-scope shard belongs to, and of the person in the room
   (the writer names them), are refused;
-- a learned save (`via=learner`) for a person who paused memory is refused.
+- while a person has paused memory, a learned save (`via=learner`) from a room they are in is
+  refused in any scope, and a bot's save or edit (`via` api, tool or learner) into their own user
+  memory is refused too; the person's own console edits (and staff's) still go through.
 
 The detectors themselves are `memstore.policy`; this module only decides who they apply to.
 """
@@ -18,6 +20,10 @@ from memstore.markdown import FactLine
 from memstore.models import PersonSettings
 from memstore.paths import Shard
 from memstore.policy import excluded_topic, secret_kind
+from memstore.vocabulary import Via
+
+# The ways a bot writes (as opposed to a person in the console, an import, a hand edit).
+BOT_VIAS: tuple[Via, ...] = ("api", "tool", "learner")
 
 # The learner checks the same rules before it asks to write (its plan records why a line was
 # refused by these reasons); a refusal it makes itself is recorded as this error.
@@ -38,9 +44,14 @@ def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str)
     rows = PersonSettings.objects.filter(user__username__in=sorted(people)).values_list(
         "user__username", "paused", "excluded_topics"
     )
+    owner = _owner(shard)
     for name, paused, topics in sorted(rows):
         if paused and via == "learner":
             raise MemoryPaused(f"{name} paused memory: nothing new is learned from them.")
+        if paused and via in BOT_VIAS and name == owner:
+            raise MemoryPaused(
+                f"{name} paused memory: bots may not save anything about them until they resume it."
+            )
         if topic := excluded_topic(fact.text, [str(t) for t in topics or ()]):
             raise TopicExcluded(f"The person asked bots not to remember anything about {topic!r}.")
 

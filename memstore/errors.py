@@ -65,6 +65,13 @@ class MemoryPaused(MemstoreError):
     status = 409
 
 
+class InvalidTopic(MemstoreError):
+    """An excluded topic that cannot be kept (blank, too long, too many)."""
+
+    code = "invalid_topic"
+    status = 422
+
+
 class InvalidQuery(MemstoreError):
     """A search query that cannot be run (blank, or only spaces)."""
 

@@ -3,7 +3,9 @@ and a person's excluded topics stay out of memory altogether. Pure functions, no
 
 Every text is normalised first (NFKC, so full-width and compatibility letters become plain
 ones; zero-width and other invisible format characters removed), so "pass\u200bword" or a
-full-width "ｐａｓｓｗｏｒｄ" is read as "password". The rules themselves live in
+full-width "ｐａｓｓｗｏｒｄ" is read as "password". Excluded topics match whole words in any
+case and any word form: both sides are stemmed (Snowball English), so "divorce" also matches
+"divorced" and "divorcing". The rules themselves live in
 `memstore.secret_rules`. A refusal names the kind of secret ("a password", "a Stripe Access
 Key"), never the secret. This module does not decide which writes are checked: the write path
 that calls it does.
@@ -13,7 +15,12 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
+import snowballstemmer
+
 from memstore.secret_rules import RULES
+
+_WORD = re.compile(r"\w+")
+_STEMMER = snowballstemmer.stemmer("english")
 
 # Zero-width and other invisible characters someone may slip into a word to dodge a rule.
 _INVISIBLE = re.compile(
@@ -47,10 +54,17 @@ def secret_in_meta(meta: Mapping[str, object] | None) -> str | None:
 
 
 def excluded_topic(text: str, topics: list[str]) -> str | None:
-    """The first excluded topic the text mentions (whole words, any case), or None."""
-    lowered = normalise(text).lower()
+    """The first excluded topic the text mentions (whole words, any case, any word form), or
+    None. A topic of several words matches those words in that order, side by side."""
+    stems = _stems(text)
     for topic in topics:
-        words = normalise(topic).strip().lower()
-        if words and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", lowered):
+        wanted = _stems(topic)
+        size = len(wanted)
+        if size and any(stems[i : i + size] == wanted for i in range(len(stems) - size + 1)):
             return topic
     return None
+
+
+def _stems(text: str) -> list[str]:
+    # Word stems of the normalised text: "Divorced" and "divorcing" both read "divorc".
+    return _STEMMER.stemWords(_WORD.findall(normalise(text).lower()))

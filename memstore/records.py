@@ -45,6 +45,12 @@ class StoredFact:
         return len(self.text) > MAX_TEXT_CHARS
 
     @property
+    def room(self) -> str:
+        """The room it was learned in, from its `src=room:<id>/msg:<id>` ("" if not recorded)."""
+        source = self.meta.get("src", "")
+        return source.removeprefix("room:").partition("/")[0] if source.startswith("room:") else ""
+
+    @property
     def scope_kind(self) -> str:
         return self.scope.partition(":")[0]
 

@@ -194,6 +194,26 @@ class LearningForm(forms.Form):
     offset = forms.IntegerField(required=False, min_value=0)
 
 
+class AboutQueryForm(forms.Form):
+    """The About me page's search box and page offset (bad values are dropped)."""
+
+    q = forms.CharField(required=False, max_length=200)
+    offset = forms.IntegerField(required=False, min_value=0, max_value=1_000_000)
+
+
+class ControlForm(forms.Form):
+    """A change of a person's memory controls: pause, resume, exclude or include a topic."""
+
+    action = forms.ChoiceField(choices=_choices(("pause", "resume", "exclude", "include")))
+    topic = forms.CharField(required=False, max_length=200)
+
+
+class FactIdForm(forms.Form):
+    """One fact by identity (forget everywhere)."""
+
+    id = forms.RegexField(regex=anchored(FACT_ID_PATTERN))
+
+
 class ReviewForm(forms.Form):
     """Proposals ("source:ref" each) to accept or reject; a text replaces a single one's."""
 

@@ -1,11 +1,14 @@
-"""Console URLs: login, home, the always-on notes, workspace health, people (staff), and a
-bot's pages (facts, edits, history, fact versions, as of a date, clear, prompt preview, learning,
-files, About me, links, health, proposals)."""
+"""Console URLs: login, home, the always-on notes, workspace health, people (staff), a bot's
+pages (facts, edits, history, fact versions, as of a date, clear, prompt preview, learning,
+files, About me, links, health, proposals), and a person's About me pages (what bots know,
+controls, forget everywhere, export, prompts)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from memoryconsole.web.views import (
+    aboutme,
+    aboutrows,
     adding,
     facts,
     history,
@@ -57,6 +60,19 @@ _BOT_PAGES = [
     ("proposals/decide/", upkeep.proposal_decide, "proposal_decide"),
 ]
 
+# A person's About me pages: (path under people/<person>/, view, name).
+_PERSON_PAGES = [
+    ("", aboutme.about_me_page, "about_page"),
+    ("controls/", aboutme.about_controls, "about_controls"),
+    ("forget/", aboutme.about_forget, "about_forget"),
+    ("export/", aboutme.about_export_file, "about_export"),
+    ("prompts/", aboutme.about_prompts, "about_prompts"),
+    ("row/", aboutrows.about_row, "about_row"),
+    ("edit/", aboutrows.about_edit, "about_edit"),
+    ("delete/", aboutrows.about_delete, "about_delete"),
+    ("undo/", aboutrows.about_undo, "about_undo"),
+]
+
 urlpatterns = [
     path(
         "login/",
@@ -67,6 +83,8 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", home.home_page, name="home"),
+    path("me/", aboutme.about_me_page, name="me"),
+    *(path(f"people/<str:person>/{sub}", view, name=name) for sub, view, name in _PERSON_PAGES),
     path("search/", search.search_page, name="search"),
     path("people/", people.people_page, name="people"),
     path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),

@@ -127,9 +127,9 @@ def test_every_console_view_wears_the_error_policy():
     from memoryconsole.web.urls import urlpatterns
 
     views = {p.name: p.callback for p in urlpatterns if p.name not in ("login", "logout")}
-    # 12; issue 11: notes (9), fact versions (2), as of a date; issue 12: 10; issue 13: 6; erase;
-    # issue 10: people
-    assert len(views) == 41
+    # 12; issue 11: notes (9), fact versions (2), as of a date, About me (/me/ and 9 under
+    # people/<person>/); issue 12: 10; issue 13: 6; erase; issue 10: people
+    assert len(views) == 51
     assert [
         name for name, view in views.items() if not getattr(view, "console_errors", False)
     ] == []

@@ -7,6 +7,9 @@ services, hand the result to the presenters, render.
     rows      one fact row: show, edit, delete, undo
     history   a bot's changes, and restoring a removed fact
     pages     the prompt preview, the learning page and the files page
+    aboutme   a person's About me page, their controls, forget everywhere, export, and what
+              can reach their prompts
+    aboutrows one fact row of About me: show, edit, forget one bot's copy, undo
     upkeep    links graph, health report with fixes, proposals inbox (issue 13)
 
 One view per endpoint, one template per page; an htmx request gets a named partial of the same

@@ -8,12 +8,16 @@ people import                      register everyone with a user-memory folder o
 people rooms [--bot BOT]           rooms as first named (kind, person, first bot)
 people reset-room ROOM             forget a room's kind and person; the next call binds it again
 people editor USERNAME BOT [--remove]  let a console account edit that bot (or stop it)
+
+Memory controls (see `memstore.management.controls`): people pause|resume PERSON,
+people exclude|include PERSON TOPIC, people controls PERSON.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
 from memstore.index import memory_root
+from memstore.management.controls import ControlsMixin
 from memstore.people import (
     editor_add,
     editor_remove,
@@ -26,7 +30,7 @@ from memstore.people import (
 from memstore.rooms import room_reset, rooms_bound
 
 
-class Command(BaseCommand):
+class Command(ControlsMixin, BaseCommand):
     help = "Register people, link them to bots, reset rooms and make console editors."
 
     def add_arguments(self, parser):
@@ -48,6 +52,7 @@ class Command(BaseCommand):
         editor.add_argument("username")
         editor.add_argument("bot")
         editor.add_argument("--remove", action="store_true", help="take the account off")
+        self.add_control_parsers(sub)
 
     def handle(self, *args, action: str, **options):
         try:

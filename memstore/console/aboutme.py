@@ -1,0 +1,156 @@
+"""A person's About me page: everything any bot knows about them, merged across every bot's
+shard of their user memory (`users/<person>/memory/by-agent/*`), which bot wrote each fact, when
+and from which room; the bots that know them; one fact edited, forgotten (one bot's copy, or
+everywhere) and put back.
+
+Whose page a viewer may open is decided here (`about_whom`, from `Viewer.may_see`): their own,
+or anyone's for staff. The person (or staff) changes facts about them here as themselves
+(via=console), whether or not they may edit the bot that wrote them. The controls (pause,
+excluded topics) are `memstore.controls`, the export `memstore.person_export`, what reaches
+prompts `memstore.console.reach`. Nothing here renders; wording is the presenters'.
+"""
+
+from dataclasses import dataclass
+
+from django.db.models import Count
+
+from memstore.activity import fact_writers, shard_history_page
+from memstore.console.viewer import Viewer
+from memstore.errors import FactNotFound, NotAllowed
+from memstore.history import Change
+from memstore.index import index_sync, memory_root
+from memstore.markdown import parse_line
+from memstore.models import Fact
+from memstore.paging import Page
+from memstore.paths import Scope, Shard, locate, scope_shards
+from memstore.records import StoredFact
+from memstore.selectors import fact_find, facts_list
+from memstore.services import fact_edit, fact_forget, fact_restore
+
+PAGE_SIZE = 50
+
+
+@dataclass(frozen=True, slots=True)
+class AboutFact:
+    """A fact about the person: the stored fact, the bot whose shard holds it, the room it was
+    learned in (from its `src=room:…`; "" when not recorded) and who saved it how."""
+
+    fact: StoredFact
+    bot: str
+    room: str
+    by: str
+    via: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotKnowing:
+    """A bot that knows the person: how many facts its shard of their memory holds."""
+
+    bot: str
+    facts: int
+
+
+def about_whom(*, viewer: Viewer, person: str | None) -> str:
+    """Whose About me page this viewer opens: their own, or (staff only) the person named."""
+    if not person or person == viewer.person:
+        return viewer.person
+    if not viewer.may_see(Scope("user", person)):  # the one privacy rule (viewer.py)
+        raise NotAllowed("You can only open your own About me page.")
+    return person
+
+
+def about_facts(*, person: str, q: str = "", offset: int = 0) -> Page[AboutFact]:
+    """Facts about the person from every bot's shard, newest first, searched by `q` (any case)."""
+    page = facts_list(
+        scopes=[Scope("user", person)], contains=q.strip() or None, offset=offset, limit=PAGE_SIZE
+    )
+    writers: dict[Shard, dict] = {}
+    items = []
+    for fact in page.items:
+        by, via = fact.meta.get("by", ""), fact.meta.get("via", "")
+        if not (by or via) and (location := locate(fact.file)) is not None:
+            if location.shard not in writers:
+                writers[location.shard] = fact_writers(root=memory_root(), shard=location.shard)
+            if written := writers[location.shard].get(fact.fact_id):
+                by, via = written.by, written.via
+        items.append(AboutFact(fact=fact, bot=fact.shard_bot, room=fact.room, by=by, via=via))
+    return Page(items=items, total=page.total, offset=page.offset, limit=page.limit)
+
+
+def bots_knowing(*, person: str) -> list[BotKnowing]:
+    """The bots holding a shard of the person's user memory, with their fact counts (synced)."""
+    scope = Scope("user", person)
+    index_sync(scopes=[scope])
+    counts: dict[str, int] = {s.bot: 0 for s in scope_shards(memory_root(), scope)}
+    grouped = Fact.objects.filter(scope_key=str(scope)).values("shard_bot").annotate(n=Count("id"))
+    counts |= {row["shard_bot"]: row["n"] for row in grouped}
+    return [BotKnowing(bot=bot, facts=n) for bot, n in sorted(counts.items())]
+
+
+def forget_everywhere(*, viewer: Viewer, person: str, fact_id: str) -> list[Change]:
+    """Remove a fact about the person from every bot's shard of their memory, as the viewer;
+    FactNotFound if no shard holds it."""
+    scope = Scope("user", about_whom(viewer=viewer, person=person))
+    if not fact_find(scopes=[scope], fact_id=fact_id):
+        raise FactNotFound("No bot holds that fact about you any more.")
+    # fact_forget records any refusal in the failure log itself (once).
+    shards = scope_shards(memory_root(), scope)
+    return fact_forget(shards=shards, fact_id=fact_id, by=viewer.person, via="console")
+
+
+# --- one fact about the person: the person (or staff) edits and forgets it, editor or not ------
+
+
+def _own_shard(viewer: Viewer, person: str, file: str) -> Shard:
+    # The shard of this file, if it belongs to the user memory of the page's person.
+    whom = about_whom(viewer=viewer, person=person)
+    location = locate(file or "")
+    if location is None or location.shard.scope != Scope("user", whom):
+        raise NotAllowed("That file is not part of this person's memory.")
+    return location.shard
+
+
+def about_fact_get(*, viewer: Viewer, person: str, file: str, fact_id: str) -> AboutFact:
+    """One fact about the person in one bot's file (FactNotFound if it is gone)."""
+    shard = _own_shard(viewer, person, file)
+    for fact in fact_find(scopes=[shard.scope], fact_id=fact_id):
+        if fact.file == file:
+            return AboutFact(fact=fact, bot=shard.bot, room=fact.room, by="", via="")
+    raise FactNotFound("That fact is no longer in this file; it may have been removed.")
+
+
+def about_fact_edit(
+    *, viewer: Viewer, person: str, file: str, fact_id: str, text: str, expected_text: str
+) -> AboutFact:
+    """Reword a fact about the person in place, as the viewer (EditConflict if it changed)."""
+    shard = _own_shard(viewer, person, file)
+    stored = fact_edit(
+        shard=shard,
+        fact_id=fact_id,
+        text=text,
+        expected_text=expected_text,
+        by=viewer.person,
+        via="console",
+    )
+    return AboutFact(fact=stored, bot=shard.bot, room=stored.room, by=viewer.person, via="console")
+
+
+def about_fact_forget(*, viewer: Viewer, person: str, file: str, fact_id: str) -> tuple[str, str]:
+    """Forget one bot's copy of a fact about the person; (that bot, the text forgotten)."""
+    shard = _own_shard(viewer, person, file)
+    changes = fact_forget(shards=[shard], fact_id=fact_id, by=viewer.person, via="console")
+    fact = parse_line(changes[0].line)
+    return shard.bot, fact.body if fact else changes[0].line
+
+
+def about_fact_undo(*, viewer: Viewer, person: str, file: str, fact_id: str) -> AboutFact:
+    """Put back the newest removal of this fact from the file's shard."""
+    shard = _own_shard(viewer, person, file)
+    page = shard_history_page(root=memory_root(), shard=shard, limit=200, removed_only=True)
+    removals = [item.change for item in page.items if item.change.fact_id == fact_id]
+    if not removals:
+        raise FactNotFound("There is no recorded removal of that fact to undo.")
+    newest = [c for c in removals if c.at == removals[0].at]
+    restored = [fact_restore(change=c, by=viewer.person, via="console") for c in newest]
+    fact = restored[0]
+    return AboutFact(fact=fact, bot=shard.bot, room=fact.room, by=viewer.person, via="console")
