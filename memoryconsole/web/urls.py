@@ -67,6 +67,7 @@ _PERSON_PAGES = [
     ("forget/", aboutme.about_forget, "about_forget"),
     ("export/", aboutme.about_export_file, "about_export"),
     ("prompts/", aboutme.about_prompts, "about_prompts"),
+    ("unlink/", aboutme.about_unlink, "about_unlink"),
     ("row/", aboutrows.about_row, "about_row"),
     ("edit/", aboutrows.about_edit, "about_edit"),
     ("delete/", aboutrows.about_delete, "about_delete"),

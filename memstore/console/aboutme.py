@@ -16,13 +16,14 @@ from django.db.models import Count
 
 from memstore.activity import fact_writers, shard_history_page
 from memstore.console.viewer import Viewer
-from memstore.errors import FactNotFound, NotAllowed
+from memstore.errors import FactNotFound, NotAllowed, PersonUnknown
 from memstore.history import Change
 from memstore.index import index_sync, memory_root
 from memstore.markdown import parse_line
 from memstore.models import Fact
 from memstore.paging import Page
 from memstore.paths import Scope, Shard, locate, scope_shards
+from memstore.people import person_bots, person_unlink
 from memstore.records import StoredFact
 from memstore.selectors import fact_find, facts_list
 from memstore.services import fact_edit, fact_forget, fact_restore
@@ -44,10 +45,12 @@ class AboutFact:
 
 @dataclass(frozen=True, slots=True)
 class BotKnowing:
-    """A bot that knows the person: how many facts its shard of their memory holds."""
+    """A bot that knows the person: how many facts its shard of their memory holds, and
+    whether it is linked (may act for them now) or only wrote about them before."""
 
     bot: str
     facts: int
+    linked: bool = False
 
 
 def about_whom(*, viewer: Viewer, person: str | None) -> str:
@@ -78,13 +81,30 @@ def about_facts(*, person: str, q: str = "", offset: int = 0) -> Page[AboutFact]
 
 
 def bots_knowing(*, person: str) -> list[BotKnowing]:
-    """The bots holding a shard of the person's user memory, with their fact counts (synced)."""
+    """The bots linked to the person (they may act for them) and the bots holding a shard of
+    their user memory, with their fact counts (synced)."""
     scope = Scope("user", person)
     index_sync(scopes=[scope])
-    counts: dict[str, int] = {s.bot: 0 for s in scope_shards(memory_root(), scope)}
+    linked = set(bots_linked(person=person))
+    counts: dict[str, int] = {bot: 0 for bot in linked}
+    counts |= {s.bot: 0 for s in scope_shards(memory_root(), scope)}
     grouped = Fact.objects.filter(scope_key=str(scope)).values("shard_bot").annotate(n=Count("id"))
     counts |= {row["shard_bot"]: row["n"] for row in grouped}
-    return [BotKnowing(bot=bot, facts=n) for bot, n in sorted(counts.items())]
+    return [BotKnowing(bot=b, facts=n, linked=b in linked) for b, n in sorted(counts.items())]
+
+
+def bots_linked(*, person: str) -> list[str]:
+    """The bots that may act for the person; none for a console account not in the registry."""
+    try:
+        return person_bots(person=person)
+    except PersonUnknown:
+        return []
+
+
+def bot_unlink(*, viewer: Viewer, person: str, bot: str) -> bool:
+    """Stop a bot acting for the person (what it wrote stays, to forget or keep); the person
+    themselves or staff. False if it was not linked."""
+    return person_unlink(person=about_whom(viewer=viewer, person=person), bot=bot)
 
 
 def forget_everywhere(*, viewer: Viewer, person: str, fact_id: str) -> list[Change]:

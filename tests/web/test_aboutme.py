@@ -13,6 +13,17 @@ from memstore.selectors import facts_list
 from tests.helpers import day, texts_on_disk, write_memory
 
 
+def _link_ann(*bots: str) -> None:
+    # "What can reach my prompts" is per bot linked to the person (the registry's links).
+    from memstore.models import Bot
+    from memstore.people import person_add, person_link
+
+    person_add(name="ann", username="ann", exist_ok=True)
+    for bot in bots:
+        Bot.objects.get_or_create(slug=bot)
+        person_link(person="ann", bot=bot)
+
+
 def _ann_memory(root):
     write_memory(
         root,
@@ -144,6 +155,7 @@ def test_what_can_reach_my_prompts_per_bot_and_room_kind(ann, workspace, setting
         "- (2020-01-02) Ann liked the 2020 offsite",
     )
     settings.PROMPT_BUDGETS = {"user": {"recent": (0, 0)}}
+    _link_ann("ava", "ben")
     html = ann.get("/people/ann/prompts/").content.decode()
     sections = html.split('<section class="card reach"')[1:]
     assert [s.split(">")[0] for s in sections] == [
@@ -217,9 +229,25 @@ def test_the_about_you_note_reaches_direct_prompts_only(ann, workspace):
     from memstore.notes import note_save
 
     note_save(kind="you", name="ann", text="Call me Annie. I prefer short answers.")
+    _link_ann("ava", "ben")
     html = ann.get("/people/ann/prompts/").content.decode()
     sections = html.split('<section class="card reach"')[1:]
     assert "Call me Annie." in sections[0]  # ava, direct
     assert "Call me Annie." not in sections[1]
     assert '“About you” note — <span class="why">not this room kind' in sections[1]
     assert "/notes/you/ann/" in ann.get("/me/").content.decode()
+
+
+def test_bots_that_know_me_are_the_linked_bots_and_unlink_stops_the_next_call(ann, workspace):
+    from memstore.people import person_add, person_bots, person_link
+    from memstore.registry import bot_create
+
+    bot_create(slug="cleo")
+    person_add(name="ann", username="ann", exist_ok=True)
+    person_link(person="ann", bot="cleo")  # linked, but has written nothing about ann yet
+    html = ann.get("/me/").content.decode()
+    assert 'aria-label="Unlink cleo"' in html
+    answer = ann.post("/people/ann/unlink/", {"bot": "cleo"})
+    assert answer.status_code == 302
+    assert "cleo" not in person_bots(person="ann")
+    assert 'aria-label="Unlink cleo"' not in ann.get("/me/").content.decode()

@@ -129,7 +129,7 @@ def test_every_console_view_wears_the_error_policy():
     views = {p.name: p.callback for p in urlpatterns if p.name not in ("login", "logout")}
     # 12; issue 11: notes (9), fact versions (2), as of a date, About me (/me/ and 9 under
     # people/<person>/); issue 12: 10; issue 13: 6; erase; issue 10: people
-    assert len(views) == 51
+    assert len(views) == 52
     assert [
         name for name, view in views.items() if not getattr(view, "console_errors", False)
     ] == []

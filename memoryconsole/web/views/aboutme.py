@@ -19,7 +19,9 @@ from memoryconsole.web.views.common import console_view, page_or_partial, url_wi
 from memstore.console.aboutme import (
     about_facts,
     about_whom,
+    bot_unlink,
     bots_knowing,
+    bots_linked,
     forget_everywhere,
 )
 from memstore.console.reach import prompt_reach
@@ -40,7 +42,18 @@ _TOPICS = {"exclude": topic_exclude, "include": topic_include}
 TEMPLATE = "web/about_me.html"
 
 
-_PERSON_URLS = ("page", "controls", "forget", "export", "prompts", "row", "edit", "delete", "undo")
+_PERSON_URLS = (
+    "page",
+    "controls",
+    "forget",
+    "export",
+    "prompts",
+    "unlink",
+    "row",
+    "edit",
+    "delete",
+    "undo",
+)
 
 
 def person_urls(person: str) -> dict[str, str]:
@@ -138,7 +151,7 @@ def about_prompts(request, person: str):
     """For each bot that knows the person and each room kind, what of their memory its prompt
     would hold today, and why the rest stays out."""
     whom = about_whom(viewer=viewer_of(request), person=person)
-    bots = [b.bot for b in bots_knowing(person=whom)]
+    bots = bots_linked(person=whom)
     context = {
         "person": whom,
         "own": whom == viewer_of(request).person,
@@ -147,3 +160,14 @@ def about_prompts(request, person: str):
         "reaches": presenters.reach_views(prompt_reach(person=whom, bots=bots)),
     }
     return render(request, "web/about_prompts.html", context)
+
+
+@console_view("POST")
+def about_unlink(request, person: str):
+    """Stop a bot acting for the person; what it wrote about them stays (forget it here)."""
+    viewer = viewer_of(request)
+    bot = request.POST.get("bot", "")
+    unlinked = bot_unlink(viewer=viewer, person=person, bot=bot)
+    if unlinked:
+        messages.success(request, f"{bot} no longer acts for {person}; what it wrote stays.")
+    return redirect(person_urls(about_whom(viewer=viewer, person=person))["page"])
