@@ -28,6 +28,8 @@ from memstore.vocabulary import (
 )
 
 CALLER: ContextVar[tuple[str, frozenset[str] | None]] = ContextVar("mcp_caller")
+# The request's `X-Room-Ticket` (one JSON-RPC call per request here, so one room per ticket).
+TICKET: ContextVar[str | None] = ContextVar("mcp_room_ticket", default=None)
 
 RoomId = Annotated[str, Field(pattern=anchored(ROOM_PATTERN), description="The conversation's id.")]
 Kind = Annotated[
@@ -86,6 +88,7 @@ def room_context(room_id: str, room_kind: str, person: str | None, projects: lis
         person=person,
         projects=projects,
         joined=joined,
+        ticket=TICKET.get(),
     )
 
 

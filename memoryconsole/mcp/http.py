@@ -21,6 +21,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from memoryconsole.api.body_limit import body_check, max_body_bytes
 from memoryconsole.api.errors import EdgeError
+from memoryconsole.mcp.calls import TICKET
 from memoryconsole.mcp.tools import CALLER, server
 from memstore.tokens import Caller, token_verify
 
@@ -55,7 +56,8 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
             {"WWW-Authenticate": 'Bearer realm="memory"'},
             request_id=_request_id(request.body),
         )
-    status, headers, body = async_to_sync(_serve)(caller, _scope(request), request.body)
+    ticket = request.headers.get("X-Room-Ticket") or None
+    status, headers, body = async_to_sync(_serve)(caller, _scope(request), request.body, ticket)
     response = HttpResponse(body, status=status)
     for name, value in headers:
         if name.lower() not in _SKIPPED_HEADERS:
@@ -114,9 +116,12 @@ def _scope(request: HttpRequest) -> dict:
     }
 
 
-async def _serve(caller: Caller, scope: dict, body: bytes) -> tuple[int, list, bytes]:
+async def _serve(
+    caller: Caller, scope: dict, body: bytes, ticket: str | None
+) -> tuple[int, list, bytes]:
     """Run the SDK's stateless JSON-mode handler for one request and collect its response."""
     CALLER.set((caller.bot, caller.joined))
+    TICKET.set(ticket)
     sent = {"status": 500, "headers": [], "body": bytearray()}
     delivered = False
 

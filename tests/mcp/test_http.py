@@ -3,8 +3,10 @@ rules as the JSON API (one implementation underneath), MCP errors and never data
 
 import re
 
+import httpx2
 import pytest
-from mcp import MCPError
+from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
 
 from tests.helpers import REPO, FakeModel, ok
 from tests.mcp.conftest import DIRECT, GROUP, http_client, run
@@ -200,3 +202,23 @@ def test_the_python_example_in_the_docs(live_server, scout_token):
     found = run(lambda: names["main"](live_server.url + "/mcp", scout_token))
 
     assert [(f["text"], f["scope"]) for f in found] == [("Prefers morning meetings", "user")]
+
+
+def test_room_tickets_are_required_when_the_deployment_wants_them(
+    live_server, scout_token, settings
+):
+    from memstore.rooms import room_ticket
+
+    settings.ROOM_TICKET_KEY = "k" * 32
+    ticket = room_ticket(key="k" * 32, bot="scout", room_id="team", kind="group")
+
+    async def call(headers: dict):
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {scout_token}", **headers}) as h,
+            Client(streamable_http_client(live_server.url + "/mcp", http_client=h)) as client,
+        ):
+            return await client.call_tool("recall", {**GROUP, "query": "jazz"})
+
+    refused = run(lambda: call({}))
+    assert refused.is_error and "ticket_missing:" in refused.content[0].text
+    assert not run(lambda: call({"X-Room-Ticket": ticket})).is_error
