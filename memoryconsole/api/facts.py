@@ -91,21 +91,7 @@ def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Quer
     projects in play, and the legacy memory of this group room. Hidden facts are not listed.
     With `as_of`, the facts held at the end of that day, replayed from history."""
     ctx = context_of(request, room)
-    if filters.as_of is not None:
-        page = bot_facts_as_of(
-            ctx=ctx,
-            day=filters.as_of,
-            scope=filters.scope,
-            project=filters.project,
-            tier=filters.tier,
-            month=filters.month,
-            contains=filters.q,
-            offset=filters.offset,
-            limit=filters.limit,
-        )
-        return FactPageOut.of(page)
-    page = bot_facts_list(
-        ctx=ctx,
+    where = dict(
         scope=filters.scope,
         project=filters.project,
         tier=filters.tier,
@@ -114,6 +100,10 @@ def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Quer
         offset=filters.offset,
         limit=filters.limit,
     )
+    if filters.as_of is not None:
+        page = bot_facts_as_of(ctx=ctx, day=filters.as_of, **where)
+    else:
+        page = bot_facts_list(ctx=ctx, **where)
     return FactPageOut.of(page)
 
 

@@ -7,13 +7,11 @@ from ninja import Header, Query, Router
 from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import (
-    BlockOut,
     ChangesIn,
     ChangesOut,
     ContextHeaders,
     FactOut,
     LinkOut,
-    NoteOut,
     PromptOut,
     PromptQuery,
     RecallOut,
@@ -69,21 +67,7 @@ def prompt_section(request: HttpRequest, room: Header[ContextHeaders], params: Q
     budget. Never waits past the time budget (`stale`, `memory`); with `as_of`, the section as it
     was at the end of that day."""
     answer = prompt_answer(ctx=context_of(request, room), as_of=params.as_of)
-    return PromptOut(
-        text=answer.text,
-        notes=[NoteOut.of(n) for n in answer.notes],
-        stale=answer.stale,
-        memory=answer.memory,
-        blocks=[
-            BlockOut(
-                title=b.title,
-                scope=str(b.scope),
-                facts=[FactOut.of(f) for f in b.facts],
-                left_out=b.left_out,
-            )
-            for b in answer.section.blocks
-        ],
-    )
+    return PromptOut.of(answer)
 
 
 @router.post(

@@ -15,7 +15,6 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from memoryconsole.api.schemas import (
-    BlockOut,
     EditIn,
     ExchangeIn,
     ExchangeOut,
@@ -24,7 +23,6 @@ from memoryconsole.api.schemas import (
     ForgetIn,
     ForgetOut,
     ListFilters,
-    NoteOut,
     PromptOut,
     RecallOut,
     RecallQuery,
@@ -263,21 +261,7 @@ async def prompt_section(
 
     def call() -> PromptOut:
         answer = prompt_answer(ctx=room_context(room_id, room_kind, person, projects))
-        return PromptOut(
-            text=answer.text,
-            notes=[NoteOut.of(n) for n in answer.notes],
-            stale=answer.stale,
-            memory=answer.memory,
-            blocks=[
-                BlockOut(
-                    title=b.title,
-                    scope=str(b.scope),
-                    facts=[FactOut.of(f) for f in b.facts],
-                    left_out=b.left_out,
-                )
-                for b in answer.section.blocks
-            ],
-        )
+        return PromptOut.of(answer)
 
     return await run_call(call)
 

@@ -101,6 +101,25 @@ class PromptOut(Out):
     stale: bool = Field(False, description=_STALE)
     memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
 
+    @classmethod
+    def of(cls, answer: Any) -> "PromptOut":
+        """The answer of `memstore.prompt_budget.prompt_answer`, as the API and MCP send it."""
+        return cls(
+            text=answer.text,
+            notes=[NoteOut.of(n) for n in answer.notes],
+            stale=answer.stale,
+            memory=answer.memory,
+            blocks=[
+                BlockOut(
+                    title=b.title,
+                    scope=str(b.scope),
+                    facts=[FactOut.of(f) for f in b.facts],
+                    left_out=b.left_out,
+                )
+                for b in answer.section.blocks
+            ],
+        )
+
 
 class ChangesIn(StrictIn):
     previous: Text = Field(max_length=200_000, description="The section text you built before.")
