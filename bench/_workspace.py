@@ -13,9 +13,11 @@ and `docs_section_write` to replace one benchmark's section of docs/benchmarks.m
 """
 
 import os
+import re
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -101,30 +103,134 @@ def isolated_workspace(name: str) -> Iterator[Path]:
             connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
-def vectors_composed(embedder, parts: list[str]) -> int:
+def vectors_composed(embedder, parts: list[str], *, chunk: int = 20_000) -> int:
     """Store, for every indexed fact without a vector, the normalised sum of the real vectors
     of the template parts its text contains: a few dozen model runs instead of one per fact
     (an hour for 100,000 on a loaded 2-core box). Cosines to a bench's questions land where real
     ones do, so the relevance floor keeps a realistic number of hits. For timing only, never
-    for quality. Returns how many vectors it stored."""
+    for quality. Stored with binary COPY, `chunk` facts at a time (progress on stderr); returns
+    how many vectors it stored."""
     import numpy as np
+    from django.db import connection
 
-    from memstore.models import Embedding, Fact
-    from memstore.recall.vectors import _store
+    table = np.stack([embedder.embed_passages([part])[0] for part in parts]).astype(np.float32)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT ON (f.fact_id) f.fact_id, f.text FROM memstore_fact f "
+            "WHERE NOT EXISTS (SELECT 1 FROM memstore_embedding e "
+            "WHERE e.model = %s AND e.fact_id = f.fact_id)",
+            [embedder.name],
+        )
+        missing = cursor.fetchall()
+    stored = 0
+    for start in range(0, len(missing), chunk):
+        rows = missing[start : start + chunk]
+        hits = np.zeros((len(rows), len(parts)), dtype=np.float32)
+        for i, (_, text) in enumerate(rows):
+            for j, part in enumerate(parts):
+                if part in text:
+                    hits[i, j] = 1.0
+        keep = hits.any(axis=1)
+        vectors = hits[keep] @ table
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        ids = [row[0] for row, kept in zip(rows, keep, strict=True) if kept]
+        vectors_copy(embedder.name, ids, vectors)
+        stored += len(ids)
+        if len(missing) > chunk:
+            log(f"  vectors: {start + len(rows):,}/{len(missing):,}")
+    return stored
 
-    vectors = {part: embedder.embed_passages([part])[0] for part in parts}
-    have = set(Embedding.objects.filter(model=embedder.name).values_list("fact_id", flat=True))
-    texts = dict(Fact.objects.exclude(fact_id__in=have).values_list("fact_id", "text"))
-    ids, rows = [], []
-    for fact_id, text in texts.items():
-        found = [vector for part, vector in vectors.items() if part in text]
-        if found:
-            total = np.sum(found, axis=0)
-            ids.append(fact_id)
-            rows.append(total / np.linalg.norm(total))
-    for start in range(0, len(ids), 5000):
-        _store(embedder, ids[start : start + 5000], np.asarray(rows[start : start + 5000]))
-    return len(ids)
+
+def vectors_copy(model: str, fact_ids: list[str], vectors) -> None:
+    """Insert these (new) vectors with one binary COPY: far faster than INSERTs of text
+    literals, and pgvector's text parser is skipped too."""
+    import struct
+
+    from django.db import connection
+
+    from memstore.recall.vectors import _storage
+
+    dim = vectors.shape[1]
+    if _storage() == "vector":  # vector_recv: int16 dim, int16 unused, big-endian float4
+        packed, vec_head = vectors.astype(">f4"), struct.pack(">hh", dim, 0)
+    else:
+        packed, vec_head = vectors.astype("<f4"), b""
+    name = model.encode()
+    lead = struct.pack(">hi", 4, len(name)) + name
+    dim_field = struct.pack(">ii", 4, dim)
+    vec_len = struct.pack(">i", len(vec_head) + 4 * dim)
+    chunks = [b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)]
+    for fact_id, vector in zip(fact_ids, packed, strict=True):
+        ident = fact_id.encode()
+        chunks.append(lead + struct.pack(">i", len(ident)) + ident + dim_field + vec_len + vec_head)
+        chunks.append(vector.tobytes())
+    chunks.append(struct.pack(">h", -1))
+    sql = "COPY memstore_embedding (model, fact_id, dim, vector) FROM STDIN (FORMAT BINARY)"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        copy.write(b"".join(chunks))
+
+
+def ann_index_drop(model: str) -> bool:
+    """Drop the model's HNSW index (bulk loads through it crawl); True if there was one."""
+    from django.db import connection
+
+    from memstore.recall.vectors import ANN_INDEXES
+
+    if model not in ANN_INDEXES:
+        return False
+    name, _ = ANN_INDEXES[model]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [name])
+        if cursor.fetchone() is None:
+            return False
+        cursor.execute(f'DROP INDEX "{name}"')
+    return True
+
+
+def ann_index_restore(model: str, work_mem: str = "4GB") -> float | None:
+    """Create the model's HNSW index as its migration does, if pgvector is there and the index
+    is missing; seconds it took (None: nothing to do). Progress on stderr every 30 s."""
+    import importlib
+    import threading
+
+    from django.db import connection
+
+    from memstore.recall.vectors import ANN_INDEXES, _storage
+
+    if model not in ANN_INDEXES or _storage() != "vector":
+        return None
+    name, _ = ANN_INDEXES[model]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [name])
+        if cursor.fetchone() is not None:
+            return None
+    migration = importlib.import_module("memstore.migrations.0008_embedding_one_text_per_run")
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(30):
+            with connection.cursor() as cursor:  # this thread's own connection
+                cursor.execute(
+                    "SELECT phase, blocks_done, blocks_total, tuples_done "
+                    "FROM pg_stat_progress_create_index"
+                )
+                for phase, blocks, total, tuples in cursor.fetchall():
+                    log(f"  {name}: {phase}, blocks {blocks:,}/{total:,}, tuples {tuples:,}")
+        connection.close()
+
+    log(f"creating {name} (HNSW; maintenance_work_mem {work_mem})")
+    watcher = threading.Thread(target=watch, daemon=True)
+    started = time.perf_counter()
+    watcher.start()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET maintenance_work_mem = '{work_mem}'")
+            cursor.execute(migration._INDEX.format(name=name, model=model))
+            cursor.execute("RESET maintenance_work_mem")
+    finally:
+        done.set()
+        watcher.join()
+    return time.perf_counter() - started
 
 
 # --- timing ----------------------------------------------------------------------------------
@@ -145,19 +251,28 @@ def p95_ms(samples_ms: list[float]) -> float:
 # --- output ----------------------------------------------------------------------------------
 
 
-def docs_section_write(heading: str, body: str) -> None:
-    """Replace the section `heading` of docs/benchmarks.md with `body` (appended when missing);
-    other sections, and notes after NOTES_MARK in this one, stay as they are."""
+def docs_section_write(heading: str, body: str, *, under: str = "") -> None:
+    """Replace the section `heading` of docs/benchmarks.md with `body` (appended when missing,
+    at the end of the section `under` when given); it ends at the next heading of its level or
+    above. Other sections, and notes after NOTES_MARK in this one, stay as they are."""
     text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n"
+    level = len(heading) - len(heading.lstrip("#"))
     notes = ""
     if heading in text:
         head, _, rest = text.partition(heading)
-        following = rest.find("\n## ")
-        old, tail = (rest[:following], rest[following + 1 :]) if following != -1 else (rest, "")
+        following = re.search(rf"\n#{{2,{level}}} ", rest)
+        old, tail = (
+            (rest[: following.start()], rest[following.start() + 1 :]) if following else (rest, "")
+        )
         if NOTES_MARK in old:
             notes = "\n" + NOTES_MARK + old.split(NOTES_MARK, 1)[1].rstrip() + "\n"
+    elif under and under in text:
+        start = text.index(under) + len(under)
+        following = re.compile(rf"\n#{{2,{level - 1}}} ").search(text, start)
+        cut = following.start() + 1 if following else len(text)
+        head, tail = text[:cut].rstrip() + "\n\n", text[cut:]
     else:
-        head, tail = text.rstrip() + "\n\n", ""
+        head, tail = text.rstrip() + "\n\n" + (f"{under}\n\n" if under else ""), ""
     section = f"{heading}\n\n{body.strip()}\n{notes}"
     DOCS.parent.mkdir(exist_ok=True)
     DOCS.write_text(head + section + ("\n" + tail if tail else ""), encoding="utf-8")

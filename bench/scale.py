@@ -1,0 +1,307 @@
+"""A million facts (issue 15): recall, the prompt, the console and a no-op sync as the workspace
+around one bot grows.
+
+    python -m bench scale [--sizes 100000,1000000] [--runs 3] [--samples 20] [--explain]
+                          [--no-write]
+
+Each size is a workspace of its own (database `memstore_bench_scale_<size>`, files under
+./var/bench/scale-<size>), measured in a child process of this run, one size after the other.
+Per 100,000 facts: 10 bots × 7,000 own facts, 5 people × 2,000 (two bots' shards of 1,000) and 4
+projects × 5,000 (three writing bots' shards), so 1,000,000 has 100 bots, 50 people and 40
+projects. The benched bot `bot-000`, in a direct room with `person-00` and projects `proj-00` and
+`proj-01` in play, reads 19,000 facts at every size (below recall's exact-scan limit,
+`ANN_MIN_FACTS`): only the workspace around it grows. Its facts are `bench recall`'s texts, the
+same at every size; the rest are the same templates with a place added, so every fact is
+distinct. Sizes under 100,000 keep the counts and shrink every scope (for trying the bench).
+
+Timed per size, one warm-up call first, then --samples calls per run over --runs runs: the
+median of the per-run medians and of the per-run p95s, and the SQL statements of one call:
+1. `recall_search` end to end, hybrid with a new question (query-vector cache cleared), and
+   words only;
+2. the prompt section (`prompt_answer`, what `GET /api/v1/prompt` calls);
+3. the console's bot page (full page) and a search keystroke on it (htmx partial, `?q=`),
+   through Django's test client as a logged-in staff person;
+4. a no-op `index_sync` of the bot's readable scopes, and of every scope (`all_scopes`, as
+   `manage.py recall_embed` and the forgotten-facts pass do).
+
+The first run at a size writes the tree, rebuilds the index and stores composed vectors
+(`vectors_composed`, timing only) with pgvector's HNSW index dropped, then recreates it; every
+step is timed and kept in ./var/bench/scale-<size>/.complete, and later runs reuse all of it.
+`--explain` prints EXPLAIN ANALYZE of the sync query, the lexical statement and the console's
+statements. Progress goes to stderr, the tables to stdout and (unless --no-write) to
+docs/benchmarks.md under "### A million facts".
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import date
+
+from bench._scale import ensure, hnsw_restore
+from bench._workspace import REPO, docs_section_write, log
+
+PARENT = "## Recall in fewer round trips, the API, a million facts (issue 15)"
+HEADING = "### A million facts"
+KEY_PHRASES = ["lisbon flight", "offsite budget", "sql migration", "hotel near the venue"]
+ROWS = {  # key: (label, target note)
+    "hybrid": ("recall, hybrid, new question", "API"),
+    "lexical": ("recall, words only", "API"),
+    "prompt": ("prompt section (`prompt_answer`)", "API"),
+    "page": ("console bot page (full page)", "console"),
+    "keystroke": ("console search keystroke (htmx partial)", "console"),
+    "sync_bot": ("no-op sync, the bot's 4 readable scopes", ""),
+    "sync_all": ("no-op sync, every scope", ""),
+}
+
+
+# --- measuring (in the child process for one size) ------------------------------------------
+
+
+def keystrokes() -> list[str]:
+    """What a person types into the bot page's search box, one letter at a time."""
+    return [phrase[:n] for phrase in KEY_PHRASES for n in range(2, len(phrase) + 1)]
+
+
+def subjects(spec: dict) -> dict:
+    """The timed calls, by ROWS key; each takes one argument (a question or typed text)."""
+    from urllib.parse import quote
+
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from memstore.access import readable_scopes
+    from memstore.index import index_sync, memory_root
+    from memstore.paths import all_scopes
+    from memstore.prompt_budget import prompt_answer
+    from memstore.recall.query_vectors import query_vectors_clear
+    from memstore.recall.search import recall_search
+    from memstore.selectors import context_build
+
+    ctx = context_build(
+        bot=spec["bot"],
+        room_id="bench-room",
+        room_kind="direct",
+        person=spec["person"],
+        projects=spec["projects"],
+    )
+    scopes = readable_scopes(ctx)
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "testserver"]
+    person, _ = get_user_model().objects.get_or_create(
+        username="bench-scale", defaults={"is_staff": True}
+    )
+    client = Client()
+    client.force_login(person)
+    page = f"/bots/{spec['bot']}/"
+
+    def get(url: str, **headers) -> None:
+        response = client.get(url, **headers)
+        assert response.status_code == 200, (url, response.status_code)
+
+    def hybrid(question: str) -> None:
+        query_vectors_clear()  # a new question: the model runs
+        recall_search(ctx=ctx, query=question)
+
+    def keystroke(typed: str) -> None:
+        query_vectors_clear()  # every keystroke is new text
+        get(f"{page}?q={quote(typed)}", HTTP_HX_REQUEST="true")
+
+    def sync(scopes_now) -> None:
+        assert index_sync(scopes=scopes_now()).changed == 0, "the sync was not a no-op"
+
+    return {
+        "hybrid": hybrid,
+        "lexical": lambda q: recall_search(ctx=ctx, query=q, mode="lexical"),
+        "prompt": lambda _: prompt_answer(ctx=ctx),
+        "page": lambda _: get(page),
+        "keystroke": keystroke,
+        "sync_bot": lambda _: sync(lambda: scopes),
+        "sync_all": lambda _: sync(lambda: all_scopes(memory_root())),
+    }
+
+
+def measure(spec: dict, runs: int, samples: int) -> dict:
+    """Per ROWS key: median of the per-run medians and p95s (ms), and one call's statements."""
+    import random
+    import statistics
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from bench._workspace import p95_ms
+    from bench.recall import questions
+
+    calls = subjects(spec)
+    typed = keystrokes()
+    statements = {}
+    for key, call in calls.items():
+        call("warm up")  # loads this process's vectors, vocabulary, templates
+        with CaptureQueriesContext(connection) as captured:
+            call(typed[-1] if key == "keystroke" else "who booked the offsite budget")
+        statements[key] = len(captured)
+    per_run: dict[str, list[tuple[float, float]]] = {key: [] for key in calls}
+    rng = random.Random(11)
+    for run in range(runs):
+        asked = questions(rng, samples)
+        for key, call in calls.items():
+            args = asked
+            if key == "keystroke":  # `samples` keystrokes, the next ones each run
+                args = [typed[(run * samples + i) % len(typed)] for i in range(samples)]
+            if key == "sync_all":
+                args = args[: max(3, samples // 4)]  # every file of the workspace: fewer
+            times = []
+            for arg in args:
+                started = time.perf_counter()
+                call(arg)
+                times.append((time.perf_counter() - started) * 1000)
+            per_run[key].append((statistics.median(times), p95_ms(times)))
+        log(
+            f"run {run + 1}/{runs}: "
+            + ", ".join(f"{key} {values[-1][0]:.1f}" for key, values in per_run.items())
+            + " ms"
+        )
+    return {
+        key: {
+            "p50": statistics.median(m for m, _ in values),
+            "p95": statistics.median(p for _, p in values),
+            "statements": statements[key],
+        }
+        for key, values in per_run.items()
+    }
+
+
+def child(size: int, runs: int, samples: int, explain: bool, hnsw_first: bool) -> None:
+    """Build or reuse the workspace of one size, measure it, print the results as JSON."""
+    state = ensure(size, hnsw_first=hnsw_first)
+    if explain:
+        from bench._scale import explain_all
+
+        explain_all(state["spec"], subjects(state["spec"]))
+    started = time.perf_counter()
+    load_before = os.getloadavg()[0]
+    rows = measure(state["spec"], runs, samples)
+    load_after = os.getloadavg()[0]
+    if not hnsw_first and (seconds := hnsw_restore(size)) is not None:
+        state["build"]["hnsw_s"] = seconds
+    print(
+        json.dumps(
+            state
+            | {
+                "rows": rows,
+                "measure_s": time.perf_counter() - started,
+                "load": [load_before, load_after],
+            }
+        )
+    )
+
+
+# --- the run over every size -----------------------------------------------------------------
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench scale", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--sizes", default="100000,1000000", help="workspace sizes, in facts")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=20, help="calls per row and run")
+    parser.add_argument("--explain", action="store_true", help="print the statements' plans")
+    parser.add_argument(
+        "--hnsw",
+        choices=["first", "after"],
+        default="first",
+        help="recreate a dropped HNSW index before measuring, or after (figures sooner)",
+    )
+    parser.add_argument("--no-write", action="store_true", help="leave docs/benchmarks.md")
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child, args.runs, args.samples, args.explain, args.hnsw == "first")
+        return 0
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")]
+    results = {}
+    for size in sizes:
+        log(f"== {size:,} facts ==")
+        started = time.perf_counter()
+        command = [sys.executable, "-m", "bench", "scale", "--child", str(size)]
+        command += ["--runs", str(args.runs), "--samples", str(args.samples)]
+        command += ["--hnsw", args.hnsw] + (["--explain"] if args.explain else [])
+        proc = subprocess.run(
+            command,
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.PIPE,
+            text=True,
+            check=True,
+        )
+        *plans, last = proc.stdout.strip().splitlines()
+        if plans:
+            print("\n".join(plans))
+        results[size] = json.loads(last)
+        log(f"== {size:,} facts: {time.perf_counter() - started:.0f} s in all ==")
+    text = report(results, args.runs, args.samples)
+    print(text)
+    if not args.no_write:
+        docs_section_write(HEADING, text, under=PARENT)
+    return 0
+
+
+def _short(n: int) -> str:
+    return f"{n // 1_000_000}M" if n % 1_000_000 == 0 else f"{n // 1000:,}k"
+
+
+def _seconds(build: dict, key: str) -> str:
+    return f"{build[key]:.0f}" if build.get(key) is not None else "—"
+
+
+def report(results: dict, runs: int, samples: int) -> str:
+    """The section's text: the timings per size, their ratio, and how each workspace was built."""
+    sizes = sorted(results)
+    low, high = sizes[0], sizes[-1]
+    lines = [
+        f"Command: `python -m bench scale --sizes {','.join(map(str, sizes))} --runs {runs} "
+        f"--samples {samples}`, {date.today()}, on the shared 2-core box, each size in a fresh "
+        f"process. Median of {runs} runs' medians over {samples} calls each (p95: median of the "
+        "runs' p95s); in brackets, the SQL statements of one call. Targets (issue 15): the "
+        "console and the API within 2× of their 100,000-fact figures.",
+        "",
+    ]
+    for size in sizes:
+        r = results[size]
+        hnsw = "present" if r["hnsw_present"] else "dropped (recreated after measuring)"
+        lines.append(
+            f"- {size:,} facts: {r['shape']}; the bot reads {r['searched']:,} facts in 4 scopes "
+            f"({r['searched'] / r['facts']:.1%} of the workspace; vectors: {r['vector_path']}; "
+            f"HNSW index {hnsw}); load average {r['load'][0]:.1f} before measuring, "
+            f"{r['load'][1]:.1f} after."
+        )
+    head = " | ".join(f"{s:,} p50 / p95 ms" for s in sizes)
+    ratio = f" {_short(high)} ÷ {_short(low)} p50 |" if high != low else ""
+    lines += ["", f"| what | {head} |{ratio} target |"]
+    lines.append("| --- |" + " ---: |" * (len(sizes) + bool(ratio)) + " --- |")
+    for key, (label, kind) in ROWS.items():
+        rows = [results[size]["rows"][key] for size in sizes]
+        cells = " | ".join(f"{r['p50']:.1f} / {r['p95']:.1f} ({r['statements']})" for r in rows)
+        factor = rows[-1]["p50"] / rows[0]["p50"]
+        target = f"{kind}: ≤ 2×" if kind else ""
+        if kind and ratio:
+            target += " met" if factor <= 2 else " **missed**"
+        lines.append(f"| {label} | {cells} |{f' {factor:.2f}× |' if ratio else ''} {target} |")
+    lines += [
+        "",
+        "How each workspace was built (by the run that built it; later runs reuse it):",
+        "",
+        "| facts | files | built on | write the tree s | rebuild the index s "
+        "| compose + COPY vectors s | HNSW index s |",
+        "| ---: | ---: | --- | ---: | ---: | ---: | ---: |",
+    ]
+    for size in sizes:
+        b = results[size]["build"]
+        lines.append(
+            f"| {size:,} | {b['files']:,} | {b['date']} | {_seconds(b, 'write_s')} | "
+            f"{_seconds(b, 'rebuild_s')} | {_seconds(b, 'vectors_s')} | {_seconds(b, 'hnsw_s')} |"
+        )
+    return "\n".join(lines) + "\n"
