@@ -49,7 +49,7 @@ KEY_PHRASES = ["lisbon flight", "offsite budget", "sql migration", "hotel near t
 ROWS = {  # key: (label, target note)
     "hybrid": ("recall, hybrid, new question", "API"),
     "lexical": ("recall, words only", "API"),
-    "prompt": ("prompt section (`prompt_answer`)", "API"),
+    "prompt": ("prompt section (`prompt_answer`, as `GET /api/v1/prompt`)", "API"),
     "page": ("console bot page (full page)", "console"),
     "keystroke": ("console search keystroke (htmx partial)", "console"),
     "sync_bot": ("no-op sync, the bot's 4 readable scopes", ""),
@@ -254,7 +254,7 @@ def _short(n: int) -> str:
 
 
 def _seconds(build: dict, key: str) -> str:
-    return f"{build[key]:.0f}" if build.get(key) is not None else "—"
+    return f"{build[key]:.1f}" if build.get(key) is not None else "—"
 
 
 def report(results: dict, runs: int, samples: int) -> str:
