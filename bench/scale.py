@@ -109,13 +109,17 @@ def subjects(spec: dict) -> dict:
         query_vectors_clear()  # every keystroke is new text
         get(f"{page}?q={quote(typed)}", HTTP_HX_REQUEST="true")
 
+    def prompt(_: str) -> None:
+        answer = prompt_answer(ctx=ctx)
+        assert (answer.memory, answer.stale) == ("ok", False), "the prompt was not built in time"
+
     def sync(scopes_now) -> None:
         assert index_sync(scopes=scopes_now()).changed == 0, "the sync was not a no-op"
 
     return {
         "hybrid": hybrid,
         "lexical": lambda q: recall_search(ctx=ctx, query=q, mode="lexical"),
-        "prompt": lambda _: prompt_answer(ctx=ctx),
+        "prompt": prompt,
         "page": lambda _: get(page),
         "keystroke": keystroke,
         "sync_bot": lambda _: sync(lambda: scopes),
