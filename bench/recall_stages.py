@@ -21,6 +21,8 @@ STAGES = {
         "memstore.recall.search",
         "_terms_and_versions",
     ),
+    "scope snapshots (in process)": ("memstore.recall.search", "snapshots_current"),
+    "words (in process)": ("memstore.recall.search", "word_rank"),
     "query embedding (model run)": (None, "embed_query"),
     "waiting for the query vector": ("concurrent.futures", "Future.result"),
     "meaning (versions + matrix product)": ("memstore.recall.search", "vectors_search"),

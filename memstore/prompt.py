@@ -289,7 +289,8 @@ _BLOCK_SQL = """
                CASE WHEN f.visibility = 'private' THEN %s
                     WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
                     ELSE 'context' END AS visibility
-        FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id
+        FROM memstore_fact f
+        JOIN memstore_memoryfile m ON m.id = f.file_id AND m.scope_key = %s
         WHERE f.scope_key = %s
         ORDER BY f.fact_id, f.day DESC, f.shard_bot, m.path
     ),
@@ -306,7 +307,7 @@ _BLOCK_SQL = """
 
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False) -> BlockInput:
     # Outside direct rooms a private fact is as good as hidden: not shown, not counted.
-    args = ["context" if private else "hidden", str(scope)]
+    args = ["context" if private else "hidden", str(scope), str(scope)]
     with connection.cursor() as cursor:
         cursor.execute(_BLOCK_SQL, [*args, budgets["profile"].facts, budgets["recent"].facts])
         rows = cursor.fetchall()
@@ -329,14 +330,16 @@ def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
     """Which of these identities are still in memory, merged across shards and not hidden."""
     if not fact_ids:
         return set()
+    keys = [str(scope) for scope in scopes]
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT fact_id FROM (SELECT DISTINCT ON (f.scope_key, f.fact_id) f.fact_id,"
-            " f.visibility FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
+            " f.visibility FROM memstore_fact f"
+            " JOIN memstore_memoryfile m ON m.id = f.file_id AND m.scope_key = ANY(%s)"
             " WHERE f.scope_key = ANY(%s) AND f.fact_id = ANY(%s)"
             " ORDER BY f.scope_key, f.fact_id, f.day DESC, f.shard_bot, m.path) newest"
             " WHERE visibility <> 'hidden'",
-            [[str(scope) for scope in scopes], sorted(fact_ids)],
+            [keys, keys, sorted(fact_ids)],
         )
         return {row[0] for row in cursor.fetchall()}
 

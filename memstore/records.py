@@ -64,6 +64,11 @@ STORED_COLUMNS = (
     "f.fact_id, f.day, f.text, f.tier, f.scope_key, f.shard_bot, m.path, f.rank, f.visibility,"
     " f.meta, f.position"
 )
+# The same columns for a query that loads a few facts by row id without joining their files:
+# each path is looked up by the file's primary key (a join would hash the whole file table).
+STORED_COLUMNS_BY_ROW = STORED_COLUMNS.replace(
+    "m.path", "(SELECT m.path FROM memstore_memoryfile m WHERE m.id = f.file_id)"
+)
 
 
 def stored_from_values(values: tuple) -> StoredFact:

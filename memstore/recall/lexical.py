@@ -22,7 +22,7 @@ from typing import Literal
 from django.db import connection
 
 from memstore.paths import Scope
-from memstore.records import STORED_COLUMNS, StoredFact, stored_from_values
+from memstore.records import STORED_COLUMNS_BY_ROW, StoredFact, stored_from_values
 
 MAX_TERMS = 32
 BM25_K1 = 1.2
@@ -119,15 +119,16 @@ def lexical_search(
     """Rows of these scopes sharing any term, best first (ties: newer, then by identity,
     scope and shard, so the order never depends on the order rows were indexed in).
     `matched` counts the distinct facts that passed the relevance floor (a score above zero: a
-    word too common to count does not make a match) or are among the `also` rows (found another
-    way), so a caller learns the size of the union in the same round trip."""
+    word too common to count does not make a match) or are among the visible `also` rows (found
+    another way), so a caller learns the size of the union in the same round trip; the `also`
+    rows are loaded too but do not change the ranking."""
     if not terms and not also:
         return LexicalResult(hits=[], matched=0)
     keys = [str(scope) for scope in scopes]
     flag_params = [term.param for term in terms]
     sql = _lexical_sql(terms, include_hidden=include_hidden)
     also = list(also)
-    params = [*flag_params, keys, *flag_params, also, keys, limit, also, also]
+    params = [*flag_params, keys, *flag_params, keys, limit, also, also, keys]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -159,7 +160,7 @@ def _weight_sql(count: int) -> tuple[str, str, str]:
 def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
     count = len(terms)
     flags = "".join(f", {_match(term)} AS m{i}" for i, term in enumerate(terms))
-    any_term = " OR ".join([_match(term) for term in terms] + ["f.id = ANY(%s)"])
+    any_term = " OR ".join(_match(term) for term in terms) or "false"
     hidden = "" if include_hidden else "AND f.visibility <> 'hidden'"
     # Document frequencies come from the candidates themselves: every fact holding a term
     # is a candidate. Each matching term adds BM25's idf; a fact's term frequency is taken as 1
@@ -202,12 +203,15 @@ def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
                          shard_bot COLLATE "C", id) AS rk
             FROM top
         ),
-        wanted AS (SELECT id FROM top UNION SELECT unnest(%s::bigint[]))
-        SELECT r.id, r.fact_id, r.day, r.score, mc.matched, f.id, {STORED_COLUMNS}
-        FROM (SELECT count(DISTINCT fact_id) AS matched FROM scored
-              WHERE score > 0 OR id = ANY(%s)) mc
-        LEFT JOIN (wanted w JOIN memstore_fact f ON f.id = w.id
-                   JOIN memstore_memoryfile m ON m.id = f.file_id) ON true
+        wanted AS (SELECT id FROM top UNION SELECT unnest(%s::bigint[])),
+        found AS (
+            SELECT fact_id FROM scored WHERE score > 0
+            UNION SELECT f.fact_id FROM memstore_fact f
+            WHERE f.id = ANY(%s) AND f.scope_key = ANY(%s) {hidden}
+        )
+        SELECT r.id, r.fact_id, r.day, r.score, mc.matched, f.id, {STORED_COLUMNS_BY_ROW}
+        FROM (SELECT count(*) AS matched FROM found) mc
+        LEFT JOIN (wanted w JOIN memstore_fact f ON f.id = w.id) ON true
         LEFT JOIN ranked r ON r.id = f.id
         ORDER BY r.rk NULLS LAST, f.id
     """

@@ -8,9 +8,11 @@ the answer says how many more matched. Hidden facts are left out unless a person
 (`include_hidden`, the console).
 
 Three statements for a warm search: the sync's stat check; the query's terms together with the
-searched scopes' versions; and the lexical ranking, which also loads every row either side can
-contribute. The query is embedded on another thread meanwhile (a recent query's vector is
-remembered, see `query_vectors`); the nearest vectors are found in this process.
+searched scopes' versions; and loading the facts to show. In between, both sides rank in this
+process over the scopes' snapshots (`snapshot`, `word_rank`, `matrices`), which a changed scope
+refreshes file by file. A search over more facts than a process holds is ranked by Postgres
+instead (`lexical`'s statement, which also loads every row either side can contribute, and the
+HNSW index). A recent query's vector is remembered (see `query_vectors`).
 """
 
 import logging
@@ -31,15 +33,18 @@ from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.lexical import (
     TERMS_SQL,
+    LexicalHit,
     Term,
     exact_candidates,
     lexical_search,
     terms_from,
 )
 from memstore.recall.query_vectors import query_vector_start
+from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
-from memstore.records import STORED_COLUMNS, StoredFact, stored_from_row, stored_from_values
+from memstore.recall.word_rank import word_rank
+from memstore.records import STORED_COLUMNS_BY_ROW, StoredFact, stored_from_row, stored_from_values
 from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 logger = logging.getLogger(__name__)
@@ -48,6 +53,7 @@ Mode = Literal["auto", "hybrid", "lexical", "semantic"]
 _MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
 CANDIDATES = 100  # rows each side contributes to fusion
 FALLBACK_COUNT_CAP = 10_000  # the substring fallback counts its matches up to this
+LOCAL_MAX_FACTS = CACHE_MAX_FACTS  # searched facts ranked in this process; more go to Postgres
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,15 +111,31 @@ def recall_in_scopes(
     # A remembered query vector comes back at once (see query_vectors for BESIDE_SQL).
     pending = query_vector_start(embedder, query) if embedder is not None else None
     index_sync(scopes=scopes)
-    terms, versions = _terms_and_versions(query, scopes, dense=pending is not None)
+    terms, versions = _terms_and_versions(query, scopes)
+    searched = sum(version[-1] for version in versions.values())
+    keys = [str(scope) for scope in scopes]
+    # Scopes that fit in this process are searched from their snapshots, by words while the
+    # query is embedded; larger searches (a person's whole workspace in the console) are
+    # ranked by Postgres, which also loads the rows.
+    snapshots = snapshots_current(versions, keys) if searched <= LOCAL_MAX_FACTS else None
+    words = None
+    if used != "semantic" and snapshots is not None:
+        words = word_rank(
+            snapshots, terms, facts=searched, limit=CANDIDATES, include_hidden=include_hidden
+        )
     vector = _vector_or_none(pending)
     if pending is not None and vector is None:
         used, note = "lexical", _MODEL_FAILED
-    dense = _dense(scopes, vector, embedder, include_hidden, versions) if vector is not None else []
+    dense = []
+    if vector is not None:
+        dense = _dense(scopes, vector, embedder, include_hidden, versions, snapshots)
     lexical: list[fusion.Ranked] = []
     matched = len({hit.fact_id for hit in dense})
     loaded: dict[int, StoredFact] | None = None
-    if used != "semantic":
+    if words is not None:
+        lexical = [_ranked(hit) for hit in words.hits]
+        matched = words.matched({hit.fact_id for hit in dense})
+    elif used != "semantic":
         lexical, matched, loaded = _lexical(scopes, terms, dense, include_hidden)
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
@@ -130,7 +152,7 @@ def recall_in_scopes(
         return replace(result, note=" ".join(filter(None, [note, result.note])))
     order = [f.pk for f in fused]
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
-    # The lexical query loaded every candidate of either side; semantic-only loads them here.
+    # The lexical statement loaded every candidate of either side; otherwise they load here.
     rows = loaded if loaded is not None else _rows(order[: limit + 10])
     items = _budgeted(rows, order, limit, budget)
     return RecallResult(
@@ -160,21 +182,19 @@ def _without_private(result: RecallResult) -> RecallResult:
     return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
 
 
-def _terms_and_versions(
-    query: str, scopes: list[Scope], *, dense: bool
-) -> tuple[list[Term], dict[str, tuple] | None]:
-    """The query's search terms and, for a search by meaning, the scopes' versions: one
-    statement."""
-    keys = [[str(scope) for scope in scopes]] if dense else []
-    versions = f"({VERSIONS_SQL})" if dense else "NULL"
+def _terms_and_versions(query: str, scopes: list[Scope]) -> tuple[list[Term], dict[str, tuple]]:
+    """The query's search terms and the searched scopes' versions: one statement."""
+    keys = [str(scope) for scope in scopes]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {TERMS_SQL}, {versions}", [query, exact_candidates(query), *keys])
+        cursor.execute(
+            f"SELECT {TERMS_SQL}, ({VERSIONS_SQL})", [query, exact_candidates(query), keys]
+        )
         english, dropped, found = cursor.fetchone()
-    return terms_from(english, dropped), versions_parse(found) if dense else None
+    return terms_from(english, dropped), versions_parse(found)
 
 
 def _dense(
-    scopes: list[Scope], vector, embedder, include_hidden: bool, versions: dict | None
+    scopes: list[Scope], vector, embedder, include_hidden: bool, versions: dict, snapshots
 ) -> list[fusion.Ranked]:
     hits = vectors_search(
         scopes=scopes,
@@ -183,11 +203,16 @@ def _dense(
         limit=CANDIDATES,
         include_hidden=include_hidden,
         versions=versions,
+        snapshots=snapshots,
     )
     return fusion.dense_floor(
         [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
         floor=_cosine_floor(embedder.name),
     )
+
+
+def _ranked(hit: LexicalHit) -> fusion.Ranked:
+    return fusion.Ranked(pk=hit.pk, fact_id=hit.fact_id, day=hit.day, score=hit.score)
 
 
 def _lexical(
@@ -202,10 +227,7 @@ def _lexical(
         include_hidden=include_hidden,
         also=[hit.pk for hit in dense],
     )
-    ranked = [
-        fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.score) for h in found.hits
-    ]
-    return ranked, found.matched, found.rows
+    return [_ranked(hit) for hit in found.hits], found.matched, found.rows
 
 
 def _cosine_floor(model: str) -> float:
@@ -224,9 +246,7 @@ def _no_model_note() -> str:
 def _rows(pks: list[int]) -> dict[int, StoredFact]:
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT f.id, {STORED_COLUMNS}"
-            " FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
-            " WHERE f.id = ANY(%s)",
+            f"SELECT f.id, {STORED_COLUMNS_BY_ROW} FROM memstore_fact f WHERE f.id = ANY(%s)",
             [pks],
         )
         rows = cursor.fetchall()

@@ -9,45 +9,39 @@ a fact moved between files or the same text saved in another scope never recompu
 model name says how a vector was made (the bundled model embeds one text per run), so vectors
 made another way are never mixed in.
 
-Results do not depend on the order facts were indexed in or rows come back from Postgres: each
-scope's matrix is laid out by a content key (identity, scope, shard, file), and ties break by
-date, then that key, never by row id or position. (The approximate HNSW path is the exception:
-its graph depends on the order vectors were inserted, so after a rebuild of the embedding table
-a search over more than 20,000 facts may find a slightly different pool.)
-
-Search is exact up to 20,000 searched facts: each scope's vectors are held in this process as
-one matrix, refreshed when a cheap query over the scope's file rows says something changed
-(only new identities are then fetched or computed); a matrix product over 10,000 facts takes
-well under a millisecond. Beyond that, when pgvector has an HNSW index for the model and the
-searched scopes hold at least a quarter of the workspace's vectors, Postgres finds the nearest
-vectors approximately and they are filtered to the searched scopes. Without pgvector the scan
-stays exact (about 20 ms per 100,000 facts).
+Search is exact up to 20,000 searched facts (`matrices`: one matrix per scope snapshot in this
+process, where only new identities are fetched or computed when a scope changes; ties break by
+date, then a content key, never by row id). Beyond that, when pgvector has an HNSW index for the
+model and the searched scopes hold at least a quarter of the workspace's vectors, Postgres finds
+the nearest vectors approximately and they are filtered to the searched scopes. That path's
+graph depends on the order vectors were inserted, so after a rebuild of the embedding table such
+a search may find a slightly different pool. Without pgvector the scan stays exact.
 
 Does not: match words, fuse or rank (see `lexical`, `fusion`), decide who may read what (callers
 pass scopes), or write index rows.
 """
 
 import logging
-import threading
-from collections import OrderedDict
+import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import date
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from memstore.embeddings import Embedder, embedder_load
 from memstore.markdown import FactLine
 from memstore.models import Embedding, Fact
 from memstore.paths import Scope
+from memstore.recall.matrices import VectorHit, matrices_clear, matrices_search
+from memstore.recall.snapshot import Snapshot, snapshots_clear, snapshots_current
 from memstore.recall.versions import versions_read
 
 logger = logging.getLogger(__name__)
 
 EMBED_BATCH = 256
-CACHE_MAX_FACTS = 300_000  # vectors held per process before the least recently used scope goes
 ANN_MIN_FACTS = 20_000  # below this an exact scan in this process is as fast and exact
 ANN_MIN_SHARE = 0.25  # the HNSW pool is filtered to the searched scopes: they must be a big part
 ANN_POOL_MAX = 1000  # pgvector's largest hnsw.ef_search
@@ -159,105 +153,23 @@ def vectors_fetch(model: str, fact_ids: list[str]) -> dict[str, np.ndarray]:
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class VectorHit:
-    """A fact row found by meaning: its index row id, identity, date and cosine similarity."""
-
-    pk: int
-    fact_id: str
-    day: date
-    cosine: float
-
-
-@dataclass(slots=True)
-class _ScopeMatrix:
-    version: tuple
-    pks: np.ndarray  # int64 Fact row ids
-    fact_ids: list[str]
-    keys: list[tuple[str, str, str, str]]  # (identity, scope, shard, file): row order, ties
-    days: np.ndarray  # int32 proleptic ordinals
-    hidden: np.ndarray  # bool
-    matrix: np.ndarray  # (n, dim) float32, rows L2-normalised
-
-    @property
-    def rows(self) -> int:
-        return len(self.fact_ids)
-
-
-_cache: OrderedDict[tuple[str, str, str], _ScopeMatrix] = OrderedDict()
-_cache_lock = threading.Lock()
-
-
-def _refresh(
-    embedder: Embedder, key: str, version: tuple, old: _ScopeMatrix | None
-) -> _ScopeMatrix:
-    # Laid out by content, compared in Python (no collation): the same facts give the same
-    # matrix whatever order they were indexed in.
-    rows = sorted(
-        Fact.objects.filter(scope_key=key).values_list(
-            "id", "fact_id", "day", "visibility", "scope_key", "shard_bot", "file__path"
-        ),
-        key=lambda r: (r[1], r[4], r[5], r[6], r[0]),
-    )
-    known: dict[str, np.ndarray] = {}
-    if old is not None:
-        index = {fact_id: i for i, fact_id in enumerate(old.fact_ids)}
-        known = {r[1]: old.matrix[index[r[1]]] for r in rows if r[1] in index}
-    wanted = sorted({r[1] for r in rows} - known.keys())
-    if wanted:
-        known.update(vectors_fetch(embedder.name, wanted))
-        missing = [fact_id for fact_id in wanted if fact_id not in known]
-        if missing:
-            texts = dict(
-                Fact.objects.filter(scope_key=key, fact_id__in=missing).values_list(
-                    "fact_id", "text"
-                )
-            )
-            try:
-                vectors_ensure(texts, embedder=embedder)
-            except Exception:
-                # A model that fails (a remote endpoint down) must not take recall down: these
-                # facts stay findable by words and are embedded on a later search.
-                logger.exception("could not embed %d facts of %s", len(texts), key)
-            known.update(vectors_fetch(embedder.name, missing))
-    rows = [r for r in rows if r[1] in known]  # an identity the model failed on stays unsearchable
-    matrix = np.empty((len(rows), embedder.dim), dtype=np.float32)
-    for i, row in enumerate(rows):
-        matrix[i] = known[row[1]]
-    return _ScopeMatrix(
-        version=version,
-        pks=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-        fact_ids=[r[1] for r in rows],
-        keys=[(r[1], r[4], r[5], r[6]) for r in rows],
-        days=np.fromiter((r[2].toordinal() for r in rows), dtype=np.int32, count=len(rows)),
-        hidden=np.fromiter((r[3] == "hidden" for r in rows), dtype=bool, count=len(rows)),
-        matrix=matrix,
-    )
-
-
-def _matrices(
-    embedder: Embedder, scopes: list[Scope], versions: dict[str, tuple]
-) -> list[_ScopeMatrix]:
-    keys = [str(scope) for scope in scopes]
-    db = connection.settings_dict["NAME"]
-    result = []
-    with _cache_lock:
-        for key in keys:
-            version = versions.get(key)
-            if version is None:
-                continue  # no files, no facts
-            slot = (db, embedder.name, key)
-            cached = _cache.get(slot)
-            if cached is None or cached.version != version:
-                cached = _refresh(embedder, key, version, cached)
-                _cache[slot] = cached
-            _cache.move_to_end(slot)
-            result.append(cached)
-        total = sum(entry.rows for entry in _cache.values())
-        while total > CACHE_MAX_FACTS and len(_cache) > len(result):
-            _, dropped = _cache.popitem(last=False)
-            total -= dropped.rows
-    return result
+def _scope_vectors(embedder: Embedder, fact_ids: list[str], key: str) -> dict[str, np.ndarray]:
+    """Vectors of these identities of one scope: stored ones, and the missing ones computed now
+    (when the model fails, those facts stay findable by words and are embedded on a later
+    search that finds the scope changed)."""
+    known = vectors_fetch(embedder.name, fact_ids)
+    missing = [fact_id for fact_id in fact_ids if fact_id not in known]
+    if missing:
+        texts = dict(
+            Fact.objects.filter(scope_key=key, fact_id__in=missing).values_list("fact_id", "text")
+        )
+        try:
+            vectors_ensure(texts, embedder=embedder)
+        except Exception:
+            # A model that fails (a remote endpoint down) must not take recall down.
+            logger.exception("could not embed %d facts of %s", len(texts), key)
+        known.update(vectors_fetch(embedder.name, missing))
+    return known
 
 
 def vectors_search(
@@ -268,52 +180,29 @@ def vectors_search(
     limit: int,
     include_hidden: bool = False,
     versions: dict[str, tuple] | None = None,
+    snapshots: list[Snapshot] | None = None,
 ) -> list[VectorHit]:
     """The `limit` fact rows of these scopes nearest to the query vector, most similar first
     (ties: newer first, then by identity, scope, shard and file). `versions` (from
-    `memstore.recall.versions`) saves the statement that reads them."""
+    `memstore.recall.versions`) saves the statement that reads them; `snapshots` of the same
+    scopes (from `snapshot`) the work of finding them."""
+    keys = [str(scope) for scope in scopes]
     if versions is None:
-        versions = versions_read([str(scope) for scope in scopes])
+        versions = versions_read(keys)
     searched = sum(version[-1] for version in versions.values())
     if searched >= ANN_MIN_FACTS and (share := _ann_share(embedder, searched)):
         # Ask for enough neighbours that about `limit` survive the filter to these scopes.
         pool = max(limit, min(ANN_POOL_MAX, int(1.5 * limit / share)))
         return _ann_search(scopes, query, embedder, limit, include_hidden, pool)
-    entries = [entry for entry in _matrices(embedder, scopes, versions) if entry.rows]
-    if not entries:
-        return []
-    # einsum runs in this thread: BLAS would start worker threads that keep spinning after the
-    # product and, on a small box, take the CPU Postgres and the query embedding need next.
-    scores = np.concatenate([np.einsum("ij,j->i", entry.matrix, query) for entry in entries])
-    if not include_hidden:
-        scores[np.concatenate([entry.hidden for entry in entries])] = -np.inf
-    return _top(entries, scores, limit)
+    if snapshots is None:
+        snapshots = snapshots_current(versions, keys)
 
+    def fetch(fact_ids: list[str], key: str) -> dict[str, np.ndarray]:
+        return _scope_vectors(embedder, fact_ids, key)
 
-def _top(entries: list[_ScopeMatrix], scores: np.ndarray, limit: int) -> list[VectorHit]:
-    """The best `limit` rows; every row tied with the last one competes on the tie rule."""
-    take = min(limit, len(scores))
-    if take < len(scores):
-        cut = -np.partition(-scores, take - 1)[take - 1]
-        top = np.flatnonzero(scores >= cut)
-    else:
-        top = np.arange(len(scores))
-    starts = np.cumsum([0] + [entry.rows for entry in entries])
-    ranked = []
-    for i in top:
-        if not np.isfinite(scores[i]):
-            continue
-        which = int(np.searchsorted(starts, i, side="right")) - 1
-        entry, row = entries[which], int(i - starts[which])
-        hit = VectorHit(
-            pk=int(entry.pks[row]),
-            fact_id=entry.fact_ids[row],
-            day=date.fromordinal(int(entry.days[row])),
-            cosine=float(scores[i]),
-        )
-        ranked.append(((-hit.cosine, -int(entry.days[row]), entry.keys[row]), hit))
-    ranked.sort(key=lambda pair: pair[0])
-    return [hit for _, hit in ranked[:limit]]
+    return matrices_search(
+        snapshots, query, embedder, limit=limit, include_hidden=include_hidden, fetch=fetch
+    )
 
 
 _ann_ready: dict[tuple[str, str], bool] = {}
@@ -332,11 +221,24 @@ def _ann_share(embedder: Embedder, searched: int) -> float:
             _ann_ready[key] = cursor.fetchone() is not None
         if not _ann_ready[key]:
             return 0.0
-        # The planner's row estimate: free, and close enough to compare shares.
-        cursor.execute("SELECT reltuples FROM pg_class WHERE relname = 'memstore_embedding'")
-        stored = max(cursor.fetchone()[0], 1)
+        stored = _vectors_stored(cursor, key)
     share = min(1.0, searched / stored)
     return share if share >= ANN_MIN_SHARE else 0.0
+
+
+_stored: dict[tuple[str, str], tuple[float, float]] = {}  # key -> (when read, row estimate)
+STORED_TTL_S = 30.0
+
+
+def _vectors_stored(cursor, key: tuple[str, str]) -> float:
+    # The planner's row estimate: free, and close enough to compare shares; re-read every 30 s.
+    now = time.monotonic()
+    when, stored = _stored.get(key, (-STORED_TTL_S, 0.0))
+    if now - when >= STORED_TTL_S:
+        cursor.execute("SELECT reltuples FROM pg_class WHERE relname = 'memstore_embedding'")
+        stored = max(cursor.fetchone()[0], 1)
+        _stored[key] = (now, stored)
+    return stored
 
 
 def _ann_search(
@@ -363,8 +265,8 @@ def _ann_search(
                  f.shard_bot COLLATE "C", f.id
         LIMIT %s
     """
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(pool)}")
+    with connection.cursor() as cursor:
+        _ef_search_set(cursor, int(pool))
         cursor.execute(
             sql, [literal, embedder.name, literal, pool, [str(s) for s in scopes], limit]
         )
@@ -372,13 +274,30 @@ def _ann_search(
     return [VectorHit(pk=r[0], fact_id=r[1], day=r[2], cosine=float(r[3])) for r in rows]
 
 
+_ef_search: "WeakKeyDictionary[object, int]" = WeakKeyDictionary()
+
+
+def _ef_search_set(cursor, pool: int) -> None:
+    """Let the HNSW scan consider `pool` candidates. Outside a transaction the session keeps
+    the setting, so it is sent only when it changes (a statement saved on most searches);
+    inside one it is set for that transaction, since a rollback would undo it unseen."""
+    if connection.in_atomic_block:
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {pool}")
+        return
+    raw = connection.connection
+    if _ef_search.get(raw) != pool:
+        cursor.execute(f"SET hnsw.ef_search = {pool}")
+        _ef_search[raw] = pool
+
+
 def vectors_cache_clear() -> None:
-    """Forget every cached scope matrix and query vector in this process (tests, after a
-    model change)."""
+    """Forget every snapshot, matrix and query vector in this process (tests, after a model
+    change)."""
     from memstore.recall.query_vectors import query_vectors_clear
 
-    with _cache_lock:
-        _cache.clear()
+    matrices_clear()
+    snapshots_clear()
     query_vectors_clear()
     _storage_by_db.clear()
     _ann_ready.clear()
+    _stored.clear()

@@ -1,6 +1,6 @@
 """Recall's round trips and its query-vector cache: a repeated query runs the model once, a
-search costs a fixed number of statements, and the rows the lexical statement loads are exactly
-the stored facts a separate load would give."""
+search costs a fixed number of statements, and the rows the lexical statement (for searches too
+large to rank in this process) loads are exactly the stored facts a separate load would give."""
 
 import re
 import threading
@@ -109,8 +109,8 @@ def test_a_warm_hybrid_search_is_three_statements(counting):
         "Prefers tea over coffee",
         "Drinks green tea every morning",
     ]
-    # The sync's stat check; the query's terms with the scopes' versions; one statement that
-    # ranks by words and loads every row fusion can pick.
+    # The sync's stat check; the query's terms with the scopes' versions; loading the facts to
+    # show. Both sides rank in this process, over the scope's snapshot.
     assert len(queries) == 3, [q["sql"][:80] for q in queries]
 
 

@@ -1,0 +1,219 @@
+"""Scope snapshots: the searchable facts of one scope, held in this process between searches.
+
+Owns: `snapshots_current`, which returns, for each searched scope, its fact rows as arrays (row
+id, identity, date, hidden flag, text length, tie key) and a word index over them: posting lists
+of the English lexemes Postgres derived for each fact, and, found in the texts when a query first
+asks, of the short acronyms and names that `lexical` matches exactly. Recall ranks words
+(`word_rank`) and meaning (the vector matrices of `matrices`) over these arrays instead of asking
+Postgres for every search.
+
+A snapshot is kept per (database, scope) and reused while the scope's version (see `versions`)
+is unchanged. When it changes, only the facts of the scope's files whose row changed are read
+again (a file's row records a new stat and sync time whenever the sync touched its facts); the
+arrays and posting lists are then re-laid from the files' parts. Snapshots are dropped least
+recently used first past `CACHE_MAX_FACTS` rows in this process.
+
+Does not: decide which scopes may be read, rank anything, or write index rows.
+"""
+
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from itertools import chain
+
+import numpy as np
+from django.db import connection
+
+CACHE_MAX_FACTS = 300_000  # rows held per process before the least recently used scope goes
+EXACT = "\x1e"  # prefix of an exact word in a snapshot's vocabulary (never in a lexeme)
+_SEP = "\x1f"  # joins a fact's lexemes in the statement that reads them
+
+_FILES_SQL = (
+    "SELECT id, mtime_ns, size, synced_at, fact_count FROM memstore_memoryfile WHERE scope_key = %s"
+)
+_FACTS_SQL = (
+    "SELECT f.file_id, f.id, f.fact_id, f.day, f.visibility = 'hidden', f.scope_key,"
+    " f.shard_bot, m.path, f.text,"
+    f" array_to_string(tsvector_to_array(f.search), E'\\x{ord(_SEP):02x}')"
+    " FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
+    " WHERE f.file_id = ANY(%s)"
+)
+
+
+@dataclass(slots=True)
+class _Part:
+    """One memory file's facts, as read at one version of its file row."""
+
+    version: tuple
+    pks: np.ndarray  # int64
+    fact_ids: np.ndarray  # object
+    days: np.ndarray  # int32 proleptic ordinals
+    hidden: np.ndarray  # bool
+    lens: np.ndarray  # float64: characters of the stored text
+    keys: list[tuple[str, str, str, str]]  # (identity, scope, shard, file)
+    texts: list[str]
+    term_ids: np.ndarray  # int32: vocabulary ids of each fact's lexemes, in row order
+    term_counts: np.ndarray  # int64: how many of them each fact has
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """One scope's fact rows in this process; row i of every array is the same fact."""
+
+    key: str  # the scope, "kind:name"
+    version: tuple
+    pks: np.ndarray  # int64 Fact row ids
+    fact_ids: np.ndarray  # object: identities
+    days: np.ndarray  # int32 proleptic ordinals
+    hidden: np.ndarray  # bool
+    lens: np.ndarray  # float64 text lengths
+    keys: list[tuple[str, str, str, str]]  # tie order: (identity, scope, shard, file)
+    vocabulary: dict[str, int]
+    parts: dict[int, _Part] = field(repr=False)
+    _terms: np.ndarray = field(repr=False)  # posting lists: term ids, sorted
+    _rows: np.ndarray = field(repr=False)  # and the row holding each
+    _exact: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _text: tuple[str, np.ndarray] | None = field(default=None, repr=False)
+
+    @property
+    def rows(self) -> int:
+        return len(self.pks)
+
+    def postings(self, term: str) -> np.ndarray:
+        """The rows holding a term: an English lexeme, or EXACT + a word (found as a whole
+        word, case kept, the first time a query asks for it)."""
+        if term.startswith(EXACT):
+            found = self._exact.get(term)
+            if found is None:
+                found = self._exact[term] = self._whole_word(term[len(EXACT) :])
+            return found
+        tid = self.vocabulary.get(term)
+        if tid is None:
+            return _NONE
+        lo, hi = np.searchsorted(self._terms, [tid, tid + 1])
+        return self._rows[lo:hi]
+
+    def _whole_word(self, word: str) -> np.ndarray:
+        # Exact words are rare in queries (acronyms and names English drops as stopwords), so
+        # they are not indexed: the texts are searched once per word and snapshot. Postgres's
+        # \m...\M: no letter, digit or underscore on either side.
+        if self._text is None:
+            texts = list(chain.from_iterable(part.texts for part in self.parts_in_order()))
+            starts = np.cumsum([0] + [len(text) + 1 for text in texts])
+            self._text = ("\n".join(texts), starts)
+        joined, starts = self._text
+        pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+        offsets = [match.start() for match in pattern.finditer(joined)]
+        rows = np.searchsorted(starts, offsets, side="right") - 1
+        return np.unique(rows).astype(np.int32)
+
+    def parts_in_order(self) -> list[_Part]:
+        """The files' parts in row order."""
+        return [self.parts[fid] for fid in sorted(self.parts)]
+
+
+_NONE = np.empty(0, dtype=np.int32)
+_cache: OrderedDict[tuple[str, str], Snapshot] = OrderedDict()
+_lock = threading.Lock()
+
+
+def snapshots_current(versions: dict[str, tuple], keys: list[str]) -> list[Snapshot]:
+    """Snapshots of these scopes at the versions given (scopes without files are left out)."""
+    db = connection.settings_dict["NAME"]
+    result = []
+    with _lock:
+        for key in keys:
+            version = versions.get(key)
+            if version is None:
+                continue
+            slot = (db, key)
+            snapshot = _cache.get(slot)
+            if snapshot is None or snapshot.version != version:
+                snapshot = _refresh(key, version, snapshot)
+                _cache[slot] = snapshot
+            _cache.move_to_end(slot)
+            result.append(snapshot)
+        total = sum(s.rows for s in _cache.values())
+        while total > CACHE_MAX_FACTS and len(_cache) > len(result):
+            _, dropped = _cache.popitem(last=False)
+            total -= dropped.rows
+    return result
+
+
+def snapshots_clear() -> None:
+    """Forget every snapshot in this process (tests)."""
+    with _lock:
+        _cache.clear()
+
+
+def _refresh(key: str, version: tuple, old: Snapshot | None) -> Snapshot:
+    vocabulary = old.vocabulary if old is not None else {}
+    kept = old.parts if old is not None else {}
+    with connection.cursor() as cursor:
+        cursor.execute(_FILES_SQL, [key])
+        files = {row[0]: tuple(row[1:]) for row in cursor.fetchall()}
+        parts = {
+            fid: kept[fid] for fid, v in files.items() if fid in kept and kept[fid].version == v
+        }
+        stale = sorted(set(files) - parts.keys())
+        if stale:
+            cursor.execute(_FACTS_SQL, [stale])
+            rows = cursor.fetchall()
+            by_file: dict[int, list[tuple]] = {fid: [] for fid in stale}
+            for row in rows:
+                by_file[row[0]].append(row)
+            for fid in stale:
+                parts[fid] = _part(files[fid], by_file[fid], vocabulary)
+    return _laid_out(key, version, parts, vocabulary)
+
+
+def _part(version: tuple, rows: list[tuple], vocabulary: dict[str, int]) -> _Part:
+    intern = vocabulary.setdefault
+    term_ids: list[int] = []
+    counts: list[int] = []
+    for row in rows:
+        words = row[9].split(_SEP) if row[9] else []
+        term_ids += [intern(word, len(vocabulary)) for word in words]
+        counts.append(len(words))
+    return _Part(
+        version=version,
+        pks=np.array([row[1] for row in rows], dtype=np.int64),
+        fact_ids=np.array([row[2] for row in rows] or [], dtype=object),
+        days=np.array([row[3].toordinal() for row in rows], dtype=np.int32),
+        hidden=np.array([row[4] for row in rows], dtype=bool),
+        lens=np.array([len(row[8]) for row in rows], dtype=np.float64),
+        keys=[(row[2], row[5], row[6], row[7]) for row in rows],
+        texts=[row[8] for row in rows],
+        term_ids=np.array(term_ids, dtype=np.int32),
+        term_counts=np.array(counts, dtype=np.int64),
+    )
+
+
+def _laid_out(
+    key: str, version: tuple, parts: dict[int, _Part], vocabulary: dict[str, int]
+) -> Snapshot:
+    ordered = [parts[fid] for fid in sorted(parts)]  # as Snapshot.parts_in_order
+
+    def joined(column: str, dtype) -> np.ndarray:
+        arrays = [getattr(part, column) for part in ordered]
+        return np.concatenate(arrays) if arrays else np.empty(0, dtype=dtype)
+
+    counts = joined("term_counts", np.int64)
+    term_ids = joined("term_ids", np.int32)
+    rows = np.repeat(np.arange(len(counts), dtype=np.int32), counts)
+    order = np.argsort(term_ids, kind="stable")
+    return Snapshot(
+        key=key,
+        version=version,
+        pks=joined("pks", np.int64),
+        fact_ids=joined("fact_ids", object),
+        days=joined("days", np.int32),
+        hidden=joined("hidden", bool),
+        lens=joined("lens", np.float64),
+        keys=list(chain.from_iterable(part.keys for part in ordered)),
+        vocabulary=vocabulary,
+        parts=parts,
+        _terms=term_ids[order],
+        _rows=rows[order],
+    )

@@ -1,0 +1,133 @@
+"""The lexical ranking of `lexical`, computed in this process over scope snapshots.
+
+Owns: `word_rank`, which gives exactly what `lexical.lexical_search`'s statement gives (the
+same BM25 scores to the last bit, the same tie order, the same `matched` count) from the posting
+lists of `snapshot`, with no round trip: a few array operations per query term. Recall uses it
+whenever the searched scopes fit in this process's snapshots; the statement stays for searches
+too large to hold (and the tests hold the two to the same answers).
+
+The arithmetic mirrors the SQL step by step: weights with the C library's `log` (as Postgres's
+`ln`), each row's weights added in term order, then BM25's length normalisation in the
+statement's operation order, all in float64.
+
+Does not: find the terms (see `lexical.terms_from`), read the database, or fuse.
+"""
+
+import math
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+
+from memstore.recall.lexical import BM25_B, BM25_K1, LexicalHit, Term
+from memstore.recall.snapshot import EXACT, Snapshot
+from memstore.recall.top import best_rows
+
+
+@dataclass(frozen=True, slots=True)
+class WordRanking:
+    """The best rows by words, and what it takes to count every fact that matched."""
+
+    hits: list[LexicalHit]
+    _parts: list["_Candidates"]
+
+    def matched(self, also: set[str] = frozenset()) -> int:
+        """How many distinct facts passed the relevance floor (a score above zero: a word too
+        common to count does not make a match) or are among `also` (identities found another
+        way)."""
+        found = set(also)
+        for part in self._parts:
+            found.update(part.snapshot.fact_ids[part.mask & (part.scores > 0)])
+        return len(found)
+
+
+def word_rank(
+    snapshots: list[Snapshot],
+    terms: list[Term],
+    *,
+    facts: int,
+    limit: int,
+    include_hidden: bool = False,
+) -> WordRanking:
+    """Rows of these snapshots sharing any term, best first; `facts` is how many facts the
+    searched files hold (BM25's collection size)."""
+    parts = [_Candidates.of(snapshot, terms, include_hidden) for snapshot in snapshots]
+    count = sum(int(part.mask.sum()) for part in parts)
+    if not count:
+        return WordRanking(hits=[], _parts=[])
+    n = float(max(count, facts))
+    avglen = max(sum(float(p.snapshot.lens[p.mask].sum()) for p in parts) / count, 1.0)
+    dfs = [float(sum(len(p.holding[i]) for p in parts)) for i in range(len(terms))]
+    weights = _weights(dfs, n)
+    for part in parts:
+        part.score(weights, avglen)
+    return WordRanking(hits=_best(parts, limit), _parts=parts)
+
+
+@dataclass(slots=True)
+class _Candidates:
+    """One snapshot's rows that share a term, and their scores."""
+
+    snapshot: Snapshot
+    holding: list[np.ndarray]  # rows holding term i
+    mask: np.ndarray  # candidates
+    scores: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, snapshot: Snapshot, terms: list[Term], include_hidden: bool) -> "_Candidates":
+        visible = None if include_hidden else ~snapshot.hidden
+        holding = [_visible(snapshot.postings(_key(term)), visible) for term in terms]
+        mask = np.zeros(snapshot.rows, dtype=bool)
+        for rows in holding:
+            mask[rows] = True
+        return cls(snapshot=snapshot, holding=holding, mask=mask)
+
+    def score(self, weights: list[float], avglen: float) -> None:
+        # Each row's weights added in term order, as the statement's sum of CASEs does.
+        idf = np.zeros(self.snapshot.rows, dtype=np.float64)
+        for rows, weight in zip(self.holding, weights, strict=True):
+            idf[rows] += weight
+        lens = self.snapshot.lens
+        self.scores = idf * (BM25_K1 + 1) / (1 + BM25_K1 * ((1 - BM25_B) + BM25_B * lens / avglen))
+
+
+def _key(term: Term) -> str:
+    return term.word if term.kind == "english" else EXACT + term.word
+
+
+def _visible(rows: np.ndarray, visible: np.ndarray | None) -> np.ndarray:
+    return rows if visible is None else rows[visible[rows]]
+
+
+def _weights(dfs: list[float], n: float) -> list[float]:
+    # A term in more than half the facts counts only when no rarer term is found at all.
+    rare_found = any(0 < df <= n / 2 for df in dfs)
+    return [
+        math.log(1 + (n - df + 0.5) / (df + 0.5)) if df <= n / 2 or not rare_found else 0.0
+        for df in dfs
+    ]
+
+
+def _best(parts: list[_Candidates], limit: int) -> list[LexicalHit]:
+    """The `limit` best rows by (score, newer, identity, scope, shard, row id)."""
+    found = [(part, np.flatnonzero(part.mask & (part.scores > 0))) for part in parts]
+    scores = np.concatenate([part.scores[rows] for part, rows in found])
+    days = np.concatenate([part.snapshot.days[rows] for part, rows in found])
+    starts = np.cumsum([0] + [len(rows) for _, rows in found])
+    pool = []
+    for i in best_rows(scores, days, limit):
+        which = int(np.searchsorted(starts, i, side="right")) - 1
+        part, rows = found[which]
+        s, row = part.snapshot, int(rows[i - starts[which]])
+        key = (-float(part.scores[row]), -int(s.days[row]), *s.keys[row][:3], int(s.pks[row]))
+        pool.append((key, s, row))
+    pool.sort(key=lambda item: item[0])
+    return [
+        LexicalHit(
+            pk=int(s.pks[row]),
+            fact_id=s.fact_ids[row],
+            day=date.fromordinal(int(s.days[row])),
+            score=-key[0],
+        )
+        for key, s, row in pool[:limit]
+    ]
