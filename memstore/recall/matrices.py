@@ -12,7 +12,6 @@ or position.
 Does not: decide when the approximate HNSW path serves instead (see `vectors`), store vectors.
 """
 
-import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -22,10 +21,12 @@ import numpy as np
 from django.db import connection
 
 from memstore.embeddings import Embedder
-from memstore.recall.snapshot import CACHE_MAX_FACTS, Snapshot
+from memstore.recall.snapshot import Snapshot
 from memstore.recall.top import best_rows
 
-logger = logging.getLogger(__name__)
+# Rows held per process before the least recently used scope's matrix goes: 1.5 KB each with
+# a 384-dimension model, so about 150 MB. Larger searches use the HNSW index when there is one.
+CACHE_MAX_FACTS = 100_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,8 @@
 
 Owns: `snapshots_current`, which returns, for each searched scope, its fact rows as arrays (row
 id, identity, date, hidden flag, text length, tie key) and a word index over them: posting lists
-of the English lexemes Postgres derived for each fact, and, found in the texts when a query first
-asks, of the short acronyms and names that `lexical` matches exactly. Recall ranks words
+of the English lexemes Postgres derived for each fact, and, asked of Postgres when a query first
+needs one, of the short acronyms and names that `lexical` matches exactly. Recall ranks words
 (`word_rank`) and meaning (the vector matrices of `matrices`) over these arrays instead of asking
 Postgres for every search.
 
@@ -25,7 +25,9 @@ from itertools import chain
 import numpy as np
 from django.db import connection
 
-CACHE_MAX_FACTS = 300_000  # rows held per process before the least recently used scope goes
+# Rows held per process before the least recently used scope goes: about 46 MB per 100,000
+# (measured with `bench recall`'s facts: row ids, identities, tie keys and posting lists).
+CACHE_MAX_FACTS = 200_000
 EXACT = "\x1e"  # prefix of an exact word in a snapshot's vocabulary (never in a lexeme)
 _SEP = "\x1f"  # joins a fact's lexemes in the statement that reads them
 
@@ -34,7 +36,7 @@ _FILES_SQL = (
 )
 _FACTS_SQL = (
     "SELECT f.file_id, f.id, f.fact_id, f.day, f.visibility = 'hidden', f.scope_key,"
-    " f.shard_bot, m.path, f.text,"
+    " f.shard_bot, m.path, length(f.text),"
     f" array_to_string(tsvector_to_array(f.search), E'\\x{ord(_SEP):02x}')"
     " FROM memstore_fact f JOIN memstore_memoryfile m ON m.id = f.file_id"
     " WHERE f.file_id = ANY(%s)"
@@ -52,7 +54,6 @@ class _Part:
     hidden: np.ndarray  # bool
     lens: np.ndarray  # float64: characters of the stored text
     keys: list[tuple[str, str, str, str]]  # (identity, scope, shard, file)
-    texts: list[str]
     term_ids: np.ndarray  # int32: vocabulary ids of each fact's lexemes, in row order
     term_counts: np.ndarray  # int64: how many of them each fact has
 
@@ -74,7 +75,7 @@ class Snapshot:
     _terms: np.ndarray = field(repr=False)  # posting lists: term ids, sorted
     _rows: np.ndarray = field(repr=False)  # and the row holding each
     _exact: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    _text: tuple[str, np.ndarray] | None = field(default=None, repr=False)
+    _by_pk: np.ndarray | None = field(default=None, repr=False)  # row order sorted by row id
 
     @property
     def rows(self) -> int:
@@ -96,21 +97,21 @@ class Snapshot:
 
     def _whole_word(self, word: str) -> np.ndarray:
         # Exact words are rare in queries (acronyms and names English drops as stopwords), so
-        # they are not indexed: the texts are searched once per word and snapshot. Postgres's
-        # \m...\M: no letter, digit or underscore on either side.
-        if self._text is None:
-            texts = list(chain.from_iterable(part.texts for part in self.parts_in_order()))
-            starts = np.cumsum([0] + [len(text) + 1 for text in texts])
-            self._text = ("\n".join(texts), starts)
-        joined, starts = self._text
-        pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
-        offsets = [match.start() for match in pattern.finditer(joined)]
-        rows = np.searchsorted(starts, offsets, side="right") - 1
-        return np.unique(rows).astype(np.int32)
-
-    def parts_in_order(self) -> list[_Part]:
-        """The files' parts in row order."""
-        return [self.parts[fid] for fid in sorted(self.parts)]
+        # they are not indexed: Postgres finds them, as `lexical` does, once per word and
+        # snapshot; rows the snapshot does not hold (written since) are left out.
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id FROM memstore_fact WHERE scope_key = %s AND text ~ %s",
+                [self.key, rf"\m{re.escape(word)}\M"],
+            )
+            found = np.fromiter((row[0] for row in cursor.fetchall()), dtype=np.int64)
+        if self._by_pk is None:
+            self._by_pk = np.argsort(self.pks)
+        ordered = self.pks[self._by_pk]
+        at = np.searchsorted(ordered, found)
+        at, found = at[at < len(ordered)], found[at < len(ordered)]
+        rows = self._by_pk[at[ordered[at] == found]]
+        return np.sort(rows).astype(np.int32)
 
 
 _NONE = np.empty(0, dtype=np.int32)
@@ -170,6 +171,8 @@ def _refresh(key: str, version: tuple, old: Snapshot | None) -> Snapshot:
 
 def _part(version: tuple, rows: list[tuple], vocabulary: dict[str, int]) -> _Part:
     intern = vocabulary.setdefault
+    # One file: one scope, shard and path, held once rather than once per fact.
+    place = (rows[0][5], rows[0][6], rows[0][7]) if rows else ()
     term_ids: list[int] = []
     counts: list[int] = []
     for row in rows:
@@ -182,9 +185,8 @@ def _part(version: tuple, rows: list[tuple], vocabulary: dict[str, int]) -> _Par
         fact_ids=np.array([row[2] for row in rows] or [], dtype=object),
         days=np.array([row[3].toordinal() for row in rows], dtype=np.int32),
         hidden=np.array([row[4] for row in rows], dtype=bool),
-        lens=np.array([len(row[8]) for row in rows], dtype=np.float64),
-        keys=[(row[2], row[5], row[6], row[7]) for row in rows],
-        texts=[row[8] for row in rows],
+        lens=np.array([row[8] for row in rows], dtype=np.float64),
+        keys=[(row[2], *place) for row in rows],
         term_ids=np.array(term_ids, dtype=np.int32),
         term_counts=np.array(counts, dtype=np.int64),
     )
@@ -193,7 +195,7 @@ def _part(version: tuple, rows: list[tuple], vocabulary: dict[str, int]) -> _Par
 def _laid_out(
     key: str, version: tuple, parts: dict[int, _Part], vocabulary: dict[str, int]
 ) -> Snapshot:
-    ordered = [parts[fid] for fid in sorted(parts)]  # as Snapshot.parts_in_order
+    ordered = [parts[fid] for fid in sorted(parts)]
 
     def joined(column: str, dtype) -> np.ndarray:
         arrays = [getattr(part, column) for part in ordered]
