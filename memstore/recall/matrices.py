@@ -22,6 +22,7 @@ from django.db import connection
 
 from memstore.embeddings import Embedder
 from memstore.recall.snapshot import Snapshot
+from memstore.recall.threads import recall_pool
 from memstore.recall.top import best_rows
 
 # Rows held per process before the least recently used scope's matrix goes: 1.5 KB each with
@@ -65,14 +66,31 @@ def matrices_search(
     entries = [m for m in _current(snapshots, embedder, fetch) if m.snapshot.rows]
     if not entries:
         return []
-    # einsum runs in this thread: BLAS would start worker threads that keep spinning after the
-    # product and, on a small box, take the CPU Postgres and the query embedding need next.
-    scores = np.concatenate([np.einsum("ij,j->i", m.matrix, query) for m in entries])
+    scores = _products([m.matrix for m in entries], query)
     skip = np.concatenate(
         [m.missing if include_hidden else m.missing | m.snapshot.hidden for m in entries]
     )
     scores[skip] = -np.inf
     return _top([m.snapshot for m in entries], scores, limit)
+
+
+PARALLEL_MIN_ROWS = 4_000  # below this, handing half the product to another thread costs more
+
+
+def _products(matrices: list[np.ndarray], query: np.ndarray) -> np.ndarray:
+    """Every row's cosine with the query, the first half of each matrix's rows computed on the
+    recall pool beside the second (each row's product alone decides its value, so the split
+    changes no bit). einsum, not BLAS: BLAS would start worker threads that keep spinning after
+    the product and, on a small box, take the CPU Postgres and the next query need."""
+    if sum(len(m) for m in matrices) < PARALLEL_MIN_ROWS:
+        return np.concatenate([np.einsum("ij,j->i", m, query) for m in matrices])
+
+    def products(parts: list[np.ndarray]) -> list[np.ndarray]:
+        return [np.einsum("ij,j->i", part, query) for part in parts]
+
+    heads = recall_pool().submit(products, [m[: len(m) // 2] for m in matrices])
+    tails = products([m[len(m) // 2 :] for m in matrices])
+    return np.concatenate([x for pair in zip(heads.result(), tails, strict=True) for x in pair])
 
 
 def _current(snapshots: list[Snapshot], embedder: Embedder, fetch) -> list[_Matrix]:
@@ -117,9 +135,9 @@ def _top(snapshots: list[Snapshot], scores: np.ndarray, limit: int) -> list[Vect
     content key."""
     days = np.concatenate([s.days for s in snapshots])
     starts = np.cumsum([0] + [s.rows for s in snapshots])
+    best = best_rows(scores, days, limit)
     ranked = []
-    for i in best_rows(scores, days, limit):
-        which = int(np.searchsorted(starts, i, side="right")) - 1
+    for i, which in zip(best, np.searchsorted(starts, best, side="right") - 1, strict=True):
         snapshot, row = snapshots[which], int(i - starts[which])
         day = int(days[i])
         hit = VectorHit(

@@ -3,30 +3,29 @@
 Owns: `query_vector_start`, which returns a future of a query's vector. A query embedded
 recently (same model instance, same text) is answered from a small per-process LRU cache. A
 vector is a function of the query text and the model alone (see memstore.embeddings), so a
-remembered one is exactly what a fresh run would give. With `BESIDE_SQL` the model runs on a
-small thread pool while the caller runs its SQL (onnxruntime and an HTTP call release the GIL);
-measured on the shared 2-core box (docs/benchmarks.md, issue 15) that was no faster at the median
-and slower at p95 (the thread and the caller's Python take turns on the GIL and the cores), so it
-is off: the model runs in the caller's thread.
+remembered one is exactly what a fresh run would give. With `BESIDE_SQL` (on) the model runs on
+the recall pool (`threads`) while the caller syncs, reads the versions and ranks by words
+(onnxruntime and an HTTP call release the GIL). Measured on the 2-core box (docs/benchmarks.md,
+issue 15): on a quiet machine that takes 2 ms off a new question's 10 (p50); when every core is
+busy it gains nothing, as there is no idle core to overlap onto.
 
 Does not: decide what to do when the model fails (the future raises; the caller falls back to
 words), store anything, or embed facts.
 """
 
-import os
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 import numpy as np
 
 from memstore.embeddings import Embedder
+from memstore.recall.threads import recall_pool
 
-# Embed on a pool thread while the caller's SQL runs (True), or in the caller's thread (False).
-BESIDE_SQL = False
+# Embed on a pool thread while the caller syncs and ranks words (True), or in its thread (False).
+BESIDE_SQL = True
 CACHE_SIZE = 512  # queries per process (1.5 KB each with a 384-dim model)
 
-_pools: dict[int, ThreadPoolExecutor] = {}  # by process id: a forked worker starts its own
 _cache: OrderedDict[tuple[int, str, str], np.ndarray] = OrderedDict()
 _lock = threading.Lock()
 
@@ -50,19 +49,7 @@ def query_vector_start(embedder: Embedder, query: str) -> "Future[np.ndarray]":
         except Exception as error:  # the caller falls back to words, as with a thread
             done.set_exception(error)
         return done
-    return _pool().submit(_embed, embedder, key)
-
-
-def _pool() -> ThreadPoolExecutor:
-    # A pool's threads do not survive a fork (gunicorn's preloading master forks its workers).
-    pid = os.getpid()
-    pool = _pools.get(pid)
-    if pool is None:
-        with _lock:
-            pool = _pools.setdefault(
-                pid, ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embed")
-            )
-    return pool
+    return recall_pool().submit(_embed, embedder, key)
 
 
 def _embed(embedder: Embedder, key: tuple[int, str, str]) -> np.ndarray:

@@ -115,8 +115,8 @@ def _best(parts: list[_Candidates], limit: int) -> list[LexicalHit]:
     days = np.concatenate([part.snapshot.days[rows] for part, rows in found])
     starts = np.cumsum([0] + [len(rows) for _, rows in found])
     pool = []
-    for i in best_rows(scores, days, limit):
-        which = int(np.searchsorted(starts, i, side="right")) - 1
+    best = best_rows(scores, days, limit)
+    for i, which in zip(best, np.searchsorted(starts, best, side="right") - 1, strict=True):
         part, rows = found[which]
         s, row = part.snapshot, int(rows[i - starts[which]])
         key = (-float(part.scores[row]), -int(s.days[row]), *s.keys[row][:3], int(s.pks[row]))
