@@ -184,4 +184,24 @@ def embedded_database_url(var_dir: Path) -> str:
         import pgserver  # imported late: only needed when DATABASE_URL is unset
 
         server = pgserver.get_server(var_dir / "pgdata", cleanup_mode="stop")
+    _memory_sized(server, var_dir / "pgdata")
     return server.get_uri()
+
+
+def embedded_shared_buffers() -> str:
+    """Postgres's own cache for the embedded server: a quarter of this machine's memory, at
+    least 128 MB (Postgres's default) and at most 1 GB. The default is too small to hold a
+    100,000-fact workspace's HNSW index (about 200 MB), and a search by meaning that reads the
+    graph back from the OS cache takes twice as long (docs/benchmarks.md, issue 15)."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    return f"{min(1024, max(128, total // 4))}MB"
+
+
+def _memory_sized(server, pgdata: Path) -> None:
+    # ALTER SYSTEM writes postgresql.auto.conf; the size applies from the server's next start
+    # (the server stops when the last process using it exits).
+    wanted = embedded_shared_buffers()
+    auto = pgdata / "postgresql.auto.conf"
+    if auto.exists() and f"shared_buffers = '{wanted}'" in auto.read_text():
+        return
+    server.psql(f"ALTER SYSTEM SET shared_buffers = '{wanted}'")
