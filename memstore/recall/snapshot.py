@@ -50,6 +50,7 @@ class _Part:
     version: tuple
     pks: np.ndarray  # int64
     fact_ids: np.ndarray  # object
+    codes: np.ndarray  # uint64: the identities' 16 hex digits as a number
     days: np.ndarray  # int32 proleptic ordinals
     hidden: np.ndarray  # bool
     lens: np.ndarray  # float64: characters of the stored text
@@ -66,6 +67,7 @@ class Snapshot:
     version: tuple
     pks: np.ndarray  # int64 Fact row ids
     fact_ids: np.ndarray  # object: identities
+    codes: np.ndarray  # uint64: the identities as numbers (counting distinct facts fast)
     days: np.ndarray  # int32 proleptic ordinals
     hidden: np.ndarray  # bool
     lens: np.ndarray  # float64 text lengths
@@ -92,7 +94,8 @@ class Snapshot:
         tid = self.vocabulary.get(term)
         if tid is None:
             return _NONE
-        lo, hi = np.searchsorted(self._terms, [tid, tid + 1])
+        # Same dtype as the haystack, or numpy would convert all of it on every call.
+        lo, hi = np.searchsorted(self._terms, np.array([tid, tid + 1], dtype=self._terms.dtype))
         return self._rows[lo:hi]
 
     def _whole_word(self, word: str) -> np.ndarray:
@@ -183,6 +186,7 @@ def _part(version: tuple, rows: list[tuple], vocabulary: dict[str, int]) -> _Par
         version=version,
         pks=np.array([row[1] for row in rows], dtype=np.int64),
         fact_ids=np.array([row[2] for row in rows] or [], dtype=object),
+        codes=np.array([int(row[2], 16) for row in rows], dtype=np.uint64),
         days=np.array([row[3].toordinal() for row in rows], dtype=np.int32),
         hidden=np.array([row[4] for row in rows], dtype=bool),
         lens=np.array([row[8] for row in rows], dtype=np.float64),
@@ -210,6 +214,7 @@ def _laid_out(
         version=version,
         pks=joined("pks", np.int64),
         fact_ids=joined("fact_ids", object),
+        codes=joined("codes", np.uint64),
         days=joined("days", np.int32),
         hidden=joined("hidden", bool),
         lens=joined("lens", np.float64),

@@ -35,10 +35,9 @@ class WordRanking:
         """How many distinct facts passed the relevance floor (a score above zero: a word too
         common to count does not make a match) or are among `also` (identities found another
         way)."""
-        found = set(also)
-        for part in self._parts:
-            found.update(part.snapshot.fact_ids[part.mask & (part.scores > 0)])
-        return len(found)
+        codes = [part.snapshot.codes[part.rows[part.scores > 0]] for part in self._parts]
+        codes.append(np.array([int(fact_id, 16) for fact_id in also], dtype=np.uint64))
+        return len(np.unique(np.concatenate(codes)))
 
 
 def word_rank(
@@ -52,11 +51,11 @@ def word_rank(
     """Rows of these snapshots sharing any term, best first; `facts` is how many facts the
     searched files hold (BM25's collection size)."""
     parts = [_Candidates.of(snapshot, terms, include_hidden) for snapshot in snapshots]
-    count = sum(int(part.mask.sum()) for part in parts)
+    count = sum(len(part.rows) for part in parts)
     if not count:
         return WordRanking(hits=[], _parts=[])
     n = float(max(count, facts))
-    avglen = max(sum(float(p.snapshot.lens[p.mask].sum()) for p in parts) / count, 1.0)
+    avglen = max(sum(float(p.snapshot.lens[p.rows].sum()) for p in parts) / count, 1.0)
     dfs = [float(sum(len(p.holding[i]) for p in parts)) for i in range(len(terms))]
     weights = _weights(dfs, n)
     for part in parts:
@@ -66,12 +65,13 @@ def word_rank(
 
 @dataclass(slots=True)
 class _Candidates:
-    """One snapshot's rows that share a term, and their scores."""
+    """One snapshot's rows that share a term, and their scores (arrays over those rows only,
+    so a search costs what it finds, not what the scope holds)."""
 
     snapshot: Snapshot
     holding: list[np.ndarray]  # rows holding term i
-    mask: np.ndarray  # candidates
-    scores: np.ndarray | None = None
+    rows: np.ndarray  # the candidates: rows holding any term, ascending
+    scores: np.ndarray | None = None  # per candidate
 
     @classmethod
     def of(cls, snapshot: Snapshot, terms: list[Term], include_hidden: bool) -> "_Candidates":
@@ -80,14 +80,15 @@ class _Candidates:
         mask = np.zeros(snapshot.rows, dtype=bool)
         for rows in holding:
             mask[rows] = True
-        return cls(snapshot=snapshot, holding=holding, mask=mask)
+        return cls(snapshot=snapshot, holding=holding, rows=np.flatnonzero(mask))
 
     def score(self, weights: list[float], avglen: float) -> None:
         # Each row's weights added in term order, as the statement's sum of CASEs does.
         idf = np.zeros(self.snapshot.rows, dtype=np.float64)
-        for rows, weight in zip(self.holding, weights, strict=True):
-            idf[rows] += weight
-        lens = self.snapshot.lens
+        for holding, weight in zip(self.holding, weights, strict=True):
+            idf[holding] += weight
+        idf = idf[self.rows]
+        lens = self.snapshot.lens[self.rows]
         self.scores = idf * (BM25_K1 + 1) / (1 + BM25_K1 * ((1 - BM25_B) + BM25_B * lens / avglen))
 
 
@@ -110,16 +111,17 @@ def _weights(dfs: list[float], n: float) -> list[float]:
 
 def _best(parts: list[_Candidates], limit: int) -> list[LexicalHit]:
     """The `limit` best rows by (score, newer, identity, scope, shard, row id)."""
-    found = [(part, np.flatnonzero(part.mask & (part.scores > 0))) for part in parts]
-    scores = np.concatenate([part.scores[rows] for part, rows in found])
-    days = np.concatenate([part.snapshot.days[rows] for part, rows in found])
-    starts = np.cumsum([0] + [len(rows) for _, rows in found])
+    found = [(part, np.flatnonzero(part.scores > 0)) for part in parts]
+    scores = np.concatenate([part.scores[at] for part, at in found])
+    days = np.concatenate([part.snapshot.days[part.rows[at]] for part, at in found])
+    starts = np.cumsum([0] + [len(at) for _, at in found])
     pool = []
     best = best_rows(scores, days, limit)
     for i, which in zip(best, np.searchsorted(starts, best, side="right") - 1, strict=True):
-        part, rows = found[which]
-        s, row = part.snapshot, int(rows[i - starts[which]])
-        key = (-float(part.scores[row]), -int(s.days[row]), *s.keys[row][:3], int(s.pks[row]))
+        part, at = found[which]
+        k = int(at[i - starts[which]])
+        s, row = part.snapshot, int(part.rows[k])
+        key = (-float(part.scores[k]), -int(s.days[row]), *s.keys[row][:3], int(s.pks[row]))
         pool.append((key, s, row))
     pool.sort(key=lambda item: item[0])
     return [
