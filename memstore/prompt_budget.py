@@ -62,10 +62,11 @@ def budget_ms() -> int:
 
 
 @contextmanager
-def _timeouts(ms: int) -> Iterator[None]:
+def _timeouts(ms: int, *, nested: bool) -> Iterator[None]:
     """Postgres lock and statement timeouts of `ms` for the block (inside a transaction)."""
-    # is_local=true: a rolled-back transaction or savepoint takes the settings with it; on
-    # success they are put back, so an outer transaction (a test's, a caller's) keeps its own.
+    # is_local=true: the settings end with the transaction, or go with a rolled-back savepoint.
+    # Nested in an outer transaction (a test's, a caller's), they are put back on success so
+    # the outer one keeps its own; outermost, the commit ends them (no statement to restore).
     value = f"{max(1, ms)}ms"
     with connection.cursor() as cursor:
         cursor.execute(
@@ -75,18 +76,20 @@ def _timeouts(ms: int) -> Iterator[None]:
         )
         before = cursor.fetchone()[:2]
     yield
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('lock_timeout', %s, true), "
-            "set_config('statement_timeout', %s, true)",
-            list(before),
-        )
+    if nested:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT set_config('lock_timeout', %s, true), "
+                "set_config('statement_timeout', %s, true)",
+                list(before),
+            )
 
 
 def _try_sync(scopes: list[Scope], ms: int) -> bool:
     """Sync these scopes within `ms`; False when it ran out of time (nothing half-done stays)."""
+    nested = connection.in_atomic_block
     try:
-        with transaction.atomic(), _timeouts(ms):
+        with transaction.atomic(), _timeouts(ms, nested=nested):
             index_sync(scopes=scopes)
         return True
     except DatabaseError as error:
@@ -106,8 +109,9 @@ def memory_read[T](
     total = budget if budget is not None else budget_ms()
     fresh = _try_sync(list(scopes), int(total * SYNC_SHARE))
     left = max(READ_FLOOR_MS, int(total - (time.monotonic() - started) * 1000))
+    nested = connection.in_atomic_block
     try:
-        with sync_skipped(), transaction.atomic(), _timeouts(left):
+        with sync_skipped(), transaction.atomic(), _timeouts(left, nested=nested):
             value = read()
         memory: MemoryState = "ok"
     except DatabaseError as error:

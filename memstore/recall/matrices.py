@@ -26,8 +26,9 @@ from memstore.recall.threads import recall_pool
 from memstore.recall.top import best_rows
 
 # Rows held per process before the least recently used scope's matrix goes: 1.5 KB each with
-# a 384-dimension model, so about 150 MB. Larger searches use the HNSW index when there is one.
-CACHE_MAX_FACTS = 100_000
+# a 384-dimension model, so up to about 450 MB for a process that serves many bots (a matrix
+# rebuilt after eviction refetches its vectors: ~16 ms per 1,000 facts).
+CACHE_MAX_FACTS = 300_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,16 +97,18 @@ def _products(matrices: list[np.ndarray], query: np.ndarray) -> np.ndarray:
 def _current(snapshots: list[Snapshot], embedder: Embedder, fetch) -> list[_Matrix]:
     db = connection.settings_dict["NAME"]
     result = []
+    grew = False  # only a new or rebuilt entry can push the cache past its budget
     with _lock:
         for snapshot in snapshots:
             slot = (db, embedder.name, snapshot.key)
             held = _cache.get(slot)
             if held is None or held.snapshot is not snapshot:
                 held = _rebuilt(embedder, snapshot, held, fetch)
+                grew = True
                 _cache[slot] = held
             _cache.move_to_end(slot)
             result.append(held)
-        total = sum(m.snapshot.rows for m in _cache.values())
+        total = sum(m.snapshot.rows for m in _cache.values()) if grew else 0
         while total > CACHE_MAX_FACTS and len(_cache) > len(result):
             _, dropped = _cache.popitem(last=False)
             total -= dropped.snapshot.rows

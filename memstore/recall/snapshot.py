@@ -126,6 +126,7 @@ def snapshots_current(versions: dict[str, tuple], keys: list[str]) -> list[Snaps
     """Snapshots of these scopes at the versions given (scopes without files are left out)."""
     db = connection.settings_dict["NAME"]
     result = []
+    grew = False  # only a new or rebuilt entry can push the cache past its budget
     with _lock:
         for key in keys:
             version = versions.get(key)
@@ -135,10 +136,11 @@ def snapshots_current(versions: dict[str, tuple], keys: list[str]) -> list[Snaps
             snapshot = _cache.get(slot)
             if snapshot is None or snapshot.version != version:
                 snapshot = _refresh(key, version, snapshot)
+                grew = True
                 _cache[slot] = snapshot
             _cache.move_to_end(slot)
             result.append(snapshot)
-        total = sum(s.rows for s in _cache.values())
+        total = sum(s.rows for s in _cache.values()) if grew else 0
         while total > CACHE_MAX_FACTS and len(_cache) > len(result):
             _, dropped = _cache.popitem(last=False)
             total -= dropped.rows
