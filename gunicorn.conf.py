@@ -8,8 +8,8 @@ the server only once they hold every thread (16 here), where the default `sync` 
 stalled by as many slow clients as it has processes (two). tests/test_gunicorn.py measures it.
 Behind a proxy that buffers requests (nginx does by default) slow clients never reach us.
 
-Preloading: the master imports the app (Django, numpy, the code) before it forks, so the workers
-share those pages. The embedding model is not loaded there: an onnxruntime session made before
+Preloading: the master imports the app (Django, numpy, the code, the URL configuration) before it
+forks, so the workers share those pages. The embedding model is not loaded there: an onnxruntime session made before
 a fork crashes the forked workers (SIGSEGV/SIGABRT, measured), so each worker loads the model and
 runs it once right after it starts, before it takes a request; the first search after a start
 then does not wait for the model (docs/benchmarks.md, "Model load and worker memory"). The
@@ -37,6 +37,14 @@ def _model_warm() -> None:
     if embedder is not None:
         embedder.embed_query("warm up")  # the first run allocates onnxruntime's buffers
     connections.close_all()  # the first request opens its own
+
+
+def when_ready(server) -> None:
+    """In the master, before it forks: load the URL configuration too (Django does so on the
+    first request, and the MCP endpoint's imports take a second), so every worker shares it."""
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018 (the attribute loads the patterns)
 
 
 def post_worker_init(worker) -> None:
