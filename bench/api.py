@@ -605,7 +605,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=8.0, help="per endpoint per run")
     parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (as gunicorn.conf.py)")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="gunicorn workers (as gunicorn.conf.py)"
+    )
     parser.add_argument("--endpoints", default=",".join(ENDPOINTS))
     parser.add_argument("--fresh", action="store_true", help="rebuild the workspace")
     parser.add_argument(
