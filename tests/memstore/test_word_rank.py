@@ -1,17 +1,21 @@
 """Ranking by words in this process gives exactly what the Postgres statement gives: the same
 rows in the same order, the same BM25 scores to the last bit and the same match count, over
 random memories (several scopes and shards, hidden facts, names and acronyms matched exactly,
-rows found another way); and a snapshot follows hand edits file by file."""
+rows found another way); recall answers the same whichever ranks it; and a snapshot follows
+hand edits file by file."""
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstore.index import index_sync
 from memstore.paths import Scope
+from memstore.recall import fusion, search, vectors
 from memstore.recall.lexical import lexical_search, lexical_terms
+from memstore.recall.search import recall_in_scopes
 from memstore.recall.snapshot import snapshots_clear, snapshots_current
 from memstore.recall.versions import versions_read
 from memstore.recall.word_rank import word_rank
@@ -113,3 +117,42 @@ def test_a_snapshot_follows_a_hand_edit_and_rereads_only_that_file(memory_root):
     # The untouched file's part is the same object: it was not read again.
     assert any(second.parts[fid] is first.parts[fid] for fid in october)
     assert len(second.postings("tea")) == 1
+
+
+class WordHashEmbedder:
+    """Vectors from hashed words: similar wording, similar vectors; no model needed."""
+
+    name = "word-hash-test-model"
+    dim = 32
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.embed_query(text) for text in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        for word in text.lower().split():
+            vector[sum(map(ord, word)) % self.dim] += 1
+        return vector / max(np.linalg.norm(vector), 1e-9)
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "lexical", "semantic"])
+def test_recall_answers_the_same_when_postgres_ranks_a_search_too_large_to_hold(
+    memory_root, monkeypatch, mode
+):
+    embedder = WordHashEmbedder()
+    monkeypatch.setattr(search, "embedder_current", lambda: embedder)
+    monkeypatch.setattr(vectors, "embedder_current", lambda: embedder)
+    monkeypatch.setattr(fusion, "COSINE_FLOORS", {embedder.name: 0.2})
+    vectors.vectors_cache_clear()
+    for (kind, name, month, bot), lines in _facts(seed=5, count=80).items():
+        log(memory_root, kind, name, month, *lines, bot=bot)
+    scopes = [Scope(kind, name) for kind, name in SCOPES]
+    for query in ["tea mornings", "Lisbon flight booked", "the US budget", "Will Alice plan"]:
+        answers = []
+        for largest in (10**9, 0):  # in this process, then as if too large to hold
+            monkeypatch.setattr(search, "LOCAL_MAX_FACTS", largest)
+            found = recall_in_scopes(scopes=scopes, query=query, limit=8, mode=mode)
+            answers.append(([f.fact_id for f in found.items], found.more, found.mode))
+        assert answers[0] == answers[1], query
+        assert answers[0][0], query  # the corpus has matches for every query
+    vectors.vectors_cache_clear()
