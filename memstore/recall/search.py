@@ -108,35 +108,10 @@ def recall_in_scopes(
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
-    # A remembered query vector comes back at once (see query_vectors for BESIDE_SQL).
-    pending = query_vector_start(embedder, query) if embedder is not None else None
-    index_sync(scopes=scopes)
-    terms, versions = _terms_and_versions(query, scopes)
-    searched = sum(version[-1] for version in versions.values())
-    keys = [str(scope) for scope in scopes]
-    # Scopes that fit in this process are searched from their snapshots, by words while the
-    # query is embedded; larger searches (a person's whole workspace in the console) are
-    # ranked by Postgres, which also loads the rows.
-    snapshots = snapshots_current(versions, keys) if searched <= LOCAL_MAX_FACTS else None
-    words = None
-    if used != "semantic" and snapshots is not None:
-        words = word_rank(
-            snapshots, terms, facts=searched, limit=CANDIDATES, include_hidden=include_hidden
-        )
-    vector = _vector_or_none(pending)
-    if pending is not None and vector is None:
+    found = _both_sides(scopes, query, embedder, words=used != "semantic", hidden=include_hidden)
+    if found.model_failed:
         used, note = "lexical", _MODEL_FAILED
-    dense = []
-    if vector is not None:
-        dense = _dense(scopes, vector, embedder, include_hidden, versions, snapshots)
-    lexical: list[fusion.Ranked] = []
-    matched = len({hit.fact_id for hit in dense})
-    loaded: dict[int, StoredFact] | None = None
-    if words is not None:
-        lexical = [_ranked(hit) for hit in words.hits]
-        matched = words.matched({hit.fact_id for hit in dense})
-    elif used != "semantic":
-        lexical, matched, loaded = _lexical(scopes, terms, dense, include_hidden)
+    lexical, dense, matched, loaded = found.lexical, found.dense, found.matched, found.loaded
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
@@ -162,6 +137,48 @@ def recall_in_scopes(
         note=note,
         scores={f.fact_id: f.score for f in fused},
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Sides:
+    """What each side found before fusion, how many facts matched, and any rows loaded."""
+
+    lexical: list[fusion.Ranked]
+    dense: list[fusion.Ranked]
+    matched: int
+    loaded: dict[int, StoredFact] | None  # rows the lexical statement loaded (large searches)
+    model_failed: bool
+
+
+def _both_sides(scopes: list[Scope], query: str, embedder, *, words: bool, hidden: bool) -> _Sides:
+    # A remembered query vector comes back at once; a new one is computed on the recall pool
+    # while this thread syncs and ranks by words (see query_vectors, BESIDE_SQL).
+    pending = query_vector_start(embedder, query) if embedder is not None else None
+    index_sync(scopes=scopes)
+    terms, versions = _terms_and_versions(query, scopes)
+    searched = sum(version[-1] for version in versions.values())
+    keys = [str(scope) for scope in scopes]
+    # Scopes that fit in this process are searched from their snapshots; larger searches (a
+    # person's whole workspace in the console) are ranked by Postgres, which loads the rows.
+    snapshots = snapshots_current(versions, keys) if searched <= LOCAL_MAX_FACTS else None
+    ranking = None
+    if words and snapshots is not None:
+        ranking = word_rank(
+            snapshots, terms, facts=searched, limit=CANDIDATES, include_hidden=hidden
+        )
+    vector = _vector_or_none(pending)
+    dense = []
+    if vector is not None:
+        dense = _dense(scopes, vector, embedder, hidden, versions, snapshots)
+    failed = pending is not None and vector is None
+    if ranking is not None:
+        lexical = [_ranked(hit) for hit in ranking.hits]
+        matched = ranking.matched({hit.fact_id for hit in dense})
+        return _Sides(lexical, dense, matched, None, failed)
+    if words or failed:
+        lexical, matched, loaded = _lexical(scopes, terms, dense, hidden)
+        return _Sides(lexical, dense, matched, loaded, failed)
+    return _Sides([], dense, len({hit.fact_id for hit in dense}), None, failed)
 
 
 def _vector_or_none(pending):
