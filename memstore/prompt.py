@@ -28,6 +28,7 @@ from memstore.index import index_sync
 from memstore.markdown import FactLine, parse_line
 from memstore.models import Bot, Fact
 from memstore.paths import Scope
+from memstore.prompt_cache import blocks_cached
 from memstore.ranking import by_rank, merge_newest, rank_order_sql
 from memstore.records import StoredFact, stored_from_row
 from memstore.vocabulary import PRIVATE_ROOM_KINDS
@@ -349,7 +350,7 @@ def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     index_sync(scopes=[scope for _, scope in scopes])
     budgets = prompt_budgets()
     private = ctx.room.kind in PRIVATE_ROOM_KINDS
-    inputs = [_load(scope, budgets[kind], private) for kind, scope in scopes]
+    inputs = blocks_cached(scopes, budgets, private, _load)
     team_wide = Bot.objects.filter(slug=ctx.bot, in_groups=True).exists()
     section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide)
     return section, [scope for _, scope in scopes]
