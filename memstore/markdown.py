@@ -52,6 +52,11 @@ def fact_identity(text: str) -> str:
     return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:16]
 
 
+def line_text(day: date, text: str) -> str:
+    """A fact's line without metadata: `- (YYYY-MM-DD) text`."""
+    return f"- ({day.isoformat()}) {text}"
+
+
 @dataclass(frozen=True, slots=True)
 class FactLine:
     """One fact: its date, its text (including a `[note]`/`[episode]` tag) and its metadata."""
@@ -79,7 +84,7 @@ class FactLine:
         return self.text[match.end() :].strip() if match else self.text
 
     def __str__(self) -> str:
-        line = f"- ({self.day.isoformat()}) {self.text}"
+        line = line_text(self.day, self.text)
         if self.meta:
             pairs = " ".join(f"{key}={value}" for key, value in self.meta.items())
             line += f" <!-- {pairs} -->"

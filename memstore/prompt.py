@@ -25,7 +25,7 @@ from django.db.models import F
 
 from memstore.access import Context
 from memstore.index import index_sync
-from memstore.markdown import FactLine, parse_line
+from memstore.markdown import line_text, parse_line
 from memstore.models import Bot, Fact
 from memstore.paths import Scope
 from memstore.prompt_cache import blocks_cached
@@ -122,7 +122,7 @@ class BlockInput:
 
 def fact_text(fact: StoredFact) -> str:
     """A fact as the prompt shows it: its line without metadata."""
-    return str(FactLine(day=fact.day, text=fact.text))
+    return line_text(fact.day, fact.text)
 
 
 def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget, beyond: int = 0) -> Slice:
