@@ -16,7 +16,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from memstore.access import Context
-from memstore.actions import call_context
+from memstore.actions import call_context, call_succeeded
 from memstore.errors import MemstoreError
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
@@ -30,6 +30,7 @@ from memstore.vocabulary import (
 CALLER: ContextVar[tuple[str, frozenset[str] | None]] = ContextVar("mcp_caller")
 # The request's `X-Room-Ticket` (one JSON-RPC call per request here, so one room per ticket).
 TICKET: ContextVar[str | None] = ContextVar("mcp_room_ticket", default=None)
+_CALLED: ContextVar[Context | None] = ContextVar("mcp_call_context", default=None)
 
 RoomId = Annotated[str, Field(pattern=anchored(ROOM_PATTERN), description="The conversation's id.")]
 Kind = Annotated[
@@ -81,7 +82,7 @@ def checked[T](schema: type[T], **fields: Any) -> T:
 
 def room_context(room_id: str, room_kind: str, person: str | None, projects: list[str]) -> Context:
     bot, joined = CALLER.get()
-    return call_context(
+    ctx = call_context(
         bot=bot,
         room_id=room_id,
         room_kind=room_kind,
@@ -90,13 +91,29 @@ def room_context(room_id: str, room_kind: str, person: str | None, projects: lis
         joined=joined,
         ticket=TICKET.get(),
     )
+    _CALLED.set(ctx)
+    return ctx
+
+
+def _answered[T](call: Callable[[], T]) -> Callable[[], T]:
+    # As the API's groups_noted: a call answered in a group room marks its bot "in groups" (a
+    # refused call raises first). Runs in the call's own thread and context copy.
+    def answered() -> T:
+        _CALLED.set(None)
+        value = call()
+        ctx = _CALLED.get()
+        if ctx is not None:
+            call_succeeded(ctx=ctx)
+        return value
+
+    return answered
 
 
 async def run_call[T](call: Callable[[], T]) -> T:
     """Run a memstore call on the request's thread (Django's database connection lives there),
     turning domain errors into MCP tool errors that start with the API's error code."""
     try:
-        return await sync_to_async(call, thread_sensitive=True)()
+        return await sync_to_async(_answered(call), thread_sensitive=True)()
     except MemstoreError as exc:
         detail = f" {json.dumps(exc.detail, default=str)}" if exc.detail else ""
         raise ToolError(f"{exc.code}: {exc.message}{detail}") from None

@@ -8,6 +8,7 @@ import pytest
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
+from memstore.models import Bot
 from tests.helpers import REPO, FakeModel, ok
 from tests.mcp.conftest import DIRECT, GROUP, http_client, run
 
@@ -147,6 +148,19 @@ def test_user_memory_from_a_group_room_is_refused_without_data(live_server, scou
         assert "jazz" not in refused.content[0].text
     assert not recalled.is_error
     assert recalled.structured_content["items"] == []
+
+
+def test_only_an_answered_group_call_marks_the_bot_in_groups(live_server, scout_token):
+    async def step(arguments: dict):
+        async with http_client(live_server.url + "/mcp", scout_token) as client:
+            return await client.call_tool("remember", arguments)
+
+    refused = run(lambda: step({**GROUP, "text": "Alice likes rock", "scope": "user"}))
+    assert refused.is_error and not Bot.objects.get(slug="scout").in_groups
+    run(lambda: step({**DIRECT, "text": "Alice likes jazz"}))
+    assert not Bot.objects.get(slug="scout").in_groups  # a direct room says nothing of groups
+    answered = run(lambda: step({**GROUP, "text": "The team ships on Fridays"}))
+    assert not answered.is_error and Bot.objects.get(slug="scout").in_groups
 
 
 def test_the_write_rules_are_the_apis(live_server, scout_token, memory_root):
