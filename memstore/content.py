@@ -15,6 +15,12 @@ held in a caller's parameter is a rule some caller forgets. Whose rules apply is
 The detectors themselves are `memstore.policy`; this module only decides who they apply to.
 """
 
+from functools import reduce
+from operator import or_
+
+from django.db.models.functions import Coalesce
+
+from memstore.controls import settings_of
 from memstore.errors import MemoryPaused, MemstoreError, SecretRefused, TopicExcluded
 from memstore.markdown import FactLine
 from memstore.models import PersonSettings
@@ -41,8 +47,9 @@ def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str)
     people = {name for name in (person, _owner(shard)) if name}
     if not people:
         return
-    rows = PersonSettings.objects.filter(user__username__in=sorted(people)).values_list(
-        "user__username", "paused", "excluded_topics"
+    found = PersonSettings.objects.filter(reduce(or_, (settings_of(name) for name in people)))
+    rows = found.annotate(who=Coalesce("user__person__name", "user__username")).values_list(
+        "who", "paused", "excluded_topics"
     )
     owner = _owner(shard)
     for name, paused, topics in sorted(rows):

@@ -1,8 +1,9 @@
 """A person's memory controls: pause memory, and the topics bots must not remember; every change
 recorded in the person's audit history.
 
-The settings are the `PersonSettings` row of the person's console account (read by the write
-services through `memstore.content` and by the learner, so a change applies from the next call).
+The settings are the `PersonSettings` row of the person's console account (the account their
+Person row links, else the account named like them; `settings_of`), read by the write
+services through `memstore.content` and by the learner, so a change applies from the next call.
 The audit history is a file beside the person's memory, `users/<person>/controls.jsonl`, one
 JSON object per change (who, when, what), appended and never rewritten, so a rebuild of the index
 loses none of it. Front doors (the About me page, staff, `manage.py people`) call these services;
@@ -17,10 +18,11 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 
 from memstore.errors import InvalidName, InvalidTopic
 from memstore.index import memory_root
-from memstore.models import PersonSettings
+from memstore.models import Person, PersonSettings
 from memstore.paths import check_person
 from memstore.policy import normalise
 
@@ -49,9 +51,15 @@ class ControlChange:
     topic: str = ""
 
 
+def settings_of(person) -> Q:
+    """The `PersonSettings` row of a person (a name, or an `OuterRef` to one): the console account
+    their registered Person links, else the account of that username that no Person links."""
+    return Q(user__person__name=person) | Q(user__username=person, user__person__isnull=True)
+
+
 def person_controls(*, person: str) -> Controls:
     """A person's pause switch and excluded topics (defaults when never set)."""
-    row = PersonSettings.objects.filter(user__username=check_person(person)).first()
+    row = PersonSettings.objects.filter(settings_of(check_person(person))).first()
     if row is None:
         return Controls(person=person, paused=False, topics=())
     return Controls(person=person, paused=row.paused, topics=tuple(row.excluded_topics or ()))
@@ -132,7 +140,13 @@ def _set_paused(*, person: str, paused: bool, by: str, via: str) -> Controls:
 
 def _row(person: str) -> PersonSettings:
     # Locked for the read-change-write, so two concurrent topic edits both land.
-    user = get_user_model().objects.filter(username=check_person(person)).first()
+    name = check_person(person)
+    linked = Person.objects.filter(name=name, user__isnull=False).values_list("user", flat=True)
+    users = get_user_model().objects
+    user = (
+        users.filter(pk__in=linked).first()
+        or users.filter(username=name, person__isnull=True).first()
+    )
     if user is None:
         raise InvalidName(
             f"{person!r} has no console account, so there are no memory controls to set."

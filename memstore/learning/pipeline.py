@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from memstore.access import Context, Room, writable_shard
 from memstore.content import RULE_ERRORS
+from memstore.controls import settings_of
 from memstore.errors import FactNotFound, MemstoreError
 from memstore.failures import failure_record, failure_room
 from memstore.index import memory_root
@@ -55,11 +56,12 @@ class Person:
 
 
 def person_settings(person: str) -> Person:
-    """The pause switch and excluded topics of a person (a Django username); defaults if none."""
+    """The pause switch and excluded topics of a person (see `controls.settings_of`); defaults
+    if none."""
     if not person:
         return Person()
     row = (
-        PersonSettings.objects.filter(user__username=person)
+        PersonSettings.objects.filter(settings_of(person))
         .values_list("paused", "excluded_topics")
         .first()
     )
@@ -158,7 +160,7 @@ def exchange_learn(
     Raises what the model client raises (`ModelUnavailable`) or the database raises, for the
     queue to retry; nothing half-done is lost, the next run picks up where this one stopped."""
     config = config or learner_config()
-    settings = PersonSettings.objects.filter(user__username=OuterRef("person"))
+    settings = PersonSettings.objects.filter(settings_of(OuterRef("person")))
     exchange = (
         Exchange.objects.filter(pk=exchange_id)
         .annotate(  # read with the exchange, in one query: today's spend, the person's controls

@@ -17,7 +17,10 @@ from memstore.controls import (
     topic_include,
 )
 from memstore.errors import InvalidName, InvalidTopic, MemoryPaused, TopicExcluded
+from memstore.learning.pipeline import person_settings
+from memstore.models import PersonSettings
 from memstore.paths import Scope
+from memstore.people import person_add
 from memstore.policy import excluded_topic
 from memstore.services import fact_remember
 from tests.helpers import run_command, texts_on_disk, tree
@@ -144,3 +147,21 @@ def test_manage_py_people_sets_and_shows_the_controls(ann, memory_root):
 
 def _month() -> str:
     return f"{timezone.localdate():%Y-%m}"
+
+
+def test_controls_follow_the_account_the_person_is_registered_with(db, memory_root):
+    # Bots call her "alice"; her console account is "alice.smith", linked in the registry.
+    get_user_model().objects.create_user("alice.smith")
+    person_add(name="alice", username="alice.smith")
+    get_user_model().objects.create_user("alice")  # someone else's account, same name
+    memory_pause(person="alice", by="alice.smith", via="console")
+    topic_exclude(person="alice", topic="salary", by="alice.smith", via="console")
+    assert person_controls(person="alice").paused
+    assert person_settings("alice").paused and person_settings("alice").excluded_topics
+    with pytest.raises(MemoryPaused):
+        fact_remember(shard=Scope("user", "alice").shard("ava"), text="Lives in Porto", via="api")
+    memory_resume(person="alice", by="alice.smith", via="console")
+    with pytest.raises(TopicExcluded):
+        fact_remember(shard=Scope("user", "alice").shard("ava"), text="Her salary went up")
+    rows = dict(PersonSettings.objects.values_list("user__username", "excluded_topics"))
+    assert rows == {"alice.smith": ["salary"]}  # nothing set on the other "alice" account
