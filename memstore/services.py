@@ -28,6 +28,7 @@ from memstore.paths import Scope, Shard, locate, shard_files
 from memstore.ranking import Tier
 from memstore.records import StoredFact, stored_of_line
 from memstore.selectors import fact_find
+from memstore.vocabulary import AUTOMATIC_VIAS, PERSON_EDIT_VIAS
 
 MAX_ATTEMPTS = 8
 _TIER_TAGS: dict[str, str | None] = {
@@ -170,6 +171,7 @@ def fact_edit(
                                 detail={"current": line.fact.text, "fact_id": fact_id},
                             )
                         new = _with_changes(markdown.with_text(line.fact, new_text), day, meta)
+                        new = _claimed(new, via)
                         content_check(shard=shard, fact=new, person=person, via=via)
                         result.append(stored_of_line(rel, new, position=i + 1))
                         if new == line.fact:
@@ -192,6 +194,14 @@ def fact_edit(
             "This fact was removed by someone else.", detail={"current": None, "fact_id": fact_id}
         )
     raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
+
+
+def _claimed(fact: FactLine, via: str) -> FactLine:
+    """A machine-made fact (`via=learner|synthesis` in its line) that a person edits becomes
+    saved on purpose: the `via` goes, so upkeep and synthesis leave it alone from then on."""
+    if via in PERSON_EDIT_VIAS and fact.meta.get("via") in AUTOMATIC_VIAS:
+        return replace(fact, meta={k: v for k, v in fact.meta.items() if k != "via"})
+    return fact
 
 
 def _with_changes(

@@ -41,6 +41,10 @@ VIAS: tuple[Via, ...] = get_args(Via)
 # one, may be changed or archived by upkeep and synthesis: a line without `via` (saved by a
 # bot's API call, a tool, the console or a hand edit) was saved on purpose.
 AUTOMATIC_VIAS: tuple[Via, ...] = ("learner", "synthesis")
+# Edits a person makes through the product (the console's bot pages and About me): an automatic
+# fact reworded this way becomes saved on purpose. (In a file edited by hand the person decides
+# by keeping or deleting the `via=`.)
+PERSON_EDIT_VIAS: tuple[Via, ...] = ("console",)
 
 # Links between facts (SPEC §11): `rel=<kind>:<fact id>` in the source fact's metadata.
 LinkKind = Literal[

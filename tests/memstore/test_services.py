@@ -163,6 +163,18 @@ def test_edit_replaces_in_place_and_keeps_every_other_byte(memory_root):
     ) == ("edit", "- (2026-03-01) Likes tea", "- (2026-03-01) Likes green tea")
 
 
+def test_a_persons_edit_makes_a_learned_fact_theirs_a_bots_does_not(memory_root):
+    learned = "<!-- src=ex-1 by=ada via=learner -->"
+    write(memory_root, LOG, f"- (2026-03-01) Likes tea {learned}\n- (2026-03-02) Two {learned}")
+    tea, two = sorted(facts_list(scopes=[ADA.scope]).items, key=lambda f: f.text)
+    fact_edit(shard=ADA, fact_id=tea.fact_id, text="Likes green tea", via="console")
+    fact_edit(shard=ADA, fact_id=two.fact_id, text="Two cats", via="api")
+    assert read(memory_root, LOG) == (
+        "- (2026-03-01) Likes green tea <!-- src=ex-1 by=ada -->\n"
+        f"- (2026-03-02) Two cats {learned}"
+    )  # upkeep archives only `via=learner` facts: the person's wording is kept for good
+
+
 def test_edit_keeps_the_tag_and_reports_conflicts(memory_root):
     note = fact_remember(shard=ADA, text="Likes rooftops", tier="note", day=D1)
     edited = fact_edit(shard=ADA, fact_id=note.fact_id, text="Likes rooftop bars")
