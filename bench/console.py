@@ -216,13 +216,14 @@ def write_docs(results, runs, median_key, median_base, base_deep, ours_deep) -> 
         "How (issue 12): a search is the API's recall over every tab of the bot "
         "(`recall_in_scopes`): the query is embedded (bge-small, ONNX) and compared with every "
         "fact's vector in memory, the lexical side ranks every fact sharing a stemmed word by "
-        "BM25 in one SQL statement, the two are fused with the relevance floor, and only when "
+        "BM25 over the scope's posting lists in the worker (issue 15; the same scores as the SQL "
+        "statement), the two are fused with the relevance floor, and only when "
         "nothing matches a literal substring match reads a window of the newest rows. Typos "
         "('budjet', 'lisbn') are corrected first from the scope's vocabulary, held in the process "
         "with a one-deletion index: dictionary lookups, no scan. This bench's facts are drawn "
         "from 37 words, so every word is in about a quarter of the 50,000 facts: the worst case "
-        "for BM25, which reads every candidate to count document frequencies (the old prefix "
-        "search stopped at the first 50 by date). Pages are still read newest first by keyset "
+        "for BM25, which scores every candidate (the old prefix search stopped at the first 50 "
+        "by date). Pages are still read newest first by keyset "
         "(day, id) on the index `fact_scope_day_id`, so page 1,000 costs what page 1 does.",
         "",
         f"Load average while measuring: {load} (2 cores shared with the other engineers' runs; "
