@@ -9,7 +9,8 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -456,3 +457,30 @@ class HistoryClock:
     def at(self, when: datetime) -> "HistoryClock":
         self.now = when
         return self
+
+
+# --- MCP clients ---------------------------------------------------------------------------
+
+MCP_DIRECT = {"room_id": "dm-42", "room_kind": "direct", "person": "alice"}
+MCP_GROUP = {"room_id": "team", "room_kind": "group"}
+
+
+@asynccontextmanager
+async def mcp_http_client(url: str, token: str, mode: str = "legacy"):
+    """The official MCP SDK's Client over Streamable HTTP with a bearer token."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        yield client
+
+
+def run_async(step: Callable[[], Awaitable]):
+    """Run one async step to completion from a sync test."""
+    import anyio
+
+    return anyio.run(step)

@@ -9,8 +9,7 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from memstore.models import Bot
-from tests.helpers import REPO, FakeModel, ok
-from tests.mcp.conftest import DIRECT, GROUP, http_client, run
+from tests.helpers import MCP_DIRECT, MCP_GROUP, REPO, FakeModel, mcp_http_client, ok, run_async
 
 TOOLS = {
     "remember": (False, False),
@@ -27,11 +26,11 @@ TOOLS = {
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_initialize_and_list_tools(live_server, scout_token, mode):
     async def step():
-        async with http_client(live_server.url + "/mcp", scout_token, mode) as client:
+        async with mcp_http_client(live_server.url + "/mcp", scout_token, mode) as client:
             listed = await client.list_tools()
             return client.server_info, listed.tools
 
-    info, tools = run(step)
+    info, tools = run_async(step)
     assert info is None or info.name == "memory-console"
     found = {t.name: (t.annotations.read_only_hint, t.annotations.destructive_hint) for t in tools}
     assert {name: found[name] for name in TOOLS} == TOOLS
@@ -44,20 +43,20 @@ def test_initialize_and_list_tools(live_server, scout_token, mode):
 
 def test_every_tool_over_http(live_server, scout_token, memory_root):
     async def step():
-        async with http_client(live_server.url + "/mcp", scout_token) as client:
+        async with mcp_http_client(live_server.url + "/mcp", scout_token) as client:
             out = {}
             saved = await client.call_tool(
-                "remember", {**DIRECT, "text": "Prefers morning meetings", "scope": "user"}
+                "remember", {**MCP_DIRECT, "text": "Prefers morning meetings", "scope": "user"}
             )
             out["saved"] = saved.structured_content
             again = await client.call_tool(
-                "remember", {**DIRECT, "text": "prefers  morning MEETINGS", "scope": "user"}
+                "remember", {**MCP_DIRECT, "text": "prefers  morning MEETINGS", "scope": "user"}
             )
             out["again"] = again.structured_content
             await client.call_tool(
                 "remember",
                 {
-                    **DIRECT,
+                    **MCP_DIRECT,
                     "projects": ["apollo"],
                     "text": "Apollo launches on 3 March",
                     "scope": "project",
@@ -65,21 +64,23 @@ def test_every_tool_over_http(live_server, scout_token, memory_root):
                     "tier": "profile",
                 },
             )
-            recalled = await client.call_tool("recall", {**DIRECT, "query": "meetings"})
+            recalled = await client.call_tool("recall", {**MCP_DIRECT, "query": "meetings"})
             out["recalled"] = recalled.structured_content
-            listed = await client.call_tool("list_facts", {**DIRECT, "projects": ["apollo"]})
+            listed = await client.call_tool("list_facts", {**MCP_DIRECT, "projects": ["apollo"]})
             out["listed"] = listed.structured_content
             edited = await client.call_tool(
                 "edit_fact",
-                {**DIRECT, "id": out["saved"]["id"], "text": "Prefers afternoon meetings"},
+                {**MCP_DIRECT, "id": out["saved"]["id"], "text": "Prefers afternoon meetings"},
             )
             out["edited"] = edited.structured_content
-            section = await client.call_tool("prompt_section", {**DIRECT, "projects": ["apollo"]})
+            section = await client.call_tool(
+                "prompt_section", {**MCP_DIRECT, "projects": ["apollo"]}
+            )
             out["section"] = section.structured_content
             reported = await client.call_tool(
                 "report_exchange",
                 {
-                    **DIRECT,
+                    **MCP_DIRECT,
                     "message": "thanks!",
                     "reply": "Any time.",
                     "message_id": "m1",
@@ -88,12 +89,12 @@ def test_every_tool_over_http(live_server, scout_token, memory_root):
             )
             out["reported"] = reported.structured_content
             forgot = await client.call_tool(
-                "forget", {**DIRECT, "text": "prefers AFTERNOON meetings"}
+                "forget", {**MCP_DIRECT, "text": "prefers AFTERNOON meetings"}
             )
             out["forgot"] = forgot.structured_content
             return out
 
-    out = run(step)
+    out = run_async(step)
     month = out["saved"]["date"][:7]
     assert out["saved"]["file"] == f"users/alice/memory/by-agent/scout/log/{month}.md"
     assert (out["saved"]["existed"], out["again"]["existed"]) == (False, True)
@@ -114,11 +115,11 @@ def test_every_tool_over_http(live_server, scout_token, memory_root):
 
 def test_a_wrong_token_is_an_mcp_error(live_server, scout_token):
     async def step():
-        async with http_client(live_server.url + "/mcp", "mct_not-a-token") as client:
+        async with mcp_http_client(live_server.url + "/mcp", "mct_not-a-token") as client:
             await client.list_tools()
 
     with pytest.raises(BaseExceptionGroup) as raised:
-        run(step)
+        run_async(step)
     errors = raised.value.exceptions
     while isinstance(errors[0], BaseExceptionGroup):
         errors = errors[0].exceptions
@@ -128,19 +129,19 @@ def test_a_wrong_token_is_an_mcp_error(live_server, scout_token):
 
 def test_user_memory_from_a_group_room_is_refused_without_data(live_server, scout_token):
     async def step():
-        async with http_client(live_server.url + "/mcp", scout_token) as client:
+        async with mcp_http_client(live_server.url + "/mcp", scout_token) as client:
             await client.call_tool(
-                "remember", {**DIRECT, "text": "Alice likes jazz", "scope": "user"}
+                "remember", {**MCP_DIRECT, "text": "Alice likes jazz", "scope": "user"}
             )
             return [
                 await client.call_tool(
-                    "remember", {**GROUP, "text": "Alice likes rock", "scope": "user"}
+                    "remember", {**MCP_GROUP, "text": "Alice likes rock", "scope": "user"}
                 ),
-                await client.call_tool("list_facts", {**GROUP, "scope": "user"}),
-                await client.call_tool("recall", {**GROUP, "query": "jazz"}),
+                await client.call_tool("list_facts", {**MCP_GROUP, "scope": "user"}),
+                await client.call_tool("recall", {**MCP_GROUP, "query": "jazz"}),
             ]
 
-    wrote, listed, recalled = run(step)
+    wrote, listed, recalled = run_async(step)
     for refused in (wrote, listed):
         assert refused.is_error
         assert refused.structured_content is None
@@ -152,32 +153,37 @@ def test_user_memory_from_a_group_room_is_refused_without_data(live_server, scou
 
 def test_only_an_answered_group_call_marks_the_bot_in_groups(live_server, scout_token):
     async def step(arguments: dict):
-        async with http_client(live_server.url + "/mcp", scout_token) as client:
+        async with mcp_http_client(live_server.url + "/mcp", scout_token) as client:
             return await client.call_tool("remember", arguments)
 
-    refused = run(lambda: step({**GROUP, "text": "Alice likes rock", "scope": "user"}))
+    refused = run_async(lambda: step({**MCP_GROUP, "text": "Alice likes rock", "scope": "user"}))
     assert refused.is_error and not Bot.objects.get(slug="scout").in_groups
-    run(lambda: step({**DIRECT, "text": "Alice likes jazz"}))
+    run_async(lambda: step({**MCP_DIRECT, "text": "Alice likes jazz"}))
     assert not Bot.objects.get(slug="scout").in_groups  # a direct room says nothing of groups
-    answered = run(lambda: step({**GROUP, "text": "The team ships on Fridays"}))
+    answered = run_async(lambda: step({**MCP_GROUP, "text": "The team ships on Fridays"}))
     assert not answered.is_error and Bot.objects.get(slug="scout").in_groups
 
 
 def test_the_write_rules_are_the_apis(live_server, scout_token, memory_root):
     async def step():
-        async with http_client(live_server.url + "/mcp", scout_token) as client:
+        async with mcp_http_client(live_server.url + "/mcp", scout_token) as client:
             return [
                 await client.call_tool(
                     "remember",
-                    {**DIRECT, "text": "Key sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f", "scope": "user"},
+                    {
+                        **MCP_DIRECT,
+                        "text": "Key sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f",
+                        "scope": "user",
+                    },
                 ),
-                await client.call_tool("remember", {**GROUP, "text": "x" * 501}),
+                await client.call_tool("remember", {**MCP_GROUP, "text": "x" * 501}),
                 await client.call_tool(
-                    "remember", {**GROUP, "text": "Launch", "scope": "project", "project": "zeus"}
+                    "remember",
+                    {**MCP_GROUP, "text": "Launch", "scope": "project", "project": "zeus"},
                 ),
             ]
 
-    secret, too_long, not_joined = run(step)
+    secret, too_long, not_joined = run_async(step)
     assert secret.is_error and "secret_refused" in secret.content[0].text
     assert too_long.is_error and "invalid_request" in too_long.content[0].text
     assert not_joined.is_error and "forbidden" in not_joined.content[0].text
@@ -191,13 +197,13 @@ def test_summarize_uses_the_learning_model(live_server, scout_token, memory_root
     model.push(ok("profile: Alice leads the Apollo launch\nlog: Her password is hunter22\n"))
 
     async def step():
-        async with http_client(live_server.url + "/mcp", scout_token) as client:
+        async with mcp_http_client(live_server.url + "/mcp", scout_token) as client:
             return await client.call_tool(
-                "summarize", {**DIRECT, "text": "Alice leads the launch. Password: hunter22."}
+                "summarize", {**MCP_DIRECT, "text": "Alice leads the launch. Password: hunter22."}
             )
 
     try:
-        result = run(step).structured_content
+        result = run_async(step).structured_content
     finally:
         model.close()
     assert [f["text"] for f in result["saved"]] == ["Alice leads the Apollo launch"]
@@ -213,7 +219,7 @@ def test_the_python_example_in_the_docs(live_server, scout_token):
     names: dict = {}
     exec(compile(code, "docs/mcp.md", "exec"), names)  # noqa: S102 - our own documentation
 
-    found = run(lambda: names["main"](live_server.url + "/mcp", scout_token))
+    found = run_async(lambda: names["main"](live_server.url + "/mcp", scout_token))
 
     assert [(f["text"], f["scope"]) for f in found] == [("Prefers morning meetings", "user")]
 
@@ -231,8 +237,8 @@ def test_room_tickets_are_required_when_the_deployment_wants_them(
             httpx2.AsyncClient(headers={"Authorization": f"Bearer {scout_token}", **headers}) as h,
             Client(streamable_http_client(live_server.url + "/mcp", http_client=h)) as client,
         ):
-            return await client.call_tool("recall", {**GROUP, "query": "jazz"})
+            return await client.call_tool("recall", {**MCP_GROUP, "query": "jazz"})
 
-    refused = run(lambda: call({}))
+    refused = run_async(lambda: call({}))
     assert refused.is_error and "ticket_missing:" in refused.content[0].text
-    assert not run(lambda: call({"X-Room-Ticket": ticket})).is_error
+    assert not run_async(lambda: call({"X-Room-Ticket": ticket})).is_error

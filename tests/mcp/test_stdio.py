@@ -7,8 +7,7 @@ import sys
 from django.db import connections
 from mcp import StdioServerParameters
 
-from tests.helpers import REPO, database_url
-from tests.mcp.conftest import DIRECT, GROUP, run
+from tests.helpers import MCP_DIRECT, MCP_GROUP, REPO, database_url, run_async
 
 
 def test_stdio_serves_the_same_tools(scout_token, memory_root):
@@ -31,12 +30,12 @@ def test_stdio_serves_the_same_tools(scout_token, memory_root):
         async with Client(params, mode="legacy") as client:
             tools = await client.list_tools()
             saved = await client.call_tool(
-                "remember", {**DIRECT, "text": "Works from Lisbon", "scope": "user"}
+                "remember", {**MCP_DIRECT, "text": "Works from Lisbon", "scope": "user"}
             )
-            refused = await client.call_tool("list_facts", {**GROUP, "scope": "user"})
+            refused = await client.call_tool("list_facts", {**MCP_GROUP, "scope": "user"})
             return [t.name for t in tools.tools], saved, refused
 
-    names, saved, refused = run(step)
+    names, saved, refused = run_async(step)
     assert "remember" in names and "report_exchange" in names
     assert saved.structured_content["file"].startswith("users/alice/memory/by-agent/scout/")
     assert "Works from Lisbon" in (memory_root / saved.structured_content["file"]).read_text()
