@@ -12,8 +12,6 @@ or position.
 Does not: decide when the approximate HNSW path serves instead (see `vectors`), store vectors.
 """
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import date
 
@@ -21,6 +19,7 @@ import numpy as np
 from django.db import connection
 
 from memstore.embeddings import Embedder
+from memstore.recall.lru import BuiltCache
 from memstore.recall.snapshot import Snapshot
 from memstore.recall.threads import recall_pool
 from memstore.recall.top import best_rows
@@ -48,8 +47,7 @@ class _Matrix:
     missing: np.ndarray  # bool: no vector (the model failed on that fact)
 
 
-_cache: OrderedDict[tuple[str, str, str], _Matrix] = OrderedDict()
-_lock = threading.Lock()
+_cache: BuiltCache[_Matrix] = BuiltCache(CACHE_MAX_FACTS, size=lambda held: held.snapshot.rows)
 
 
 def matrices_search(
@@ -96,23 +94,14 @@ def _products(matrices: list[np.ndarray], query: np.ndarray) -> np.ndarray:
 
 def _current(snapshots: list[Snapshot], embedder: Embedder, fetch) -> list[_Matrix]:
     db = connection.settings_dict["NAME"]
-    result = []
-    grew = False  # only a new or rebuilt entry can push the cache past its budget
-    with _lock:
-        for snapshot in snapshots:
-            slot = (db, embedder.name, snapshot.key)
-            held = _cache.get(slot)
-            if held is None or held.snapshot is not snapshot:
-                held = _rebuilt(embedder, snapshot, held, fetch)
-                grew = True
-                _cache[slot] = held
-            _cache.move_to_end(slot)
-            result.append(held)
-        total = sum(m.snapshot.rows for m in _cache.values()) if grew else 0
-        while total > CACHE_MAX_FACTS and len(_cache) > len(result):
-            _, dropped = _cache.popitem(last=False)
-            total -= dropped.snapshot.rows
-    return result
+    return [
+        _cache.get(
+            (db, embedder.name, snapshot.key),
+            fresh=lambda held, snapshot=snapshot: held.snapshot is snapshot,
+            build=lambda old, snapshot=snapshot: _rebuilt(embedder, snapshot, old, fetch),
+        )
+        for snapshot in snapshots
+    ]
 
 
 def _rebuilt(embedder: Embedder, snapshot: Snapshot, old: _Matrix | None, fetch) -> _Matrix:
@@ -156,5 +145,4 @@ def _top(snapshots: list[Snapshot], scores: np.ndarray, limit: int) -> list[Vect
 
 def matrices_clear() -> None:
     """Forget every matrix in this process (tests, after a model change)."""
-    with _lock:
-        _cache.clear()
+    _cache.clear()

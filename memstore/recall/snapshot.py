@@ -11,19 +11,20 @@ A snapshot is kept per (database, scope) and reused while the scope's version (s
 is unchanged. When it changes, only the facts of the scope's files whose row changed are read
 again (a file's row records a new stat and sync time whenever the sync touched its facts); the
 arrays and posting lists are then re-laid from the files' parts. Snapshots are dropped least
-recently used first past `CACHE_MAX_FACTS` rows in this process.
+recently used first past `CACHE_MAX_FACTS` rows in this process; one scope is read by one thread
+at a time while other scopes are served (`lru`).
 
 Does not: decide which scopes may be read, rank anything, or write index rows.
 """
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
 from django.db import connection
+
+from memstore.recall.lru import BuiltCache
 
 # Rows held per process before the least recently used scope goes: about 46 MB per 100,000
 # (measured with `bench recall`'s facts: row ids, identities, tie keys and posting lists).
@@ -118,39 +119,30 @@ class Snapshot:
 
 
 _NONE = np.empty(0, dtype=np.int32)
-_cache: OrderedDict[tuple[str, str], Snapshot] = OrderedDict()
-_lock = threading.Lock()
+_cache: BuiltCache[Snapshot] = BuiltCache(CACHE_MAX_FACTS, size=lambda snapshot: snapshot.rows)
 
 
 def snapshots_current(versions: dict[str, tuple], keys: list[str]) -> list[Snapshot]:
     """Snapshots of these scopes at the versions given (scopes without files are left out)."""
     db = connection.settings_dict["NAME"]
     result = []
-    grew = False  # only a new or rebuilt entry can push the cache past its budget
-    with _lock:
-        for key in keys:
-            version = versions.get(key)
-            if version is None:
-                continue
-            slot = (db, key)
-            snapshot = _cache.get(slot)
-            if snapshot is None or snapshot.version != version:
-                snapshot = _refresh(key, version, snapshot)
-                grew = True
-                _cache[slot] = snapshot
-            _cache.move_to_end(slot)
-            result.append(snapshot)
-        total = sum(s.rows for s in _cache.values()) if grew else 0
-        while total > CACHE_MAX_FACTS and len(_cache) > len(result):
-            _, dropped = _cache.popitem(last=False)
-            total -= dropped.rows
+    for key in keys:
+        version = versions.get(key)
+        if version is None:
+            continue
+        result.append(
+            _cache.get(
+                (db, key),
+                fresh=lambda held, version=version: held.version == version,
+                build=lambda old, key=key, version=version: _refresh(key, version, old),
+            )
+        )
     return result
 
 
 def snapshots_clear() -> None:
     """Forget every snapshot in this process (tests)."""
-    with _lock:
-        _cache.clear()
+    _cache.clear()
 
 
 def _refresh(key: str, version: tuple, old: Snapshot | None) -> Snapshot:
