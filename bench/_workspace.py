@@ -37,8 +37,9 @@ def log(message: str) -> None:
 # --- setup -----------------------------------------------------------------------------------
 
 
-def bench_database(name: str) -> str:
-    """Point DATABASE_URL at database `name` on the same server (created if missing); return it."""
+def bench_database(name: str, *, fresh: bool = False) -> str:
+    """Point DATABASE_URL at database `name` on the same server (created if missing, dropped
+    and recreated first with `fresh`); return it."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     import psycopg
@@ -55,6 +56,8 @@ def bench_database(name: str) -> str:
         "dbname": conf["NAME"],
     }
     with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as conn:
+        if fresh:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if not exists:
             log(f"creating database {name}")
@@ -231,6 +234,31 @@ def ann_index_restore(model: str, work_mem: str = "4GB") -> float | None:
         done.set()
         watcher.join()
     return time.perf_counter() - started
+
+
+# --- processes -------------------------------------------------------------------------------
+
+
+def process_stat(pid: int | str) -> tuple[str, int, float] | None:
+    """A process's name, parent pid and CPU seconds so far (user + system, every thread), from
+    /proc; None once it is gone."""
+    try:
+        head, _, rest = Path(f"/proc/{pid}/stat").read_text().rpartition(")")
+    except OSError:
+        return None
+    fields = rest.split()
+    ticks = int(fields[11]) + int(fields[12])
+    return head.split("(", 1)[1], int(fields[1]), ticks / os.sysconf("SC_CLK_TCK")
+
+
+def processes_cpu(keep) -> float:
+    """CPU seconds so far of every running process for which `keep(pid, name, parent)` holds."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (found := process_stat(entry.name)) is not None:
+            name, parent, seconds = found
+            total += seconds if keep(int(entry.name), name, parent) else 0.0
+    return total
 
 
 # --- timing ----------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from bench._workspace import (
     bench_database,
     docs_section_write,
     log,
+    processes_cpu,
     vectors_composed,
 )
 
@@ -500,21 +501,7 @@ LABELS = {
 def server_cpu(master: int) -> float:
     """CPU seconds (user + system) used so far by the gunicorn master, its workers and every
     Postgres process: what serving the requests cost, without the load generator."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)
-            comm = fields[0].split("(", 1)[1]
-            rest = fields[1].split()
-        except (OSError, IndexError):
-            continue  # gone meanwhile
-        pid, ppid = int(entry.name), int(rest[1])
-        if comm == "postgres" or pid == master or ppid == master:
-            total += (int(rest[11]) + int(rest[12])) / tick
-    return total
+    return processes_cpu(lambda pid, name, parent: name == "postgres" or master in (pid, parent))
 
 
 def pct(values: list[float], q: float) -> float:

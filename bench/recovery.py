@@ -29,33 +29,10 @@ import subprocess
 import sys
 import time
 
-from bench._workspace import REPO, VAR, log
+from bench._workspace import REPO, VAR, bench_database, log
 from bench.sync import generate
 
 DB = "memstore_recovery"
-
-
-def recovery_database() -> str:
-    """A DATABASE_URL naming a freshly (re)created `memstore_recovery` on the same server."""
-    sys.path.insert(0, str(REPO))
-    import psycopg
-
-    from memoryconsole.config import database_from_url, embedded_database_url
-
-    base = os.environ.get("DATABASE_URL") or embedded_database_url(VAR)
-    conf = database_from_url(base)
-    params = {
-        "host": conf["HOST"],
-        "port": conf["PORT"],
-        "user": conf["USER"],
-        "password": conf["PASSWORD"],
-        "dbname": conf["NAME"],
-    }
-    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {DB}")
-    head, _, tail = base.partition("?")
-    return head.rsplit("/", 1)[0] + f"/{DB}" + (f"?{tail}" if tail else "")
 
 
 def timed(env: dict, *args: str) -> dict:
@@ -85,12 +62,10 @@ from django.db import connection
 with connection.cursor() as cursor:
     cursor.execute("SELECT pg_backend_pid()")
     backend = cursor.fetchone()[0]
-def cpu(pid):  # user + system seconds of a process, from /proc
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from bench._workspace import process_stat
+def cpu(pid):  # user + system seconds of a process
+    found = process_stat(pid)
+    return None if found is None else found[2]
 t0, mine, server = time.perf_counter(), time.process_time(), cpu(backend)
 out = io.StringIO()
 call_command("reindex", stdout=out, stderr=io.StringIO())
@@ -162,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     generate(root, args.files, args.facts)
     env = {
         **os.environ,
-        "DATABASE_URL": recovery_database(),
+        "DATABASE_URL": bench_database(DB, fresh=True),
         "MEMORY_ROOT": str(root),
         "DJANGO_SETTINGS_MODULE": "memoryconsole.settings",
         "PYTHONPATH": str(REPO),

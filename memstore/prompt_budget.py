@@ -68,9 +68,10 @@ def _timeouts(ms: int, *, nested: bool) -> Iterator[None]:
     # Nested in an outer transaction (a test's, a caller's), they are put back on success so
     # the outer one keeps its own; outermost, the commit ends them (no statement to restore).
     value = f"{max(1, ms)}ms"
+    keep = "current_setting('lock_timeout'), current_setting('statement_timeout'), "
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT current_setting('lock_timeout'), current_setting('statement_timeout'), "
+            f"SELECT {keep if nested else ''}"
             "set_config('lock_timeout', %s, true), set_config('statement_timeout', %s, true)",
             [value, value],
         )

@@ -17,13 +17,13 @@ at a time while other scopes are served (`lru`).
 Does not: decide which scopes may be read, rank anything, or write index rows.
 """
 
-import re
 from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
 from django.db import connection
 
+from memstore.recall.lexical import Term
 from memstore.recall.lru import BuiltCache
 
 # Rows held per process before the least recently used scope goes: about 46 MB per 100,000
@@ -101,12 +101,12 @@ class Snapshot:
 
     def _whole_word(self, word: str) -> np.ndarray:
         # Exact words are rare in queries (acronyms and names English drops as stopwords), so
-        # they are not indexed: Postgres finds them, as `lexical` does, once per word and
-        # snapshot; rows the snapshot does not hold (written since) are left out.
+        # they are not indexed: Postgres finds them with `lexical`'s own test, once per word
+        # and snapshot; rows the snapshot does not hold (written since) are left out.
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT id FROM memstore_fact WHERE scope_key = %s AND text ~ %s",
-                [self.key, rf"\m{re.escape(word)}\M"],
+                [self.key, Term("exact", word).param],
             )
             found = np.fromiter((row[0] for row in cursor.fetchall()), dtype=np.int64)
         if self._by_pk is None:
