@@ -10,8 +10,6 @@ from memoryconsole.api.schemas import (
     ChangesIn,
     ChangesOut,
     ContextHeaders,
-    FactOut,
-    LinkOut,
     PromptOut,
     PromptQuery,
     RecallOut,
@@ -36,23 +34,9 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
     Never waits past the time budget: `stale` or `memory: unavailable` say what it did instead."""
     ctx = context_of(request, room)
     timed = recall_answer(ctx=ctx, query=params.query, limit=params.limit)
-    result = timed.value
-    found = [f.fact_id for f in result.items]
+    found = [f.fact_id for f in timed.value.items]
     near = bot_neighbours(ctx=ctx, fact_ids=found) if params.neighbours and found else None
-    return RecallOut(
-        items=[FactOut.of(f) for f in result.items],
-        more=result.more,
-        mode=result.mode,
-        note=result.note,
-        stale=timed.stale,
-        memory=timed.memory,
-        links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]
-        if near
-        else [],
-        neighbours=[FactOut.of(f) for fid, f in sorted(near.facts.items()) if fid not in found]
-        if near
-        else [],
-    )
+    return RecallOut.of(timed, near)
 
 
 @router.get(

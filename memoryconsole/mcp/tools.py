@@ -123,16 +123,7 @@ async def recall(
 
     def call() -> RecallOut:
         ctx = room_context(room_id, room_kind, person, projects)
-        timed = recall_answer(ctx=ctx, query=params.query, limit=params.limit)
-        result = timed.value
-        return RecallOut(
-            items=[FactOut.of(f) for f in result.items],
-            more=result.more,
-            mode=result.mode,
-            note=result.note,
-            stale=timed.stale,
-            memory=timed.memory,
-        )
+        return RecallOut.of(recall_answer(ctx=ctx, query=params.query, limit=params.limit))
 
     return await run_call(call)
 
@@ -206,13 +197,7 @@ async def list_facts(
             offset=filters.offset,
             limit=filters.limit,
         )
-        return FactPageOut(
-            items=[FactOut.of(f) for f in page.items],
-            total=page.total,
-            offset=page.offset,
-            limit=page.limit,
-            has_more=page.has_more,
-        )
+        return FactPageOut.of(page)
 
     return await run_call(call)
 

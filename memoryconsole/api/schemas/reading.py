@@ -70,6 +70,26 @@ class RecallOut(Out):
     stale: bool = Field(False, description=_STALE)
     memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
 
+    @classmethod
+    def of(cls, timed: Any, near: Any = None) -> "RecallOut":
+        """A budgeted recall (`prompt_budget.recall_answer`), with its links when asked for."""
+        result = timed.value
+        found = {f.fact_id for f in result.items}
+        return cls(
+            items=[FactOut.of(f) for f in result.items],
+            more=result.more,
+            mode=result.mode,
+            note=result.note,
+            stale=timed.stale,
+            memory=timed.memory,
+            links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]
+            if near
+            else [],
+            neighbours=[FactOut.of(f) for fid, f in sorted(near.facts.items()) if fid not in found]
+            if near
+            else [],
+        )
+
 
 class BlockOut(Out):
     title: str
