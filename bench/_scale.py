@@ -124,8 +124,8 @@ def tree_write(root: Path, size: int) -> None:
 def _registry(size: int) -> None:
     """Bots, the projects they write in (and the benched bot's second), people and links."""
     from memstore.models import Bot
-    from memstore.people import person_add, person_link
-    from memstore.registry import bot_create, project_join
+    from memstore.registry.bots import bot_create, project_join
+    from memstore.registry.people import person_add, person_link
 
     counts, _ = shape(size)
     if Bot.objects.count() == counts["bots"]:
@@ -208,8 +208,8 @@ def ensure(size: int, *, hnsw_first: bool = True) -> dict:
         bar.finish()
         _step(state, marker, "rebuild_s", started)
     _registry(size)
+    from memstore.facts.paths import all_scopes
     from memstore.index import index_sync
-    from memstore.paths import all_scopes
 
     report = index_sync(scopes=all_scopes(root))  # a later run finds nothing to do
     if report.changed:

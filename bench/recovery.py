@@ -81,8 +81,9 @@ print(json.dumps({
 _SYNC_CHILD = """
 import json, time, django
 django.setup()
-from memstore.index import index_sync, memory_root
-from memstore.paths import all_scopes
+from memstore.index import index_sync
+from memstore.facts.paths import memory_root
+from memstore.facts.paths import all_scopes
 out = []
 for _ in range(2):
     t0 = time.perf_counter()

@@ -73,15 +73,15 @@ def subjects(spec: dict) -> dict:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from memstore.access import readable_scopes
-    from memstore.index import index_sync, memory_root
-    from memstore.paths import all_scopes
-    from memstore.prompt_budget import prompt_answer
+    from memstore.facts.paths import all_scopes, memory_root
+    from memstore.index import index_sync
+    from memstore.prompt.budget import prompt_answer
     from memstore.recall.query_vectors import query_vectors_clear
     from memstore.recall.search import recall_search
-    from memstore.selectors import context_build
+    from memstore.rooms.access import readable_scopes
+    from memstore.rooms.context import context_open
 
-    ctx = context_build(
+    ctx = context_open(
         bot=spec["bot"],
         room_id="bench-room",
         room_kind="direct",

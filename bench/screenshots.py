@@ -44,7 +44,7 @@ def capture(out: Path) -> int:
     from django.test.testcases import LiveServerThread
     from playwright.sync_api import sync_playwright
 
-    from memstore.demo import demo_workspace
+    from memstore.management.demo import demo_workspace
 
     demo_workspace(say=log)
     server = LiveServerThread("127.0.0.1", StaticFilesHandler, port=0)

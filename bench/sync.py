@@ -126,9 +126,9 @@ def age(root: Path) -> list[Path]:
 
 
 def bench_sync(root: Path, runs: int) -> dict:
+    from memstore.facts.paths import Scope
     from memstore.index import index_rebuild, index_sync
     from memstore.index.rows import stat_scope
-    from memstore.paths import Scope
 
     rng = random.Random(1)
     layout = [
@@ -178,7 +178,7 @@ def bench_sync(root: Path, runs: int) -> dict:
     big_scope = [Scope("bot", "big")]
     index_sync(scopes=big_scope)
     log(f"one changed file: {big}, 1,000 lines, one edited by hand per run; {runs} runs")
-    from memstore.markdown import parse_text
+    from memstore.facts.markdown import parse_text
 
     changed, parses = [], []
     for i in range(runs):

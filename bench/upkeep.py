@@ -56,7 +56,7 @@ class InstantJudge:
         self.calls = 0
 
     def complete(self, prompt, *, max_tokens):
-        from memstore.learning.client import Completion
+        from memstore.llm.client import Completion
 
         self.calls += 1
         answers = []

@@ -1,4 +1,49 @@
 """The memory service layer: Markdown files as the truth, a Postgres index, and the rules between.
 
-It imports nothing from `memoryconsole`; the API and the console call into it.
+The folders are the architecture. Each layer may import the layers below it, never one above
+(tests/memstore/test_boundaries.py checks it); memstore imports nothing from `memoryconsole`.
+
+    kernel      vocabulary, errors, models/: the words, the domain errors, the Django models
+    facts/      the truth on disk: the fact-line grammar, scopes and paths, files, locks,
+                history, ranking rules, the read-side records
+    rules/      what may be stored: secret detectors, the content check, a person's controls,
+                and the log of what was refused or failed
+    index/      the Postgres mirror of the files: sync before read, rebuild
+    registry/   bots, people and tokens
+    rooms/      a bot in a room: the one `Context` opener, access (what a room may see), tickets
+                and bindings, idempotent replies
+    store/      the one write path (remember, forget, edit, restore, clear), reads, links
+    privacy/    the one erasure, verify-forgotten, export
+    calls/      what a bot may do from its room (the `bot_*` use cases)
+    recall/     search by words and by meaning, embeddings
+    llm/        the model client, its settings and the daily token budget
+    learning/   learning from reported exchanges, and summarize
+    upkeep/     usage, duplicates, contradictions, staleness, synthesis, the health report
+    prompt/     the prompt's memory section, its cache, always-on notes, the budgeted read, as-of
+    imports/    bringing memory from other tools
+    console/    what a person sees and changes in the console
+    management/ the `manage.py` commands, the demo workspace; tasks, apps: Django's entry points
 """
+
+KERNEL_MODULES = ("vocabulary", "errors", "apps", "tasks")
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("vocabulary", "errors"),
+    ("models",),
+    ("facts",),
+    ("rules",),
+    ("index",),
+    ("registry",),
+    ("rooms",),
+    ("store",),
+    ("privacy",),
+    ("calls",),
+    ("recall",),
+    ("llm",),
+    ("learning",),
+    ("upkeep",),
+    ("prompt",),
+    ("imports",),
+    ("console",),
+    ("management", "tasks", "apps"),
+)
+LAYERS_FLAT = tuple(part for layer in LAYERS for part in layer)

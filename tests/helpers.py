@@ -24,12 +24,12 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from memstore import markdown
-from memstore.access import Context, Room
+from memstore.facts import markdown
+from memstore.facts.paths import all_scopes
 from memstore.index import index_sync
 from memstore.models import Exchange, LearningEvent
-from memstore.paths import all_scopes
 from memstore.recall.vectors import vectors_ensure
+from memstore.rooms.access import Context, Room
 
 REPO = Path(__file__).resolve().parent.parent
 HEADER = "# Memory\n\n"
@@ -418,8 +418,8 @@ def learned(ctx: Context, model: "FakeModel", answer: str, *, message_id: str, *
     """Submit one exchange and run the learner on it, the fake model answering `answer`
     (settings choose report or write mode); the exchange's receipt."""
     from memstore.learning import exchange_submit
-    from memstore.learning.config import learner_config, model_client
     from memstore.learning.pipeline import exchange_learn
+    from memstore.llm.config import learner_config, model_client
 
     model.push(ok(answer))
     receipt = exchange_submit(
@@ -438,11 +438,11 @@ def learned(ctx: Context, model: "FakeModel", answer: str, *, message_id: str, *
 
 
 class HistoryClock:
-    """Sets the time history entries are stamped with (memstore.history reads
+    """Sets the time history entries are stamped with (memstore.facts.history reads
     `datetime.now`), so a test can script saves, edits and forgets on chosen days."""
 
     def __init__(self, monkeypatch, start: datetime) -> None:
-        from memstore import history
+        from memstore.facts import history
 
         clock = self
 

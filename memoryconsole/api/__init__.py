@@ -25,7 +25,7 @@ from memoryconsole.api import (
 from memoryconsole.api.auth import BotToken, groups_noted
 from memoryconsole.api.body_limit import body_limit
 from memoryconsole.api.errors import install_error_map
-from memstore.access import MAX_PROJECTS
+from memstore.rooms.access import MAX_PROJECTS
 from memstore.vocabulary import ROOM_KINDS
 
 DESCRIPTION = f"""\

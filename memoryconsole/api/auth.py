@@ -1,7 +1,7 @@
 """Who is calling and from where: the bearer token names the bot, the context headers the room.
 
 A token acts only as its own bot: the bot's slug comes from the token, never from the request.
-The room, person and ticket are checked by `memstore.actions.call_context`; `groups_noted`
+The room, person and ticket are checked by `memstore.rooms.context.call_context`; `groups_noted`
 marks a bot "in groups" only once a group-room call has been answered, never for a refusal.
 """
 
@@ -12,9 +12,9 @@ from django.http import HttpRequest, HttpResponse
 from ninja.security import HttpBearer
 
 from memoryconsole.api.schemas import ContextHeaders
-from memstore.access import Context
-from memstore.actions import call_context, call_succeeded
-from memstore.tokens import Caller, token_verify
+from memstore.registry.tokens import Caller, token_verify
+from memstore.rooms.access import Context
+from memstore.rooms.context import call_context, call_succeeded
 
 
 class BotToken(HttpBearer):

@@ -5,7 +5,7 @@ from ninja import Router
 
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import HealthOut, MeOut
-from memstore.registry import bot_get
+from memstore.registry.bots import bot_get
 
 router = Router(tags=["bot"])
 

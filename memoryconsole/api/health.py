@@ -10,7 +10,7 @@ from pydantic import Field
 from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import FACT_ID, ContextHeaders, FactOut, Out, StrictIn
-from memstore.health import KINDS, HealthReport, bot_health, bot_health_fix
+from memstore.upkeep.health import KINDS, HealthReport, bot_health, bot_health_fix
 
 router = Router(tags=["health"])
 

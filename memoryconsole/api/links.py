@@ -12,7 +12,7 @@ from pydantic import Field
 from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import FACT_ID, ContextHeaders, FactOut, LinkOut, Out, StrictIn
-from memstore.links import Neighbourhood, bot_link_add, bot_link_remove, bot_neighbours
+from memstore.store.links import Neighbourhood, bot_link_add, bot_link_remove, bot_neighbours
 from memstore.vocabulary import LinkKind
 
 router = Router(tags=["links"])

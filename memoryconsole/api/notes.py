@@ -13,7 +13,7 @@ from ninja import Field, Header, Router
 from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import ContextHeaders, NoteOut, Out, StrictIn, Text
-from memstore.notes import note_read, note_save, note_versions, notes_for
+from memstore.prompt.notes import note_read, note_save, note_versions, notes_for
 
 router = Router(tags=["notes"])
 

@@ -15,9 +15,9 @@ from memoryconsole.api.schemas import (
     RecallOut,
     RecallQuery,
 )
-from memstore.links import bot_neighbours
-from memstore.prompt import prompt_changes
-from memstore.prompt_budget import prompt_answer, recall_answer
+from memstore.prompt.budget import prompt_answer, recall_answer
+from memstore.prompt.section import prompt_changes
+from memstore.store.links import bot_neighbours
 
 router = Router(tags=["recall"])
 

@@ -15,9 +15,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from memstore.access import Context
-from memstore.actions import call_context, call_succeeded
 from memstore.errors import MemstoreError
+from memstore.rooms.access import Context
+from memstore.rooms.context import call_context, call_succeeded
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
     PERSON_PATTERN,

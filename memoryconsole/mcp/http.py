@@ -23,7 +23,7 @@ from memoryconsole.api.body_limit import body_check, max_body_bytes
 from memoryconsole.api.errors import EdgeError
 from memoryconsole.mcp.calls import TICKET
 from memoryconsole.mcp.tools import CALLER, server
-from memstore.tokens import Caller, token_verify
+from memstore.registry.tokens import Caller, token_verify
 
 # The longest a call may run (a summarize waits on the model); a worker is never held longer.
 REQUEST_SECONDS = 150

@@ -2,7 +2,7 @@
 report_exchange and summarize, each with the room it is called from as arguments.
 
 Every tool validates its arguments with the API's own request schemas, builds the call's
-Context with `memstore.actions.call_context` and calls the one memstore function the matching
+Context with `memstore.rooms.context.call_context` and calls the one memstore function the matching
 JSON API handler calls, so the server-side rules (who may read and write what, secrets, excluded
 topics, limits) are the same code. Answers are the API's response shapes. A refused call is an
 MCP tool error (`isError`) whose text starts with the API's stable error code; it never carries
@@ -46,10 +46,10 @@ from memoryconsole.mcp.calls import (
     room_context,
     run_call,
 )
-from memstore.actions import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
+from memstore.calls.actions import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
 from memstore.learning import exchange_submit
 from memstore.learning.summarize import text_summarize
-from memstore.prompt_budget import prompt_answer, recall_answer
+from memstore.prompt.budget import prompt_answer, recall_answer
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
 __all__ = ["CALLER", "server"]

@@ -9,12 +9,12 @@ import re
 from django import forms
 
 from memoryconsole.web.presenters import TAB_LABELS
-from memstore.access import MAX_PROJECTS
 from memstore.console.authoring import FactFields
 from memstore.console.facts import IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.console.people import PEOPLE_ACTIONS
+from memstore.facts.markdown import MAX_TEXT_CHARS
 from memstore.learning.activity import KINDS
-from memstore.markdown import MAX_TEXT_CHARS
+from memstore.rooms.access import MAX_PROJECTS
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
     FACT_TYPES,
@@ -240,7 +240,7 @@ class AsOfForm(forms.Form):
 
 class NoteForm(forms.Form):
     """A note's new text, with the text it had when the form was shown (the length and secret
-    rules are the service's: `memstore.notes.note_check`)."""
+    rules are the service's: `memstore.prompt.notes.note_check`)."""
 
     text = forms.CharField(
         required=False, strip=False, max_length=20_000, widget=forms.Textarea(attrs={"rows": 10})

@@ -8,15 +8,15 @@ so templates only display what they are given. Pure: no queries, no file I/O.
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from memstore.activity import ShardChange
 from memstore.console.facts import TABS, FactQuery, FactRow, FactRows, Tab
 from memstore.console.files import FileInfo, FileView
 from memstore.console.overview import Problems
 from memstore.console.writes import ClearPreview, Erased, shard_key
+from memstore.facts.activity import ShardChange
+from memstore.facts.markdown import MAX_TEXT_CHARS, parse_line
+from memstore.facts.paths import Shard
 from memstore.learning.activity import LABELS
-from memstore.markdown import MAX_TEXT_CHARS, parse_line
-from memstore.paths import Shard
-from memstore.prompt import Block, PromptSection, Slice
+from memstore.prompt.section import Block, PromptSection, Slice
 
 NEW_DAYS = 7  # a fact this many days old or newer is marked "new"
 SHORT_CHARS = 40  # a fact's text in a button's accessible name

@@ -12,8 +12,8 @@ from datetime import date, timedelta
 from memoryconsole.web.presenters import NEW_DAYS, _plural, origin
 from memstore.console.aboutme import AboutFact
 from memstore.console.reach import Reach
-from memstore.controls import ControlChange
-from memstore.paging import Page
+from memstore.facts.paging import Page
+from memstore.rules.controls import ControlChange
 
 REACH_KIND_LABELS = {"direct": "Direct with you", "group": "Group rooms", "routine": "Routines"}
 REACH_REASONS = {

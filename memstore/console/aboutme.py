@@ -6,7 +6,7 @@ everywhere) and put back.
 Whose page a viewer may open is decided here (`about_whom`, from `Viewer.may_see`): their own,
 or anyone's for staff. The person (or staff) changes facts about them here as themselves
 (via=console), whether or not they may edit the bot that wrote them. The controls (pause,
-excluded topics) are `memstore.controls`, the export `memstore.person_export`, what reaches
+excluded topics) are `memstore.rules.controls`, the export `memstore.privacy.person_export`, what reaches
 prompts `memstore.console.reach`. Nothing here renders; wording is the presenters'.
 """
 
@@ -14,19 +14,19 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
-from memstore.activity import fact_writers, shard_history_page
 from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, NotAllowed, PersonUnknown
-from memstore.history import Change
-from memstore.index import index_sync, memory_root
-from memstore.markdown import parse_line
+from memstore.facts.activity import fact_writers, shard_history_page
+from memstore.facts.history import Change
+from memstore.facts.markdown import parse_line
+from memstore.facts.paging import Page
+from memstore.facts.paths import Scope, Shard, locate, memory_root, scope_shards
+from memstore.facts.records import StoredFact
+from memstore.index import index_sync
 from memstore.models import Fact
-from memstore.paging import Page
-from memstore.paths import Scope, Shard, locate, scope_shards
-from memstore.people import person_bots, person_unlink
-from memstore.records import StoredFact
-from memstore.selectors import fact_find, facts_list
-from memstore.services import fact_edit, fact_forget, fact_restore
+from memstore.registry.people import person_bots, person_unlink
+from memstore.store.selectors import fact_find, facts_list
+from memstore.store.services import fact_edit, fact_forget, fact_restore
 
 PAGE_SIZE = 50
 

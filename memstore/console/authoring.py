@@ -15,12 +15,12 @@ from datetime import date
 
 from memstore.console.facts import FactRow, bot_tabs, console_fact_get, shard_of_file
 from memstore.console.viewer import Viewer
-from memstore.content import content_check
 from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
-from memstore.markdown import make_fact
-from memstore.paths import Scope, locate
-from memstore.records import StoredFact
-from memstore.services import fact_edit, fact_forget, fact_remember
+from memstore.facts.markdown import make_fact
+from memstore.facts.paths import Scope, locate
+from memstore.facts.records import StoredFact
+from memstore.rules.content import content_check
+from memstore.store.services import fact_edit, fact_forget, fact_remember
 from memstore.vocabulary import Tier
 
 _TAGS = {"note": "note", "episode": "episode"}

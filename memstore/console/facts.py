@@ -14,13 +14,13 @@ from datetime import date, timedelta
 from django.contrib.postgres.search import SearchQuery
 from django.db.models import Count, F, Q
 
-from memstore.activity import Provenance, fact_writers
 from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, NotAllowed
-from memstore.index import index_sync, memory_root
+from memstore.facts.activity import Provenance, fact_writers
+from memstore.facts.paths import Scope, Shard, all_scopes, check_slug, locate, memory_root
+from memstore.facts.records import StoredFact, stored_from_row
+from memstore.index import index_sync
 from memstore.models import Bot, Fact, MemoryFile, ProjectMember
-from memstore.paths import Scope, Shard, all_scopes, check_slug, locate
-from memstore.records import StoredFact, stored_from_row
 
 TABS = ("own", "people", "projects", "rooms")
 PAGE_SIZE = 50

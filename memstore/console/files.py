@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from memstore.console.facts import shard_of_file
 from memstore.console.overview import bot_shards
 from memstore.console.viewer import Viewer
-from memstore.index import index_sync, memory_root
-from memstore.markdown import MAX_TEXT_CHARS, parse_text
+from memstore.facts.markdown import MAX_TEXT_CHARS, parse_text
+from memstore.facts.paths import memory_root
+from memstore.index import index_sync
 from memstore.models import MemoryFile
 
 MAX_LINES = 5000

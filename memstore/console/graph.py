@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from memstore.console.facts import bot_tabs
 from memstore.console.viewer import Viewer
-from memstore.links import Neighbourhood, neighbours_of, store_graph
-from memstore.paths import Scope
+from memstore.facts.paths import Scope
+from memstore.store.links import Neighbourhood, neighbours_of, store_graph
 
 SIZE = 360
 MAX_NODES = 60

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, NotAllowed
-from memstore.health import HealthReport, fact_in_shard, health_fix, health_report
+from memstore.facts.paths import Scope, Shard
 from memstore.models import Proposal
-from memstore.paths import Scope, Shard
+from memstore.upkeep.health import HealthReport, fact_in_shard, health_fix, health_report
 from memstore.upkeep.proposals import proposal_decide
 from memstore.upkeep.store import bot_store_shards, workspace_shards
 

@@ -9,6 +9,7 @@ staff see all).
 from dataclasses import dataclass
 
 from memstore.console.viewer import Viewer
+from memstore.facts.paging import Page
 from memstore.learning import (
     Activity,
     LearningStatus,
@@ -16,7 +17,6 @@ from memstore.learning import (
     activity_list,
     learning_status,
 )
-from memstore.paging import Page
 
 PROBLEM_KINDS = ("failed", "refused")
 

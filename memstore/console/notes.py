@@ -4,7 +4,7 @@
 - About you: the person reads and writes their own; staff may open anyone's.
 - About me (a bot's): everyone reads it; staff edit it (the bot edits it through the API).
 
-The notes themselves (files, versions, limits) are `memstore.notes`; this module only applies
+The notes themselves (files, versions, limits) are `memstore.prompt.notes`; this module only applies
 the rules above for a `Viewer` and returns what a page shows.
 """
 
@@ -12,7 +12,14 @@ from dataclasses import dataclass
 
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
-from memstore.notes import Note, NoteVersion, note_read, note_restore, note_save, note_versions
+from memstore.prompt.notes import (
+    Note,
+    NoteVersion,
+    note_read,
+    note_restore,
+    note_save,
+    note_versions,
+)
 from memstore.vocabulary import NoteKind
 
 

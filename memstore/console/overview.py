@@ -10,15 +10,20 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
-from memstore.activity import ShardChange, changes_recent, shard_history_page, workspace_shards
 from memstore.console.learning import learning_problems
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
-from memstore.failures import Failure, failures_recent
-from memstore.index import index_sync, memory_root
+from memstore.facts.activity import (
+    ShardChange,
+    changes_recent,
+    shard_history_page,
+    workspace_shards,
+)
+from memstore.facts.paging import Page
+from memstore.facts.paths import Scope, Shard, all_scopes, memory_root
+from memstore.index import index_sync
 from memstore.models import Bot, Fact, MemoryFile
-from memstore.paging import Page
-from memstore.paths import Scope, Shard, all_scopes
+from memstore.rules.failures import Failure, failures_recent
 from memstore.vocabulary import SLUG_PATTERN
 
 HISTORY_PAGE = 50

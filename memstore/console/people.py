@@ -1,7 +1,7 @@
 """The console's people page (staff only): register people, link them to bots, make console
 accounts editors of a bot, and reset a room's binding.
 
-Every function checks the viewer is staff (NotAllowed otherwise) and calls `memstore.people` or
+Every function checks the viewer is staff (NotAllowed otherwise) and calls `memstore.registry.people` or
 `memstore.rooms`; nothing here decides who a bot may act for.
 """
 
@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
-from memstore.people import (
+from memstore.registry.bots import bots_registered
+from memstore.registry.people import (
     PersonInfo,
     bot_editors,
     editor_add,
@@ -19,8 +20,7 @@ from memstore.people import (
     person_link,
     person_unlink,
 )
-from memstore.registry import bots_registered
-from memstore.rooms import Binding, room_reset, rooms_bound
+from memstore.rooms.tickets import Binding, room_reset, rooms_bound
 
 # The changes the people page makes (its form's choices derive from this).
 PEOPLE_ACTIONS = ("add", "link", "unlink", "editor", "not-editor", "reset-room")

@@ -1,6 +1,6 @@
 """What a bot's prompt memory section would hold in a chosen room, so people see what bots see.
 
-The section itself is built by `memstore.prompt_budget.prompt_answer`, as the API builds it
+The section itself is built by `memstore.prompt.budget.prompt_answer`, as the API builds it
 (the always-on notes, then the blocks; within the time budget, or as of a date); this module only builds the room's Context for a person's choice, and keeps the privacy
 rule: a direct room shows that person's user memory, so only they (or staff) may preview it.
 """
@@ -10,14 +10,14 @@ from datetime import date
 
 from django.db.models import Count
 
-from memstore.access import ROOM_KINDS
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
-from memstore.index import memory_root
+from memstore.facts.paths import all_scopes, memory_root
 from memstore.models import Fact, ProjectMember
-from memstore.paths import all_scopes
-from memstore.prompt_budget import PromptAnswer, prompt_answer
-from memstore.selectors import context_build, legacy_rooms_of
+from memstore.prompt.budget import PromptAnswer, prompt_answer
+from memstore.rooms.access import ROOM_KINDS
+from memstore.rooms.context import context_open
+from memstore.store.selectors import legacy_rooms_of
 
 PREVIEW_ROOM = "console-preview"
 
@@ -62,7 +62,7 @@ def prompt_preview(
     person = person or viewer.person
     if kind == "direct" and person != viewer.person and not viewer.staff:
         raise NotAllowed("Only that person (or staff) may preview their direct room.")
-    ctx = context_build(
+    ctx = context_open(
         bot=bot,
         room_id=room or PREVIEW_ROOM,
         room_kind=kind,

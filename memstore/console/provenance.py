@@ -17,12 +17,12 @@ from django.db.models import F
 from memstore.console.facts import FactRow, bot_tabs, rows_of
 from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, NotAllowed
+from memstore.facts.paths import Scope
+from memstore.facts.records import stored_from_row
 from memstore.index import index_sync
 from memstore.learning import Activity, activity_list
 from memstore.learning.pipeline import provenance
 from memstore.models import Exchange, Fact
-from memstore.paths import Scope
-from memstore.records import stored_from_row
 
 _SRC_RE = re.compile(r"room:(?P<room>[^/\s]+)/msg:(?P<msg>\S+)")
 

@@ -2,7 +2,7 @@
 room with them, a group room, a routine), which of their facts would go into that bot's prompt
 today, and for every other fact why not.
 
-The prompt is built by `memstore.prompt_budget.prompt_answer`, the same builder the API's
+The prompt is built by `memstore.prompt.budget.prompt_answer`, the same builder the API's
 `/prompt` uses (the always-on notes, then the memory blocks), so the answer cannot drift from
 what bots get. The person's "About you" note goes into direct rooms with them only. Reasons a
 fact (or the note) stays out:
@@ -18,12 +18,13 @@ It renders nothing; the wording of each reason is the console's presenters'.
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from memstore.notes import note_read
-from memstore.paths import Scope
-from memstore.prompt_budget import prompt_answer
-from memstore.ranking import merge_newest
-from memstore.records import StoredFact
-from memstore.selectors import context_build, facts_list
+from memstore.facts.paths import Scope
+from memstore.facts.ranking import merge_newest
+from memstore.facts.records import StoredFact
+from memstore.prompt.budget import prompt_answer
+from memstore.prompt.notes import note_read
+from memstore.rooms.context import context_open
+from memstore.store.selectors import facts_list
 
 PREVIEW_ROOM = "console-about-me"
 REACH_KINDS = ("direct", "group", "routine")
@@ -72,7 +73,7 @@ def prompt_reach(*, person: str, bots: list[str]) -> list[Reach]:
 def _reach(*, bot: str, kind: str, person: str, mine: list[StoredFact]) -> Reach:
     if kind != "direct":
         return Reach(bot=bot, kind=kind, shown=[], left=[Left(f, "room kind") for f in mine])
-    ctx = context_build(bot=bot, room_id=PREVIEW_ROOM, room_kind=kind, person=person)
+    ctx = context_open(bot=bot, room_id=PREVIEW_ROOM, room_kind=kind, person=person)
     answer = prompt_answer(ctx=ctx, count_usage=False)  # a look, not a use
     block = next((b for b in answer.section.blocks if b.scope == f"user:{person}"), None)
     shown = block.facts if block else []

@@ -22,11 +22,11 @@ from django.utils import timezone
 
 from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, InvalidFact
+from memstore.facts.paths import Scope
 from memstore.learning.activity import events_visible
 from memstore.learning.pipeline import VIA, provenance
 from memstore.models import LearningEvent, ProposalReview
-from memstore.paths import Scope
-from memstore.services import fact_forget, fact_remember
+from memstore.store.services import fact_forget, fact_remember
 
 Decision = Literal["accepted", "rejected"]
 

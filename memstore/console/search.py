@@ -17,10 +17,9 @@ from memstore.console.facts import FactQuery, FactRow, Tab, bot_tabs, rows_of
 from memstore.console.spelling import query_corrected
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
-from memstore.index import memory_root
-from memstore.paths import Scope, all_scopes
+from memstore.facts.paths import Scope, all_scopes, memory_root
+from memstore.facts.records import StoredFact
 from memstore.recall import recall_in_scopes
-from memstore.records import StoredFact
 
 RESULTS = 50  # the most a console search shows (recall's own maximum)
 _NO_BUDGET = 10**9  # people read a list; the bots' character budget does not apply

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from memstore.facts.paths import Scope
 from memstore.index import index_sync
-from memstore.paths import Scope
 
 MIN_LENGTH = 4
 _WORD_RE = re.compile(r"[^\W\d_]{2,}")

@@ -2,7 +2,7 @@
 use) and revoke them; anyone may read how to connect a bot. A bot with memory on disk but not
 yet registered is registered when its first token is made.
 
-Does not: hash or verify tokens (`memstore.tokens` does), or decide wording.
+Does not: hash or verify tokens (`memstore.registry.tokens` does), or decide wording.
 """
 
 from dataclasses import dataclass
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed, UnknownBot, UnknownToken
 from memstore.models import Bot
-from memstore.registry import bot_create
-from memstore.tokens import NewToken, TokenInfo, token_create, token_revoke, tokens_list
+from memstore.registry.bots import bot_create
+from memstore.registry.tokens import NewToken, TokenInfo, token_create, token_revoke, tokens_list
 
 
 def _staff(viewer: Viewer) -> None:

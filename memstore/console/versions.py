@@ -6,15 +6,15 @@ meanwhile is not overwritten (EditConflict). Also what a bot knew on a date, as 
 from dataclasses import dataclass
 from datetime import date
 
-from memstore.asof import facts_as_of
 from memstore.console.facts import FactRow, bot_tabs, console_fact_get, shard_of_file
 from memstore.console.viewer import Viewer
 from memstore.console.writes import console_fact_edit
 from memstore.errors import FactNotFound
-from memstore.history import history_read
-from memstore.index import memory_root
-from memstore.records import StoredFact
-from memstore.versions import FactVersion, fact_versions
+from memstore.facts.history import history_read
+from memstore.facts.paths import memory_root
+from memstore.facts.records import StoredFact
+from memstore.facts.versions import FactVersion, fact_versions
+from memstore.prompt.asof import facts_as_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 
 from memstore.errors import NotAllowed
-from memstore.paths import Scope
+from memstore.facts.paths import Scope
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,17 +11,22 @@ a failure, it is shown.
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from memstore.activity import change_at, shard_history_page
 from memstore.console.facts import FactRow, bot_tabs, console_fact_get, rows_of, shard_of_file
 from memstore.console.viewer import Viewer
-from memstore.erase import Reach, fact_erase, reach_of_bot, reach_of_person, reach_of_workspace
 from memstore.errors import FactNotFound, InvalidFact, NotAllowed
-from memstore.history import history_read
-from memstore.index import memory_root
-from memstore.markdown import parse_line
-from memstore.paths import Scope, Shard, check_slug
-from memstore.records import StoredFact
-from memstore.services import (
+from memstore.facts.activity import change_at, shard_history_page
+from memstore.facts.history import history_read
+from memstore.facts.markdown import parse_line
+from memstore.facts.paths import Scope, Shard, check_slug, memory_root
+from memstore.facts.records import StoredFact
+from memstore.privacy.erase import (
+    Reach,
+    fact_erase,
+    reach_of_bot,
+    reach_of_person,
+    reach_of_workspace,
+)
+from memstore.store.services import (
     fact_edit,
     fact_forget,
     fact_restore,

@@ -6,7 +6,7 @@
     mem0.py           a Mem0 export (the JSON of get_all)
     basic_memory.py   a Basic Memory folder (observations; relations noted)
 
-Readers only read; every write goes through `memstore.actions.bot_remember`, so the rules are
+Readers only read; every write goes through `memstore.calls.actions.bot_remember`, so the rules are
 the API's. `manage.py import <kind> PATH --bot SLUG` is the front door.
 """
 

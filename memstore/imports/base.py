@@ -1,5 +1,5 @@
 """Running an import: every item a reader found goes through the one write path a bot uses
-(`memstore.actions.bot_remember`), so secrets, excluded topics, length limits and who may write
+(`memstore.calls.actions.bot_remember`), so secrets, excluded topics, length limits and who may write
 where are decided exactly as for an API call, and a duplicate is not written twice.
 
 Readers (one module per format) only turn a source into `Item`s (a fact to save, with where it
@@ -17,14 +17,15 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from memstore.access import Context, writable_shard
-from memstore.actions import bot_remember
-from memstore.content import content_check
+from memstore.calls.actions import bot_remember
 from memstore.errors import MemstoreError
-from memstore.markdown import TAGS, make_fact
+from memstore.facts.markdown import TAGS, make_fact
 from memstore.models import Bot
-from memstore.people import person_add, person_link
-from memstore.selectors import context_build, fact_find
+from memstore.registry.people import person_add, person_link
+from memstore.rooms.access import Context, writable_shard
+from memstore.rooms.context import context_open
+from memstore.rules.content import content_check
+from memstore.store.selectors import fact_find
 from memstore.vocabulary import Tier, WritableScopeKind
 
 IMPORT_ROOM = "import"
@@ -167,7 +168,7 @@ def _context(bot: str, item: Item, contexts: dict[tuple, Context]) -> Context:
             person = person_add(name=item.person, exist_ok=True).name
             if Bot.objects.filter(slug=bot).exists():
                 person_link(person=person, bot=bot)
-        contexts[key] = context_build(
+        contexts[key] = context_open(
             bot=bot,
             room_id=IMPORT_ROOM,
             room_kind="direct" if item.scope == "user" else "routine",

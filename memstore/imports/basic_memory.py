@@ -14,8 +14,8 @@ from datetime import date
 from pathlib import Path
 
 from memstore.errors import InvalidFact
+from memstore.facts.markdown import parse_date
 from memstore.imports.base import Item, Skipped, Target, file_day, item_for, source
-from memstore.markdown import parse_date
 from memstore.vocabulary import FACT_TYPES
 
 # A category is a word or two (a task checkbox `- [x] done` is not an observation).

@@ -14,8 +14,8 @@ from datetime import date
 from pathlib import Path
 
 from memstore.errors import InvalidFact
+from memstore.facts.markdown import parse_date
 from memstore.imports.base import Item, Skipped, Target, file_day, item_for, source
-from memstore.markdown import parse_date
 
 _BULLET = re.compile(r"\s*(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(?P<text>.+?)\s*")
 _DATED = re.compile(r"\(?(?P<day>\d{4}-\d{2}-\d{2})\)?\s*[:\-–—]?\s+(?P<text>.+)")

@@ -15,8 +15,8 @@ from datetime import date, datetime
 from pathlib import Path
 
 from memstore.errors import InvalidName
+from memstore.facts.paths import check_person
 from memstore.imports.base import Item, Skipped, Target, source
-from memstore.paths import check_person
 
 _META_SAFE = re.compile(r"[^A-Za-z0-9_,.:-]+")
 

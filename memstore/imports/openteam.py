@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from memstore.facts.markdown import FactLine, parse_text
+from memstore.facts.paths import locate
 from memstore.imports.base import Item, Skipped, Target, source
-from memstore.markdown import FactLine, parse_text
-from memstore.paths import locate
 
 _FILE = r"(?P<file>profile\.md|log/\d{4}-(0[1-9]|1[0-2])\.md)"
 _USER_MEMORY = re.compile(rf"(?:.*/)?user-memory/by-agent/(?P<bot>[^/]+)/{_FILE}")

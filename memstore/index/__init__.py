@@ -4,11 +4,11 @@
     rebuild.py  index_rebuild (`manage.py reindex`)
     rows.py     what both share: finding files, reading them, computing row columns
 
-It never writes a memory file; `memstore.services` does, then calls `index_sync_file`.
+It never writes a memory file; `memstore.store.services` does, then calls `index_sync_file`.
 """
 
 from memstore.index.rebuild import RebuildReport, index_rebuild
-from memstore.index.rows import RACY_NS, fact_row, memory_root
+from memstore.index.rows import RACY_NS, fact_row
 from memstore.index.sync import SyncReport, Written, index_sync, index_sync_file
 
 __all__ = [
@@ -20,5 +20,4 @@ __all__ = [
     "index_rebuild",
     "index_sync",
     "index_sync_file",
-    "memory_root",
 ]

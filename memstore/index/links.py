@@ -6,9 +6,9 @@ Sync replaces the links of exactly the facts whose rows it replaced; rebuild str
 
 from collections.abc import Iterable
 
-from memstore import markdown
+from memstore.facts import markdown
+from memstore.facts.paths import FileLocation
 from memstore.models import Link, MemoryFile
-from memstore.paths import FileLocation
 
 _COPY_COLUMNS = "file_id, source, kind, target, scope_key, shard_bot"
 

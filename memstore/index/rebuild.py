@@ -15,22 +15,14 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from memstore import markdown
 from memstore.errors import InvalidName
-from memstore.failures import failure_record
-from memstore.files import content_digest, read_bytes
+from memstore.facts import markdown
+from memstore.facts.files import content_digest, read_bytes
+from memstore.facts.paths import Misnamed, all_scopes, locate, memory_root, misnamed_folders
+from memstore.facts.ranking import derived
 from memstore.index.links import links_copy
-from memstore.index.rows import (
-    RACY_NS,
-    Placed,
-    Stat,
-    decode_leniently,
-    derived,
-    memory_root,
-    stat_scope,
-    unique_facts,
-)
-from memstore.paths import Misnamed, all_scopes, locate, misnamed_folders
+from memstore.index.rows import RACY_NS, Placed, Stat, decode_leniently, stat_scope, unique_facts
+from memstore.rules.failures import failure_record
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,14 +9,12 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from django.conf import settings
-
-from memstore import markdown
 from memstore.errors import UnreadableFile
-from memstore.files import decode
+from memstore.facts import markdown
+from memstore.facts.files import decode
+from memstore.facts.paths import FileLocation, Scope, is_log_name, scope_shards
+from memstore.facts.ranking import derived
 from memstore.models import Fact, MemoryFile
-from memstore.paths import FileLocation, Scope, is_log_name, scope_shards
-from memstore.ranking import importance_of, rank_of, tier_of, weight_of
 
 # A file indexed less than this long after its last write is "racy": a later edit of the same
 # size could land in the same timestamp tick (ext4 ticks are ~4 ms, NFS can be a second), so its
@@ -25,11 +23,6 @@ RACY_NS = 2_000_000_000
 
 
 Stat = tuple[int, int, int]  # mtime_ns, size, inode
-
-
-def memory_root() -> Path:
-    """The folder holding every memory file (settings.MEMORY_ROOT)."""
-    return Path(settings.MEMORY_ROOT)
 
 
 def stat_scope(base: str, root: Path, scope: Scope, found: dict[str, Stat]) -> None:
@@ -121,18 +114,6 @@ def fill_file_row(
     row.recheck = racy
     row.error = error
     row.fact_count = count
-
-
-def derived(tier_file: str, fact: markdown.FactLine) -> tuple[str, str, float, float, str]:
-    """(text, tier, weight, rank, visibility): what ranking and search need, precomputed."""
-    tier = tier_of(tier_file=tier_file, tag=fact.tag)
-    meta = fact.meta
-    weight = weight_of(tier=tier, meta=meta)
-    visibility = meta.get("visibility", "context") if meta else "context"
-    if visibility not in markdown.VISIBILITIES:
-        visibility = "context"
-    rank = rank_of(day=fact.day, weight=weight, importance=importance_of(meta))
-    return fact.text, tier, weight, rank, visibility
 
 
 def fact_row(file_row: MemoryFile, location: FileLocation, placed: Placed) -> Fact:

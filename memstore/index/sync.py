@@ -16,9 +16,11 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from memstore import markdown
-from memstore.files import content_digest, read_bytes
-from memstore.history import Change, history_append
+from memstore.facts import markdown
+from memstore.facts.files import content_digest, read_bytes
+from memstore.facts.history import Change, history_append
+from memstore.facts.locks import bot_sync_lock
+from memstore.facts.paths import FileLocation, Scope, locate, memory_root
 from memstore.index.links import links_replace
 from memstore.index.rows import (
     RACY_NS,
@@ -27,13 +29,10 @@ from memstore.index.rows import (
     decode_leniently,
     fact_row,
     fill_file_row,
-    memory_root,
     stat_scope,
     unique_facts,
 )
-from memstore.locks import bot_sync_lock
 from memstore.models import Fact, MemoryFile
-from memstore.paths import FileLocation, Scope, locate
 
 _SYNC_QUERY = (
     "SELECT path, mtime_ns, size, inode, recheck, digest FROM memstore_memoryfile "
@@ -47,7 +46,7 @@ _SKIPPED: ContextVar[bool] = ContextVar("memstore_sync_skipped", default=False)
 @contextmanager
 def sync_skipped() -> Iterator[None]:
     """Within the block `index_sync` does nothing: a reader out of time answers from the index
-    as it stands (see `memstore.prompt_budget`). Writes still re-sync their own files."""
+    as it stands (see `memstore.prompt.budget`). Writes still re-sync their own files."""
     token = _SKIPPED.set(True)
     try:
         yield

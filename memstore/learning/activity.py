@@ -10,10 +10,10 @@ from datetime import datetime
 
 from django.db.models import Count, Q
 
-from memstore.learning.budget import budget_spent
-from memstore.learning.config import learner_config
+from memstore.facts.paging import Page
+from memstore.llm.budget import budget_spent
+from memstore.llm.config import learner_config
 from memstore.models import Exchange, LearningEvent
-from memstore.paging import Page
 
 KINDS = (
     "saved",

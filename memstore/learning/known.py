@@ -15,12 +15,12 @@ from difflib import SequenceMatcher
 
 from django.db import connection
 
+from memstore.facts.markdown import fact_identity
+from memstore.facts.paths import Scope
+from memstore.facts.ranking import RANK_ORDER_FIELDS, merge_newest, rank_order_sql
+from memstore.facts.records import STORED_COLUMNS, StoredFact, stored_from_values
 from memstore.index import index_sync
-from memstore.markdown import fact_identity
 from memstore.models import Fact
-from memstore.paths import Scope
-from memstore.ranking import RANK_ORDER_FIELDS, merge_newest, rank_order_sql
-from memstore.records import STORED_COLUMNS, StoredFact, stored_from_values
 
 PROFILE_FACTS = 100
 RECENT_FACTS = 30

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from memstore.markdown import MAX_TEXT_CHARS, fact_identity
+from memstore.facts.markdown import MAX_TEXT_CHARS, fact_identity
 from memstore.vocabulary import FACT_TYPES
 
 MAX_SAVES = 12

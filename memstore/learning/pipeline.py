@@ -2,7 +2,7 @@
 
     exchange (stored, queued) -> still allowed? (mode, pause, budget)
       -> known facts -> extraction call -> strict parse -> plan (kept on the exchange)
-      -> apply: write mode saves/removes through memstore.services; report mode only records
+      -> apply: write mode saves/removes through memstore.store.services; report mode only records
       -> every 6th eligible exchange of the bot in the room: episode call -> one [episode] line
       -> events for the console, exchange done
 
@@ -20,29 +20,28 @@ from datetime import date
 from django.db.models import JSONField, OuterRef, Subquery
 from django.utils import timezone
 
-from memstore.access import Context, Room, writable_shard
-from memstore.content import RULE_ERRORS
-from memstore.controls import settings_of
 from memstore.errors import FactNotFound, MemstoreError
-from memstore.failures import failure_record, failure_room
-from memstore.index import memory_root
-from memstore.learning.budget import budget_exhausted
-from memstore.learning.client import ModelClient
-from memstore.learning.config import (
-    EPISODE_MAX_TOKENS,
-    EXTRACTION_MAX_TOKENS,
-    LearnerConfig,
-    learner_config,
-)
+from memstore.facts.markdown import MAX_TEXT_CHARS, make_fact
+from memstore.facts.paths import Scope, Shard, memory_root
 from memstore.learning.known import known_facts
 from memstore.learning.parse import reply_parse
 from memstore.learning.plan import content_refusal, plan_build, secret_values
 from memstore.learning.prompts import Turn, episode_prompt, extraction_prompt
 from memstore.learning.store import progress_store
-from memstore.markdown import MAX_TEXT_CHARS, make_fact
+from memstore.llm.budget import budget_exhausted
+from memstore.llm.client import ModelClient
+from memstore.llm.config import (
+    EPISODE_MAX_TOKENS,
+    EXTRACTION_MAX_TOKENS,
+    LearnerConfig,
+    learner_config,
+)
 from memstore.models import Exchange, LearningEvent, PersonSettings, ProjectMember, TokenUsage
-from memstore.paths import Scope, Shard
-from memstore.services import fact_forget, fact_remember
+from memstore.rooms.access import Context, Room, writable_shard
+from memstore.rules.content import RULE_ERRORS
+from memstore.rules.controls import settings_of
+from memstore.rules.failures import failure_record, failure_room
+from memstore.store.services import fact_forget, fact_remember
 
 VIA = "learner"
 

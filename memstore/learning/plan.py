@@ -20,10 +20,10 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 
 from memstore.errors import MemstoreError
+from memstore.facts.markdown import make_fact
 from memstore.learning.known import KnownFacts
 from memstore.learning.parse import ParsedReply
-from memstore.markdown import make_fact
-from memstore.policy import excluded_topic, secret_kind
+from memstore.rules.policy import excluded_topic, secret_kind
 
 _SECRET_VALUE_RE = re.compile(
     r"\b(?:password|passwd|passphrase|passcode|pwd|pin|secret|token|api[ _-]?key|access[ _-]?key"

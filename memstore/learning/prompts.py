@@ -10,6 +10,8 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memstore.llm.client import Prompt
+
 MAX_TURN_CHARS = 6_000  # per message or reply in the prompt; longer text is cut with a marker
 
 EXTRACTION_RULES = """\
@@ -60,14 +62,6 @@ class Turn:
 
     message: str
     reply: str
-
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """A system and a user message for a chat completion."""
-
-    system: str
-    user: str
 
 
 def extraction_prompt(

@@ -19,9 +19,9 @@ from procrastinate import BaseRetryStrategy, JobContext, RetryDecision
 from procrastinate.contrib.django import app
 from procrastinate.jobs import Job, Status
 
-from memstore.learning.client import ModelUnavailable
-from memstore.learning.config import LearnerConfig, learner_config, model_client
 from memstore.learning.pipeline import exchange_learn
+from memstore.llm.client import ModelUnavailable
+from memstore.llm.config import LearnerConfig, learner_config, model_client
 from memstore.models import Exchange, LearningEvent
 
 logger = logging.getLogger(__name__)

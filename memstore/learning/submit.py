@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
-from memstore.access import Context
 from memstore.errors import InvalidExchange
-from memstore.learning.config import learner_config
 from memstore.learning.filter import is_small_talk
 from memstore.learning.pipeline import person_settings
+from memstore.llm.config import learner_config
 from memstore.models import Exchange, LearningEvent
+from memstore.rooms.access import Context
 from memstore.vocabulary import LEARNABLE_ROOM_KINDS, MESSAGE_ID_PATTERN
 
 ELIGIBLE_ROOMS = LEARNABLE_ROOM_KINDS

@@ -16,20 +16,19 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from memstore.access import Context, writable_shard
-from memstore.actions import bot_remember
+from memstore.calls.actions import bot_remember
 from memstore.errors import InvalidFact, LearningUnavailable, MemstoreError, ModelFailed
-from memstore.learning.budget import budget_charge, budget_exhausted
-from memstore.learning.client import ModelClient, ModelUnavailable
-from memstore.learning.config import LearnerConfig, learner_config, model_client
+from memstore.facts.markdown import make_fact
+from memstore.facts.paths import Scope
+from memstore.facts.records import StoredFact
 from memstore.learning.known import known_facts
 from memstore.learning.parse import reply_parse
 from memstore.learning.pipeline import person_settings
 from memstore.learning.plan import plan_build, secret_values
-from memstore.learning.prompts import Prompt
-from memstore.markdown import make_fact
-from memstore.paths import Scope
-from memstore.records import StoredFact
+from memstore.llm.budget import budget_charge, budget_exhausted
+from memstore.llm.client import ModelClient, ModelUnavailable, Prompt
+from memstore.llm.config import LearnerConfig, learner_config, model_client
+from memstore.rooms.access import Context, writable_shard
 from memstore.vocabulary import WritableScopeKind
 
 MAX_TEXT_CHARS = 20_000

@@ -7,13 +7,13 @@ people exclude PERSON TOPIC    a topic bots must not remember about them (any wo
 people include PERSON TOPIC    take a topic off the list
 people controls PERSON         their controls and the history of changes
 
-Each change is made by `memstore.controls` as `--by` (default: the operating-system user),
+Each change is made by `memstore.rules.controls` as `--by` (default: the operating-system user),
 via=command, and recorded in the person's audit history.
 """
 
 import getpass
 
-from memstore.controls import (
+from memstore.rules.controls import (
     controls_history,
     memory_pause,
     memory_resume,

@@ -1,5 +1,5 @@
 """Importance counts in the rank (issue 11): recompute the stored rank of facts that carry an
-`importance=` in their metadata, with the formula in `memstore.ranking.rank_of`.
+`importance=` in their metadata, with the formula in `memstore.facts.ranking.rank_of`.
 
 Facts without an importance keep their rank (the formula is unchanged for them). Reverse is a
 no-op: `manage.py reindex` rebuilds every rank from the files anyway.
@@ -7,7 +7,7 @@ no-op: `manage.py reindex` rebuilds every rank from the files anyway.
 
 from django.db import migrations
 
-from memstore.ranking import importance_of, rank_of
+from memstore.facts.ranking import importance_of, rank_of
 
 
 def forward(apps, schema_editor) -> None:

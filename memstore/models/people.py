@@ -3,7 +3,7 @@ may act for whom, the kind (and person) each room was first named with, and who 
 in the console.
 
 These rows are configuration, not index: `reindex` leaves them alone. Rules live in
-`memstore.people` and `memstore.rooms`; these are the rows only.
+`memstore.registry.people` and `memstore.rooms`; these are the rows only.
 """
 
 from django.conf import settings

@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from memstore.access import Context, Room, readable_scopes
-from memstore.markdown import fact_identity
-from memstore.paths import Scope
+from memstore.facts.markdown import fact_identity
+from memstore.facts.paths import Scope
+from memstore.facts.records import StoredFact
 from memstore.recall.search import recall_search
 from memstore.recall.words import words_search
-from memstore.records import StoredFact
-from memstore.selectors import facts_list
-from memstore.services import fact_remember
+from memstore.rooms.access import Context, Room, readable_scopes
+from memstore.store.selectors import facts_list
+from memstore.store.services import fact_remember
 
 MODES = ("words", "lexical", "semantic", "hybrid")
 LOCOMO_DEV = Path("shared", "bench", "locomo-dev")  # beside the repository

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
 
-from memstore.ranking import merge_newest
+from memstore.facts.ranking import merge_newest
 
 RRF_K = 10
 DENSE_WEIGHT = 1.0

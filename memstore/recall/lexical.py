@@ -21,8 +21,8 @@ from typing import Literal
 
 from django.db import connection
 
-from memstore.paths import Scope
-from memstore.records import STORED_COLUMNS_BY_ROW, StoredFact, stored_from_values
+from memstore.facts.paths import Scope
+from memstore.facts.records import STORED_COLUMNS_BY_ROW, StoredFact, stored_from_values
 
 MAX_TERMS = 32
 BM25_K1 = 1.2

@@ -18,7 +18,7 @@ from datetime import date
 import numpy as np
 from django.db import connection
 
-from memstore.embeddings import Embedder
+from memstore.recall.embeddings import Embedder
 from memstore.recall.lru import BuiltCache
 from memstore.recall.snapshot import Snapshot
 from memstore.recall.threads import recall_pool

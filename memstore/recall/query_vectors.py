@@ -2,7 +2,7 @@
 
 Owns: `query_vector_start`, which returns a future of a query's vector. A query embedded
 recently (same model instance, same text) is answered from a small per-process LRU cache. A
-vector is a function of the query text and the model alone (see memstore.embeddings), so a
+vector is a function of the query text and the model alone (see memstore.recall.embeddings), so a
 remembered one is exactly what a fresh run would give. With `BESIDE_SQL` (on) the model runs on
 the recall pool (`threads`) while the caller syncs, reads the versions and ranks by words
 (onnxruntime and an HTTP call release the GIL). Measured on the 2-core box (docs/benchmarks.md,
@@ -19,7 +19,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from memstore.embeddings import Embedder
+from memstore.recall.embeddings import Embedder
 from memstore.recall.threads import recall_pool
 
 # Embed on a pool thread while the caller syncs and ranks words (True), or in its thread (False).

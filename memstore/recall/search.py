@@ -23,12 +23,17 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import F
 
-from memstore.access import Context, readable_scopes
 from memstore.errors import InvalidQuery
+from memstore.facts.paths import Scope
+from memstore.facts.ranking import RANK_ORDER_FIELDS, merge_newest
+from memstore.facts.records import (
+    STORED_COLUMNS_BY_ROW,
+    StoredFact,
+    stored_from_row,
+    stored_from_values,
+)
 from memstore.index import index_sync
 from memstore.models import Fact
-from memstore.paths import Scope
-from memstore.ranking import RANK_ORDER_FIELDS, merge_newest
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.lexical import (
@@ -44,7 +49,7 @@ from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.recall.word_rank import word_rank
-from memstore.records import STORED_COLUMNS_BY_ROW, StoredFact, stored_from_row, stored_from_values
+from memstore.rooms.access import Context, readable_scopes
 from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 logger = logging.getLogger(__name__)

@@ -31,10 +31,10 @@ import numpy as np
 from django.conf import settings
 from django.db import connection
 
-from memstore.embeddings import Embedder, embedder_load
-from memstore.markdown import FactLine
+from memstore.facts.markdown import FactLine
+from memstore.facts.paths import Scope
 from memstore.models import Embedding, Fact
-from memstore.paths import Scope
+from memstore.recall.embeddings import Embedder, embedder_load
 from memstore.recall.matrices import VectorHit, matrices_clear, matrices_search
 from memstore.recall.snapshot import Snapshot, snapshots_clear, snapshots_current
 from memstore.recall.versions import versions_read

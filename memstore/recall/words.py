@@ -8,7 +8,7 @@ fact shares a word, a literal substring match of the whole query. Pure: no I/O.
 import re
 from collections.abc import Iterable
 
-from memstore.records import StoredFact
+from memstore.facts.records import StoredFact
 
 STOPWORDS = frozenset(
     [

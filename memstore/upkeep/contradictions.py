@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 
-from memstore.learning.budget import budget_charge, budget_exhausted
-from memstore.learning.client import ModelClient
-from memstore.learning.config import learner_config
+from memstore.facts.records import StoredFact
+from memstore.llm.budget import budget_charge, budget_exhausted
+from memstore.llm.client import ModelClient
+from memstore.llm.config import learner_config
 from memstore.models import Proposal
-from memstore.records import StoredFact
 from memstore.upkeep.duplicates import contained, similar_pairs
 from memstore.upkeep.prompts import contradiction_parse, contradiction_prompt
 from memstore.upkeep.proposals import proposal_key, proposal_record

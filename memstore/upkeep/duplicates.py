@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 
-from memstore.records import StoredFact
+from memstore.facts.records import StoredFact
 
 # Measured on the labelled set with bge-small (see the module docstring).
 COSINE_LIKELY = 0.82

@@ -12,15 +12,15 @@ its removal is in the shard's history, and the console's History page restores i
 
 from collections.abc import Mapping
 
-from memstore import markdown
 from memstore.errors import FactNotFound, FactProtected
-from memstore.history import Change
-from memstore.links import fact_links_change, files_holding
-from memstore.locks import bot_lock
-from memstore.markdown import Line
-from memstore.paths import Scope, Shard
-from memstore.records import StoredFact
-from memstore.services import _rewrite
+from memstore.facts import markdown
+from memstore.facts.history import Change
+from memstore.facts.locks import bot_lock
+from memstore.facts.markdown import Line
+from memstore.facts.paths import Scope, Shard
+from memstore.facts.records import StoredFact
+from memstore.store.links import fact_links_change, files_holding
+from memstore.store.services import file_rewrite
 from memstore.vocabulary import AUTOMATIC_VIAS
 
 _FALSE = {"", "0", "false", "no", "off"}
@@ -56,7 +56,7 @@ def fact_archive(*, fact: StoredFact, by: str, via: str) -> list[Change]:
                 changes = [_removed(rel, lines[i].fact) for i in sorted(hits)]
                 return markdown.remove_lines(lines, hits), changes
 
-            removed += _rewrite(rel, drop, by=by, via=via)
+            removed += file_rewrite(rel, drop, by=by, via=via)
     if not removed:
         raise FactNotFound(f"No fact {fact.fact_id} in {shard.rel} any more.")
     return removed

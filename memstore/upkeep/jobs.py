@@ -13,8 +13,8 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 from procrastinate.contrib.django import app
 
-from memstore.learning.config import learner_config, model_client
 from memstore.learning.queue import commits_relaxed
+from memstore.llm.config import learner_config, model_client
 from memstore.upkeep.store import store_bots
 
 logger = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def upkeep_store(bot: str) -> str:
 @app.task(name="memstore.synthesis.store", queue=QUEUE)
 def synthesize_store(bot: str) -> str:
     """One synthesis pass over a bot's store, in the configured mode."""
-    from memstore.synthesis import synthesis_run
+    from memstore.upkeep.synthesis import synthesis_run
 
     close_old_connections()
     commits_relaxed()

@@ -20,11 +20,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from memstore.errors import FactNotFound, FactProtected, InvalidFact
+from memstore.facts.paths import Scope
+from memstore.facts.records import StoredFact
 from memstore.models import Proposal
-from memstore.paths import Scope
-from memstore.records import StoredFact
-from memstore.selectors import fact_find
-from memstore.services import fact_forget, fact_remember
+from memstore.store.selectors import fact_find
+from memstore.store.services import fact_forget, fact_remember
 from memstore.upkeep.guard import fact_archive, fact_protected, fact_supersede, shard_of
 
 ACTIONS = ("supersede", "merge", "rewrite", "retire")
@@ -164,7 +164,7 @@ def _supersede(proposal, facts, *, automatic, by, via) -> dict:
 
 
 def _link(newer: StoredFact, older: StoredFact, *, by: str, via: str) -> bool:
-    from memstore.links import fact_links_change
+    from memstore.store.links import fact_links_change
 
     fact_links_change(
         shards=[shard_of(newer)],

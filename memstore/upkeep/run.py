@@ -19,9 +19,9 @@ from typing import Literal
 
 from django.utils import timezone
 
-from memstore.learning.client import ModelClient
+from memstore.facts.records import StoredFact
+from memstore.llm.client import ModelClient
 from memstore.models import Proposal
-from memstore.records import StoredFact
 from memstore.upkeep.contradictions import candidates, contradictions_judge
 from memstore.upkeep.duplicates import duplicates_find, word_list
 from memstore.upkeep.guard import fact_protected

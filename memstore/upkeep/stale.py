@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 
+from memstore.facts.records import StoredFact
 from memstore.models import FactUsage
-from memstore.records import StoredFact
 from memstore.upkeep.guard import fact_protected
 
 STALE_DAYS = 90

@@ -4,11 +4,11 @@ sync, and the vectors of those facts under the current embedding model (computed
 
 from django.db.models import F, Q
 
-from memstore.index import index_sync, memory_root
+from memstore.facts.paths import Scope, Shard, all_scopes, memory_root
+from memstore.facts.records import StoredFact, stored_from_row
+from memstore.index import index_sync
 from memstore.models import Fact
-from memstore.paths import Scope, Shard, all_scopes
 from memstore.recall.vectors import embedder_current, vectors_ensure, vectors_fetch
-from memstore.records import StoredFact, stored_from_row
 
 
 def bot_store_shards(bot: str) -> list[Shard]:

@@ -19,8 +19,8 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from memstore.facts.records import StoredFact
 from memstore.models import FactUsage
-from memstore.records import StoredFact
 
 FLUSH_NOTES = 20_000  # distinct facts pending before a flush (about 3 MB)
 

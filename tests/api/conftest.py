@@ -3,9 +3,9 @@
 
 import pytest
 
-from memstore.people import person_add, person_link
-from memstore.registry import bot_create, project_join
-from memstore.tokens import token_create
+from memstore.registry.bots import bot_create, project_join
+from memstore.registry.people import person_add, person_link
+from memstore.registry.tokens import token_create
 from tests.helpers import BotClient
 
 

@@ -5,8 +5,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memstore.facts.paths import Scope
 from memstore.index import index_sync
-from memstore.paths import Scope
 from tests.helpers import HistoryClock
 
 

@@ -7,8 +7,8 @@ from django.core.management import CommandError
 from django.test import Client
 
 from memstore.models import BotToken
-from memstore.registry import bot_create, project_join
-from memstore.tokens import Caller, token_create, token_revoke, token_verify, tokens_list
+from memstore.registry.bots import bot_create, project_join
+from memstore.registry.tokens import Caller, token_create, token_revoke, token_verify, tokens_list
 from tests.helpers import BotClient, run_command
 
 

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from memstore.registry import bot_create
-from memstore.tokens import token_create
+from memstore.registry.bots import bot_create
+from memstore.registry.tokens import token_create
 from tests.helpers import database_url, wait_until
 
 REPO = Path(__file__).resolve().parents[2]

@@ -4,8 +4,8 @@ paths and wrong methods included, and the same condition gets the same status ev
 import pytest
 from django.test import Client
 
-from memstore.access import Context, Room, readable_scope, writable_shard
 from memstore.errors import MemstoreError
+from memstore.rooms.access import Context, Room, readable_scope, writable_shard
 from memstore.vocabulary import ROOM_KINDS
 
 

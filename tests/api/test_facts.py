@@ -5,7 +5,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from memstore.markdown import fact_identity
+from memstore.facts.markdown import fact_identity
 from memstore.models import Bot, PersonSettings
 from tests.helpers import BotClient, synced, tree, write_facts
 

@@ -4,7 +4,7 @@ manage. `manage.py memory verify-forgotten` checks every answer against what is 
 
 import pytest
 
-from memstore import markdown
+from memstore.facts import markdown
 from memstore.models import Exchange
 from tests.helpers import BotClient, embed, exchange_stored, remaining, remaining_kinds, write_facts
 

@@ -50,7 +50,7 @@ def test_hidden_facts_and_other_bots_memory_are_left_out(bot_a, memory_root):
 def test_fixing_a_fact_it_cannot_change_is_404_and_changes_nothing(bot_a, memory_root):
     path = profile(memory_root, "bot", "b", f"- ({day(1)}) Tests passed", bot="b")
     before = path.read_bytes()
-    from memstore.markdown import fact_identity
+    from memstore.facts.markdown import fact_identity
 
     answer = bot_a.post(
         "/health/memory/fix", {"action": "archive", "id": fact_identity("Tests passed")}

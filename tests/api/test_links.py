@@ -2,7 +2,7 @@
 
 import pytest
 
-from memstore import markdown
+from memstore.facts import markdown
 from tests.helpers import facts_on_disk
 
 pytestmark = pytest.mark.django_db

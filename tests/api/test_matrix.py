@@ -10,9 +10,9 @@ allowed, nothing at all when refused. Room tickets are tests/api/test_tickets.py
 
 import pytest
 
-from memstore.failures import failures_recent
 from memstore.models import Bot, Person, RoomBinding
-from memstore.people import person_add, person_link
+from memstore.registry.people import person_add, person_link
+from memstore.rules.failures import failures_recent
 from tests.helpers import BotClient, synced, tree, write_facts
 
 KINDS = ["direct", "group", "routine", "bot", "event"]
@@ -284,7 +284,7 @@ def test_forget_without_scope_covers_every_writable_shard(memory_root, tokens):
 
 
 def _fact_id(text: str) -> str:
-    from memstore.markdown import fact_identity
+    from memstore.facts.markdown import fact_identity
 
     return fact_identity(text)
 
@@ -381,7 +381,7 @@ def test_a_person_is_one_person_whatever_the_case(memory_root, tokens, workspace
 
 
 def test_the_first_call_binds_the_room_and_a_reset_frees_it(memory_root, tokens, workspace):
-    from memstore.rooms import room_reset
+    from memstore.rooms.tickets import room_reset
 
     person_add(name="dave")
     person_link(person="dave", bot="a")
@@ -399,8 +399,8 @@ def test_the_first_call_binds_the_room_and_a_reset_frees_it(memory_root, tokens,
 
 
 def test_legacy_room_memory_is_read_only_by_bots_holding_a_shard(memory_root, tokens, workspace):
-    from memstore.registry import bot_create
-    from memstore.tokens import token_create
+    from memstore.registry.bots import bot_create
+    from memstore.registry.tokens import token_create
 
     bot_create(slug="c")
     c = BotClient(token=token_create(bot="c").token, room_kind="group", person="")

@@ -3,7 +3,7 @@ and the notes that open its prompt section in each kind of room."""
 
 from dataclasses import replace
 
-from memstore.notes import note_path, note_save
+from memstore.prompt.notes import note_path, note_save
 from tests.helpers import tree
 
 

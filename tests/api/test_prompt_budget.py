@@ -8,7 +8,7 @@ import time
 import pytest
 from django.db import connection
 
-from memstore.locks import bot_lock
+from memstore.facts.locks import bot_lock
 from tests.helpers import log, write_facts
 
 BUDGET_MS = 500

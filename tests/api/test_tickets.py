@@ -121,7 +121,7 @@ def test_a_retry_with_a_fresh_ticket_is_the_same_idempotent_call(memory_root, to
 
 
 def test_the_documented_lines_make_the_servers_ticket(monkeypatch):
-    from memstore.rooms import room_ticket as servers
+    from memstore.rooms.tickets import room_ticket as servers
 
     monkeypatch.setattr(time, "time", lambda: 1_800_000_000.5)
     made = servers(

@@ -9,9 +9,9 @@ import zipfile
 
 import pytest
 
-from memstore.people import person_add, person_link
-from memstore.registry import bot_create
-from memstore.tokens import token_create
+from memstore.registry.bots import bot_create
+from memstore.registry.people import person_add, person_link
+from memstore.registry.tokens import token_create
 from tests.helpers import BotClient, day, texts_on_disk, write_memory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

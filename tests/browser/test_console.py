@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from memstore.people import editor_add
+from memstore.registry.people import editor_add
 from tests.helpers import day, write_memory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from memstore import markdown
-from memstore.people import editor_add
+from memstore.facts import markdown
+from memstore.registry.people import editor_add
 from tests.helpers import day, write_memory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

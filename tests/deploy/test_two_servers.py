@@ -19,13 +19,14 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from memstore import embeddings, markdown
-from memstore.locks import bot_lock
+from memstore.facts import markdown
+from memstore.facts.locks import bot_lock
+from memstore.facts.paths import locate
 from memstore.models import Exchange
-from memstore.paths import locate
-from memstore.people import person_add, person_link
-from memstore.registry import bot_create, project_join
-from memstore.tokens import token_create
+from memstore.recall import embeddings
+from memstore.registry.bots import bot_create, project_join
+from memstore.registry.people import person_add, person_link
+from memstore.registry.tokens import token_create
 from tests.deploy.processes import (
     Bot,
     Process,

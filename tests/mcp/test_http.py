@@ -227,7 +227,7 @@ def test_the_python_example_in_the_docs(live_server, scout_token):
 def test_room_tickets_are_required_when_the_deployment_wants_them(
     live_server, scout_token, settings
 ):
-    from memstore.rooms import room_ticket
+    from memstore.rooms.tickets import room_ticket
 
     settings.ROOM_TICKET_KEY = "k" * 32
     ticket = room_ticket(key="k" * 32, bot="scout", room_id="team", kind="group")

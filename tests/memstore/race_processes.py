@@ -32,8 +32,8 @@ def writer(bot: str, prefix: str, count: int) -> None:
 
     django.setup()
     from memstore.errors import EditConflict
-    from memstore.paths import Scope
-    from memstore.services import fact_remember
+    from memstore.facts.paths import Scope
+    from memstore.store.services import fact_remember
 
     shard = Scope("bot", bot).shard(bot)
     print("ready", flush=True)

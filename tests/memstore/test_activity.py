@@ -4,16 +4,16 @@ import json
 
 import pytest
 
-from memstore import activity
-from memstore.activity import (
+from memstore.facts import activity
+from memstore.facts.activity import (
     change_at,
     changes_recent,
     fact_writers,
     lines_backwards,
     shard_history_page,
 )
-from memstore.history import Change, history_append, history_path
-from memstore.paths import Scope
+from memstore.facts.history import Change, history_append, history_path
+from memstore.facts.paths import Scope
 
 AVA = Scope("bot", "ava").shard("ava")
 BEN = Scope("bot", "ben").shard("ben")

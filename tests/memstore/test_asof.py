@@ -5,12 +5,12 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memstore.access import Context, Room
-from memstore.actions import bot_edit, bot_forget, bot_remember
-from memstore.asof import bot_facts_as_of, facts_as_of, prompt_as_of
+from memstore.calls.actions import bot_edit, bot_forget, bot_remember
+from memstore.facts.markdown import fact_identity
+from memstore.facts.paths import Scope
 from memstore.index import index_sync
-from memstore.markdown import fact_identity
-from memstore.paths import Scope
+from memstore.prompt.asof import bot_facts_as_of, facts_as_of, prompt_as_of
+from memstore.rooms.access import Context, Room
 from tests.helpers import HistoryClock
 
 

@@ -5,7 +5,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from memstore.markdown import fact_identity
+from memstore.facts.markdown import fact_identity
 from memstore.models import Fact
 from tests.helpers import run_command
 

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from django.db import connection, connections
 
-from memstore.history import history_read
+from memstore.facts.history import history_read
+from memstore.facts.markdown import parse_text
+from memstore.facts.paths import Scope, all_scopes, locate
 from memstore.index import index_rebuild, index_sync
-from memstore.markdown import parse_text
 from memstore.models import Fact
-from memstore.paths import Scope, all_scopes, locate
-from memstore.selectors import facts_list
-from memstore.services import fact_remember
+from memstore.store.selectors import facts_list
+from memstore.store.services import fact_remember
 from tests.helpers import REPO, database_url, wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

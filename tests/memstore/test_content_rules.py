@@ -12,16 +12,16 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.test import Client
 
+from memstore.facts.markdown import fact_identity
+from memstore.facts.paths import Scope
 from memstore.index import index_sync
 from memstore.learning import exchange_submit
-from memstore.learning.config import learner_config, model_client
 from memstore.learning.pipeline import exchange_learn
-from memstore.markdown import fact_identity
+from memstore.llm.config import learner_config, model_client
 from memstore.models import PersonSettings
-from memstore.paths import Scope
-from memstore.people import editor_add, person_add, person_link
-from memstore.registry import bot_create
-from memstore.tokens import token_create
+from memstore.registry.bots import bot_create
+from memstore.registry.people import editor_add, person_add, person_link
+from memstore.registry.tokens import token_create
 from tests.helpers import BotClient, FakeModel, direct, ok
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""A person's memory controls: pause and excluded topics set through `memstore.controls`, each
+"""A person's memory controls: pause and excluded topics set through `memstore.rules.controls`, each
 change in the person's audit history; excluded topics matched in any word form; the pause
 refusing bots' saves into the person's own memory (not the person's own console edits);
 `manage.py people pause|resume|exclude|include|controls`."""
@@ -8,7 +8,12 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from memstore.controls import (
+from memstore.errors import InvalidName, InvalidTopic, MemoryPaused, TopicExcluded
+from memstore.facts.paths import Scope
+from memstore.learning.pipeline import person_settings
+from memstore.models import PersonSettings
+from memstore.registry.people import person_add
+from memstore.rules.controls import (
     controls_history,
     memory_pause,
     memory_resume,
@@ -16,13 +21,8 @@ from memstore.controls import (
     topic_exclude,
     topic_include,
 )
-from memstore.errors import InvalidName, InvalidTopic, MemoryPaused, TopicExcluded
-from memstore.learning.pipeline import person_settings
-from memstore.models import PersonSettings
-from memstore.paths import Scope
-from memstore.people import person_add
-from memstore.policy import excluded_topic
-from memstore.services import fact_remember
+from memstore.rules.policy import excluded_topic
+from memstore.store.services import fact_remember
 from tests.helpers import run_command, texts_on_disk, tree
 
 pytestmark = pytest.mark.django_db

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstore import embeddings
-from memstore.embeddings import (
+from memstore.recall import embeddings
+from memstore.recall.embeddings import (
     ModelFilesChanged,
     OnnxBgeEmbedder,
     OpenAICompatibleEmbedder,
@@ -109,7 +109,7 @@ def test_vectors_are_the_same_in_another_process_with_other_threads(bge, tmp_pat
     out = tmp_path / "vectors.npy"
     script = (
         "import sys, numpy as np\n"
-        "from memstore.embeddings import OnnxBgeEmbedder, bge_small_dir\n"
+        "from memstore.recall.embeddings import OnnxBgeEmbedder, bge_small_dir\n"
         "e = OnnxBgeEmbedder(bge_small_dir(), threads=2)\n"
         "texts = sys.argv[2:]\n"
         "halves = [e.embed_passages(texts[3:][::-1])[::-1], e.embed_passages(texts[:3])]\n"

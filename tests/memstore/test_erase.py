@@ -11,15 +11,16 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from memstore import erase, markdown
-from memstore.erase import Reach, fact_erase, reach_of_bot, reach_of_person
 from memstore.errors import FactNotFound, InvalidFact
-from memstore.history import history_read
-from memstore.idempotency import idempotent_call
+from memstore.facts import markdown
+from memstore.facts.history import history_read
+from memstore.facts.paths import Scope
 from memstore.models import Exchange, IdempotentReply, LearningEvent, Proposal
-from memstore.paths import Scope
-from memstore.registry import bot_create
-from memstore.services import fact_forget, fact_remember, fact_restore
+from memstore.privacy import erase
+from memstore.privacy.erase import Reach, fact_erase, reach_of_bot, reach_of_person
+from memstore.registry.bots import bot_create
+from memstore.rooms.idempotency import idempotent_call
+from memstore.store.services import fact_forget, fact_remember, fact_restore
 from tests.helpers import embed, exchange_stored, remaining, remaining_kinds, write_facts
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from memstore.registry import bot_create
+from memstore.registry.bots import bot_create
 
 FILES = {
     "agents/scout/memory/profile.md": "# Profile\n\n- (2026-01-05) Writes in British English\n",

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from memstore import files
-from memstore.files import ChangedOnDisk, read_snapshot, temps_sweep, write_atomic
+from memstore.facts import files
+from memstore.facts.files import ChangedOnDisk, read_snapshot, temps_sweep, write_atomic
 
 needs_exchange = pytest.mark.skipif(files._RENAMEAT2 is None, reason="no renameat2 here")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from django.db import connections
 
-from memstore.paths import Scope
-from memstore.services import fact_remember
+from memstore.facts.paths import Scope
+from memstore.store.services import fact_remember
 from tests.helpers import REPO, database_url
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

@@ -8,7 +8,7 @@ import sys
 import pytest
 from django.core.management import CommandError
 
-from memstore import markdown
+from memstore.facts import markdown
 from memstore.models import Exchange
 from tests.helpers import (
     REPO,

@@ -3,11 +3,11 @@ bot's store, and the fixes (archive, merge, erase) through the ordinary services
 
 import pytest
 
-from memstore import markdown
-from memstore.health import fact_in_shard, health_fix, health_report
-from memstore.history import history_read
+from memstore.facts import markdown
+from memstore.facts.history import history_read
+from memstore.facts.paths import Scope
 from memstore.models import Proposal
-from memstore.paths import Scope
+from memstore.upkeep.health import fact_in_shard, health_fix, health_report
 from memstore.upkeep.junk import junk_reason
 from memstore.upkeep.store import bot_store_shards
 from memstore.upkeep.usage import usage_flush, usage_note

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memstore.models import PersonSettings
-from memstore.registry import bot_create, project_join
+from memstore.registry.bots import bot_create, project_join
 
 DAY = date(2026, 2, 14)
 

@@ -10,13 +10,13 @@ from django.core.management import call_command
 from django.db import connection
 
 from memstore.errors import MemstoreError
-from memstore.failures import failures_recent
+from memstore.facts.markdown import parse_text
+from memstore.facts.paths import Scope, all_scopes, locate
 from memstore.index import index_rebuild, index_sync
-from memstore.markdown import parse_text
 from memstore.models import Fact, MemoryFile
-from memstore.paths import Scope, all_scopes, locate
-from memstore.selectors import facts_list, folders_misnamed
-from memstore.services import fact_edit, fact_forget, fact_remember, memory_clear
+from memstore.rules.failures import failures_recent
+from memstore.store.selectors import facts_list, folders_misnamed
+from memstore.store.services import fact_edit, fact_forget, fact_remember, memory_clear
 from tests.helpers import write_memory
 
 pytestmark = pytest.mark.django_db

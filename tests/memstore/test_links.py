@@ -3,12 +3,12 @@ removed through the write path, read as neighbourhoods."""
 
 import pytest
 
-from memstore import markdown
 from memstore.errors import FactNotFound, InvalidFact
+from memstore.facts import markdown
+from memstore.facts.paths import Scope
 from memstore.index import index_rebuild
-from memstore.links import Edge, bot_link_add, bot_link_remove, neighbours_of, store_graph
 from memstore.models import Link
-from memstore.paths import Scope
+from memstore.store.links import Edge, bot_link_add, bot_link_remove, neighbours_of, store_graph
 from tests.helpers import direct, facts_on_disk, log, profile, synced, tree
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memstore import markdown
 from memstore.errors import InvalidFact
-from memstore.markdown import FactLine, Line, fact_identity, parse_line, parse_text, render
+from memstore.facts import markdown
+from memstore.facts.markdown import FactLine, Line, fact_identity, parse_line, parse_text, render
 
 D = date(2026, 11, 29)
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memstore.errors import InvalidName, InvalidNote
-from memstore.notes import (
+from memstore.prompt.notes import (
     Note,
     note_as_of,
     note_path,

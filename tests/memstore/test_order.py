@@ -4,13 +4,13 @@ known facts and lists; the index keeps each fact's line position through rebuild
 
 import pytest
 
-from memstore.access import Context, Room
+from memstore.facts.paths import Scope
 from memstore.index import index_rebuild, index_sync
 from memstore.learning.known import known_facts
 from memstore.models import Fact
-from memstore.paths import Scope
-from memstore.prompt import prompt_build
-from memstore.selectors import facts_list
+from memstore.prompt.section import prompt_build
+from memstore.rooms.access import Context, Room
+from memstore.store.selectors import facts_list
 from tests.helpers import log, shard_dir, write_memory
 
 pytestmark = pytest.mark.django_db

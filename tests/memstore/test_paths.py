@@ -5,7 +5,7 @@ from datetime import date
 import pytest
 
 from memstore.errors import InvalidName
-from memstore.paths import (
+from memstore.facts.paths import (
     FileLocation,
     Scope,
     all_scopes,

@@ -6,7 +6,8 @@ from django.core.management import CommandError
 
 from memstore.errors import InvalidName, PersonNotLinked, PersonUnknown, RoomConflict
 from memstore.models import Person, RoomBinding
-from memstore.people import (
+from memstore.registry.bots import bot_create
+from memstore.registry.people import (
     people_import,
     person_add,
     person_bots,
@@ -14,8 +15,7 @@ from memstore.people import (
     person_link,
     person_unlink,
 )
-from memstore.registry import bot_create
-from memstore.rooms import Binding, room_bind, room_reset
+from memstore.rooms.tickets import Binding, room_bind, room_reset
 from tests.helpers import run_command, write_facts
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +93,7 @@ def test_the_people_command(memory_root, django_user_model):
 
 
 def test_the_demo_registers_and_links_its_people(memory_root):
-    from memstore.demo import DEMO_LINKS, demo_workspace
+    from memstore.management.demo import DEMO_LINKS, demo_workspace
 
     demo_workspace(say=lambda line: None)
     demo_workspace(say=lambda line: None)

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from memstore.policy import excluded_topic, normalise, secret_in_meta, secret_kind
+from memstore.rules.policy import excluded_topic, normalise, secret_in_meta, secret_kind
 from tests.memstore.secret_corpus import BENIGN, SECRETS
 
 

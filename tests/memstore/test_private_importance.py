@@ -6,13 +6,13 @@ from datetime import date, timedelta
 import pytest
 from django.utils import timezone
 
-from memstore.access import Context, Room
-from memstore.actions import bot_facts_list, bot_remember
-from memstore.paths import Scope
-from memstore.prompt import prompt_build
-from memstore.ranking import IMPORTANCE_MONTHS, rank_of
+from memstore.calls.actions import bot_facts_list, bot_remember
+from memstore.facts.paths import Scope
+from memstore.facts.ranking import IMPORTANCE_MONTHS, rank_of
+from memstore.prompt.section import prompt_build
 from memstore.recall import recall_search
-from memstore.services import fact_remember
+from memstore.rooms.access import Context, Room
+from memstore.store.services import fact_remember
 
 DIRECT = Context(bot="ada", room=Room("dm-1", "direct"), person="alice")
 GROUP = Context(bot="ada", room=Room("g-1", "group"))

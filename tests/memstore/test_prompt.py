@@ -3,11 +3,11 @@ from datetime import date
 
 import pytest
 
-from memstore.access import Context, Room
-from memstore.markdown import fact_identity
+from memstore.facts.markdown import fact_identity
+from memstore.facts.paths import Scope
+from memstore.facts.records import StoredFact
 from memstore.models import Bot
-from memstore.paths import Scope
-from memstore.prompt import (
+from memstore.prompt.section import (
     BlockInput,
     Budget,
     changes_compose,
@@ -16,8 +16,8 @@ from memstore.prompt import (
     section_compose,
     slice_fill,
 )
-from memstore.records import StoredFact
-from memstore.services import fact_forget, fact_remember
+from memstore.rooms.access import Context, Room
+from memstore.store.services import fact_forget, fact_remember
 from tests.helpers import log, profile
 
 

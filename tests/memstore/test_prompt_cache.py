@@ -5,11 +5,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memstore.access import Context, Room
-from memstore.paths import Scope
-from memstore.prompt import prompt_build
-from memstore.prompt_cache import prompt_cache_clear
-from memstore.services import fact_remember
+from memstore.facts.paths import Scope
+from memstore.prompt.cache import prompt_cache_clear
+from memstore.prompt.section import prompt_build
+from memstore.rooms.access import Context, Room
+from memstore.store.services import fact_remember
 from tests.helpers import log, profile
 
 pytestmark = pytest.mark.django_db

@@ -6,19 +6,18 @@ import numpy as np
 import pytest
 from django.db import connection
 
-from memstore import embeddings
-from memstore.access import Context, Room
 from memstore.errors import InvalidQuery
+from memstore.facts.markdown import fact_identity
+from memstore.facts.paths import Scope
+from memstore.facts.records import StoredFact
 from memstore.index import index_rebuild
-from memstore.markdown import fact_identity
 from memstore.models import Embedding
-from memstore.paths import Scope
-from memstore.recall import recall_search, search, vectors
+from memstore.recall import embeddings, recall_search, search, vectors
 from memstore.recall.dates import DateMention, date_mentions
 from memstore.recall.fusion import Ranked, dense_floor, fuse
 from memstore.recall.words import STOPWORDS, words_search
-from memstore.records import StoredFact
-from memstore.services import fact_edit
+from memstore.rooms.access import Context, Room
+from memstore.store.services import fact_edit
 from tests.helpers import log
 
 pytestmark = pytest.mark.django_db

@@ -6,12 +6,11 @@ import shutil
 
 import pytest
 
-from memstore import embeddings
-from memstore.access import Context, Room
+from memstore.facts.paths import Scope
 from memstore.index import index_sync
 from memstore.models import Embedding
-from memstore.paths import Scope
-from memstore.recall import recall_search, vectors
+from memstore.recall import embeddings, recall_search, vectors
+from memstore.rooms.access import Context, Room
 from tests.helpers import log, profile
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from memstore import embeddings
-from memstore.recall import evaluation, vectors
+from memstore.recall import embeddings, evaluation, vectors
 
 FACTS = [
     ("c-1", "2023-05-08", "Caroline attended an LGBTQ support group", ["D1:3"]),

@@ -10,10 +10,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from memstore.access import Context, Room
-from memstore.paths import Scope
+from memstore.facts.paths import Scope
 from memstore.recall import query_vectors, recall_search, search, vectors
 from memstore.recall.lexical import lexical_search, lexical_terms
+from memstore.rooms.access import Context, Room
 from tests.helpers import log
 
 pytestmark = pytest.mark.django_db

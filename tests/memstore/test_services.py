@@ -5,7 +5,6 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memstore import services
 from memstore.errors import (
     EditConflict,
     FactNotFound,
@@ -13,12 +12,13 @@ from memstore.errors import (
     SecretRefused,
     UnreadableFile,
 )
-from memstore.failures import failures_recent
-from memstore.history import history_read, lines_as_of
-from memstore.markdown import HEADER
-from memstore.paths import Scope
-from memstore.selectors import facts_list
-from memstore.services import (
+from memstore.facts.history import history_read, lines_as_of
+from memstore.facts.markdown import HEADER
+from memstore.facts.paths import Scope
+from memstore.rules.failures import failures_recent
+from memstore.store import services
+from memstore.store.selectors import facts_list
+from memstore.store.services import (
     fact_edit,
     fact_forget,
     fact_remember,

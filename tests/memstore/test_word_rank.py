@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memstore.facts.paths import Scope
 from memstore.index import index_sync
-from memstore.paths import Scope
 from memstore.recall import fusion, search, vectors
 from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.recall.search import recall_in_scopes

@@ -15,8 +15,8 @@ import django
 
 def main(scope: str, bot: str, prefix: str, count: int) -> None:
     django.setup()
-    from memstore.paths import Scope
-    from memstore.services import fact_remember
+    from memstore.facts.paths import Scope
+    from memstore.store.services import fact_remember
 
     kind, _, name = scope.partition(":")
     shard = Scope(kind, name or bot).shard(bot)  # type: ignore[arg-type]

@@ -3,7 +3,7 @@ Markdown files, the way a bot or a person would leave them on disk."""
 
 import pytest
 
-from memstore.people import editor_add
+from memstore.registry.people import editor_add
 from tests.helpers import day, write_memory
 
 

@@ -7,16 +7,16 @@ import io
 import json
 import zipfile
 
-from memstore.controls import person_controls
-from memstore.paths import Scope
-from memstore.selectors import facts_list
+from memstore.facts.paths import Scope
+from memstore.rules.controls import person_controls
+from memstore.store.selectors import facts_list
 from tests.helpers import day, texts_on_disk, write_memory
 
 
 def _link_ann(*bots: str) -> None:
     # "What can reach my prompts" is per bot linked to the person (the registry's links).
     from memstore.models import Bot
-    from memstore.people import person_add, person_link
+    from memstore.registry.people import person_add, person_link
 
     person_add(name="ann", username="ann", exist_ok=True)
     for bot in bots:
@@ -203,7 +203,7 @@ def test_edit_forget_and_undo_one_bots_copy_from_the_about_me_row(ann, workspace
 
 
 def test_a_refused_edit_keeps_the_text_and_another_persons_file_is_refused(ann, workspace):
-    from memstore.controls import topic_exclude
+    from memstore.rules.controls import topic_exclude
 
     topic_exclude(person="ann", topic="divorce", by="ann", via="console")
     file = "users/ann/memory/by-agent/ava/profile.md"
@@ -226,7 +226,7 @@ def test_a_refused_edit_keeps_the_text_and_another_persons_file_is_refused(ann, 
 
 
 def test_the_about_you_note_reaches_direct_prompts_only(ann, workspace):
-    from memstore.notes import note_save
+    from memstore.prompt.notes import note_save
 
     note_save(kind="you", name="ann", text="Call me Annie. I prefer short answers.")
     _link_ann("ava", "ben")
@@ -239,8 +239,8 @@ def test_the_about_you_note_reaches_direct_prompts_only(ann, workspace):
 
 
 def test_bots_that_know_me_are_the_linked_bots_and_unlink_stops_the_next_call(ann, workspace):
-    from memstore.people import person_add, person_bots, person_link
-    from memstore.registry import bot_create
+    from memstore.registry.bots import bot_create
+    from memstore.registry.people import person_add, person_bots, person_link
 
     bot_create(slug="cleo")
     person_add(name="ann", username="ann", exist_ok=True)

@@ -3,7 +3,7 @@ errors beside the fields, nothing stored on a refusal."""
 
 import pytest
 
-from memstore.markdown import fact_identity
+from memstore.facts.markdown import fact_identity
 from tests.helpers import HX, day, facts_on_disk, synced, tree
 
 pytestmark = pytest.mark.django_db

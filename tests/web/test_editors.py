@@ -5,12 +5,12 @@ import re
 
 import pytest
 
-from memstore.markdown import fact_identity
+from memstore.facts.markdown import fact_identity
+from memstore.facts.paths import Scope
 from memstore.models import Person, PersonLink, RoomBinding
-from memstore.paths import Scope
-from memstore.people import editor_add, person_add
-from memstore.rooms import room_bind
-from memstore.services import fact_forget
+from memstore.registry.people import editor_add, person_add
+from memstore.rooms.tickets import room_bind
+from memstore.store.services import fact_forget
 from tests.helpers import HX, plain, synced, texts
 
 pytestmark = pytest.mark.django_db
@@ -89,7 +89,7 @@ def test_the_people_page_is_for_staff(sam, workspace):
 
 
 def test_staff_register_link_make_editors_and_reset_rooms(boss, workspace):
-    from memstore.registry import bot_create
+    from memstore.registry.bots import bot_create
 
     bot_create(slug="ava")
     assert 'href="/people/"' in boss.get("/").content.decode()
@@ -130,7 +130,7 @@ def test_a_console_account_reads_its_own_memory_under_its_registered_name(
 
 
 def test_a_reader_can_not_restore_a_version(sam, workspace):
-    from memstore.services import fact_edit
+    from memstore.store.services import fact_edit
 
     fact_edit(
         shard=Scope("bot", "ava").shard("ava"), fact_id=REF["id"], text="Plans less", by="boss"

@@ -4,7 +4,7 @@ each checked with `manage.py memory verify-forgotten`."""
 
 import pytest
 
-from memstore.markdown import fact_identity
+from memstore.facts.markdown import fact_identity
 from tests.helpers import HX, day, plain, remaining, remaining_kinds, texts, write_memory
 
 pytestmark = pytest.mark.django_db

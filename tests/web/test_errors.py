@@ -3,7 +3,7 @@ partial's error for htmx and as the console's error page otherwise, and never a 
 
 import pytest
 
-from memstore.markdown import fact_identity
+from memstore.facts.markdown import fact_identity
 from tests.helpers import HX, day, write_memory
 
 pytestmark = pytest.mark.django_db
@@ -151,7 +151,7 @@ def test_500_page_is_styled_and_needs_no_context():
 
 
 def test_bot_display_name_is_the_heading(ann, workspace):
-    from memstore.registry import bot_create
+    from memstore.registry.bots import bot_create
 
     bot_create(slug="ava", display_name="Ava the planner")
     html = ann.get("/bots/ava/").content.decode()

@@ -3,7 +3,7 @@ neighbourhood, with the same links listed in words; private memory stays private
 
 import re
 
-from memstore import markdown
+from memstore.facts import markdown
 from tests.helpers import day, write_memory
 
 PLANS = "Plans offsites and budgets for the Lisbon team"

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from memstore import markdown
+from memstore.facts import markdown
 from memstore.models import Proposal
 from tests.helpers import day, facts_on_disk, write_memory
 

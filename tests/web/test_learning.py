@@ -3,14 +3,14 @@
 import pytest
 
 from memstore.learning import exchange_submit
-from memstore.selectors import context_build
+from memstore.rooms.context import context_open
 from tests.helpers import plain
 
 pytestmark = pytest.mark.django_db
 
 
 def _small_talk(person: str, message_id: str) -> None:
-    ctx = context_build(bot="ava", room_id=f"dm-{person}", room_kind="direct", person=person)
+    ctx = context_open(bot="ava", room_id=f"dm-{person}", room_kind="direct", person=person)
     exchange_submit(
         ctx=ctx,
         message="thanks!",

@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from memstore.markdown import fact_identity
-from memstore.notes import note_read, note_save
+from memstore.facts.markdown import fact_identity
+from memstore.prompt.notes import note_read, note_save
 from tests.helpers import HistoryClock, plain, write_memory
 
 pytestmark = pytest.mark.django_db
@@ -49,9 +49,12 @@ def test_note_versions_are_listed_and_restored(boss, workspace):
     boss.post("/bots/ava/about-me/", {"text": "Second about me.", "expected": "First about me.\n"})
     page = plain(boss.get("/bots/ava/about-me/"))
     assert "Second about me." in page and "First about me." in page
-    version = [v for v in __import__("memstore.notes").notes.note_versions(kind="me", name="ava")][
-        0
-    ]
+    version = [
+        v
+        for v in __import__("memstore.prompt.notes").prompt.notes.note_versions(
+            kind="me", name="ava"
+        )
+    ][0]
     boss.post("/bots/ava/about-me/restore/", {"version": version.id})
     assert note_read(kind="me", name="ava").text == "First about me.\n"
 
@@ -74,7 +77,7 @@ def test_the_preview_opens_with_the_notes(ann, workspace):
 
 
 def test_the_preview_says_when_it_is_stale(ann, workspace, monkeypatch):
-    from memstore import prompt_budget
+    from memstore.prompt import budget as prompt_budget
 
     assert "could not be synced" not in plain(ann.get("/bots/ava/prompt/"))  # synced: fresh
     monkeypatch.setattr(prompt_budget, "_try_sync", lambda scopes, ms: False)

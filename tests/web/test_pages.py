@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memstore.errors import SecretRefused
-from memstore.failures import failure_record
+from memstore.rules.failures import failure_record
 from tests.helpers import HX, day, texts, write_memory
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memstore.markdown import fact_identity
+from memstore.facts.markdown import fact_identity
 from tests.helpers import HX, texts
 
 pytestmark = pytest.mark.django_db

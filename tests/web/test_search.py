@@ -4,7 +4,7 @@ matches marked, privacy kept (full pages and the partials htmx asks for)."""
 import pytest
 
 from memstore.console.spelling import distance, query_corrected
-from memstore.paths import Scope
+from memstore.facts.paths import Scope
 from tests.helpers import HX, day, marked, texts, write_memory
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from memstore.tokens import token_verify
+from memstore.registry.tokens import token_verify
 from tests.helpers import HX
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from memstore.markdown import fact_identity
+from memstore.facts.markdown import fact_identity
 from tests.helpers import HX, day, synced, texts, tree
 
 pytestmark = pytest.mark.django_db

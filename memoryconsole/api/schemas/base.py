@@ -6,7 +6,7 @@ from typing import Annotated
 from ninja import Field, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
-from memstore.access import MAX_PROJECTS
+from memstore.rooms.access import MAX_PROJECTS
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
     MESSAGE_ID_PATTERN,

@@ -14,10 +14,10 @@ from memoryconsole.api.schemas.base import (
     Text,
     check_project,
 )
-from memstore.actions import Forgetting
-from memstore.markdown import MAX_TEXT_CHARS
-from memstore.paths import locate
-from memstore.records import StoredFact
+from memstore.calls.actions import Forgetting
+from memstore.facts.markdown import MAX_TEXT_CHARS
+from memstore.facts.paths import locate
+from memstore.facts.records import StoredFact
 from memstore.vocabulary import (
     VISIBILITIES,
     FactType,

@@ -123,7 +123,7 @@ class PromptOut(Out):
 
     @classmethod
     def of(cls, answer: Any) -> "PromptOut":
-        """The answer of `memstore.prompt_budget.prompt_answer`, as the API and MCP send it."""
+        """The answer of `memstore.prompt.budget.prompt_answer`, as the API and MCP send it."""
         return cls(
             text=answer.text,
             notes=[NoteOut.of(n) for n in answer.notes],

@@ -25,7 +25,10 @@ from memstore.console.aboutme import (
     forget_everywhere,
 )
 from memstore.console.reach import prompt_reach
-from memstore.controls import (
+from memstore.errors import FactNotFound, InvalidTopic
+from memstore.facts.paths import locate
+from memstore.privacy.person_export import person_export
+from memstore.rules.controls import (
     controls_history,
     memory_pause,
     memory_resume,
@@ -33,9 +36,6 @@ from memstore.controls import (
     topic_exclude,
     topic_include,
 )
-from memstore.errors import FactNotFound, InvalidTopic
-from memstore.paths import locate
-from memstore.person_export import person_export
 
 _CONTROLS = {"pause": memory_pause, "resume": memory_resume}
 _TOPICS = {"exclude": topic_exclude, "include": topic_include}

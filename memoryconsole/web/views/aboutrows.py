@@ -20,7 +20,7 @@ from memstore.console.aboutme import (
     about_fact_undo,
 )
 from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
-from memstore.markdown import MAX_TEXT_CHARS
+from memstore.facts.markdown import MAX_TEXT_CHARS
 
 ROW_ERROR = "web/bot.html#fact-gone"
 

@@ -11,7 +11,7 @@ from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.authoring import add_scopes, console_fact_add
 from memstore.console.search import TAB_OF_KIND
 from memstore.errors import MemstoreError, NotAllowed
-from memstore.markdown import MAX_TEXT_CHARS
+from memstore.facts.markdown import MAX_TEXT_CHARS
 
 
 @console_view("GET", "POST")

@@ -15,7 +15,7 @@ from memoryconsole.web.errors import ERROR_FRAGMENT, console_errors
 from memstore.console.facts import bot_exists
 from memstore.console.viewer import Viewer
 from memstore.errors import InvalidName, UnknownBot
-from memstore.people import console_account
+from memstore.registry.people import console_account
 
 
 def viewer_of(request: HttpRequest) -> Viewer:

@@ -29,7 +29,7 @@ from memstore.console.writes import (
     shard_parse,
 )
 from memstore.errors import FactNotFound
-from memstore.paths import Scope
+from memstore.facts.paths import Scope
 from memstore.vocabulary import FACT_TYPES, TIERS
 
 UNDO_KEY = "console_undo_clear"  # the session's note of the person's last clear

@@ -21,7 +21,7 @@ from memstore.console.writes import (
     erase_reach,
 )
 from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
-from memstore.markdown import MAX_TEXT_CHARS
+from memstore.facts.markdown import MAX_TEXT_CHARS
 
 # An error in a row view replaces the row with a row saying what happened.
 ROW_ERROR = "web/bot.html#fact-gone"

@@ -12,8 +12,8 @@ bots list                          every bot with its projects and active tokens
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
-from memstore.registry import bot_create, bots_registered, project_join, project_leave
-from memstore.tokens import token_create, token_revoke, tokens_list
+from memstore.registry.bots import bot_create, bots_registered, project_join, project_leave
+from memstore.registry.tokens import token_create, token_revoke, tokens_list
 
 
 class Command(BaseCommand):

@@ -1,12 +1,12 @@
 """`manage.py export (--bot SLUG | --person P | --all) OUT`: a zip of memory files and a JSON
-lines file with every fact's metadata (see memstore.export)."""
+lines file with every fact's metadata (see memstore.privacy.export)."""
 
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
-from memstore.export import FACTS_FILE, export_files, memory_export
+from memstore.privacy.export import FACTS_FILE, export_files, memory_export
 
 
 class Command(BaseCommand):

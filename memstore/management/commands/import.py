@@ -10,10 +10,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
+from memstore.facts.paths import check_person, check_slug
 from memstore.imports import IMPORT_KINDS, Target, import_run
 from memstore.management.progress import ProgressBar
-from memstore.paths import check_person, check_slug
-from memstore.registry import bot_get
+from memstore.registry.bots import bot_get
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@
     memory verify-forgotten "TEXT or ID"
     memory health (BOT | --all) [--fix-junk]
 
-`erase` forgets a fact and leaves no trace of it within its reach (`memstore.erase`): every
+`erase` forgets a fact and leaves no trace of it within its reach (`memstore.privacy.erase`): every
 shard the bot writes, every bot's shard of a person's memory, or everything. `verify-forgotten`
 lists every place a fact still is (files, index, embeddings, history, stored records) and
 exits with status 1 if there is any, 0 if none.
@@ -24,17 +24,24 @@ import re
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memstore.erase import fact_erase, reach_of_bot, reach_of_person, reach_of_workspace
 from memstore.errors import MemstoreError
-from memstore.forgotten import occurrences_find, target_resolve
-from memstore.health import health_report
-from memstore.index import memory_root
-from memstore.markdown import parse_date
-from memstore.paths import SCOPE_KINDS, Scope, all_scopes, check_person, check_slug
-from memstore.ranking import TIERS
-from memstore.records import StoredFact
-from memstore.selectors import context_build, facts_list
-from memstore.services import fact_forget, fact_remember
+from memstore.facts.markdown import parse_date
+from memstore.facts.paths import (
+    SCOPE_KINDS,
+    Scope,
+    all_scopes,
+    check_person,
+    check_slug,
+    memory_root,
+)
+from memstore.facts.ranking import TIERS
+from memstore.facts.records import StoredFact
+from memstore.privacy.erase import fact_erase, reach_of_bot, reach_of_person, reach_of_workspace
+from memstore.privacy.forgotten import occurrences_find, target_resolve
+from memstore.rooms.context import context_open
+from memstore.store.selectors import facts_list
+from memstore.store.services import fact_forget, fact_remember
+from memstore.upkeep.health import health_report
 from memstore.upkeep.store import bot_store_shards, workspace_shards
 from memstore.vocabulary import FACT_ID_PATTERN
 
@@ -170,7 +177,7 @@ class Command(BaseCommand):
             self._facts(page.items)
             return
         person = target.name if target.kind == "user" else None
-        ctx = context_build(
+        ctx = context_open(
             bot=bot,
             room_id="shell",
             room_kind="direct" if person else "routine",

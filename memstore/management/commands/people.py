@@ -16,9 +16,9 @@ people exclude|include PERSON TOPIC, people controls PERSON.
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
-from memstore.index import memory_root
+from memstore.facts.paths import memory_root
 from memstore.management.controls import ControlsMixin
-from memstore.people import (
+from memstore.registry.people import (
     editor_add,
     editor_remove,
     people_import,
@@ -27,7 +27,7 @@ from memstore.people import (
     person_link,
     person_unlink,
 )
-from memstore.rooms import room_reset, rooms_bound
+from memstore.rooms.tickets import room_reset, rooms_bound
 
 
 class Command(ControlsMixin, BaseCommand):

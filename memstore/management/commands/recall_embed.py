@@ -10,9 +10,9 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from memstore.index import index_sync, memory_root
+from memstore.facts.paths import all_scopes, memory_root
+from memstore.index import index_sync
 from memstore.models import Fact
-from memstore.paths import all_scopes
 from memstore.recall.vectors import embedder_current, vectors_ensure
 
 

@@ -4,7 +4,8 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from memstore.index import index_rebuild, memory_root
+from memstore.facts.paths import memory_root
+from memstore.index import index_rebuild
 from memstore.management.progress import ProgressBar
 
 

@@ -12,8 +12,8 @@ LEARNING_DAILY_TOKENS. Without a model, upkeep still merges duplicates and archi
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
-from memstore.learning.config import learner_config, model_client
-from memstore.paths import check_slug
+from memstore.facts.paths import check_slug
+from memstore.llm.config import learner_config, model_client
 from memstore.upkeep.store import store_bots
 
 
@@ -59,7 +59,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  {note}")
 
     def _synthesis(self, bot, mode, client) -> None:
-        from memstore.synthesis import synthesis_run
+        from memstore.upkeep.synthesis import synthesis_run
 
         if client is None:
             raise CommandError(

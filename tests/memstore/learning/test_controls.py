@@ -1,5 +1,5 @@
 """The learner honours a person's controls from its next run, set the way a person sets them
-(`memstore.controls`, as the About me page and `manage.py people` do), against the scripted
+(`memstore.rules.controls`, as the About me page and `manage.py people` do), against the scripted
 model over HTTP: a pause teaches nothing, an excluded topic is refused in any word form, and
 lifting either lets the next run learn again."""
 
@@ -8,10 +8,10 @@ import itertools
 import pytest
 from django.contrib.auth.models import User
 
-from memstore.controls import memory_pause, memory_resume, topic_exclude
 from memstore.learning import activity_list, exchange_submit
-from memstore.learning.config import learner_config, model_client
 from memstore.learning.pipeline import exchange_learn
+from memstore.llm.config import learner_config, model_client
+from memstore.rules.controls import memory_pause, memory_resume, topic_exclude
 from tests.helpers import direct, ok, texts_on_disk
 
 pytestmark = pytest.mark.django_db

@@ -6,11 +6,11 @@ import itertools
 
 import pytest
 
-from memstore.erase import fact_erase, reach_of_person
 from memstore.learning import exchange_submit
-from memstore.learning.config import learner_config, model_client
 from memstore.learning.pipeline import exchange_learn
+from memstore.llm.config import learner_config, model_client
 from memstore.models import Exchange, LearningEvent
+from memstore.privacy.erase import fact_erase, reach_of_person
 from tests.helpers import direct, ok, remaining, remaining_kinds, write_memory
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,7 @@
 import pytest
 
+from memstore.facts.markdown import fact_identity
 from memstore.learning.parse import MAX_REMOVES, MAX_SAVES, Proposal, Refusal, reply_parse
-from memstore.markdown import fact_identity
 
 KNOWN_TEXT = "Lives in Austin"
 KNOWN = {fact_identity(KNOWN_TEXT): fact_identity(KNOWN_TEXT)}

@@ -9,8 +9,8 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from memstore.learning import activity_list, exchange_submit
-from memstore.learning.config import learner_config, model_client
 from memstore.learning.pipeline import exchange_learn
+from memstore.llm.config import learner_config, model_client
 from memstore.models import Exchange, PersonSettings, TokenUsage
 from tests.helpers import (
     Reply,
@@ -146,13 +146,13 @@ def test_what_was_known_or_recalled_is_not_learned_again(learning, memory_root):
     )
     write_memory(memory_root, "projects/offsite/memory/by-agent/ada/log/2026-01.md",
           "- (2026-01-06) Team dinner is at 8pm on May 4")  # fmt: skip
-    from memstore.markdown import fact_identity
+    from memstore.facts.markdown import fact_identity
     from memstore.models import Bot, ProjectMember
 
     ProjectMember.objects.create(project="offsite", bot=Bot.objects.create(slug="ada"))
-    from memstore.selectors import context_build
+    from memstore.rooms.context import context_open
 
-    ctx = context_build(
+    ctx = context_open(
         bot="ada", room_id="dm-alice", room_kind="direct", person="alice", projects=["offsite"]
     )
     receipt = submit(
@@ -253,7 +253,7 @@ def test_small_talk_skips_the_model_and_is_recorded(learning):
 
 @pytest.mark.parametrize("kind", ["routine", "bot", "event"])
 def test_only_direct_and_group_rooms_are_learned_from(learning, kind):
-    from memstore.access import Context, Room
+    from memstore.rooms.access import Context, Room
 
     receipt = submit(Context(bot="ada", room=Room(id="r1", kind=kind)))
     assert (receipt.status, receipt.reason) == ("skipped", "room_kind")
@@ -383,7 +383,7 @@ def test_junk_in_the_reply_is_counted(learning):
 
 
 def test_a_malformed_or_failed_call_raises_for_the_queue_to_retry(learning):
-    from memstore.learning.client import ModelUnavailable
+    from memstore.llm.client import ModelUnavailable
 
     learning.push(Reply(malformed=True), Reply(status=500), Reply(status=401))
     receipt = submit(direct())

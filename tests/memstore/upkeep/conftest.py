@@ -3,7 +3,7 @@
 
 import pytest
 
-from memstore.learning.config import learner_config, model_client
+from memstore.llm.config import learner_config, model_client
 from tests.helpers import FakeModel
 
 

@@ -5,9 +5,9 @@ from datetime import date
 
 import pytest
 
-from memstore import embeddings
-from memstore.embeddings import embedder_load
-from memstore.records import StoredFact
+from memstore.facts.records import StoredFact
+from memstore.recall import embeddings
+from memstore.recall.embeddings import embedder_load
 from memstore.upkeep.duplicates import conflicting, duplicates_find, labelled_measure
 from tests.memstore.upkeep.labelled_pairs import PAIRS
 
@@ -60,7 +60,7 @@ def test_values_that_differ_on_both_sides_are_never_duplicates(a, b, conflict):
 
 
 def fact(text: str, scope: str = "bot:ada") -> StoredFact:
-    from memstore.markdown import fact_identity
+    from memstore.facts.markdown import fact_identity
 
     return StoredFact(fact_identity(text), date(2026, 11, 1), text, "log", scope, "ada", "f.md")
 

@@ -6,12 +6,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memstore import markdown
 from memstore.errors import FactProtected
-from memstore.history import history_read
+from memstore.facts import markdown
+from memstore.facts.history import history_read
+from memstore.facts.paths import Scope
 from memstore.models import Proposal
-from memstore.paths import Scope
-from memstore.services import fact_restore
+from memstore.store.services import fact_restore
 from memstore.upkeep.guard import fact_archive, fact_protected
 from memstore.upkeep.run import upkeep_run
 from memstore.upkeep.store import store_facts
@@ -210,7 +210,7 @@ def test_report_mode_changes_nothing_then_write_mode_applies(memory_root):
 
 
 def test_no_model_call_once_the_daily_budget_is_spent(memory_root, client, fake_model, settings):
-    from memstore.learning.budget import budget_charge
+    from memstore.llm.budget import budget_charge
 
     settings.LEARNING_DAILY_TOKENS = 100
     budget_charge(tokens=100)

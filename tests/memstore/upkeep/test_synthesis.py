@@ -10,12 +10,12 @@ import sys
 import pytest
 from django.db import connection, connections
 
-from memstore import markdown
-from memstore.history import history_read
+from memstore.facts import markdown
+from memstore.facts.history import history_read
+from memstore.facts.paths import Scope
 from memstore.models import Proposal
-from memstore.paths import Scope
-from memstore.synthesis import synthesis_run
 from memstore.upkeep.jobs import synthesize_store
+from memstore.upkeep.synthesis import synthesis_run
 from tests.helpers import (
     REPO,
     Reply,

@@ -3,7 +3,7 @@
 
 import pytest
 
-from memstore.prompt_budget import prompt_answer, recall_answer
+from memstore.prompt.budget import prompt_answer, recall_answer
 from memstore.upkeep.usage import usage_of
 from tests.helpers import direct, profile
 

@@ -4,7 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from memstore.demo import DEMO_PEOPLE, demo_workspace
+from memstore.management.demo import DEMO_PEOPLE, demo_workspace
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memoryconsole.mcp.tools import CALLER, server
 from memstore.errors import UnknownBot
-from memstore.registry import bot_get
+from memstore.registry.bots import bot_get
 
 
 class Command(BaseCommand):

@@ -1,0 +1,206 @@
+"""What a bot may do from the room it is talking in: open a call's context, remember, forget,
+edit and list.
+
+Each function takes the `Context` a call states and lets `memstore.rooms.access` decide which scopes
+it may read and which shard it writes (never the caller's say-so), then calls one service or
+selector. Recall and the prompt section are `memstore.recall` and `memstore.prompt`.
+"""
+
+from dataclasses import dataclass
+from datetime import date
+
+from memstore.errors import EditConflict, FactHeldElsewhere, FactNotFound
+from memstore.facts.history import Change
+from memstore.facts.paging import Page
+from memstore.facts.paths import Scope, ScopeKind, Shard
+from memstore.facts.ranking import Tier
+from memstore.facts.records import StoredFact
+from memstore.privacy.erase import Erasure, fact_erase, reach_of_bot
+from memstore.privacy.forgotten import copies_outside, target_ids
+from memstore.rooms.access import (
+    Context,
+    forget_shards,
+    readable_scope,
+    readable_scopes,
+    writable_shard,
+)
+from memstore.rules.failures import refusals_recorded
+from memstore.store.selectors import fact_find, facts_list, legacy_rooms_of
+from memstore.store.services import fact_edit, fact_forget, fact_remember
+from memstore.vocabulary import PRIVATE_ROOM_KINDS
+
+
+@refusals_recorded("remember")
+def bot_remember(
+    *,
+    ctx: Context,
+    text: str,
+    scope: ScopeKind = "bot",
+    project: str | None = None,
+    tier: Tier = "log",
+    meta: dict[str, object] | None = None,
+    via: str = "api",
+    day: date | None = None,
+) -> StoredFact:
+    """Save a fact in the shard this context writes for `scope` (the content rules, the room's
+    person's excluded topics included, are the service's; `day`: the fact's date when it is
+    older than today, as for an import)."""
+    shard = writable_shard(ctx, scope, project)
+    return fact_remember(
+        shard=shard,
+        text=text,
+        tier=tier,
+        day=day,
+        meta=meta,
+        person=ctx.person,
+        by=ctx.bot,
+        via=via,
+    )
+
+
+@refusals_recorded("forget")
+def bot_forget(
+    *,
+    ctx: Context,
+    fact_id: str | None = None,
+    text: str | None = None,
+    scope: ScopeKind | None = None,
+    project: str | None = None,
+    via: str = "api",
+) -> list[Change]:
+    """Remove a fact from every shard this context may change (or only those of `scope`).
+
+    Without a scope that is the bot's own memory, the person's shard (direct rooms), joined
+    projects and the bot's copies in legacy rooms; `scope="room"` means those legacy copies."""
+    return bot_forget_answer(
+        ctx=ctx, fact_id=fact_id, text=text, scope=scope, project=project, via=via
+    ).removed
+
+
+@dataclass(frozen=True, slots=True)
+class Forgetting:
+    """A bot's forget (or erase) answered in full: the lines it removed, the copies it could
+    not touch (other bots' shards of the scopes it covered, which still reach its prompt), and
+    for an erase, what else it cleaned."""
+
+    removed: list[Change]
+    remaining: list[StoredFact]
+    erased: Erasure | None = None
+
+
+@refusals_recorded("forget")
+def bot_forget_answer(
+    *,
+    ctx: Context,
+    fact_id: str | None = None,
+    text: str | None = None,
+    scope: ScopeKind | None = None,
+    project: str | None = None,
+    erase: bool = False,
+    via: str = "api",
+) -> Forgetting:
+    """`bot_forget` (or, with `erase`, `erase.fact_erase` over the same shards and the bot's
+    own records), saying what remains. When only other bots' shards hold the fact, raises
+    FactHeldElsewhere listing them rather than "not found"."""
+    shards = _forget_targets(ctx, scope, project)
+    erased = None
+    try:
+        if erase:
+            erased = fact_erase(
+                reach=reach_of_bot(ctx.bot, shards), fact_id=fact_id, text=text, by=ctx.bot, via=via
+            )
+            removed = erased.removed
+        else:
+            removed = fact_forget(shards=shards, fact_id=fact_id, text=text, by=ctx.bot, via=via)
+    except FactNotFound as error:
+        remaining = copies_outside(shards=shards, ids=target_ids(fact_id=fact_id, text=text))
+        if remaining:
+            raise FactHeldElsewhere(
+                "Only other bots' shards hold this fact, so it still reaches this bot's prompt; "
+                "their writers (or a person in the console) can forget it.",
+                detail={"remaining": [c.file for c in remaining]},
+            ) from error
+        raise
+    remaining = copies_outside(shards=shards, ids=target_ids(fact_id=fact_id, text=text))
+    return Forgetting(removed=removed, remaining=remaining, erased=erased)
+
+
+def _forget_targets(ctx: Context, scope: ScopeKind | None, project: str | None) -> list[Shard]:
+    # Without a scope: own memory, the person's shard (direct rooms), joined projects and the
+    # bot's copies in legacy rooms; scope="room" means those legacy copies.
+    if scope is None:
+        return forget_shards(ctx, legacy_rooms_of(ctx.bot))
+    if scope == "room":
+        return [Scope("room", r).shard(ctx.bot) for r in legacy_rooms_of(ctx.bot)]
+    return [writable_shard(ctx, scope, project)]
+
+
+@refusals_recorded("edit")
+def bot_edit(
+    *,
+    ctx: Context,
+    fact_id: str,
+    text: str,
+    expected_text: str | None = None,
+    scope: ScopeKind | None = None,
+    project: str | None = None,
+    via: str = "api",
+) -> StoredFact:
+    """Replace a fact's text in the shard this context writes. Without a scope, the fact is looked
+    up in the bot's writable shards (own memory first, then the person's, then projects)."""
+    if scope is not None:
+        shard = writable_shard(ctx, scope, project)
+    else:
+        shard = _shard_holding(ctx, fact_id)
+        if shard is None:
+            if expected_text is not None:
+                raise EditConflict(
+                    "This fact was removed by someone else.",
+                    detail={"current": None, "fact_id": fact_id},
+                )
+            raise FactNotFound("No fact with that id in the memory this bot may change here.")
+    return fact_edit(
+        shard=shard,
+        fact_id=fact_id,
+        text=text,
+        expected_text=expected_text,
+        person=ctx.person,
+        by=ctx.bot,
+        via=via,
+    )
+
+
+def bot_facts_list(
+    *,
+    ctx: Context,
+    scope: ScopeKind | None = None,
+    project: str | None = None,
+    tier: str | None = None,
+    month: str | None = None,
+    contains: str | None = None,
+    offset: int = 0,
+    limit: int = 50,
+) -> Page[StoredFact]:
+    """Facts this context may read (all of them, or one scope), newest first; hidden facts are
+    never shown to bots."""
+    scopes = [readable_scope(ctx, scope, project)] if scope else readable_scopes(ctx)
+    return facts_list(
+        scopes=scopes,
+        tier=tier,
+        month=month,
+        contains=contains,
+        include_hidden=False,
+        include_private=ctx.room.kind in PRIVATE_ROOM_KINDS,
+        offset=offset,
+        limit=limit,
+    )
+
+
+def _shard_holding(ctx: Context, fact_id: str) -> Shard | None:
+    shards = forget_shards(ctx, [])
+    copies = fact_find(scopes=[s.scope for s in shards], fact_id=fact_id)
+    held = {(c.scope, c.shard_bot) for c in copies}
+    for shard in shards:
+        if (str(shard.scope), shard.bot) in held:
+            return shard
+    return None

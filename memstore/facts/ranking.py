@@ -1,0 +1,113 @@
+"""Pure ranking rules: a fact's tier, weight and rank (SPEC §3.2), and newest-wins merging (§3.3).
+
+No I/O and no Django here; the index stores what these functions compute.
+"""
+
+import math
+from collections.abc import Iterable
+from datetime import date
+from typing import Protocol
+
+from memstore.facts import markdown
+from memstore.vocabulary import TIERS, Tier
+
+__all__ = ["TIERS", "Tier"]
+TIER_WEIGHTS: dict[Tier, float] = {"profile": 1.0, "log": 1.0, "note": 0.5, "episode": 1.5}
+_EPOCH = date(1970, 1, 1)
+
+
+def tier_of(*, tier_file: str, tag: str | None) -> Tier:
+    """The tier of a fact from the file it is in and its tag (tags only count inside logs)."""
+    if tier_file == "profile":
+        return "profile"
+    if tag == "note":
+        return "note"
+    if tag == "episode":
+        return "episode"
+    return "log"
+
+
+def weight_of(*, tier: Tier, meta: dict[str, str]) -> float:
+    """The tier's weight, unless an explicit positive `weight=` overrides it."""
+    if "weight" not in meta:
+        return TIER_WEIGHTS[tier]
+    try:
+        explicit = float(meta["weight"])
+    except ValueError:
+        return TIER_WEIGHTS[tier]
+    return explicit if explicit > 0 and math.isfinite(explicit) else TIER_WEIGHTS[tier]
+
+
+# How much `importance=` (0..1) moves a fact: importance 1 ranks like a fact saved
+# IMPORTANCE_MONTHS / 2 months later, importance 0 that much earlier; 0.5 or none is neutral.
+IMPORTANCE_MONTHS = 3.0
+
+
+def importance_of(meta: dict[str, str] | None) -> float | None:
+    """The fact's `importance=` as a number in [0, 1], or None when absent or unreadable."""
+    try:
+        value = float((meta or {})["importance"])
+    except (KeyError, ValueError):
+        return None
+    return value if 0.0 <= value <= 1.0 else None
+
+
+def rank_of(*, day: date, weight: float, importance: float | None = None) -> float:
+    """Days since 1970-01-01 over 30, plus log2 of the weight, plus
+    IMPORTANCE_MONTHS x (importance - 0.5) when the fact has an importance."""
+    bonus = 0.0 if importance is None else IMPORTANCE_MONTHS * (importance - 0.5)
+    return (day - _EPOCH).days / 30 + math.log2(weight) + bonus
+
+
+# Best first, one rule everywhere (prompt, learner's known facts, lists and recall's fallback):
+# rank, then the newer date, then position (a later file — a later month — then a later line).
+RANK_ORDER_FIELDS = ("-rank", "-day", "-file__path", "-position", "fact_id")
+
+
+def rank_order_sql(fact: str = "f.", file: str = "m.") -> str:
+    """The ORDER BY of `by_rank` in SQL; `fact`/`file` prefix the fact row's and its file's
+    columns (pass "" for a subquery that already selected them)."""
+    return f"{fact}rank DESC, {fact}day DESC, {file}path DESC, {fact}position DESC, {fact}fact_id"
+
+
+class Placed(Protocol):
+    fact_id: str
+    day: date
+    rank: float
+    file: str
+    position: int
+
+
+def by_rank[T: Placed](facts: Iterable[T]) -> list[T]:
+    """Facts best first, by the same rule as `rank_order_sql` and `RANK_ORDER_FIELDS`."""
+    ordered = sorted(facts, key=lambda f: f.fact_id)
+    # Python's sort is stable with reverse=True too: equal keys keep the fact_id order.
+    ordered.sort(key=lambda f: (f.rank, f.day, f.file, f.position), reverse=True)
+    return ordered
+
+
+class Dated(Protocol):
+    fact_id: str
+    day: date
+
+
+def merge_newest[T: Dated](facts: Iterable[T]) -> list[T]:
+    """One fact per identity, the newest date winning (first seen wins a tie); order kept."""
+    best: dict[str, T] = {}
+    for fact in facts:
+        seen = best.get(fact.fact_id)
+        if seen is None or fact.day > seen.day:
+            best[fact.fact_id] = fact
+    return list(best.values())
+
+
+def derived(tier_file: str, fact: markdown.FactLine) -> tuple[str, str, float, float, str]:
+    """(text, tier, weight, rank, visibility): what ranking and search need, precomputed."""
+    tier = tier_of(tier_file=tier_file, tag=fact.tag)
+    meta = fact.meta
+    weight = weight_of(tier=tier, meta=meta)
+    visibility = meta.get("visibility", "context") if meta else "context"
+    if visibility not in markdown.VISIBILITIES:
+        visibility = "context"
+    rank = rank_of(day=fact.day, weight=weight, importance=importance_of(meta))
+    return fact.text, tier, weight, rank, visibility

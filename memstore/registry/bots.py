@@ -1,0 +1,99 @@
+"""The registry of bots: create them, join and leave projects, note that a bot talks in groups,
+and read a person's excluded topics.
+
+These rows are configuration, not index (files never mention them). Tokens live in
+`memstore.registry.tokens`; what a bot may read and write is `memstore.rooms.access`.
+"""
+
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+
+from memstore.errors import InvalidName, UnknownBot
+from memstore.facts.paths import check_slug
+from memstore.models import Bot, ProjectMember
+
+
+@dataclass(frozen=True, slots=True)
+class BotInfo:
+    """A registered bot, its projects and how many tokens it can use."""
+
+    slug: str
+    display_name: str
+    in_groups: bool
+    projects: tuple[str, ...]
+    active_tokens: int
+
+
+def bot_create(*, slug: str, display_name: str = "") -> BotInfo:
+    """Register a bot; raises InvalidName if the slug is taken or not allowed."""
+    check_slug(slug)
+    try:
+        with transaction.atomic():
+            Bot.objects.create(slug=slug, display_name=display_name[:120])
+    except IntegrityError:
+        raise InvalidName(f"Bot {slug!r} already exists.") from None
+    return bot_get(slug=slug)
+
+
+def bot_get(*, slug: str) -> BotInfo:
+    """One registered bot; raises UnknownBot."""
+    infos = _infos(Bot.objects.filter(slug=slug))
+    if not infos:
+        raise UnknownBot(f"No bot {slug!r} is registered; create it with `manage.py bots create`.")
+    return infos[0]
+
+
+def bots_registered() -> list[BotInfo]:
+    """Every registered bot, by slug."""
+    return _infos(Bot.objects.all())
+
+
+def project_join(*, bot: str, project: str) -> bool:
+    """Let a bot read and write a project's memory; False if it had already joined."""
+    check_slug(project, "project")
+    row = bot_row(slug=bot)
+    _, created = ProjectMember.objects.get_or_create(bot=row, project=project)
+    return created
+
+
+def project_leave(*, bot: str, project: str) -> bool:
+    """Take a bot off a project (its shard stays on disk); False if it was not a member."""
+    row = bot_row(slug=bot)
+    deleted, _ = ProjectMember.objects.filter(bot=row, project=project).delete()
+    return bool(deleted)
+
+
+def bot_mark_in_groups(*, bot: str) -> None:
+    """Remember that this bot talks in group rooms (its prompt then calls its memory team-wide)."""
+    Bot.objects.filter(slug=bot, in_groups=False).update(in_groups=True)
+
+
+def bot_row(*, slug: str) -> Bot:
+    """The registry row of a bot (for other registry modules); raises UnknownBot."""
+    row = Bot.objects.filter(slug=slug).first()
+    if row is None:
+        raise UnknownBot(f"No bot {slug!r} is registered; create it with `manage.py bots create`.")
+    return row
+
+
+def _infos(rows) -> list[BotInfo]:
+    rows = rows.annotate(
+        active_tokens=Count("tokens", filter=Q(tokens__revoked_at__isnull=True), distinct=True)
+    ).order_by("slug")
+    projects: dict[int, list[str]] = {}
+    for bot_id, project in ProjectMember.objects.filter(bot__in=rows).values_list(
+        "bot_id", "project"
+    ):
+        projects.setdefault(bot_id, []).append(project)
+    return [
+        BotInfo(
+            slug=row.slug,
+            display_name=row.display_name,
+            in_groups=row.in_groups,
+            projects=tuple(sorted(projects.get(row.pk, []))),
+            active_tokens=row.active_tokens,
+        )
+        for row in rows
+    ]

@@ -1,0 +1,168 @@
+"""Rooms a bot can't forge: signed room tickets, and the kind (and person) a room is bound to.
+
+A room's kind, and a direct room's person, are fixed by the first call that names the room (a
+`RoomBinding`); a later call claiming another kind or person is refused with `room_conflict`.
+Bindings are workspace-wide, keyed by room id alone, like legacy room folders: a chat platform's
+room id names one conversation whichever bot speaks in it, so a second bot can't call the team
+room "direct" to reach a person's memory, and one bot can't re-kind a room another bot uses.
+Staff reset a binding in the console (`room_reset`).
+
+With `settings.ROOM_TICKET_KEY` set, every call also carries a ticket the chat platform signed:
+`v1.<expires>.<hex HMAC-SHA256>` over bot, room id, kind, person (lower-cased), projects
+(sorted, comma-joined) and expiry. `room_ticket` makes one (the platform's side, as in
+docs/api.md); `ticket_check` verifies one. What a context may read and write is
+`memstore.rooms.access`; who a bot may act for is `memstore.registry.people`.
+"""
+
+import hashlib
+import hmac
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from memstore.errors import RoomConflict, TicketExpired, TicketMissing, TicketRefused
+from memstore.models import RoomBinding
+
+TICKET_VERSION = "v1"
+
+
+def ticket_message(
+    *, bot: str, room_id: str, kind: str, person: str, projects: Iterable[str], expires: int
+) -> bytes:
+    """The exact bytes a room ticket signs (one field per line)."""
+    fields = [
+        TICKET_VERSION,
+        bot,
+        room_id,
+        kind,
+        (person or "").lower(),
+        ",".join(sorted(set(projects))),
+        str(expires),
+    ]
+    return "\n".join(fields).encode()
+
+
+def room_ticket(
+    *,
+    key: str,
+    bot: str,
+    room_id: str,
+    kind: str,
+    person: str = "",
+    projects: Iterable[str] = (),
+    ttl: int = 300,
+) -> str:
+    """A ticket for one bot in one room, valid `ttl` seconds (what a platform issues)."""
+    expires = int(time.time()) + ttl
+    message = ticket_message(
+        bot=bot, room_id=room_id, kind=kind, person=person, projects=projects, expires=expires
+    )
+    signature = hmac.new(key.encode(), message, hashlib.sha256).hexdigest()
+    return f"{TICKET_VERSION}.{expires}.{signature}"
+
+
+def ticket_required() -> bool:
+    """Whether this deployment wants a room ticket on every call."""
+    return bool(getattr(settings, "ROOM_TICKET_KEY", ""))
+
+
+def ticket_check(
+    *,
+    ticket: str | None,
+    bot: str,
+    room_id: str,
+    kind: str,
+    person: str,
+    projects: Iterable[str],
+    now: float | None = None,
+) -> None:
+    """Nothing if tickets are off or this one vouches for exactly this call; TicketMissing,
+    TicketRefused (malformed or signed for another call) or TicketExpired otherwise."""
+    key = getattr(settings, "ROOM_TICKET_KEY", "")
+    if not key:
+        return
+    if not ticket:
+        raise TicketMissing(
+            "This deployment wants every call to carry X-Room-Ticket, signed by the chat "
+            "platform for this bot, room, kind, person and projects."
+        )
+    version, _, rest = ticket.partition(".")
+    expires_text, _, signature = rest.partition(".")
+    if version != TICKET_VERSION or not expires_text.isdigit() or len(signature) != 64:
+        raise TicketRefused("The room ticket is not a v1 ticket (v1.<expires>.<signature>).")
+    expected = hmac.new(
+        key.encode(),
+        ticket_message(
+            bot=bot,
+            room_id=room_id,
+            kind=kind,
+            person=person,
+            projects=projects,
+            expires=int(expires_text),
+        ),
+        hashlib.sha256,
+    ).hexdigest()
+    if not hmac.compare_digest(expected, signature.lower()):
+        raise TicketRefused(
+            "The room ticket was not signed for this call: bot, room, kind, person and "
+            "projects must be exactly those the platform signed."
+        )
+    if int(expires_text) < (time.time() if now is None else now):
+        raise TicketExpired("The room ticket has expired; ask the platform for a new one.")
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """A room as first named: its kind, its person (direct rooms) and the bot that named it."""
+
+    room_id: str
+    kind: str
+    person: str
+    first_bot: str
+
+
+def room_bind(*, room_id: str, kind: str, person: str | None, bot: str) -> Binding:
+    """The room's binding, made by this call if it is the first to name the room; RoomConflict
+    if it was bound to another kind or (direct rooms) another person."""
+    wanted = person if kind == "direct" else ""
+    row = RoomBinding.objects.filter(room_id=room_id).first()
+    if row is None:
+        try:
+            with transaction.atomic():
+                row = RoomBinding.objects.create(
+                    room_id=room_id, kind=kind, person=wanted or "", first_bot=bot
+                )
+        except IntegrityError:  # another call bound it a moment ago: judge against that one
+            row = RoomBinding.objects.get(room_id=room_id)
+    if row.kind != kind:
+        raise RoomConflict(
+            f"Room {room_id!r} is a {row.kind} room (fixed by the first call naming it), "
+            f"not {kind}; staff can reset it in the console."
+        )
+    if kind == "direct" and row.person != wanted:
+        raise RoomConflict(
+            f"Room {room_id!r} is a direct room with someone else (fixed by the first call "
+            "naming it); staff can reset it in the console."
+        )
+    return _binding(row)
+
+
+def room_reset(*, room_id: str) -> bool:
+    """Forget a room's binding, so the next call naming it binds it afresh; False if unbound."""
+    deleted, _ = RoomBinding.objects.filter(room_id=room_id).delete()
+    return bool(deleted)
+
+
+def rooms_bound(*, first_bot: str | None = None) -> list[Binding]:
+    """Bound rooms by id (only those a given bot named first, if asked)."""
+    rows = RoomBinding.objects.all()
+    if first_bot is not None:
+        rows = rows.filter(first_bot=first_bot)
+    return [_binding(row) for row in rows.order_by("room_id")]
+
+
+def _binding(row: RoomBinding) -> Binding:
+    return Binding(room_id=row.room_id, kind=row.kind, person=row.person, first_bot=row.first_bot)

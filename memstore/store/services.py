@@ -1,0 +1,389 @@
+"""Writes: remember, forget, edit, restore and clear. Every one follows the same path:
+
+    bot lock -> read the file -> apply -> atomic replace (retry if edited meanwhile)
+             -> append to the shard's history -> re-sync that file into the index
+
+Callers pass the shard to write; deciding whether a room may write it is `memstore.rooms.access`.
+The content rules (secrets, excluded topics, paused memory) are checked here, inside every
+write that adds text (`memstore.rules.content`), and every refusal is recorded in the failure log
+(`memstore.rules.failures.refusals_recorded`), so no front door can forget either.
+"""
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import date
+
+from django.utils import timezone
+
+from memstore.errors import EditConflict, FactNotFound, InvalidFact, UnreadableFile
+from memstore.facts import markdown
+from memstore.facts.files import (
+    ChangedOnDisk,
+    content_digest,
+    read_bytes,
+    read_snapshot,
+    write_atomic,
+)
+from memstore.facts.history import Change, history_append
+from memstore.facts.locks import bot_lock
+from memstore.facts.markdown import FactLine, Line
+from memstore.facts.paths import Scope, Shard, locate, memory_root, shard_files
+from memstore.facts.ranking import Tier
+from memstore.facts.records import StoredFact, stored_of_line
+from memstore.index import Written, index_sync_file
+from memstore.rules.content import content_check
+from memstore.rules.failures import refusals_recorded
+from memstore.store.selectors import fact_find
+from memstore.vocabulary import AUTOMATIC_VIAS, PERSON_EDIT_VIAS
+
+MAX_ATTEMPTS = 8
+_TIER_TAGS: dict[str, str | None] = {
+    "profile": None,
+    "log": None,
+    "note": "note",
+    "episode": "episode",
+}
+_HEADERS = {"profile": "# Profile", "log": "# Memory log"}
+
+Edit = Callable[[list[Line]], tuple[list[Line], list[Change]]]
+
+
+@refusals_recorded("remember")
+def fact_remember(
+    *,
+    shard: Shard,
+    text: str,
+    tier: Tier = "log",
+    day: date | None = None,
+    meta: dict[str, object] | None = None,
+    person: str | None = None,
+    by: str = "",
+    via: str = "api",
+) -> StoredFact:
+    """Save a fact in a shard's profile or log, after the content rules (`memstore.rules.content`;
+    `person`: the person in the room, whose excluded topics apply to any scope).
+
+    A fact whose identity the scope already holds (any file, any shard) is not written again:
+    the stored copy comes back with `existed=True`. Raises UnreadableFile if the target file
+    is not UTF-8."""
+    if tier not in _TIER_TAGS:
+        raise InvalidFact(f"Tier must be one of {', '.join(_TIER_TAGS)}, not {tier!r}.")
+    fact = markdown.make_fact(
+        text=text, day=day or timezone.localdate(), tag=_TIER_TAGS[tier], meta=meta
+    )
+    content_check(shard=shard, fact=fact, person=person, via=via)
+    if held := _held(shard.scope, fact.identity):
+        return held
+    tier_file = "profile" if tier == "profile" else "log"
+    rel = shard.file_rel(tier_file=tier_file, day=fact.day)
+    kept: list[tuple[FactLine, int]] = []
+
+    def add(lines: list[Line]) -> tuple[list[Line], list[Change]]:
+        # The index may lag a write racing ours: the file itself is checked again, locked.
+        kept.clear()
+        for number, line in enumerate(lines, 1):
+            if line.fact and line.fact.identity == fact.identity:
+                kept.append((line.fact, number))
+                return lines, []
+        new = markdown.append_fact(lines, fact)
+        kept.append((fact, len(new)))
+        return new, [_change("add", rel, fact)]
+
+    with bot_lock(shard.bot):
+        added = file_rewrite(rel, add, header=_HEADERS[tier_file], by=by, via=via)
+    return stored_of_line(rel, kept[0][0], position=kept[0][1], existed=not added)
+
+
+def _held(scope: Scope, identity: str) -> StoredFact | None:
+    # The newest stored copy anywhere in the scope (merged as readers merge shards).
+    copies = fact_find(scopes=[scope], fact_id=identity)
+    if not copies:
+        return None
+    newest = max(copies, key=lambda f: (f.day, f.file))
+    return replace(newest, existed=True)
+
+
+@refusals_recorded("forget")
+def fact_forget(
+    *,
+    shards: list[Shard],
+    fact_id: str | None = None,
+    text: str | None = None,
+    by: str = "",
+    via: str = "api",
+) -> list[Change]:
+    """Remove a fact (by identity, or by text ignoring case and spacing) from every file of
+    these shards; raises FactNotFound if no file held it, and UnreadableFile (after removing
+    every other copy) if a file that is not UTF-8 holds it."""
+    ids = _identities(fact_id=fact_id, text=text)
+    root = memory_root()
+    removed: list[Change] = []
+    stuck: list[str] = []
+    for shard in shards:
+
+        def drop(lines: list[Line], rel: str) -> tuple[list[Line], list[Change]]:
+            hits = {i for i, line in enumerate(lines) if line.fact and line.fact.identity in ids}
+            changes = [_change("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)]
+            return markdown.remove_lines(lines, hits), changes
+
+        with bot_lock(shard.bot):
+            for rel in shard_files(root, shard):
+                try:
+                    removed += file_rewrite(
+                        rel, lambda lines, rel=rel: drop(lines, rel), by=by, via=via
+                    )
+                except UnreadableFile:
+                    if _unreadable_holds(rel, ids):
+                        stuck.append(rel)
+    if stuck:
+        raise _stuck_error(stuck, removed=len(removed), what="this fact")
+    if not removed:
+        raise FactNotFound("No fact with that id or text in the memory this bot may change.")
+    return removed
+
+
+@refusals_recorded("edit")
+def fact_edit(
+    *,
+    shard: Shard,
+    fact_id: str,
+    text: str,
+    expected_text: str | None = None,
+    person: str | None = None,
+    by: str = "",
+    via: str = "console",
+    day: date | None = None,
+    meta: dict[str, object | None] | None = None,
+) -> StoredFact:
+    """Replace a fact's text in place (same file, same line; the date too if `day` is given,
+    metadata keys set or, with None, dropped by `meta`), after the content rules (as for
+    `fact_remember`). With `expected_text`, raise EditConflict (showing the current text) if
+    the fact no longer reads that way. Moving a fact to another file (another tier, a log date
+    in another month) is a forget and a remember."""
+    new_text = markdown.clean_text(text)
+    fact_id = fact_id.strip().lower()
+    root = memory_root()
+    result: list[StoredFact] = []
+    with bot_lock(shard.bot):
+        for rel in shard_files(root, shard):
+
+            def change(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
+                result.clear()
+                for i, line in enumerate(lines):
+                    if line.fact and line.fact.identity == fact_id:
+                        if expected_text is not None and line.fact.text != expected_text:
+                            raise EditConflict(
+                                "This fact was changed by someone else; here is what it says now.",
+                                detail={"current": line.fact.text, "fact_id": fact_id},
+                            )
+                        new = _with_changes(markdown.with_text(line.fact, new_text), day, meta)
+                        new = _claimed(new, via)
+                        content_check(shard=shard, fact=new, person=person, via=via)
+                        result.append(stored_of_line(rel, new, position=i + 1))
+                        if new == line.fact:
+                            return lines, []
+                        return markdown.replace_fact(lines, i, new), [
+                            _change("edit", rel, new, old=line.fact)
+                        ]
+                return lines, []
+
+            try:
+                file_rewrite(rel, change, by=by, via=via)
+            except UnreadableFile:
+                if _unreadable_holds(rel, {fact_id}):
+                    raise
+                continue
+            if result:
+                return result[0]
+    if expected_text is not None:
+        raise EditConflict(
+            "This fact was removed by someone else.", detail={"current": None, "fact_id": fact_id}
+        )
+    raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
+
+
+def _claimed(fact: FactLine, via: str) -> FactLine:
+    """A machine-made fact (`via=learner|synthesis` in its line) that a person edits becomes
+    saved on purpose: the `via` goes, so upkeep and synthesis leave it alone from then on."""
+    if via in PERSON_EDIT_VIAS and fact.meta.get("via") in AUTOMATIC_VIAS:
+        return replace(fact, meta={k: v for k, v in fact.meta.items() if k != "via"})
+    return fact
+
+
+def _with_changes(
+    fact: FactLine, day: date | None, meta: dict[str, object | None] | None
+) -> FactLine:
+    if meta is not None:
+        merged: dict[str, object] = dict(fact.meta)
+        for key, value in meta.items():
+            if value is None or value == "":
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        fact = replace(fact, meta=markdown.clean_meta(merged))
+    return replace(fact, day=day) if day is not None else fact
+
+
+@refusals_recorded("restore")
+def fact_restore(*, change: Change, by: str = "", via: str = "console") -> StoredFact:
+    """Put a removed fact back into the file it was removed from, with its date and metadata,
+    at the line it had (the end of the file when the removal did not record it)."""
+    fact = markdown.parse_line(change.old_line or change.line)
+    if fact is None or locate(change.file) is None:
+        raise InvalidFact("That history entry does not hold a fact line of a memory file.")
+    position = int(change.position) if change.position.isdigit() else None
+    return facts_put_back(rel=change.file, facts=[(position, fact)], by=by, via=via)[0]
+
+
+def facts_put_back(
+    *, rel: str, facts: list[tuple[int | None, FactLine]], by: str = "", via: str = "console"
+) -> list[StoredFact]:
+    """Put removed fact lines back into one file, each at the line number it had (ascending, so
+    a batch removed together comes back exactly; None: at the end), after the content rules. A
+    fact the file already holds stays as it is. Recorded as `restore`, so whoever wrote a fact
+    is still its author."""
+    location = locate(rel)
+    if location is None:
+        raise InvalidFact(f"{rel} is not a memory file.")
+    for _, fact in facts:
+        content_check(shard=location.shard, fact=fact, person=None, via=via)
+    result: list[StoredFact] = []
+
+    def put(lines: list[Line]) -> tuple[list[Line], list[Change]]:
+        result.clear()
+        present = {line.fact.identity: n for n, line in enumerate(lines, 1) if line.fact}
+        new, changes = list(lines), []
+        newline = markdown.newline_of(lines)
+        for position, fact in sorted(facts, key=lambda pair: (pair[0] is None, pair[0] or 0)):
+            if fact.identity in present:
+                held = new[present[fact.identity] - 1].fact
+                result.append(stored_of_line(rel, held, position=present[fact.identity]))
+                continue
+            if position is None or position > len(new):
+                new = markdown.append_fact(new, fact)
+                at = len(new)
+            else:
+                new.insert(max(position, 1) - 1, markdown.line_for(fact, newline))
+                at = max(position, 1)
+            present = {line.fact.identity: n for n, line in enumerate(new, 1) if line.fact}
+            result.append(stored_of_line(rel, fact, position=at))
+            changes.append(_change("restore", rel, fact, position=at))
+        return new, changes
+
+    with bot_lock(location.shard.bot):
+        file_rewrite(rel, put, header=_HEADERS[location.tier_file], by=by, via=via)
+    return result
+
+
+@refusals_recorded("clear")
+def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
+    """Remove every fact of a bot's own memory (headers and prose stay); returns how many.
+    A file that is not UTF-8 keeps its facts: UnreadableFile names it after the rest is cleared."""
+    shard = Scope("bot", bot).shard(bot)
+    root = memory_root()
+    count = 0
+    stuck: list[str] = []
+    with bot_lock(bot):
+        for rel in shard_files(root, shard):
+
+            def drop_all(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
+                hits = {i for i, line in enumerate(lines) if line.fact}
+                return markdown.remove_lines(lines, hits), [
+                    _change("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)
+                ]
+
+            try:
+                count += len(file_rewrite(rel, drop_all, by=by, via=via))
+            except UnreadableFile:
+                if _unreadable_holds(rel, None):
+                    stuck.append(rel)
+    if stuck:
+        raise _stuck_error(stuck, removed=count, what="their facts")
+    return count
+
+
+def _unreadable_holds(rel: str, ids: set[str] | None) -> bool:
+    # Read the way the index reads it (bad bytes replaced): does it hold one of these facts?
+    try:
+        data = read_bytes(memory_root() / rel)[0]
+    except OSError:
+        return False
+    lines = markdown.parse_text(data.decode("utf-8", errors="replace"))
+    return any(line.fact and (ids is None or line.fact.identity in ids) for line in lines)
+
+
+def _stuck_error(files: list[str], *, removed: int, what: str) -> UnreadableFile:
+    names = ", ".join(files)
+    return UnreadableFile(
+        f"{names} {'is' if len(files) == 1 else 'are'} not valid UTF-8, so "
+        f"{'it keeps' if len(files) == 1 else 'they keep'} {what}; fix or re-save as UTF-8 and "
+        f"try again ({removed} removed elsewhere).",
+        detail={"files": files, "removed": removed},
+    )
+
+
+def file_rewrite(rel: str, edit: Edit, *, header: str = "", by: str, via: str) -> list[Change]:
+    """The one write path: apply `edit` to one memory file, atomically, append its changes to
+    the shard's history and index the file. The caller holds the shard bot's lock."""
+    # Caller holds the shard bot's lock, so no other writer of ours touches this file. A person
+    # with an editor still can: the signature check in write_atomic catches that, and we retry
+    # from a fresh read so their edit is kept.
+    root = memory_root()
+    path = root / rel
+    location = locate(rel)
+    assert location is not None, rel
+    for _ in range(MAX_ATTEMPTS):
+        snapshot = read_snapshot(path)
+        text = snapshot.text if snapshot.text is not None else _new_file_text(header)
+        new_lines, changes = edit(markdown.parse_text(text))
+        if not changes:
+            return []
+        new_text = markdown.render(new_lines)
+        try:
+            write_atomic(path, new_text, expected=snapshot.signature)
+        except ChangedOnDisk:
+            continue
+        changes = [_stamp(change, by=by, via=via) for change in changes]
+        history_append(root, location.shard, changes)
+        declared = {c.fact_id for c in changes} | {c.old_fact_id for c in changes if c.old_fact_id}
+        written = Written(
+            before=snapshot.signature.digest if snapshot.signature else "",
+            after=content_digest(new_text.encode("utf-8")),
+            lines=new_lines,
+        )
+        index_sync_file(rel, declared=declared, by=by, via=via, written=written)
+        return changes
+    raise EditConflict(f"{rel} kept changing on disk while we tried to write it; try again.")
+
+
+def _new_file_text(header: str) -> str:
+    return (header or "# Memory") + markdown.HEADER.removeprefix("# Memory")
+
+
+def _change(
+    op: str, rel: str, fact: FactLine, old: FactLine | None = None, position: int | None = None
+) -> Change:
+    return Change(
+        op=op,
+        file=rel,
+        fact_id=fact.identity,
+        line=str(fact),
+        old_line=str(old) if old else "",
+        old_fact_id=old.identity if old else "",
+        position="" if position is None else str(position),
+    )
+
+
+def _stamp(change: Change, *, by: str, via: str) -> Change:
+    return replace(change, by=by, via=via)
+
+
+def _identities(*, fact_id: str | None, text: str | None) -> set[str]:
+    if fact_id:
+        return {fact_id.strip().lower()}
+    if text and text.strip():
+        body = text.strip()
+        return {markdown.fact_identity(body)} | {
+            markdown.fact_identity(f"[{t}] {body}") for t in markdown.TAGS
+        }
+    raise InvalidFact("Say which fact to forget: give its id or its text.")

@@ -1,0 +1,208 @@
+"""The health report of a bot's store or of the whole workspace, and its one-click fixes.
+
+Findings, each about one fact (and, for pairs, the other fact):
+
+    junk            too short, transient status ("build succeeded"), restated instructions
+    duplicate       a likely near-duplicate in the same scope (`memstore.upkeep.duplicates`)
+    contradiction   a conflict upkeep found and left for a person (an open `Proposal`)
+    unused          older than HEALTH_UNUSED_DAYS and never recalled nor put into a prompt since
+    secret          the current secret detector (`memstore.rules.policy.secret_kind`) flags it now
+    too_long        a hand-written line longer than a save may be
+
+Fixes go through the ordinary services as the person or bot asking (`by`, `via`): archive
+(forget, restorable from history), merge (archive one of a pair; the kept fact gets a
+`supersedes` link), erase (forget, and blank its text in the shard's history).
+"""
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from memstore.errors import FactNotFound, InvalidFact
+from memstore.facts.history import history_erase
+from memstore.facts.locks import bot_lock
+from memstore.facts.markdown import MAX_TEXT_CHARS
+from memstore.facts.paths import Shard, memory_root
+from memstore.facts.records import StoredFact
+from memstore.models import Proposal
+from memstore.rooms.access import Context, forget_shards
+from memstore.rules.policy import secret_kind
+from memstore.store.links import fact_links_change
+from memstore.store.selectors import fact_find
+from memstore.store.services import fact_forget
+from memstore.upkeep.duplicates import duplicates_find
+from memstore.upkeep.guard import shard_of
+from memstore.upkeep.junk import junk_reason
+from memstore.upkeep.store import store_facts, store_vectors
+from memstore.upkeep.usage import usage_of
+
+KINDS = ("secret", "contradiction", "duplicate", "junk", "too_long", "unused")
+FIXES = {
+    "secret": ("erase",),
+    "contradiction": ("accept", "reject"),
+    "duplicate": ("merge", "archive"),
+    "junk": ("archive",),
+    "too_long": ("archive",),
+    "unused": ("archive",),
+}
+UNUSED_DAYS = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing wrong with one fact; `other` is the second fact of a pair; `proposal` the
+    open upkeep proposal a contradiction comes from."""
+
+    kind: str
+    fact: StoredFact
+    why: str
+    other: StoredFact | None = None
+    proposal: int | None = None
+
+    @property
+    def fixes(self) -> tuple[str, ...]:
+        return FIXES[self.kind]
+
+
+@dataclass(frozen=True, slots=True)
+class HealthReport:
+    """Findings over some shards, most serious kind first, and how many of each kind."""
+
+    facts: int
+    findings: list[Finding]
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def health_report(*, shards: list[Shard], limit: int = 500) -> HealthReport:
+    """What is wrong with the facts of these shards (synced first)."""
+    facts = store_facts(shards=shards)
+    findings: list[Finding] = []
+    findings += _single(facts)
+    findings += _contradictions(shards, {f.fact_id: f for f in facts})
+    for pair in duplicates_find(facts, store_vectors(facts)):
+        newer, older = sorted(
+            (pair.first, pair.second), key=lambda f: (f.day, f.text), reverse=True
+        )
+        why = f"{'meaning' if pair.by == 'meaning' else 'words'} {pair.score:.2f} alike"
+        findings.append(Finding("duplicate", older, why, other=newer))
+    findings += _unused(facts)
+    order = {kind: i for i, kind in enumerate(KINDS)}
+    findings.sort(key=lambda f: (order[f.kind], f.fact.scope, f.fact.fact_id))
+    counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in KINDS}
+    return HealthReport(facts=len(facts), findings=findings[:limit], counts=counts)
+
+
+def _single(facts: list[StoredFact]) -> list[Finding]:
+    found = []
+    for fact in facts:
+        if kind := secret_kind(fact.text):
+            found.append(Finding("secret", fact, f"looks like {kind}"))
+        if len(fact.text) > MAX_TEXT_CHARS:
+            found.append(
+                Finding("too_long", fact, f"{len(fact.text)} characters (limit {MAX_TEXT_CHARS})")
+            )
+        if reason := junk_reason(fact.body):
+            found.append(Finding("junk", fact, reason))
+    return found
+
+
+def _contradictions(shards: list[Shard], by_id: dict[str, StoredFact]) -> list[Finding]:
+    keys = {str(s.scope) for s in shards}
+    open_ = Proposal.objects.filter(
+        origin="contradiction", action="supersede", status=Proposal.PROPOSED, scope_key__in=keys
+    )
+    found = []
+    for proposal in open_.order_by("created_at"):
+        ids = [item.get("id") for item in proposal.evidence]
+        if len(ids) == 2 and ids[0] in by_id and ids[1] in by_id:
+            older, newer = by_id[ids[0]], by_id[ids[1]]
+            found.append(
+                Finding("contradiction", older, proposal.reason, other=newer, proposal=proposal.pk)
+            )
+    return found
+
+
+def _unused(facts: list[StoredFact]) -> list[Finding]:
+    days = int(getattr(settings, "HEALTH_UNUSED_DAYS", UNUSED_DAYS))
+    now = timezone.now()
+    cutoff = now.date() - timedelta(days=days)
+    usage = usage_of(scope_keys={f.scope for f in facts})
+    found = []
+    for fact in facts:
+        if fact.day >= cutoff or fact.tier == "profile":
+            continue
+        row = usage.get((fact.scope, fact.fact_id))
+        if row is None or row.last_used < now - timedelta(days=days):
+            found.append(Finding("unused", fact, f"not recalled nor prompted in {days} days"))
+    return found
+
+
+def health_fix(
+    *,
+    action: str,
+    fact: StoredFact,
+    other: StoredFact | None = None,
+    by: str,
+    via: str,
+) -> int:
+    """Apply one fix to one fact through the ordinary services; returns lines changed."""
+    shard = shard_of(fact)
+    if action == "archive":
+        return len(fact_forget(shards=[shard], fact_id=fact.fact_id, by=by, via=via))
+    if action == "erase":
+        removed = fact_forget(shards=[shard], fact_id=fact.fact_id, by=by, via=via)
+        with bot_lock(shard.bot):
+            history_erase(memory_root(), shard, {fact.fact_id})
+        return len(removed)
+    if action == "merge":
+        if other is None:
+            raise InvalidFact("Say which fact to keep when merging.")
+        # The link first: if the kept fact can't be changed, nothing is archived either.
+        fact_links_change(
+            shards=[shard_of(other)],
+            fact_id=other.fact_id,
+            change=lambda links: [*links, ("supersedes", fact.fact_id)],
+            by=by,
+            via=via,
+        )
+        return 1 + len(fact_forget(shards=[shard], fact_id=fact.fact_id, by=by, via=via))
+    raise InvalidFact(f"Unknown fix {action!r}: archive, merge or erase.")
+
+
+def fact_in_shard(*, shard: Shard, fact_id: str) -> StoredFact:
+    """The stored fact with this id in this shard (FactNotFound if it holds none)."""
+    for fact in fact_find(scopes=[shard.scope], fact_id=fact_id.strip().lower()):
+        if fact.shard_bot == shard.bot:
+            return fact
+    raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
+
+
+def bot_health(*, ctx: Context) -> HealthReport:
+    """The health of what a bot may change from this room (hidden facts left out)."""
+    report = health_report(shards=forget_shards(ctx, []))
+    shown = [
+        f
+        for f in report.findings
+        if f.fact.visibility != "hidden" and (f.other is None or f.other.visibility != "hidden")
+    ]
+    counts = {kind: sum(1 for f in shown if f.kind == kind) for kind in KINDS}
+    return HealthReport(facts=report.facts, findings=shown, counts=counts)
+
+
+def bot_health_fix(*, ctx: Context, action: str, fact_id: str, other_id: str | None = None) -> int:
+    """A bot fixes one finding about a fact it may change (the kept fact of a merge too)."""
+    shards = forget_shards(ctx, [])
+    fact = _held(shards, fact_id)
+    other = _held(shards, other_id) if other_id else None
+    return health_fix(action=action, fact=fact, other=other, by=ctx.bot, via="api")
+
+
+def _held(shards: list[Shard], fact_id: str) -> StoredFact:
+    for shard in shards:
+        try:
+            return fact_in_shard(shard=shard, fact_id=fact_id)
+        except FactNotFound:
+            continue
+    raise FactNotFound(f"No fact {fact_id} in the memory this bot may change here.")
