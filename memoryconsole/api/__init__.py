@@ -11,7 +11,10 @@ import pydantic_core
 from ninja import NinjaAPI
 from ninja.renderers import BaseRenderer
 
-from memoryconsole.api import (
+from memoryconsole.api.auth import BotToken, groups_noted
+from memoryconsole.api.body_limit import body_limit
+from memoryconsole.api.errors import install_error_map
+from memoryconsole.api.routers import (
     bots,
     exchanges,
     export,
@@ -22,9 +25,6 @@ from memoryconsole.api import (
     recall,
     summarize,
 )
-from memoryconsole.api.auth import BotToken, groups_noted
-from memoryconsole.api.body_limit import body_limit
-from memoryconsole.api.errors import install_error_map
 from memstore.rooms.access import MAX_PROJECTS
 from memstore.vocabulary import ROOM_KINDS
 

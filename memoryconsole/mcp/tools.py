@@ -29,7 +29,7 @@ from memoryconsole.api.schemas import (
     RememberIn,
     RememberOut,
 )
-from memoryconsole.api.summarize import SummarizeIn, SummarizeOut
+from memoryconsole.api.schemas.summarize import SummarizeIn, SummarizeOut
 from memoryconsole.mcp.calls import (
     ADD,
     CALLER,

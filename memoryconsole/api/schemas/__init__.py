@@ -7,16 +7,14 @@ fields, so a caller can't name a shard or a bot it is not.
 """
 
 from memoryconsole.api.schemas.base import (
-    _PROJECT_LIST,
     FACT_ID,
     MESSAGE_ID,
     SLUG,
     ContextHeaders,
+    FactId,
     Out,
     StrictIn,
     Text,
-    _not_blank,
-    _storable,
     check_project,
 )
 from memoryconsole.api.schemas.facts import (
@@ -34,8 +32,6 @@ from memoryconsole.api.schemas.facts import (
     RemovedOut,
 )
 from memoryconsole.api.schemas.reading import (
-    _MEMORY,
-    _STALE,
     BlockOut,
     ChangesIn,
     ChangesOut,
@@ -53,12 +49,10 @@ from memoryconsole.api.schemas.reading import (
 )
 
 __all__ = [
+    "FactId",
     "SLUG",
     "FACT_ID",
     "MESSAGE_ID",
-    "_PROJECT_LIST",
-    "_storable",
-    "_not_blank",
     "Text",
     "StrictIn",
     "Out",
@@ -75,8 +69,6 @@ __all__ = [
     "FactPageOut",
     "ListFilters",
     "ForgetWhere",
-    "_STALE",
-    "_MEMORY",
     "RecallQuery",
     "LinkOut",
     "PromptQuery",

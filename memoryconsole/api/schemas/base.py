@@ -3,7 +3,7 @@ strings, the name patterns and the room headers."""
 
 from typing import Annotated
 
-from ninja import Field, Schema
+from ninja import Field, Path, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from memstore.rooms.access import MAX_PROJECTS
@@ -19,6 +19,8 @@ from memstore.vocabulary import (
 
 SLUG = anchored(SLUG_PATTERN)
 FACT_ID = anchored(FACT_ID_PATTERN)
+# A fact's id as a path parameter (`/facts/{fact_id}`).
+FactId = Path(..., pattern=FACT_ID, description="The fact's id (16 hex digits).")
 MESSAGE_ID = anchored(MESSAGE_ID_PATTERN)
 # Up to MAX_PROJECTS slugs, comma-separated, spaces allowed around them.
 _PROJECT_LIST = rf"^\s*({SLUG_PATTERN}(\s*,\s*{SLUG_PATTERN}){{0,{MAX_PROJECTS - 1}}})?\s*$"
@@ -34,7 +36,7 @@ def _storable(value: str) -> str:
     return value
 
 
-def _not_blank(value: str) -> str:
+def not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be blank: send words or a question")
     return value

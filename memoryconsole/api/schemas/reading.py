@@ -12,7 +12,7 @@ from memoryconsole.api.schemas.base import (
     Out,
     StrictIn,
     Text,
-    _not_blank,
+    not_blank,
 )
 from memoryconsole.api.schemas.facts import (
     FactOut,
@@ -30,7 +30,7 @@ _MEMORY = "unavailable: memory could not be read within the time budget; answere
 
 
 class RecallQuery(Schema):
-    query: Annotated[Text, AfterValidator(_not_blank)] = Field(
+    query: Annotated[Text, AfterValidator(not_blank)] = Field(
         min_length=1, max_length=1000, description="Words or a question (not only spaces)."
     )
     limit: int = Field(20, ge=1, le=50)

@@ -5,32 +5,16 @@ write and list the versions of the bot's own "About me". The workspace note and 
 The request and version shapes live here with the router: they are used by nothing else.
 """
 
-import datetime as dt
-
 from django.http import HttpRequest
-from ninja import Field, Header, Router
+from ninja import Header, Router
 
 from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
-from memoryconsole.api.schemas import ContextHeaders, NoteOut, Out, StrictIn, Text
+from memoryconsole.api.schemas import ContextHeaders, NoteOut
+from memoryconsole.api.schemas.notes import NoteIn, NoteVersionOut
 from memstore.prompt.notes import note_read, note_save, note_versions, notes_for
 
 router = Router(tags=["notes"])
-
-
-class NoteIn(StrictIn):
-    text: Text = Field(max_length=20_000, description="The note (at most 1,500 characters).")
-    expected_text: Text | None = Field(
-        None,
-        max_length=20_000,
-        description="The text you last read: if the note changed since, nothing is saved (409).",
-    )
-
-
-class NoteVersionOut(Out):
-    id: str = Field(description="The UTC time the text was replaced (its version id).")
-    saved: dt.datetime
-    text: str
 
 
 @router.get(

@@ -1,15 +1,15 @@
 """Facts: remember, list, edit and forget, from the room the call names."""
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Header, Path, Query, Router
+from ninja import Header, Query, Router
 from ninja.responses import Status
 
 from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import (
-    FACT_ID,
     ContextHeaders,
     EditIn,
+    FactId,
     FactOut,
     FactPageOut,
     ForgetIn,
@@ -32,9 +32,6 @@ IDEMPOTENCY_KEY = Header(
     description="Retrying with the same key returns the first reply instead of saving twice "
     "(kept 24 h; the same key with a different request is refused with 422).",
 )
-
-
-FactId = Path(..., pattern=FACT_ID, description="The fact's id (16 hex digits).")
 
 
 @router.post(

@@ -5,52 +5,17 @@ ordinary write to a fact this room may change; the target must be a fact this ro
 """
 
 from django.http import HttpRequest
-from ninja import Header, Path, Query, Router, Schema
+from ninja import Header, Path, Query, Router
 from ninja.responses import Status
-from pydantic import Field
 
 from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
-from memoryconsole.api.schemas import FACT_ID, ContextHeaders, FactOut, LinkOut, Out, StrictIn
-from memstore.store.links import Neighbourhood, bot_link_add, bot_link_remove, bot_neighbours
+from memoryconsole.api.schemas import FACT_ID, ContextHeaders, FactId, LinkOut
+from memoryconsole.api.schemas.links import DepthQuery, LinkIn, LinksOut, NeighbourhoodOut
+from memstore.store.links import bot_link_add, bot_link_remove, bot_neighbours
 from memstore.vocabulary import LinkKind
 
 router = Router(tags=["links"])
-
-FactId = Path(..., pattern=FACT_ID, description="The fact's id (16 hex digits).")
-
-
-class LinkIn(StrictIn):
-    """A link from the fact in the path to another fact."""
-
-    kind: LinkKind
-    target: str = Field(pattern=FACT_ID, description="The linked fact's id.")
-
-
-class LinksOut(Out):
-    """The fact's links after the change (at most 7 fit in a line's metadata)."""
-
-    id: str
-    links: list[LinkOut]
-
-
-class NeighbourhoodOut(Out):
-    """Links touching the facts asked about (both ways) and the readable facts at their ends;
-    a link end missing from `facts` was archived or is not readable here."""
-
-    links: list[LinkOut]
-    facts: list[FactOut]
-
-    @staticmethod
-    def of(near: Neighbourhood) -> "NeighbourhoodOut":
-        return NeighbourhoodOut(
-            links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges],
-            facts=[FactOut.of(near.facts[fid]) for fid in sorted(near.facts)],
-        )
-
-
-class DepthQuery(Schema):
-    depth: int = Field(1, ge=1, le=3, description="How many hops to follow.")
 
 
 @router.get(
