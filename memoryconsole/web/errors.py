@@ -14,7 +14,7 @@ from functools import wraps
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from memoryconsole.web.presenters import error_title
+from memoryconsole.web.presenters.common import error_title
 from memstore.errors import MemstoreError
 
 ERROR_FRAGMENT = "web/error.html#error-fragment"

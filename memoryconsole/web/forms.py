@@ -8,7 +8,7 @@ import re
 
 from django import forms
 
-from memoryconsole.web.presenters import TAB_LABELS
+from memoryconsole.web.presenters.common import TAB_LABELS
 from memstore.console.authoring import FactFields
 from memstore.console.facts import IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.console.people import PEOPLE_ACTIONS

@@ -5,6 +5,7 @@ doors nor another module's private names."""
 import ast
 from pathlib import Path
 
+import memoryconsole
 import memstore
 
 ROOT = Path(memstore.__file__).parent
@@ -73,7 +74,8 @@ def test_packages_import_only_their_own_layer_or_below():
 
 def test_no_module_imports_another_modules_private_names():
     offenders = []
-    for path in _sources():
+    project = Path(memoryconsole.__file__).parent
+    for path in _sources() + list(project.rglob("*.py")):
         for module, names in _imports(path):
             if module.startswith("memstore"):
                 offenders += [

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memoryconsole.web import presenters
+from memoryconsole.web.presenters import common, facts
 from memstore.console.facts import FactQuery, FactRows
 from memstore.console.writes import ClearPreview
 
@@ -37,7 +37,7 @@ def rows(
     ],
 )
 def test_fact_list_summary(page, query, expected):
-    assert presenters.fact_list_summary(page, query) == expected
+    assert facts.fact_list_summary(page, query) == expected
 
 
 @pytest.mark.parametrize(
@@ -50,21 +50,21 @@ def test_fact_list_summary(page, query, expected):
     ],
 )
 def test_scope_label(key, label):
-    assert presenters.scope_label(key) == label
+    assert common.scope_label(key) == label
 
 
 def test_origin_and_error_titles():
-    assert [presenters.origin("ann", "console"), presenters.origin("", "api")] == [
+    assert [common.origin("ann", "console"), common.origin("", "api")] == [
         "by ann via console",
         "via api",
     ]
-    assert presenters.origin("", "") == ""
+    assert common.origin("", "") == ""
     assert [
-        presenters.error_title("forbidden", 403),
-        presenters.error_title("not_found", 404),
-        presenters.error_title("bot_not_found", 404),
-        presenters.error_title("conflict", 409),
-        presenters.error_title("secret_refused", 422),
+        common.error_title("forbidden", 403),
+        common.error_title("not_found", 404),
+        common.error_title("bot_not_found", 404),
+        common.error_title("conflict", 409),
+        common.error_title("secret_refused", 422),
     ] == ["Not allowed", "Not found", "Not found", "Changed meanwhile", "Not accepted"]
 
 
@@ -78,7 +78,7 @@ def test_origin_and_error_titles():
 )
 def test_what_clearing_leaves(projects, rooms, expected):
     preview = ClearPreview(bot="ava", own=3, people=1, projects=projects, rooms=rooms)
-    pieces = presenters.clear_stays(preview)
+    pieces = facts.clear_stays(preview)
     assert "".join(lead + n + words for lead, n, words in pieces) == expected
 
 
@@ -92,6 +92,6 @@ def test_what_clearing_leaves(projects, rooms, expected):
     ],
 )
 def test_search_marks(text, searched, literal, expected):
-    from memoryconsole.web.presenters_search import search_marks
+    from memoryconsole.web.presenters.search import search_marks
 
     assert search_marks(searched, literal).split(text) == expected

@@ -9,7 +9,7 @@ Pure: no queries, no file I/O.
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from memoryconsole.web.presenters import NEW_DAYS, _plural, origin
+from memoryconsole.web.presenters.common import NEW_DAYS, origin, plural
 from memstore.console.aboutme import AboutFact
 from memstore.console.reach import Reach
 from memstore.facts.paging import Page
@@ -63,7 +63,7 @@ def about_fact_view(item: AboutFact, *, today: date) -> AboutFactView:
 def about_summary(page: Page, q: str) -> str:
     """ "12 facts about you" / "2 facts match “lisbon”"."""
     n = page.total or 0
-    facts = _plural(n, "fact", "facts")
+    facts = plural(n, "fact", "facts")
     return f"{n} {facts} match “{q}”" if q else f"{n} {facts} known by the bots"
 
 

@@ -7,7 +7,7 @@ Pure: no queries, no file I/O.
 
 from dataclasses import dataclass
 
-from memoryconsole.web.presenters import SHORT_CHARS, _plural, scope_label
+from memoryconsole.web.presenters.common import SHORT_CHARS, plural, scope_label
 from memstore.console.review import Proposal
 
 
@@ -33,4 +33,4 @@ def proposal_rows(proposals: list[Proposal]) -> list[ProposalRow]:
 
 def reviewed_message(count: int, decision: str) -> str:
     """What the inbox says after a decision."""
-    return f"{'Accepted' if decision == 'accepted' else 'Rejected'} {count} {_plural(count, 'proposal', 'proposals')}."
+    return f"{'Accepted' if decision == 'accepted' else 'Rejected'} {count} {plural(count, 'proposal', 'proposals')}."

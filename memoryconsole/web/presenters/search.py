@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from memoryconsole.web.presenters import TAB_LABELS, _plural
+from memoryconsole.web.presenters.common import TAB_LABELS, plural
 from memstore.console.search import SearchHit, SearchResults
 
 _WORD_RE = re.compile(r"[^\W_]+")
@@ -84,9 +84,9 @@ def search_summary(
     n = len(results.hits)
     total = n + results.more
     count = f"{n} best of {total}" if results.more else str(n)
-    line = f"{count} {_plural(total, 'match', 'matches')} for “{results.searched}”"
+    line = f"{count} {plural(total, 'match', 'matches')} for “{results.searched}”"
     if results.literal:
-        line = f"{count} {_plural(total, 'fact contains', 'facts contain')} “{results.searched}” as typed"
+        line = f"{count} {plural(total, 'fact contains', 'facts contain')} “{results.searched}” as typed"
     if everywhere:
         line += " in every bot you may see"
     elif results.per_tab:

@@ -13,8 +13,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryconsole.web import presenters_aboutme as presenters
 from memoryconsole.web.forms import AboutQueryForm, ControlForm, FactIdForm
+from memoryconsole.web.presenters import aboutme as presenters
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.aboutme import (
     about_facts,

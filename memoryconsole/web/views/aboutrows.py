@@ -8,8 +8,8 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.utils import timezone
 
-from memoryconsole.web import presenters_aboutme as presenters
 from memoryconsole.web.forms import FactEditForm, FactRefForm
+from memoryconsole.web.presenters import aboutme as presenters
 from memoryconsole.web.views.aboutme import TEMPLATE, person_urls
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.aboutme import (

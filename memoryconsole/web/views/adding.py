@@ -5,8 +5,8 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from memoryconsole.web import presenters
 from memoryconsole.web.forms import FactAddForm
+from memoryconsole.web.presenters import common, facts
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.authoring import add_scopes, console_fact_add
 from memstore.console.search import TAB_OF_KIND
@@ -19,7 +19,7 @@ def add_fact(request, bot: str):
     """GET: the new-fact form. POST: save it as the person, or show why not beside the form."""
     viewer = viewer_of(request)
     scopes = add_scopes(bot=bot, viewer=viewer)
-    choices = [(str(s), presenters.scope_label(str(s))) for s in scopes]
+    choices = [(str(s), common.scope_label(str(s))) for s in scopes]
     if request.method == "GET":
         form = FactAddForm(scopes=choices, initial={"scope": choices[0][0]})
         return _form_page(request, bot, form)
@@ -34,7 +34,7 @@ def add_fact(request, bot: str):
     except MemstoreError as error:
         form.add_error("text", error.message)
         return _form_page(request, bot, form, status=error.status)
-    messages.success(request, presenters.added_message(row.fact))
+    messages.success(request, facts.added_message(row.fact))
     return redirect(f"{reverse('web:bot', args=[bot])}?tab={TAB_OF_KIND[scope.kind]}")
 
 

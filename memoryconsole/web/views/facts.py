@@ -6,8 +6,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryconsole.web import presenters, presenters_search
 from memoryconsole.web.forms import AsOfForm, FactQueryForm, FactRefsForm
+from memoryconsole.web.presenters import common
+from memoryconsole.web.presenters import facts as facts_views
+from memoryconsole.web.presenters import search as presenters_search
 from memoryconsole.web.views.common import (
     console_view,
     page_or_partial,
@@ -51,8 +53,8 @@ def bot_page(request, bot: str):
         context |= _page_context(request, bot, query, tabs)
     if tabs is not None:
         context |= {
-            "tabs": presenters.tab_views(tabs),
-            "scopes": presenters.scope_choices(context.pop("scopes_shown")),
+            "tabs": facts_views.tab_views(tabs),
+            "scopes": facts_views.scope_choices(context.pop("scopes_shown")),
             "show_clear": query.tab == "own" and viewer.may_edit(bot),
             "undo_clear": _undo_offer(request, bot),
             "filters_open": bool(
@@ -69,9 +71,9 @@ def _page_context(request, bot: str, query, tabs) -> dict:
     page = fact_rows(bot=bot, viewer=viewer_of(request), query=query, tabs=tabs)
     today = timezone.localdate()
     return {
-        "rows": [presenters.fact_row_view(r, bot=bot, today=today) for r in page.rows],
-        "summary": presenters.fact_list_summary(page, query),
-        "empty": presenters.fact_list_empty(query),
+        "rows": [facts_views.fact_row_view(r, bot=bot, today=today) for r in page.rows],
+        "summary": facts_views.fact_list_summary(page, query),
+        "empty": facts_views.fact_list_empty(query),
         "next_url": (
             url_with(request, cursor=page.next_cursor, start=query.start + len(page.rows))
             if page.next_cursor
@@ -89,12 +91,13 @@ def _search_context(request, bot: str, query, tabs) -> dict:
     search = presenters_search.search_summary(results, query.q)
     return {
         "rows": [
-            presenters.fact_row_view(h.row, bot=bot, today=today, marks=marks) for h in results.hits
+            facts_views.fact_row_view(h.row, bot=bot, today=today, marks=marks)
+            for h in results.hits
         ],
         "summary": search.line,
         "search": search,
         "as_typed_url": url_with(request, exact=1) if results.corrected else "",
-        "empty": presenters.fact_list_empty(query),
+        "empty": facts_views.fact_list_empty(query),
         "scopes_shown": [s for t in (tabs or []) for s in t.scopes],
     }
 
@@ -105,7 +108,7 @@ def clear_memory(request, bot: str):
     viewer = viewer_of(request)
     if request.method == "POST":
         cleared = console_memory_clear(viewer=viewer, bot=bot)
-        messages.success(request, presenters.cleared_message(bot, cleared.removed))
+        messages.success(request, facts_views.cleared_message(bot, cleared.removed))
         own = Scope("bot", bot).shard(bot)
         _offer_undo(request, bot, "clear", [own], cleared.since, cleared.until)
         return redirect("web:bot", bot=bot)
@@ -114,7 +117,7 @@ def clear_memory(request, bot: str):
         "bot": bot,
         "here": "memory",
         "preview": preview,
-        "stays": presenters.clear_stays(preview),
+        "stays": facts_views.clear_stays(preview),
     }
     return page_or_partial(request, "web/clear.html", "confirm", context)
 
@@ -132,7 +135,7 @@ def undo_batch(request, bot: str):
         until=batch["until"],
     )
     del request.session[UNDO_KEY]
-    messages.success(request, presenters.undone_message(bot, count))
+    messages.success(request, facts_views.undone_message(bot, count))
     return redirect("web:bot", bot=bot)
 
 
@@ -148,7 +151,7 @@ def delete_facts(request, bot: str):
         return redirect(back)
     removed = console_facts_forget(viewer=viewer_of(request), refs=refs)
     _offer_undo(request, bot, "delete", removed.shards, removed.since, removed.until)
-    messages.success(request, presenters.deleted_message(removed.count))
+    messages.success(request, facts_views.deleted_message(removed.count))
     return redirect(back)
 
 
@@ -181,6 +184,6 @@ def as_of_page(request, bot: str):
         "here": "as-of",
         "form": form,
         "day": day,
-        "rows": [(f, presenters.scope_label(f.scope)) for f in facts],
+        "rows": [(f, common.scope_label(f.scope)) for f in facts],
     }
     return render(request, "web/as_of.html", context)

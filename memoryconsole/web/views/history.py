@@ -7,8 +7,8 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from memoryconsole.web import presenters
 from memoryconsole.web.forms import FactRefForm, HistoryForm, RestoreForm, VersionRestoreForm
+from memoryconsole.web.presenters import facts, history
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.overview import bot_history, bot_shards
 from memstore.console.versions import console_fact_versions, console_version_restore
@@ -33,11 +33,11 @@ def history_page(request, bot: str):
         "bot": bot,
         "here": "history",
         "can_edit": viewer.may_edit(bot),
-        "rows": presenters.history_rows(page.items),
+        "rows": history.history_rows(page.items),
         "older_url": url_with(request, before=page.before) if page.has_more else "",
         "shard": shard_key(shard),
         "removed": removed,
-        "shards": presenters.shard_choices(shards),
+        "shards": history.shard_choices(shards),
     }
     return page_or_partial(request, "web/history.html", "history-list", context)
 
@@ -70,7 +70,7 @@ def fact_versions_page(request, bot: str):
         "here": "memory",
         "current": found.current,
         "can_edit": viewer_of(request).may_edit(found.current.fact.shard_bot),
-        "versions": presenters.version_rows(found.versions),
+        "versions": facts.version_rows(found.versions),
     }
     return render(request, "web/versions.html", context)
 

@@ -2,7 +2,7 @@
 
 from django.shortcuts import render
 
-from memoryconsole.web import presenters
+from memoryconsole.web.presenters import history, home
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.overview import bots_overview, problems_list, workspace_changes
 
@@ -14,8 +14,8 @@ def home_page(request):
     problems = problems_list(viewer=viewer)
     context = {
         "bots": bots_overview(viewer=viewer),
-        "changes": presenters.history_rows(workspace_changes(viewer=viewer)),
+        "changes": history.history_rows(workspace_changes(viewer=viewer)),
         "problems": problems,
-        "nothing_failed": presenters.nothing_failed(problems),
+        "nothing_failed": home.nothing_failed(problems),
     }
     return render(request, "web/home.html", context)

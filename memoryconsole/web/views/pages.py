@@ -2,8 +2,9 @@
 
 from django.shortcuts import render
 
-from memoryconsole.web import presenters
 from memoryconsole.web.forms import LearningForm, PromptForm
+from memoryconsole.web.presenters import files as files_views
+from memoryconsole.web.presenters import home, prompt
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.files import bot_files, file_view
 from memstore.console.learning import bot_learning
@@ -37,11 +38,11 @@ def prompt_page(request, bot: str):
         "choices": choices,
         "answer": answer,
         "section": section,
-        "blocks": presenters.prompt_blocks(
+        "blocks": prompt.prompt_blocks(
             section,
             hidden_counts(scopes=[b.scope for b in section.blocks]) if section else None,
         ),
-        "freshness": presenters.prompt_freshness(answer.stale, answer.memory) if answer else "",
+        "freshness": prompt.prompt_freshness(answer.stale, answer.memory) if answer else "",
     }
     return page_or_partial(request, "web/prompt.html", "preview", context)
 
@@ -58,8 +59,8 @@ def learning_page(request, bot: str):
         "bot": bot,
         "here": "learning",
         "view": view,
-        "kinds": presenters.learning_kinds(view.kinds),
-        "warn_kinds": presenters.WARN_KINDS,
+        "kinds": home.learning_kinds(view.kinds),
+        "warn_kinds": home.WARN_KINDS,
         "kind": kind,
         "more_url": more,
     }
@@ -73,8 +74,8 @@ def files_page(request, bot: str):
     path = request.GET.get("path", "")
     context = {"bot": bot, "here": "files"}
     if not path:
-        files = presenters.file_rows(bot_files(bot=bot, viewer=viewer))
+        files = files_views.file_rows(bot_files(bot=bot, viewer=viewer))
         return render(request, "web/files.html", context | {"files": files})
     view = file_view(viewer=viewer, path=path)
-    notes = presenters.file_notes(view)
+    notes = files_views.file_notes(view)
     return render(request, "web/files.html", context | {"file": view, "notes": notes})

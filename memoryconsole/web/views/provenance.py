@@ -4,7 +4,7 @@ model's decisions) and every fact it produced."""
 from django.shortcuts import render
 from django.utils import timezone
 
-from memoryconsole.web import presenters
+from memoryconsole.web.presenters import facts
 from memoryconsole.web.views.common import console_view, viewer_of
 from memoryconsole.web.views.rows import fact_urls
 from memstore.console.provenance import exchange_trace
@@ -26,6 +26,6 @@ def exchange_page(request, bot: str):
         "here": "learning",
         "trace": trace,
         "urls": fact_urls(bot),
-        "rows": [presenters.fact_row_view(r, bot=bot, today=today) for r in trace.facts],
+        "rows": [facts.fact_row_view(r, bot=bot, today=today) for r in trace.facts],
     }
     return render(request, "web/exchange.html", context)

@@ -4,8 +4,8 @@ accepted, or rejected, one at a time or ticked together."""
 from django.contrib import messages
 from django.shortcuts import redirect, render
 
-from memoryconsole.web import presenters_review as presenters
 from memoryconsole.web.forms import ReviewForm
+from memoryconsole.web.presenters import review as presenters
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.review import proposals_decide, review_inbox
 from memstore.errors import FactNotFound, MemstoreError, NotAllowed

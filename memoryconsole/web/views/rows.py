@@ -9,8 +9,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryconsole.web import presenters
 from memoryconsole.web.forms import FactEditForm, FactRefForm
+from memoryconsole.web.presenters import facts
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.authoring import console_fact_update, fact_fields_of
 from memstore.console.facts import FactRow, console_fact_get
@@ -68,7 +68,7 @@ def _show_row(request, bot: str, row: FactRow, saved: str = ""):
     if saved and not request.htmx:
         messages.success(request, saved)
         return redirect("web:bot", bot=bot)
-    view = presenters.fact_row_view(row, bot=bot, today=timezone.localdate())
+    view = facts.fact_row_view(row, bot=bot, today=timezone.localdate())
     return _row_response(request, bot, "fact-row", {"row": view, "focus": True})
 
 
@@ -150,10 +150,10 @@ def erase_fact(request, bot: str):
         file, fact_id = _fact_ref(request.GET)
         row = console_fact_get(viewer=viewer, file=file, fact_id=fact_id)
         _, reach = erase_reach(viewer=viewer, file=file)
-        label = presenters.erase_reach_label(reach, row.fact.shard_bot)
+        label = facts.erase_reach_label(reach, row.fact.shard_bot)
         erase = {"file": file, "id": fact_id, "text": row.fact.body, "reach": label}
         return _row_response(request, bot, "fact-erase", {"erase": erase})
     file, fact_id = _fact_ref(request.POST)
     erased = console_fact_erase(viewer=viewer, file=file, fact_id=fact_id)
-    summary = presenters.erased_summary(erased)
+    summary = facts.erased_summary(erased)
     return _row_response(request, bot, "fact-erased", {"erased_summary": summary})

@@ -2,8 +2,9 @@
 
 from django.utils import timezone
 
-from memoryconsole.web import presenters, presenters_search
 from memoryconsole.web.forms import FactQueryForm
+from memoryconsole.web.presenters import facts
+from memoryconsole.web.presenters import search as presenters_search
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.search import workspace_search
 
@@ -19,7 +20,7 @@ def search_page(request):
         today = timezone.localdate()
         context |= {
             "rows": [
-                presenters.fact_row_view(h.row, bot=h.bot, today=today, marks=marks, where=h.bot)
+                facts.fact_row_view(h.row, bot=h.bot, today=today, marks=marks, where=h.bot)
                 for h in results.hits
             ],
             "links": [presenters_search.hit_link(h, results.searched) for h in results.hits],

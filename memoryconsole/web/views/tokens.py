@@ -4,8 +4,8 @@ and how to connect a bot (curl and Python, filled in for this bot and this serve
 from django.contrib import messages
 from django.shortcuts import redirect, render
 
-from memoryconsole.web import presenters_tokens as presenters
 from memoryconsole.web.forms import TokenForm
+from memoryconsole.web.presenters import tokens as presenters
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.tokens import console_token_create, console_token_revoke, console_tokens
 

@@ -1,0 +1,43 @@
+"""Words every console page shares: a scope's label, an error's title, who wrote a fact and how,
+and the small constants the other presenters use.
+
+Pure: no queries, no file I/O (as every presenter)."""
+
+from memstore.console.facts import TABS
+
+NEW_DAYS = 7  # a fact this many days old or newer is marked "new"
+
+
+SHORT_CHARS = 40  # a fact's text in a button's accessible name
+
+
+TAB_LABELS = dict(
+    zip(TABS, ("Own memory", "About people", "Projects", "Legacy rooms"), strict=True)
+)
+
+
+ERROR_TITLES = {"conflict": "Changed meanwhile", "unreadable_file": "A memory file is unreadable"}
+
+
+STATUS_TITLES = {403: "Not allowed", 404: "Not found"}
+
+
+def scope_label(scope_key: str) -> str:
+    """How a scope is named for people: "own", "about sam", "project launch", "room general"."""
+    kind, _, name = scope_key.partition(":")
+    labels = {"bot": "own", "user": f"about {name}", "project": f"project {name}"}
+    return labels.get(kind, f"room {name}")
+
+
+def error_title(code: str, status: int) -> str:
+    """The heading of the console's error page for an error's code and status."""
+    return ERROR_TITLES.get(code) or STATUS_TITLES.get(status, "Not accepted")
+
+
+def origin(by: str, via: str) -> str:
+    """Who wrote something and how: "by ann via console" ("" when neither is known)."""
+    return " ".join([f"by {by}"] * bool(by) + [f"via {via}"] * bool(via))
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many

@@ -1,0 +1,195 @@
+"""How a bot's fact list shows: a fact's row, the list's summary line, tabs, the clear and erase
+confirmations and their messages, a fact's versions.
+
+Pure: no queries, no file I/O (as every presenter)."""
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from memoryconsole.web.presenters.common import (
+    NEW_DAYS,
+    SHORT_CHARS,
+    TAB_LABELS,
+    origin,
+    plural,
+    scope_label,
+)
+from memoryconsole.web.presenters.history import stamp_time
+from memstore.console.facts import FactQuery, FactRow, FactRows, Tab
+from memstore.console.writes import ClearPreview, Erased
+
+
+@dataclass(frozen=True, slots=True)
+class FactRowView:
+    """A fact row as the bot page shows it."""
+
+    row: FactRow
+    scope_label: str
+    written_by: str  # the bot whose shard holds it, when that is not the page's bot
+    type: str  # the fact's type badge ("" for a plain fact with no type written)
+    origin: str
+    is_new: bool
+    hidden: bool
+    parts: tuple[tuple[str, bool], ...] = ()  # the text in pieces, True where a search matched
+    where: str = ""  # in a search over several bots: which bot's memory
+
+    @property
+    def src(self) -> str:
+        """Where a learned fact came from (`src=room:<id>/msg:<id>`), or ""."""
+        src = self.row.fact.meta.get("src", "")
+        return src if src.startswith("room:") and "/msg:" in src else ""
+
+    @property
+    def src_room(self) -> str:
+        """The room of `src`."""
+        return self.src.removeprefix("room:").partition("/msg:")[0]
+
+    @property
+    def short(self) -> str:
+        """The fact's text cut to fit a button's accessible name ("Delete 'Prefers dark…'")."""
+        body = self.row.fact.body
+        return body if len(body) <= SHORT_CHARS else body[: SHORT_CHARS - 1].rstrip() + "…"
+
+    @property
+    def fact(self):
+        """The stored fact (text, day, tier, file, identity)."""
+        return self.row.fact
+
+    @property
+    def key(self) -> str:
+        """Unique on the page (one fact can sit in several files)."""
+        return self.row.key
+
+
+def fact_row_view(
+    row: FactRow, *, bot: str, today: date, marks=None, where: str = ""
+) -> FactRowView:
+    """How one fact row looks on this bot's page today (search matches marked)."""
+    fact = row.fact
+    return FactRowView(
+        row=row,
+        scope_label=scope_label(fact.scope),
+        written_by=fact.shard_bot if fact.shard_bot != bot else "",
+        type=fact.meta.get("type", ""),
+        origin=origin(row.by, row.via) or "origin not recorded",
+        is_new=fact.day >= today - timedelta(days=NEW_DAYS),
+        hidden=fact.visibility == "hidden",
+        parts=marks.split(fact.body) if marks else ((fact.body, False),),
+        where=where,
+    )
+
+
+def erase_reach_label(reach: str, bot: str) -> str:
+    """How far "Delete and erase" reaches, said for the person (`console.writes.erase_reach`)."""
+    return {
+        "everything": "everywhere in this workspace",
+        "person": "every bot’s memory about you",
+    }.get(reach, f"{bot}’s memory")
+
+
+def erased_summary(erased: Erased) -> str:
+    """What the row says after "Delete and erase": what went, from where, what was cleaned."""
+    return (
+        f"Erased “{erased.text}” from {erase_reach_label(erased.reach, erased.bot)}: "
+        f"{erased.copies} {plural(erased.copies, 'copy', 'copies')} deleted, "
+        f"{erased.history} history {plural(erased.history, 'line', 'lines')} tombstoned, "
+        f"{erased.records} stored {plural(erased.records, 'record', 'records')} redacted."
+    )
+
+
+def scope_choices(scopes) -> list[tuple[str, str]]:
+    """(value, label) of a tab's scopes for its scope filter; none when there is nothing to pick."""
+    return [(str(s), scope_label(str(s))) for s in scopes] if len(scopes) > 1 else []
+
+
+def fact_list_summary(page: FactRows, query: FactQuery) -> str:
+    """The line above a page of facts: how many, what was searched, which of them this page
+    shows ("51–100 of 123 facts")."""
+    total = f"{page.total}{'+' if page.capped else ''}"
+    facts = plural(page.total, "fact", "facts")
+    line = f"{total} {facts}"
+    if page.next_cursor or query.cursor:
+        first = max(1, query.start)
+        line = f"{first}–{first + len(page.rows) - 1} of {total} {facts}"
+    if query.q:
+        line += f" {plural(page.total, 'matches', 'match')} “{query.q}”"
+        line += " as text" if page.searched == "text" else ""
+    return line
+
+
+def fact_list_empty(query: FactQuery) -> str:
+    """What an empty page of facts says: filters found nothing, or there is nothing yet."""
+    if query.q or query.tier or query.type or query.month or query.importance:
+        return "No facts match. Try fewer words or other filters."
+    return "Nothing here yet."
+
+
+@dataclass(frozen=True, slots=True)
+class TabView:
+    """A tab of a bot's page: its name (the `tab` parameter), label and fact count."""
+
+    name: str
+    label: str
+    facts: int
+
+
+def tab_views(tabs: list[Tab]) -> list[TabView]:
+    """The bot page's tabs as links."""
+    return [TabView(t.name, TAB_LABELS[t.name], t.facts) for t in tabs]
+
+
+def clear_stays(preview: ClearPreview) -> list[tuple[str, str, str]]:
+    """The shared memory clearing leaves alone, as (lead, count shown in bold, words) pieces:
+    "1 fact about people, 2 in its projects, and 1 in legacy rooms"."""
+    facts = plural(preview.people, "fact", "facts")
+    pieces = [("", str(preview.people), f" {facts} about people")]
+    if preview.projects:
+        pieces.append((", ", str(preview.projects), " in its projects"))
+    else:
+        pieces.append((" and its project memory", "", ""))
+    if preview.rooms:
+        pieces.append((", and ", str(preview.rooms), " in legacy rooms"))
+    return pieces
+
+
+def cleared_message(bot: str, removed: int) -> str:
+    """What the bot page says after its own memory was cleared."""
+    return (
+        f"Removed {removed} facts from {bot}'s own memory. User and project memory stayed. "
+        "Undo clear puts them all back for the next 30 minutes; each removal is also in the "
+        "history, where it can be restored."
+    )
+
+
+def undone_message(bot: str, count: int) -> str:
+    """What the bot page says after a clear or a bulk delete was undone."""
+    facts = plural(count, "fact", "facts")
+    return f"Put back {count} {facts} in {bot}'s memory, each where it was, by its author."
+
+
+def deleted_message(count: int) -> str:
+    """What the bot page says after a bulk delete."""
+    return f"Deleted {count} {plural(count, 'fact', 'facts')}. Undo puts {plural(count, 'it', 'them')} back."
+
+
+def added_message(fact) -> str:
+    """What the bot page says after a fact was added."""
+    return f"Saved to {scope_label(fact.scope)}: {fact.body}"
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRow:
+    """An earlier text of a fact, as its versions page lists it."""
+
+    text: str
+    at: str  # the version's id (the time of the edit that replaced it)
+    when: datetime | None
+    origin: str  # who replaced it, and how
+
+
+def version_rows(versions: list) -> list[VersionRow]:
+    """Display rows for a fact's versions (newest first)."""
+    return [
+        VersionRow(text=v.text, at=v.at, when=stamp_time(v.at), origin=origin(v.by, v.via))
+        for v in versions
+    ]

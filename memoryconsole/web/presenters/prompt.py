@@ -1,0 +1,69 @@
+"""How the prompt preview shows a bot's memory section: its blocks and slices, and whether it is
+fresh.
+
+Pure: no queries, no file I/O (as every presenter)."""
+
+from dataclasses import dataclass
+
+from memoryconsole.web.presenters.common import plural
+from memstore.prompt.section import Block, PromptSection, Slice
+
+
+@dataclass(frozen=True, slots=True)
+class SliceView:
+    """One budgeted part of a prompt block as the preview shows it."""
+
+    label: str
+    slice: Slice
+    left_out: str  # "Left out: 3 past the character budget, 2 past the 30-fact cap." or ""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockView:
+    """One block of the prompt preview with its parts."""
+
+    block: Block
+    slices: list[SliceView]
+    hidden: str = ""  # "1 hidden fact left out: hidden facts never go into a prompt." or ""
+
+
+def prompt_blocks(
+    section: PromptSection | None, hidden: dict[str, int] | None = None
+) -> list[BlockView]:
+    """The preview's blocks, each with its profile and "recently" parts, what they left out,
+    and the hidden facts of its scope that were left out too."""
+    if section is None:
+        return []
+    views = []
+    for b in section.blocks:
+        n = (hidden or {}).get(b.scope, 0)
+        note = (
+            f"{n} hidden {plural(n, 'fact', 'facts')} left out: hidden facts never go into a prompt."
+            if n
+            else ""
+        )
+        slices = [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)]
+        views.append(BlockView(b, slices, note))
+    return views
+
+
+def _slice_view(label: str, part: Slice) -> SliceView:
+    reasons = []
+    if part.past_chars:
+        reasons.append(f"{part.past_chars} past the character budget")
+    if part.past_count:
+        reasons.append(f"{part.past_count} past the {part.budget.facts}-fact cap")
+    left_out = f"Left out: {', '.join(reasons)}." if reasons else ""
+    return SliceView(label, part, left_out)
+
+
+def prompt_freshness(stale: bool, memory: str) -> str:
+    """The preview's warning when the section was not built from the files as they are now."""
+    if memory == "unavailable":
+        return "Memory could not be read within the time budget: the bot would get no memory."
+    if stale:
+        return (
+            "The files could not be synced within the time budget (another writer held the "
+            "lock, or the disk was slow): this is the index as it stood. Reload to try again."
+        )
+    return ""
