@@ -22,12 +22,12 @@ from memstore.rooms.access import (
     forget_shards,
     readable_scope,
     readable_scopes,
+    visible,
     writable_shard,
 )
 from memstore.rules.failures import refusals_recorded
 from memstore.store.selectors import fact_find, facts_list, legacy_rooms_of
 from memstore.store.services import fact_edit, fact_forget, fact_remember
-from memstore.vocabulary import PRIVATE_ROOM_KINDS
 
 
 @refusals_recorded("remember")
@@ -189,8 +189,7 @@ def bot_facts_list(
         tier=tier,
         month=month,
         contains=contains,
-        include_hidden=False,
-        include_private=ctx.room.kind in PRIVATE_ROOM_KINDS,
+        visible=visible(ctx),
         offset=offset,
         limit=limit,
     )

@@ -37,7 +37,8 @@ from memstore.llm.config import (
     learner_config,
 )
 from memstore.models import Exchange, LearningEvent, PersonSettings, ProjectMember, TokenUsage
-from memstore.rooms.access import Context, Room, writable_shard
+from memstore.rooms.access import Context, writable_shard
+from memstore.rooms.context import context_open
 from memstore.rules.content import RULE_ERRORS
 from memstore.rules.controls import settings_of
 from memstore.rules.failures import failure_record, failure_room
@@ -207,11 +208,13 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
         if exchange.projects
         else ()
     )
-    ctx = Context(
+    # Projects the bot has left since the exchange was reported are no longer in play.
+    ctx = context_open(
         bot=exchange.bot,
-        room=Room(id=exchange.room_id, kind=exchange.room_kind),  # type: ignore[arg-type]
+        room_id=exchange.room_id,
+        room_kind=exchange.room_kind,
         person=exchange.person or None,
-        projects=tuple(p for p in exchange.projects if p in joined)[:3],
+        projects=[p for p in exchange.projects if p in joined],
         joined=joined,
     )
     own = writable_shard(ctx, "bot")

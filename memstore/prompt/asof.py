@@ -26,8 +26,7 @@ from memstore.prompt.section import (
     prompt_scopes,
     section_compose,
 )
-from memstore.rooms.access import Context, readable_scopes
-from memstore.vocabulary import PRIVATE_ROOM_KINDS
+from memstore.rooms.access import Context, readable_scopes, visible
 
 
 def day_end(day: date) -> datetime:
@@ -78,12 +77,12 @@ def bot_facts_as_of(
 ) -> Page[StoredFact]:
     """The facts this room could read at the end of `day`, newest first (hidden ones never;
     private ones in direct rooms only), filtered and paged like the live list."""
-    dropped = {"hidden"} if ctx.room.kind in PRIVATE_ROOM_KINDS else {"hidden", "private"}
+    seen = visible(ctx)
     scopes = [readable_scope(ctx, scope, project)] if scope else readable_scopes(ctx)
     facts = [
         f
         for f in facts_as_of(scopes=scopes, day=day)
-        if f.visibility not in dropped
+        if f.visibility in seen
         and (not tier or f.tier == tier)
         and (not month or f.day.isoformat().startswith(month))
         and (not contains or contains.lower() in f.text.lower())
@@ -95,7 +94,7 @@ def bot_facts_as_of(
 def prompt_as_of(*, ctx: Context, day: date) -> PromptSection:
     """The memory section this bot would have had in this room at the end of `day`."""
     budgets = prompt_budgets()
-    private = ctx.room.kind in PRIVATE_ROOM_KINDS
+    private = "private" in visible(ctx)
     inputs = [
         BlockInput(
             kind=kind,

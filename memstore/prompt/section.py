@@ -30,8 +30,7 @@ from memstore.facts.records import StoredFact, stored_from_row
 from memstore.index import index_sync
 from memstore.models import Bot, Fact
 from memstore.prompt.cache import blocks_cached
-from memstore.rooms.access import Context
-from memstore.vocabulary import PRIVATE_ROOM_KINDS
+from memstore.rooms.access import Context, visible
 
 BlockKind = Literal["user", "project", "bot"]
 SliceName = Literal["profile", "recent"]
@@ -349,7 +348,7 @@ def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     scopes = prompt_scopes(ctx)
     index_sync(scopes=[scope for _, scope in scopes])
     budgets = prompt_budgets()
-    private = ctx.room.kind in PRIVATE_ROOM_KINDS
+    private = "private" in visible(ctx)
     inputs = blocks_cached(scopes, budgets, private, _load)
     team_wide = Bot.objects.filter(slug=ctx.bot, in_groups=True).exists()
     section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide)

@@ -23,7 +23,8 @@ from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact
 from memstore.recall.search import recall_search
 from memstore.recall.words import words_search
-from memstore.rooms.access import Context, Room, readable_scopes
+from memstore.rooms.access import Context, readable_scopes, visible
+from memstore.rooms.context import context_open
 from memstore.store.selectors import facts_list
 from memstore.store.services import fact_remember
 
@@ -129,14 +130,14 @@ def workspace_load(facts: list[EvalFact], progress: Progress) -> Workspace:
 
 def context_of(bot: str) -> Context:
     """A routine room: the bot reads only its own memory."""
-    return Context(bot=bot, room=Room(id="recall-eval", kind="routine"))
+    return context_open(bot=bot, room_id="recall-eval", room_kind="routine", joined=())
 
 
 def search(mode: str, ctx: Context, question: str, limit: int = max(KS)) -> list[StoredFact]:
     """The facts one mode returns for a question, best first."""
     if mode == "words":
         scopes = readable_scopes(ctx)
-        page = facts_list(scopes=scopes, include_hidden=False, limit=1_000_000)
+        page = facts_list(scopes=scopes, visible=visible(ctx), limit=1_000_000)
         found = words_search(page.items, question)
         # The reference design's cap: 20 facts within 4,000 characters.
         kept, used = [], 0

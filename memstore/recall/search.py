@@ -49,8 +49,7 @@ from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.recall.word_rank import word_rank
-from memstore.rooms.access import Context, readable_scopes
-from memstore.vocabulary import PRIVATE_ROOM_KINDS
+from memstore.rooms.access import Context, readable_scopes, visible
 
 logger = logging.getLogger(__name__)
 
@@ -90,8 +89,7 @@ def recall_search(
         include_hidden=include_hidden,
         mode=mode,
     )
-    private_ok = include_hidden or ctx.room.kind in PRIVATE_ROOM_KINDS
-    return result if private_ok else _without_private(result)
+    return result if "private" in visible(ctx, hidden=include_hidden) else _without_private(result)
 
 
 def recall_in_scopes(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from memstore.errors import InvalidFact, InvalidName, NotAllowed
 from memstore.facts.paths import Scope, ScopeKind, Shard, check_person, check_room, check_slug
-from memstore.vocabulary import ROOM_KINDS, RoomKind
+from memstore.vocabulary import PRIVATE_ROOM_KINDS, ROOM_KINDS, VISIBILITIES, RoomKind
 
 __all__ = ["ROOM_KINDS", "RoomKind"]
 MAX_PROJECTS = 3
@@ -129,3 +129,15 @@ def forget_shards(ctx: Context, legacy_rooms: list[str]) -> list[Shard]:
     shards += [Scope("project", p).shard(ctx.bot) for p in sorted(ctx.joined)]
     shards += [Scope("room", r).shard(ctx.bot) for r in legacy_rooms]
     return shards
+
+
+def visible(ctx: Context, *, hidden: bool = False) -> frozenset[str]:
+    """The visibilities of the facts this context may see (SPEC §11): everything but hidden
+    facts, and private facts only in the rooms they are for (direct rooms). `hidden`: a person
+    looking in the console, who sees every fact."""
+    if hidden:
+        return frozenset(VISIBILITIES)
+    seen = {"context", "searchable"}
+    if ctx.room.kind in PRIVATE_ROOM_KINDS:
+        seen.add("private")
+    return frozenset(seen)

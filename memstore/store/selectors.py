@@ -3,7 +3,7 @@
 So no caller can forget the sync, and a hand edit is seen by the very next read.
 """
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from django.db.models import F
 
@@ -28,12 +28,12 @@ def facts_list(
     month: str | None = None,
     contains: str | None = None,
     shard_bot: str | None = None,
-    include_hidden: bool = True,
-    include_private: bool = True,
+    visible: Collection[str] | None = None,
     offset: int = 0,
     limit: int = 50,
 ) -> Page[StoredFact]:
-    """Facts of these scopes, newest first, filtered and paged (one row per file line)."""
+    """Facts of these scopes, newest first, filtered and paged (one row per file line); only
+    those of the `visible` visibilities when given (`memstore.rooms.access.visible`)."""
     scopes = list(scopes)
     index_sync(scopes=scopes)
     rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes])
@@ -45,10 +45,8 @@ def facts_list(
         rows = rows.filter(text__icontains=contains)
     if shard_bot:
         rows = rows.filter(shard_bot=shard_bot)
-    if not include_hidden:
-        rows = rows.exclude(visibility="hidden")
-    if not include_private:
-        rows = rows.exclude(visibility="private")
+    if visible is not None:
+        rows = rows.filter(visibility__in=visible)
     total = rows.count()
     page = rows.annotate(file_path=F("file__path")).order_by("-day", *RANK_ORDER_FIELDS)[
         offset : offset + limit
