@@ -13,15 +13,8 @@ from memstore.upkeep.proposals import proposal_decide
 from memstore.upkeep.store import bot_store_shards, workspace_shards
 
 
-def shard_key(shard: Shard) -> str:
-    """A shard as one form value: "kind:name|bot"."""
-    return f"{shard.scope}|{shard.bot}"
-
-
 def _shard(viewer: Viewer, value: str) -> Shard:
-    scope_key, _, bot = (value or "").partition("|")
-    kind, _, name = scope_key.partition(":")
-    shard = Scope(kind, name).shard(bot)  # type: ignore[arg-type]
+    shard = Shard.parse(value)
     if not viewer.may_see(shard.scope):
         raise NotAllowed("That is another person's user memory.")
     return shard
@@ -91,7 +84,7 @@ def console_proposal_decide(
     proposal = Proposal.objects.filter(pk=proposal_id, bot=bot).first()
     if proposal is None:
         raise FactNotFound("No such proposal.")
-    if not viewer.may_see(Scope(*proposal.scope_key.split(":", 1))):  # type: ignore[arg-type]
+    if not viewer.may_see(Scope.parse(proposal.scope_key)):
         raise NotAllowed("That proposal is about another person's user memory.")
     viewer.check_editor(bot)
     return proposal_decide(proposal_id=proposal_id, accept=accept, by=viewer.person, bots=[bot])

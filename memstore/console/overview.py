@@ -50,8 +50,9 @@ def bots_overview(*, viewer: Viewer) -> list[BotSummary]:
     names = dict(Bot.objects.values_list("slug", "display_name"))
     counts: dict[str, dict[str, int]] = {}
     for r in Fact.objects.values("scope_key", "shard_bot").annotate(n=Count("id")):
-        kind, _, name = r["scope_key"].partition(":")
-        if kind == "user" and not (viewer.staff or name == viewer.person):
+        scope = Scope.parse(r["scope_key"])
+        kind = scope.kind
+        if kind == "user" and not (viewer.staff or scope.name == viewer.person):
             continue
         per = counts.setdefault(r["shard_bot"], {})
         per[kind] = per.get(kind, 0) + r["n"]

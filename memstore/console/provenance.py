@@ -96,5 +96,5 @@ def _produced(bot: str, viewer: Viewer, src: str) -> list[FactRow]:
         .order_by("-day", "id")
     )
     facts = [stored_from_row(row) for row in found[:200]]
-    visible = [f for f in facts if viewer.may_see(Scope(f.scope_kind, f.scope_name))]  # type: ignore[arg-type]
+    visible = [f for f in facts if viewer.may_see(f.parsed_scope)]
     return rows_of(visible)

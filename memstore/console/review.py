@@ -103,8 +103,7 @@ class LearnerProposals:
         )
 
     def _apply(self, row: LearningEvent, viewer: Viewer, text: str | None) -> str:
-        kind, _, name = row.scope.partition(":")
-        shard = Scope(kind, name).shard(row.bot)  # type: ignore[arg-type]
+        shard = Scope.parse(row.scope).shard(row.bot)
         if row.kind == "would_remove":
             with suppress(FactNotFound):  # already gone: what was proposed holds
                 fact_forget(shards=[shard], fact_id=row.fact_id, by=viewer.person, via="console")

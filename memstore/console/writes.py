@@ -17,7 +17,7 @@ from memstore.errors import FactNotFound, InvalidFact, NotAllowed
 from memstore.facts.activity import change_at, shard_history_page
 from memstore.facts.history import history_read
 from memstore.facts.markdown import parse_line
-from memstore.facts.paths import Scope, Shard, check_slug, memory_root
+from memstore.facts.paths import Shard, check_slug, memory_root
 from memstore.facts.records import StoredFact
 from memstore.privacy.erase import (
     Reach,
@@ -253,15 +253,3 @@ def console_facts_forget(*, viewer: Viewer, refs: list[tuple[str, str]]) -> Remo
         except FactNotFound:
             continue  # removed meanwhile (or a copy already went with an earlier one)
     return Removed(count=count, shards=list(dict.fromkeys(shards)), since=since, until=_now())
-
-
-def shard_key(shard: Shard) -> str:
-    """A shard as one form value: "kind:name|bot"."""
-    return f"{shard.scope}|{shard.bot}"
-
-
-def shard_parse(value: str) -> Shard:
-    """The shard named by a `shard_key` value (InvalidName if it names none)."""
-    scope_key, _, bot = (value or "").partition("|")
-    kind, _, name = scope_key.partition(":")
-    return Scope(kind, name).shard(bot)  # type: ignore[arg-type]

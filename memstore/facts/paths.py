@@ -96,6 +96,14 @@ class Scope:
     def __str__(self) -> str:
         return f"{self.kind}:{self.name}"
 
+    @classmethod
+    def parse(cls, key: str) -> "Scope":
+        """The scope a `kind:name` key names (as `str(scope)` writes it), or InvalidName."""
+        kind, sep, name = (key or "").partition(":")
+        if not sep:
+            raise InvalidName(f"A scope is written kind:name (bot:ada, user:sam), not {key!r}.")
+        return cls(kind, name)  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Shard:
@@ -110,6 +118,19 @@ class Shard:
             raise InvalidName(
                 f"Bot {self.bot!r} cannot write bot {self.scope.name!r}'s own memory."
             )
+
+    @property
+    def key(self) -> str:
+        """The shard as one value, `kind:name|bot` (a form field, a stored reference)."""
+        return f"{self.scope}|{self.bot}"
+
+    @classmethod
+    def parse(cls, key: str) -> "Shard":
+        """The shard a `key` value names, or InvalidName."""
+        scope_key, sep, bot = (key or "").partition("|")
+        if not sep:
+            raise InvalidName(f"A shard is written kind:name|bot, not {key!r}.")
+        return cls(scope=Scope.parse(scope_key), bot=bot)
 
     @property
     def rel(self) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from memstore.facts.markdown import MAX_TEXT_CHARS, FactLine
-from memstore.facts.paths import locate
+from memstore.facts.paths import Scope, Shard, locate
 from memstore.facts.ranking import derived
 
 
@@ -51,12 +51,22 @@ class StoredFact:
         return source.removeprefix("room:").partition("/")[0] if source.startswith("room:") else ""
 
     @property
+    def parsed_scope(self) -> Scope:
+        """The scope holding it, from its `kind:name` key."""
+        return Scope.parse(self.scope)
+
+    @property
+    def shard(self) -> Shard:
+        """The shard holding it."""
+        return self.parsed_scope.shard(self.shard_bot)
+
+    @property
     def scope_kind(self) -> str:
-        return self.scope.partition(":")[0]
+        return self.parsed_scope.kind
 
     @property
     def scope_name(self) -> str:
-        return self.scope.partition(":")[2]
+        return self.parsed_scope.name
 
 
 # The columns of a raw query `stored_from_values` reads, in order (`f`: the fact, `m`: its file).

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from memstore.errors import MemstoreError
-from memstore.facts.paths import Scope, memory_root
+from memstore.facts.paths import Scope, Shard, memory_root
 from memstore.index import index_sync
 from memstore.models import Bot, ProjectMember
 from memstore.registry.people import person_add, person_link
@@ -220,15 +220,14 @@ def demo_workspace(*, today: date | None = None, say: Callable[[str], None] = pr
         report.skipped_memory = True
         return report
     for key, tier, days, text, meta in _FACTS:
-        scope_key, _, bot = key.partition("|")
-        kind, _, name = scope_key.partition(":")
+        shard = Shard.parse(key)
         fact_remember(
-            shard=Scope(kind, name).shard(bot),  # type: ignore[arg-type]
+            shard=shard,
             text=text,
             tier=tier,  # type: ignore[arg-type]
             day=today - timedelta(days=days),
             meta=meta,
-            by=bot,
+            by=shard.bot,
             via="demo",
         )
         report.facts += 1

@@ -17,7 +17,6 @@ from memstore.facts import markdown
 from memstore.facts.history import Change
 from memstore.facts.locks import bot_lock
 from memstore.facts.markdown import Line
-from memstore.facts.paths import Scope, Shard
 from memstore.facts.records import StoredFact
 from memstore.store.links import fact_links_change, files_holding
 from memstore.store.services import file_rewrite
@@ -33,16 +32,10 @@ def fact_protected(meta: Mapping[str, str]) -> bool:
     return meta.get("via", "") not in AUTOMATIC_VIAS
 
 
-def shard_of(fact: StoredFact) -> Shard:
-    """The shard holding a stored fact."""
-    kind, _, name = fact.scope.partition(":")
-    return Scope(kind, name).shard(fact.shard_bot)  # type: ignore[arg-type]
-
-
 def fact_archive(*, fact: StoredFact, by: str, via: str) -> list[Change]:
     """Archive (forget, with history) every copy of a machine-made fact in its shard. Raises
     FactProtected if any copy is protected (then nothing is removed), FactNotFound if gone."""
-    shard = shard_of(fact)
+    shard = fact.shard
     removed: list[Change] = []
     with bot_lock(shard.bot):
         for rel in files_holding(shard, fact.fact_id):
@@ -67,7 +60,7 @@ def fact_supersede(*, newer: StoredFact, older: StoredFact, by: str, via: str) -
     a protected line is not touched (returns False). Raises FactNotFound if it is gone."""
     try:
         fact_links_change(
-            shards=[shard_of(newer)],
+            shards=[newer.shard],
             fact_id=newer.fact_id,
             change=lambda links: [*links, ("supersedes", older.fact_id)],
             by=by,

@@ -33,7 +33,6 @@ from memstore.store.links import fact_links_change
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget
 from memstore.upkeep.duplicates import duplicates_find
-from memstore.upkeep.guard import shard_of
 from memstore.upkeep.junk import junk_reason
 from memstore.upkeep.store import store_facts, store_vectors
 from memstore.upkeep.usage import usage_of
@@ -148,7 +147,7 @@ def health_fix(
     via: str,
 ) -> int:
     """Apply one fix to one fact through the ordinary services; returns lines changed."""
-    shard = shard_of(fact)
+    shard = fact.shard
     if action == "archive":
         return len(fact_forget(shards=[shard], fact_id=fact.fact_id, by=by, via=via))
     if action == "erase":
@@ -161,7 +160,7 @@ def health_fix(
             raise InvalidFact("Say which fact to keep when merging.")
         # The link first: if the kept fact can't be changed, nothing is archived either.
         fact_links_change(
-            shards=[shard_of(other)],
+            shards=[other.shard],
             fact_id=other.fact_id,
             change=lambda links: [*links, ("supersedes", fact.fact_id)],
             by=by,

@@ -25,7 +25,7 @@ from memstore.facts.records import StoredFact
 from memstore.models import Proposal
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget, fact_remember
-from memstore.upkeep.guard import fact_archive, fact_protected, fact_supersede, shard_of
+from memstore.upkeep.guard import fact_archive, fact_protected, fact_supersede
 
 ACTIONS = ("supersede", "merge", "rewrite", "retire")
 
@@ -124,10 +124,9 @@ def _kept(proposal: Proposal) -> set[str]:
 def _evidence(proposal: Proposal) -> list[StoredFact]:
     facts = []
     for item in proposal.evidence:
-        kind, _, name = item["scope"].partition(":")
         copies = [
             f
-            for f in fact_find(scopes=[Scope(kind, name)], fact_id=item["id"])  # type: ignore[arg-type]
+            for f in fact_find(scopes=[Scope.parse(item["scope"])], fact_id=item["id"])
             if f.shard_bot == item["bot"]
         ]
         if copies:
@@ -140,7 +139,7 @@ def _archive(fact: StoredFact, *, automatic: bool, by: str, via: str) -> bool:
         if automatic:
             fact_archive(fact=fact, by=by, via=via)
         else:
-            fact_forget(shards=[shard_of(fact)], fact_id=fact.fact_id, by=by, via=via)
+            fact_forget(shards=[fact.shard], fact_id=fact.fact_id, by=by, via=via)
     except FactNotFound:
         return False  # archived already (a re-run), or removed by someone meanwhile
     return True
@@ -167,7 +166,7 @@ def _link(newer: StoredFact, older: StoredFact, *, by: str, via: str) -> bool:
     from memstore.store.links import fact_links_change
 
     fact_links_change(
-        shards=[shard_of(newer)],
+        shards=[newer.shard],
         fact_id=newer.fact_id,
         change=lambda links: [*links, ("supersedes", older.fact_id)],
         by=by,
@@ -183,7 +182,7 @@ def _replace(proposal, facts, *, automatic, by, via) -> dict:
     links = ",".join(f"supersedes:{f.fact_id}" for f in facts[:7])
     tier = "profile" if first.tier == "profile" else "log"
     new = fact_remember(
-        shard=shard_of(first),
+        shard=first.shard,
         text=proposal.text,
         tier=tier,
         meta={"via": "synthesis", "rel": links},

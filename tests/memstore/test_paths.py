@@ -3,11 +3,14 @@
 from datetime import date
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memstore.errors import InvalidName
 from memstore.facts.paths import (
     FileLocation,
     Scope,
+    Shard,
     all_scopes,
     check_person,
     check_room,
@@ -166,3 +169,34 @@ def test_listing_files_and_shards_on_disk(memory_root):
     ]
     assert [ada, alice] == all_scopes(memory_root)
     assert scope_shards(memory_root, Scope("project", "nothing-here")) == []
+
+
+# Scope and shard keys (`kind:name`, `kind:name|bot`): what str() and .key write, parse reads.
+_SLUGS = st.from_regex(r"\A[a-z0-9][a-z0-9-]{0,20}\Z")
+_SCOPES = st.one_of(
+    st.builds(lambda s: Scope("bot", s), _SLUGS),
+    st.builds(lambda s: Scope("project", s), _SLUGS),
+    st.builds(lambda s: Scope("user", s), st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9_.@+-]{0,20}\Z")),
+    st.builds(lambda s: Scope("room", s), st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9_.:-]{0,20}\Z")),
+)
+
+
+@given(_SCOPES, _SLUGS)
+def test_scope_and_shard_keys_round_trip(scope, bot):
+    assert Scope.parse(str(scope)) == scope
+    shard = scope.shard(scope.name if scope.kind == "bot" else bot)
+    assert Shard.parse(shard.key) == shard
+
+
+@pytest.mark.parametrize(
+    "key", ["", "ada", "bot", "team:ada", "bot:", "bot:../x", "user:a/b", "bot:ada\x00", ":ada"]
+)
+def test_a_bad_scope_key_is_refused_saying_why(key):
+    with pytest.raises(InvalidName):
+        Scope.parse(key)
+
+
+@pytest.mark.parametrize("key", ["bot:ada", "bot:ada|", "bot:ada|eve", "user:sam|../x", "|ada"])
+def test_a_bad_shard_key_is_refused(key):
+    with pytest.raises(InvalidName):
+        Shard.parse(key)

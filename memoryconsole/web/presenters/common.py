@@ -4,6 +4,7 @@ and the small constants the other presenters use.
 Pure: no queries, no file I/O (as every presenter)."""
 
 from memstore.console.facts import TABS
+from memstore.facts.paths import Scope
 
 NEW_DAYS = 7  # a fact this many days old or newer is marked "new"
 
@@ -24,9 +25,9 @@ STATUS_TITLES = {403: "Not allowed", 404: "Not found"}
 
 def scope_label(scope_key: str) -> str:
     """How a scope is named for people: "own", "about sam", "project launch", "room general"."""
-    kind, _, name = scope_key.partition(":")
-    labels = {"bot": "own", "user": f"about {name}", "project": f"project {name}"}
-    return labels.get(kind, f"room {name}")
+    scope = Scope.parse(scope_key)
+    labels = {"bot": "own", "user": f"about {scope.name}", "project": f"project {scope.name}"}
+    return labels.get(scope.kind, f"room {scope.name}")
 
 
 def error_title(code: str, status: int) -> str:

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memoryconsole.web.presenters.common import origin, scope_label
-from memstore.console.writes import shard_key
 from memstore.facts.activity import ShardChange
 from memstore.facts.markdown import parse_line
 from memstore.facts.paths import Shard
@@ -58,4 +57,4 @@ def stamp_time(stamp: str) -> datetime | None:
 
 def shard_choices(shards: list[Shard]) -> list[tuple[str, str]]:
     """(value, label) of each shard for the history page's picker."""
-    return [(shard_key(s), scope_label(str(s.scope))) for s in shards]
+    return [(s.key, scope_label(str(s.scope))) for s in shards]

@@ -27,11 +27,9 @@ from memstore.console.writes import (
     console_batch_undo,
     console_facts_forget,
     console_memory_clear,
-    shard_key,
-    shard_parse,
 )
 from memstore.errors import FactNotFound
-from memstore.facts.paths import Scope
+from memstore.facts.paths import Scope, Shard
 from memstore.vocabulary import FACT_TYPES, TIERS
 
 UNDO_KEY = "console_undo_clear"  # the session's note of the person's last clear
@@ -130,7 +128,7 @@ def undo_batch(request, bot: str):
         raise FactNotFound("There is nothing of yours to undo.")
     count = console_batch_undo(
         viewer=viewer_of(request),
-        shards=[shard_parse(key) for key in batch["shards"]],
+        shards=[Shard.parse(key) for key in batch["shards"]],
         since=batch["since"],
         until=batch["until"],
     )
@@ -159,7 +157,7 @@ def _offer_undo(request, bot: str, what: str, shards, since: str, until: str) ->
     request.session[UNDO_KEY] = {
         "bot": bot,
         "what": what,
-        "shards": [shard_key(s) for s in shards],
+        "shards": [s.key for s in shards],
         "since": since,
         "until": until,
     }

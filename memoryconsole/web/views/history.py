@@ -12,8 +12,9 @@ from memoryconsole.web.presenters import facts, history
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.overview import bot_history, bot_shards
 from memstore.console.versions import console_fact_versions, console_version_restore
-from memstore.console.writes import console_fact_restore, shard_key, shard_parse
+from memstore.console.writes import console_fact_restore
 from memstore.errors import FactNotFound, InvalidFact
+from memstore.facts.paths import Shard
 
 
 @console_view("GET", vary=True)
@@ -24,7 +25,7 @@ def history_page(request, bot: str):
     form.is_valid()
     data = form.cleaned_data
     shards = bot_shards(bot=bot, viewer=viewer)
-    shard = shard_parse(data["shard"]) if data.get("shard") else shards[0]
+    shard = Shard.parse(data["shard"]) if data.get("shard") else shards[0]
     removed = bool(data.get("removed"))
     page = bot_history(
         bot=bot, viewer=viewer, shard=shard, before=data.get("before"), removed_only=removed
@@ -35,7 +36,7 @@ def history_page(request, bot: str):
         "can_edit": viewer.may_edit(bot),
         "rows": history.history_rows(page.items),
         "older_url": url_with(request, before=page.before) if page.has_more else "",
-        "shard": shard_key(shard),
+        "shard": shard.key,
         "removed": removed,
         "shards": history.shard_choices(shards),
     }
@@ -48,12 +49,12 @@ def restore_fact(request, bot: str):
     form = RestoreForm(request.POST)
     if not form.is_valid():
         raise InvalidFact("That history entry is not a removal that can be restored.")
-    shard = shard_parse(form.cleaned_data["shard"])
+    shard = Shard.parse(form.cleaned_data["shard"])
     viewer = viewer_of(request)
     fact = console_fact_restore(viewer=viewer, shard=shard, offset=form.cleaned_data["offset"])
     if not request.htmx:
         messages.success(request, f"Restored: {fact.text}")
-        return redirect(f"{reverse('web:history', args=[bot])}?shard={shard_key(shard)}")
+        return redirect(f"{reverse('web:history', args=[bot])}?shard={shard.key}")
     return render(request, "web/history.html#restore-result", {"fact": fact})
 
 

@@ -24,10 +24,9 @@ import re
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memstore.errors import MemstoreError
+from memstore.errors import InvalidName, MemstoreError
 from memstore.facts.markdown import parse_date
 from memstore.facts.paths import (
-    SCOPE_KINDS,
     Scope,
     all_scopes,
     check_person,
@@ -215,12 +214,14 @@ class Command(BaseCommand):
 
 
 def _scope(value: str, bot: str) -> Scope:
-    kind, _, name = value.partition(":")
-    if kind == "bot" and not name:
+    if value == "bot":
         return Scope("bot", bot)
-    if kind not in SCOPE_KINDS or not name:
-        raise CommandError(f"--scope {value!r}: use bot, user:NAME or project:SLUG.")
-    return Scope(kind, name)  # type: ignore[arg-type]
+    try:
+        return Scope.parse(value)
+    except InvalidName as error:
+        raise CommandError(
+            f"--scope {value!r}: use bot, user:NAME or project:SLUG. {error}"
+        ) from None
 
 
 def _written_by(bot: str) -> list[Scope]:
