@@ -2,16 +2,14 @@
 
 Every request costs the same few queries however many facts a bot has: one for the project
 registry, one to sync (stats only when nothing changed), one to count and one for the page,
-which is read by keyset (day, id) from an index so page 1,000 is as fast as page 1. Search
-is word search (stemmed, each word a prefix) on the GIN index; only when it finds nothing does
-a literal substring match scan the facts.
+which is read by keyset (day, id) from an index so page 1,000 is as fast as page 1. A search
+is not a page of facts: it is `memstore.console.search`, the API's recall.
 """
 
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from django.contrib.postgres.search import SearchQuery
 from django.db.models import Count, F, Q
 
 from memstore.console.viewer import Viewer
@@ -98,7 +96,6 @@ class FactRows:
     total: int  # at most COUNT_CAP
     capped: bool  # more than `total` matched
     next_cursor: str
-    searched: str = ""  # "words", or "text" for the literal fallback, when a search was made
     scopes: tuple[Scope, ...] = field(default_factory=tuple)
 
 
@@ -151,7 +148,8 @@ def _holds(tab: Tab, scope_key: str, shard_bot: str) -> bool:
 def fact_rows(
     *, bot: str, viewer: Viewer, query: FactQuery, tabs: list[Tab] | None = None
 ) -> FactRows:
-    """A page of a bot's facts on one tab: synced, filtered, searched, newest first.
+    """A page of a bot's facts on one tab: synced, filtered, newest first (a search is
+    `memstore.console.search.bot_search`).
     Pass the `tabs` already computed for this bot and person to save looking them up again."""
     tabs = tabs if tabs is not None else bot_tabs(bot=bot, viewer=viewer, counts=False)
     tab = next(t for t in tabs if t.name == query.tab)
@@ -175,11 +173,7 @@ def fact_rows(
     if query.month:
         first = date.fromisoformat(query.month + "-01")
         rows = rows.filter(day__gte=first, day__lt=(first + timedelta(days=32)).replace(day=1))
-    searched = ""
-    if query.q.strip():
-        rows, total, searched = _search(rows, query.q)
-    else:
-        total = _count(rows)
+    total = _count(rows)
     if match := _CURSOR_RE.fullmatch(query.cursor):
         day, pk = date.fromisoformat(match[1]), int(match[2])
         rows = rows.filter(Q(day__lt=day) | Q(day=day, id__lt=pk))
@@ -199,26 +193,8 @@ def fact_rows(
         total=min(total, COUNT_CAP),
         capped=total > COUNT_CAP,
         next_cursor=f"{found[-1].day.isoformat()}_{found[-1].id}" if more else "",
-        searched=searched,
         scopes=tab.scopes,
     )
-
-
-def _search(rows, text: str):
-    # Word search first: stemmed, every word a prefix ("memor" finds "memories"), served by the
-    # GIN index. Only if it finds nothing: a literal case-insensitive substring match (a scan).
-    words = _WORD_RE.findall(text.lower())
-    if len(words) > 1:
-        # A one-letter word among longer ones narrows little and costs the most (its prefix
-        # matches a large share of the index); it counts again once it has a second letter.
-        words = [w for w in words if len(w) > 1] or words
-    if words:
-        tsquery = " & ".join(f"{w}:*" for w in words)
-        matched = rows.filter(search=SearchQuery(tsquery, search_type="raw", config="english"))
-        if total := _count(matched):
-            return matched, total, "words"
-    matched = rows.filter(text__icontains=text.strip())
-    return matched, _count(matched), "text"
 
 
 def _count(rows) -> int:

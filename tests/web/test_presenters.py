@@ -7,15 +7,12 @@ from memstore.console.facts import FactQuery, FactRows
 from memstore.console.writes import ClearPreview
 
 
-def rows(
-    total: int, *, capped: bool = False, searched: str = "", shown: int = 0, more: bool = False
-) -> FactRows:
+def rows(total: int, *, capped: bool = False, shown: int = 0, more: bool = False) -> FactRows:
     return FactRows(
         rows=[None] * shown,
         total=total,
         capped=capped,
         next_cursor="2026-01-01_1" if more else "",
-        searched=searched,
     )
 
 
@@ -25,8 +22,6 @@ def rows(
         (rows(0), FactQuery(), "0 facts"),
         (rows(1), FactQuery(), "1 fact"),
         (rows(1000, capped=True), FactQuery(), "1000+ facts"),
-        (rows(1, searched="words"), FactQuery(q="lisbon"), "1 fact matches “lisbon”"),
-        (rows(3, searched="text"), FactQuery(q="e-mail"), "3 facts match “e-mail” as text"),
         (rows(123, shown=50, more=True), FactQuery(), "1–50 of 123 facts"),
         (
             rows(123, shown=50, more=True),

@@ -103,17 +103,14 @@ def scope_choices(scopes) -> list[tuple[str, str]]:
 
 
 def fact_list_summary(page: FactRows, query: FactQuery) -> str:
-    """The line above a page of facts: how many, what was searched, which of them this page
-    shows ("51–100 of 123 facts")."""
+    """The line above a page of facts: how many, and which of them this page shows ("51–100 of
+    123 facts"). A search's line is `search.search_summary`."""
     total = f"{page.total}{'+' if page.capped else ''}"
     facts = plural(page.total, "fact", "facts")
     line = f"{total} {facts}"
     if page.next_cursor or query.cursor:
         first = max(1, query.start)
         line = f"{first}–{first + len(page.rows) - 1} of {total} {facts}"
-    if query.q:
-        line += f" {plural(page.total, 'matches', 'match')} “{query.q}”"
-        line += " as text" if page.searched == "text" else ""
     return line
 
 
