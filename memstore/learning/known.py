@@ -21,6 +21,7 @@ from memstore.facts.ranking import RANK_ORDER_FIELDS, merge_newest, rank_order_s
 from memstore.facts.records import STORED_COLUMNS, StoredFact, stored_from_values
 from memstore.index import index_sync
 from memstore.models import Fact
+from memstore.rules.protected import fact_protected
 
 PROFILE_FACTS = 100
 RECENT_FACTS = 30
@@ -135,6 +136,26 @@ class KnownFacts:
         """Shown facts with a copy in `bot`'s shard of one of these scopes: identity -> scope."""
         scopes = set(scopes)
         return {f.fact_id: f.scope for f in self.copies if f.shard_bot == bot and f.scope in scopes}
+
+    def saved_on_purpose(self, *, bot: str, scopes: Iterable[str]) -> set[str]:
+        """Shown facts with a copy in `bot`'s shards of these scopes that was saved on purpose
+        (`memstore.rules.protected`): a `remove:` of one is only ever a proposal."""
+        scopes = set(scopes)
+        return {
+            f.fact_id
+            for f in self.copies
+            if f.shard_bot == bot and f.scope in scopes and fact_protected(f.meta)
+        }
+
+    def copies_elsewhere(self, *, bot: str, scopes: Iterable[str]) -> dict[str, list[str]]:
+        """Shown facts of these scopes that other bots' shards hold too: identity -> those
+        bots (a removal from `bot`'s shards leaves their copies in prompts)."""
+        scopes = set(scopes)
+        found: dict[str, set[str]] = {}
+        for f in self.copies:
+            if f.shard_bot != bot and f.scope in scopes:
+                found.setdefault(f.fact_id, set()).add(f.shard_bot)
+        return {fact_id: sorted(bots) for fact_id, bots in found.items()}
 
     def quotable(self) -> dict[str, str]:
         """Identity of each text a `remove:` may quote (with and without its tag) -> fact id."""

@@ -1,8 +1,11 @@
 """One exchange, end to end: the learner's decisions and writes for a stored exchange.
 
     exchange (stored, queued) -> still allowed? (mode, pause, budget)
-      -> known facts -> extraction call -> strict parse -> plan (kept on the exchange)
-      -> apply: write mode saves/removes through memstore.store.services; report mode only records
+      -> the people in the room: their excluded topics and pauses (memstore.learning.room)
+      -> known facts -> extraction call (what touches a topic, or a paused person, withheld)
+      -> strict parse -> plan (kept on the exchange)
+      -> apply: write mode saves/removes through memstore.store.services; report mode only records;
+         a remove of a fact saved on purpose, or instruction-shaped text, is held for review
       -> every 6th eligible exchange of the bot in the room: episode call -> one [episode] line
       -> events for the console, exchange done
 
@@ -13,20 +16,27 @@ and the episode text are stored before anything is written, writes dedupe by fac
 events are unique per exchange, so a job retried after a crash duplicates nothing.
 """
 
-from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date
 
 from django.db.models import JSONField, OuterRef, Subquery
 from django.utils import timezone
 
-from memstore.errors import FactNotFound, MemstoreError
+from memstore.errors import FactNotFound, FactProtected, MemstoreError
 from memstore.facts.markdown import MAX_TEXT_CHARS, make_fact
 from memstore.facts.paths import Scope, Shard, memory_root
 from memstore.learning.known import known_facts
 from memstore.learning.parse import reply_parse
-from memstore.learning.plan import content_refusal, plan_build, secret_values
+from memstore.learning.plan import (
+    PROTECTED_DETAIL,
+    content_refusal,
+    instruction_hold,
+    plan_build,
+    secret_values,
+)
 from memstore.learning.prompts import Turn, episode_prompt, extraction_prompt
+from memstore.learning.retire import learned_forget
+from memstore.learning.room import RoomPeople, room_people, texts_withheld, turn_withheld
 from memstore.learning.store import progress_store
 from memstore.llm.budget import budget_exhausted
 from memstore.llm.client import ModelClient
@@ -40,9 +50,10 @@ from memstore.models import Exchange, LearningEvent, PersonSettings, ProjectMemb
 from memstore.rooms.access import Context, writable_shard
 from memstore.rooms.context import context_open
 from memstore.rules.content import RULE_ERRORS
-from memstore.rules.controls import settings_of
+from memstore.rules.controls import Controls, settings_of
 from memstore.rules.failures import failure_record, failure_room
-from memstore.store.services import fact_forget, fact_remember
+from memstore.rules.instructions import instruction_kind
+from memstore.store.services import fact_remember
 
 VIA = "learner"
 
@@ -80,6 +91,7 @@ class _Run:
     target: Shard
     mine: list[Shard]
     person: Person
+    people: RoomPeople = field(default_factory=RoomPeople)  # everyone in the room, this one too
     events: list[LearningEvent] = field(default_factory=list)
     unsaved: dict = field(default_factory=dict)  # exchange fields to store with the next save
     uncharged: int = 0  # tokens spent and not yet added to the day's budget
@@ -183,6 +195,10 @@ def exchange_learn(
         return run.skip("off", "Learning is off: no model is configured, or LEARNING_MODE=off.")
     if run.person.paused:
         return run.skip("paused", f"{exchange.person} paused memory: nothing is learned.")
+    run.people = room_people(
+        exchange=exchange,
+        own=Controls(exchange.person, run.person.paused, run.person.excluded_topics),
+    )
     plan = exchange.plan
     episode_turn = bool(exchange.seq) and exchange.seq % config.episode_every == 0
     if plan is None:
@@ -238,30 +254,36 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
 
 def _decide(run: _Run, client: ModelClient) -> list[dict]:
     ex = run.exchange
+    topics = run.people.topics
+    # What touches an excluded topic never reaches the model: withheld before the prompt is built.
+    turn = turn_withheld(Turn(message=ex.message, reply=ex.reply), person="", people=run.people)
     scopes = [shard.scope for shard in run.mine]
     known = known_facts(
         scopes=scopes,
         projects=[Scope("project", p) for p in run.ctx.projects],
         readable=[*scopes, *(Scope("project", p) for p in run.ctx.projects)],
-        exchange_text=f"{ex.message}\n{ex.reply}",
+        exchange_text=f"{turn.message}\n{turn.reply}",
         recalled=[str(r) for r in ex.recalled],
     )
     prompt = extraction_prompt(
         bot=ex.bot,
         room_kind=ex.room_kind,
-        turn=Turn(message=ex.message, reply=ex.reply),
-        known=[f.text for f in known.shown],
+        turn=turn,
+        known=texts_withheld((f.text for f in known.shown), topics),
+        topics=topics,
     )
     completion = client.complete(prompt, max_tokens=EXTRACTION_MAX_TOKENS)
     removing = "remove" in completion.text.lower()
     parsed = reply_parse(completion.text, known=known.quotable() if removing else {})
-    ours = known.held_by(bot=ex.bot, scopes=[str(s.scope) for s in run.mine])
+    mine = [str(s.scope) for s in run.mine]
     plan = plan_build(
         parsed,
         known=known,
-        ours=ours,
-        excluded_topics=run.person.excluded_topics,
+        ours=known.held_by(bot=ex.bot, scopes=mine),
+        excluded_topics=topics,
         secrets=secret_values(f"{ex.message}\n{ex.reply}"),
+        protected=known.saved_on_purpose(bot=ex.bot, scopes=mine),
+        elsewhere=known.copies_elsewhere(bot=ex.bot, scopes=mine),
     )
     run.spent(completion.tokens, plan=plan)
     return plan
@@ -277,17 +299,9 @@ def _apply(run: _Run, plan: list[dict]) -> None:
                 run, key, text=item["text"], tier=item["tier"], write=write, meta=item.get("meta")
             )
         elif op == "remove":
-            if write:
-                # Already gone is fine: removed by an earlier run of this job, or by hand.
-                with suppress(FactNotFound):
-                    fact_forget(shards=run.mine, fact_id=item["fact_id"], by=run.ctx.bot, via=VIA)
-            run.event(
-                key,
-                "removed" if write else "would_remove",
-                scope=item.get("scope", ""),
-                fact_id=item["fact_id"],
-                text=item["text"],
-            )
+            _remove(run, key, item, write=write)
+        elif op == "hold":
+            _hold(run, key, item)
         elif op == "refuse":
             run.event(
                 key,
@@ -307,6 +321,60 @@ def _apply(run: _Run, plan: list[dict]) -> None:
                 detail=f"{item['count']} line(s) of the reply were not in the answer format.",
                 text="\n".join(item["sample"]),
             )
+
+
+def _remove(run: _Run, key: str, item: dict, *, write: bool) -> None:
+    if write:
+        try:
+            learned_forget(shards=run.mine, fact_id=item["fact_id"], by=run.ctx.bot, via=VIA)
+        except FactNotFound:  # removed by an earlier run of this job, or by hand: it holds
+            pass
+        except FactProtected:  # a person made it theirs since the plan: theirs to decide
+            _hold(run, key, item | {"reason": "protected", "detail": PROTECTED_DETAIL})
+            return
+    left = item.get("left") or []
+    run.event(
+        key,
+        "removed" if write else "would_remove",
+        scope=item.get("scope", ""),
+        fact_id=item["fact_id"],
+        text=item["text"],
+        detail=copies_left_detail(left, item.get("scope", "")) if left else "",
+    )
+
+
+def copies_left_detail(bots: list[str], scope: str) -> str:
+    """What a removal leaves behind: other bots' copies, which still reach their prompts."""
+    who = ", ".join(bots)
+    return f"Copies remain in the memory {who} keeps of {scope}: they still reach prompts."
+
+
+def _hold(run: _Run, key: str, item: dict) -> None:
+    """Record a decision held for a person (it lands in the review inbox), in every mode."""
+    if item["line"] == "remove":
+        run.event(
+            key,
+            "held_remove",
+            reason=item["reason"],
+            scope=item.get("scope", ""),
+            fact_id=item["fact_id"],
+            text=item["text"],
+            detail=item["detail"],
+        )
+        return
+    tier = item.get("tier") or item["line"]
+    tag = tier if tier in ("note", "episode") else None
+    fact = make_fact(text=item["text"], day=run.day, tag=tag, meta=run.meta)
+    run.event(
+        key,
+        "held_save",
+        reason=item["reason"],
+        scope=str(run.target.scope),
+        tier=tier,
+        fact_id=fact.identity,
+        text=fact.text,
+        detail=item["detail"],
+    )
 
 
 def _save(
@@ -347,7 +415,7 @@ def _save(
 
 def _episode(run: _Run, client: ModelClient) -> None:
     ex = run.exchange
-    turns = _episode_turns(ex, run.config.episode_every)
+    turns = _episode_turns(ex, run.config.episode_every, run.people)
     if ex.episode is None:
         if message := budget_exhausted(daily_tokens=run.config.daily_tokens):
             run.event("episode", "skipped", reason="budget", tier="episode", detail=message)
@@ -364,7 +432,7 @@ def _episode(run: _Run, client: ModelClient) -> None:
         return
     refusal = content_refusal(
         ex.episode,
-        excluded_topics=run.person.excluded_topics,
+        excluded_topics=run.people.topics,
         secrets=secret_values("\n".join(f"{t.message}\n{t.reply}" for t in turns)),
     )
     if len(ex.episode) > MAX_TEXT_CHARS:
@@ -374,6 +442,9 @@ def _episode(run: _Run, client: ModelClient) -> None:
         run.event(
             "episode", "refused", reason=reason, tier="episode", text=ex.episode, detail=detail
         )
+        return
+    if kind := instruction_kind(ex.episode):
+        _hold(run, "episode", instruction_hold("episode", ex.episode, kind))
         return
     _save(run, "episode", text=ex.episode, tier="episode", write=run.config.mode == "write")
 
@@ -385,9 +456,13 @@ def episode_text(reply: str) -> str:
     return "" if text.upper().rstrip(".") == "NONE" else text
 
 
-def _episode_turns(ex: Exchange, every: int) -> list[Turn]:
-    """The last `every` eligible exchanges of this bot in this room, up to this one."""
+def _episode_turns(ex: Exchange, every: int, people: RoomPeople) -> list[Turn]:
+    """The last `every` eligible exchanges of this bot in this room, up to this one, as the
+    model may see them (a paused person's turns and excluded topics withheld)."""
     rows = Exchange.objects.filter(
         bot=ex.bot, room_id=ex.room_id, seq__gt=ex.seq - every, seq__lte=ex.seq
     ).order_by("seq")
-    return [Turn(message=m, reply=r) for m, r in rows.values_list("message", "reply")]
+    return [
+        turn_withheld(Turn(message=m, reply=r), person=p, people=people)
+        for m, r, p in rows.values_list("message", "reply", "person")
+    ]

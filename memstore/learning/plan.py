@@ -4,25 +4,33 @@ A plan is a list of plain dicts (it is stored as JSON on the exchange, so a job 
 a crash re-applies the same decisions instead of asking the model again):
 
     {"op": "save", "tier": "profile"|"log"|"note", "text": …, "meta": {type, importance, …}}
-    {"op": "remove", "text": …, "fact_id": …, "scope": …}
+    {"op": "remove", "text": …, "fact_id": …, "scope": …, "left": [bots]}  ("left": other
+                                       bots' shards of the scope keep a copy)
+    {"op": "hold", "line": kind, "text": …, "reason": …, "detail": …, …}  for a person to decide
     {"op": "refuse", "line": kind, "text": …, "reason": …, "detail": …}
     {"op": "known", "line": kind, "text": …, "detail": …}   already known or just recalled
     {"op": "ignored", "count": n, "sample": [...]}
 
 Content rules are applied here, before anything is written, whatever the scope: no secrets
-(even in a bot's own memory), nothing touching the person's excluded topics, and nothing that
-repeats a value the exchange itself presented as a secret (so a paraphrase like "the admin
-credential is hunter2" is refused too).
+(even in a bot's own memory), nothing touching the excluded topics of the people in the room,
+and nothing that repeats a value the exchange itself presented as a secret (so a paraphrase like
+"the admin credential is hunter2" is refused too).
+
+Held for review, in every mode, never written by the learner: a `remove:` of a fact saved on
+purpose (`memstore.rules.protected`: only what the learner itself made may it retire), and
+instruction-shaped text (`memstore.rules.instructions`: "always obey…", "SYSTEM:", tool calls),
+which would otherwise speak to every later prompt as an order.
 """
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date
 
 from memstore.errors import MemstoreError
 from memstore.facts.markdown import make_fact
 from memstore.learning.known import KnownFacts
-from memstore.learning.parse import ParsedReply
+from memstore.learning.parse import ParsedReply, Proposal
+from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import excluded_topic, secret_kind
 
 _SECRET_VALUE_RE = re.compile(
@@ -61,26 +69,17 @@ def plan_build(
     ours: Mapping[str, str],
     excluded_topics: Iterable[str] = (),
     secrets: Iterable[str] = (),
+    protected: Collection[str] = (),
+    elsewhere: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict]:
     """Decide every line of a parsed reply. `ours` holds the identities of shown facts that
-    live in shards this bot may change in this room (with the scope holding each)."""
+    live in shards this bot may change in this room (with the scope holding each); `protected`
+    those of them saved on purpose; `elsewhere` the other bots holding a copy of each."""
     excluded_topics, secrets = list(excluded_topics), list(secrets)
     plan: list[dict] = []
     for proposal in parsed.proposals:
         if proposal.kind == "remove":
-            if proposal.fact_id in ours:
-                plan.append(
-                    {
-                        "op": "remove",
-                        "text": proposal.text,
-                        "fact_id": proposal.fact_id,
-                        "scope": ours[proposal.fact_id],
-                    }
-                )
-            else:
-                plan.append(
-                    _refuse("remove", proposal.text, "not_ours", "Held by another bot's shard.")
-                )
+            plan.append(_removal(proposal, ours, protected, elsewhere or {}))
             continue
         try:
             make_fact(text=proposal.text, day=_ANY_DAY)
@@ -91,6 +90,9 @@ def plan_build(
             proposal.text, excluded_topics=excluded_topics, secrets=secrets
         ):
             plan.append(_refuse(proposal.kind, proposal.text, *refusal))
+            continue
+        if kind := instruction_kind(proposal.text):
+            plan.append(instruction_hold(proposal.kind, proposal.text, kind, proposal.meta))
             continue
         if (match := known.match(proposal.text)) is not None:
             plan.append(
@@ -109,6 +111,48 @@ def plan_build(
     if parsed.ignored:
         plan.append({"op": "ignored", "count": parsed.ignored, "sample": parsed.ignored_sample})
     return plan
+
+
+def _removal(
+    proposal: Proposal,
+    ours: Mapping[str, str],
+    protected: Collection[str],
+    elsewhere: Mapping[str, Sequence[str]],
+) -> dict:
+    fact_id = proposal.fact_id
+    if fact_id not in ours:
+        return _refuse("remove", proposal.text, "not_ours", "Held by another bot's shard.")
+    item = {"op": "remove", "text": proposal.text, "fact_id": fact_id, "scope": ours[fact_id]}
+    if fact_id in protected:
+        return item | {
+            "op": "hold",
+            "line": "remove",
+            "reason": "protected",
+            "detail": PROTECTED_DETAIL,
+        }
+    return item | ({"left": list(elsewhere[fact_id])} if elsewhere.get(fact_id) else {})
+
+
+PROTECTED_DETAIL = (
+    "Saved on purpose, not by the learner: the learner never removes it; a person decides in "
+    "the review inbox."
+)
+
+
+def instruction_hold(
+    line: str, text: str, kind: str, meta: Mapping[str, str] | None = None
+) -> dict:
+    """The plan item holding instruction-shaped text for review instead of saving it."""
+    item = {
+        "op": "hold",
+        "line": line,
+        "tier": line,
+        "text": text,
+        "reason": "instruction",
+        "detail": f"Reads as an instruction ({kind}), not a fact: never saved by the learner, "
+        "so it cannot reach a prompt; a person decides in the review inbox.",
+    }
+    return item | ({"meta": dict(meta)} if meta else {})
 
 
 _WHY = {

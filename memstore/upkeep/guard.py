@@ -4,13 +4,12 @@ against the line as it is in the file (not as an index row or a model remembered
 
 A fact may be changed automatically only when its line says a machine made it (`via=` one of
 `AUTOMATIC_VIAS`: the learner, synthesis) and it is not pinned. A line without `via` was saved by
-a bot's explicit call, a tool, the console, an import or a person's editor: protected.
+a bot's explicit call, a tool, the console, an import or a person's editor: protected. The rule
+is `memstore.rules.protected.fact_protected` (re-exported here), which the learner obeys too.
 
 Archiving is forgetting with history (`via=upkeep` or `via=synthesis`): the line leaves the file,
 its removal is in the shard's history, and the console's History page restores it in one click.
 """
-
-from collections.abc import Mapping
 
 from memstore.errors import FactNotFound, FactProtected
 from memstore.facts import markdown
@@ -18,18 +17,11 @@ from memstore.facts.history import Change
 from memstore.facts.locks import bot_lock
 from memstore.facts.markdown import Line
 from memstore.facts.records import StoredFact
+from memstore.rules.protected import fact_protected
 from memstore.store.links import fact_links_change, files_holding
 from memstore.store.services import file_rewrite
-from memstore.vocabulary import AUTOMATIC_VIAS
 
-_FALSE = {"", "0", "false", "no", "off"}
-
-
-def fact_protected(meta: Mapping[str, str]) -> bool:
-    """Whether a fact with this metadata was saved on purpose (pinned, or not machine-made)."""
-    if str(meta.get("pin", "")).strip().lower() not in _FALSE:
-        return True
-    return meta.get("via", "") not in AUTOMATIC_VIAS
+__all__ = ["fact_archive", "fact_protected", "fact_supersede", "shard_of"]
 
 
 def fact_archive(*, fact: StoredFact, by: str, via: str) -> list[Change]:

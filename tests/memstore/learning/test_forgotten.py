@@ -29,7 +29,9 @@ def learn(message: str) -> int:
 
 
 def test_a_learner_remove_keeps_the_line_in_history(learning, memory_root):
-    write_memory(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin")
+    write_memory(
+        memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin <!-- via=learner -->"
+    )
     learning.push(ok("remove: Lives in Austin"))
     learn("I left Austin for good")
     assert "Lives in Austin" not in (memory_root / f"{ALICE}/profile.md").read_text()

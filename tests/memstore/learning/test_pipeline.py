@@ -109,9 +109,13 @@ def test_the_model_sees_known_facts_but_a_group_never_sees_user_memory(learning,
 
 
 def test_a_remove_retires_a_known_fact_in_the_bots_own_shards_only(learning, memory_root):
-    write_memory(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin")
     write_memory(
-        memory_root, "users/alice/memory/by-agent/bob/profile.md", "- (2026-01-03) Runs daily"
+        memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin <!-- via=learner -->"
+    )
+    write_memory(
+        memory_root,
+        "users/alice/memory/by-agent/bob/profile.md",
+        "- (2026-01-03) Runs daily <!-- via=learner -->",
     )
     learning.push(ok("remove: Lives in Austin\nremove: Runs daily\nprofile: Lives in Lisbon"))
     receipt = submit(direct(), message="I moved from Austin to Lisbon and stopped running")
@@ -214,14 +218,16 @@ def test_episodes_count_per_room(learning, memory_root):
 
 def test_report_mode_records_what_it_would_do_and_writes_nothing(learning, memory_root, settings):
     settings.LEARNING_MODE = "report"
-    write_memory(memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin")
+    write_memory(
+        memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin <!-- via=learner -->"
+    )
     before = (memory_root / ALICE / "profile.md").read_text()
     learning.push(ok("remove: Lives in Austin\nprofile: Lives in Lisbon"))
     receipt = submit(direct())
     assert learn(receipt) == "done"
 
     assert (memory_root / ALICE / "profile.md").read_text() == before
-    assert "learner" not in (memory_root / ALICE / "history.jsonl").read_text()
+    assert '"via": "learner"' not in (memory_root / ALICE / "history.jsonl").read_text()
     page = activity_list(exchange_id=receipt.id)
     assert sorted((a.kind, a.mode, a.scope, a.text) for a in page.items) == [
         ("would_remove", "report", "user:alice", "Lives in Austin"),
@@ -333,7 +339,7 @@ def test_an_injected_secret_is_never_saved_even_by_an_obedient_model(learning, m
 
 
 def test_remove_every_fact_cannot_empty_memory(learning, memory_root):
-    facts = [f"- (2026-01-0{i}) Fact number {i}" for i in range(1, 10)]
+    facts = [f"- (2026-01-0{i}) Fact number {i} <!-- via=learner -->" for i in range(1, 10)]
     write_memory(memory_root, f"{ALICE}/profile.md", *facts)
     learning.push(
         ok(
