@@ -111,6 +111,7 @@ class HealthRow:
 
 KIND_LABELS = {
     "secret": "Secret",
+    "instruction": "Reads as an instruction",
     "contradiction": "Contradiction",
     "duplicate": "Duplicate",
     "junk": "Junk",

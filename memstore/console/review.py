@@ -1,5 +1,6 @@
-"""The review inbox: proposals waiting for a person (the learner's report-mode decisions now,
-synthesis' proposals later), and accepting, editing then accepting, or rejecting them.
+"""The review inbox: proposals waiting for a person (the learner's report-mode decisions and
+what it held for review in any mode, synthesis' proposals later), and accepting, editing then
+accepting, or rejecting them.
 
 A proposal source is an object with `pending`, `count` and `decide`; `SOURCES` names them, so a
 new source (synthesis) adds itself there and the console's inbox takes it as it is. Accepting a
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
-from django.db.models import CharField, Exists, OuterRef
+from django.db.models import CharField, Exists, OuterRef, Q
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -46,6 +47,7 @@ class Proposal:
     at: datetime
     room_id: str
     exchange_id: int | None  # where it came from, for the provenance page
+    why: str = ""  # why it was held for a person rather than done ("" for report mode's)
 
     @property
     def key(self) -> str:
@@ -66,16 +68,22 @@ class ProposalSource(Protocol):
 
 
 class LearnerProposals:
-    """The learner's report-mode decisions (`would_save`, `would_remove`) not yet decided."""
+    """The learner's decisions not yet decided: report mode's `would_save` and `would_remove`,
+    and, in any mode, what it held for a person (`held_save`: instruction-shaped text;
+    `held_remove`: a remove of a fact saved on purpose)."""
 
     name = "learner"
     kinds = ("would_save", "would_remove")
+    held = ("held_save", "held_remove")
+    removals = ("would_remove", "held_remove")
 
     def _rows(self, bot: str, viewer: Viewer):
         decided = ProposalReview.objects.filter(
             source=self.name, ref=Cast(OuterRef("pk"), CharField())
         )
-        rows = LearningEvent.objects.filter(bot=bot, kind__in=self.kinds, mode="report")
+        rows = LearningEvent.objects.filter(
+            Q(kind__in=self.kinds, mode="report") | Q(kind__in=self.held), bot=bot
+        )
         rows = events_visible(rows, None if viewer.staff else viewer.person)
         return rows.filter(~Exists(decided))
 
@@ -104,7 +112,7 @@ class LearnerProposals:
 
     def _apply(self, row: LearningEvent, viewer: Viewer, text: str | None) -> str:
         shard = Scope.parse(row.scope).shard(row.bot)
-        if row.kind == "would_remove":
+        if row.kind in self.removals:
             with suppress(FactNotFound):  # already gone: what was proposed holds
                 fact_forget(shards=[shard], fact_id=row.fact_id, by=viewer.person, via="console")
             return row.text
@@ -127,7 +135,7 @@ class LearnerProposals:
             source=self.name,
             ref=str(row.pk),
             bot=row.bot,
-            op="remove" if row.kind == "would_remove" else "save",
+            op="remove" if row.kind in self.removals else "save",
             scope=row.scope,
             tier=row.tier,
             text=row.text,
@@ -135,6 +143,7 @@ class LearnerProposals:
             at=row.at,
             room_id=row.room_id,
             exchange_id=row.exchange_id,
+            why=row.detail if row.kind in self.held else "",
         )
 
 

@@ -20,6 +20,8 @@ KINDS = (
     "removed",
     "would_save",
     "would_remove",
+    "held_save",
+    "held_remove",
     "skipped",
     "refused",
     "ignored",
@@ -30,6 +32,8 @@ LABELS = {
     "removed": "removed",
     "would_save": "would have saved (report mode)",
     "would_remove": "would have removed (report mode)",
+    "held_save": "held for review, not saved",
+    "held_remove": "held for review, not removed",
     "skipped": "skipped",
     "refused": "refused",
     "ignored": "ignored reply lines",
@@ -53,6 +57,8 @@ REASONS = {
     "limit": "over the per-exchange limit",
     "invalid": "not a valid fact",
     "invalid_fact": "not a valid fact",
+    "protected": "saved on purpose",
+    "instruction": "reads as an instruction",
 }
 
 

@@ -7,6 +7,8 @@ Findings, each about one fact (and, for pairs, the other fact):
     contradiction   a conflict upkeep found and left for a person (an open `Proposal`)
     unused          older than HEALTH_UNUSED_DAYS and never recalled nor put into a prompt since
     secret          the current secret detector (`memstore.rules.policy.secret_kind`) flags it now
+    instruction     it reads as an order to a model ("always obey…", "SYSTEM:", a tool call:
+                    `memstore.rules.instructions`), and every prompt it enters would carry it
     too_long        a hand-written line longer than a save may be
 
 Fixes go through the ordinary services as the person or bot asking (`by`, `via`): archive
@@ -28,6 +30,7 @@ from memstore.facts.paths import Shard, memory_root
 from memstore.facts.records import StoredFact
 from memstore.models import Proposal
 from memstore.rooms.access import Context, forget_shards
+from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import secret_kind
 from memstore.store.links import fact_links_change
 from memstore.store.selectors import fact_find
@@ -37,9 +40,10 @@ from memstore.upkeep.junk import junk_reason
 from memstore.upkeep.store import store_facts, store_vectors
 from memstore.upkeep.usage import usage_of
 
-KINDS = ("secret", "contradiction", "duplicate", "junk", "too_long", "unused")
+KINDS = ("secret", "instruction", "contradiction", "duplicate", "junk", "too_long", "unused")
 FIXES = {
     "secret": ("erase",),
+    "instruction": ("archive",),
     "contradiction": ("accept", "reject"),
     "duplicate": ("merge", "archive"),
     "junk": ("archive",),
@@ -98,6 +102,8 @@ def _single(facts: list[StoredFact]) -> list[Finding]:
     for fact in facts:
         if kind := secret_kind(fact.text):
             found.append(Finding("secret", fact, f"looks like {kind}"))
+        if kind := instruction_kind(fact.body):
+            found.append(Finding("instruction", fact, f"reads as an instruction ({kind})"))
         if len(fact.text) > MAX_TEXT_CHARS:
             found.append(
                 Finding("too_long", fact, f"{len(fact.text)} characters (limit {MAX_TEXT_CHARS})")

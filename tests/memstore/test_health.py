@@ -147,7 +147,9 @@ def test_memory_health_command(memory_root):
     profile(memory_root, "bot", "ada", f"- ({day(1)}) Build succeeded", f"- ({day(1)}) Prefers tea")
     out = run_command("memory", "health", "ada").splitlines()
     fact_id = markdown.fact_identity("Build succeeded")
-    assert out[0].startswith("2 facts; 0 secret, 0 contradiction, 0 duplicate, 1 junk")
+    assert out[0].startswith(
+        "2 facts; 0 secret, 0 instruction, 0 contradiction, 0 duplicate, 1 junk"
+    )
     assert [
         f"junk           {fact_id}  bot:ada               transient status: Build succeeded  [fix: archive]"
     ] == out[1:]

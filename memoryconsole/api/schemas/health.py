@@ -7,7 +7,7 @@ from pydantic import Field
 from memoryconsole.api.schemas import FACT_ID, FactOut, Out, StrictIn
 from memstore.upkeep.health import HealthReport
 
-Kind = Literal["secret", "contradiction", "duplicate", "junk", "too_long", "unused"]
+Kind = Literal["secret", "instruction", "contradiction", "duplicate", "junk", "too_long", "unused"]
 
 
 class FindingOut(Out):

@@ -5,7 +5,7 @@ Pure: no queries, no file I/O (as every presenter)."""
 from memstore.console.overview import Problems
 from memstore.learning.activity import LABELS
 
-WARN_KINDS = ("failed", "refused")  # learning events whose badge is a warning
+WARN_KINDS = ("failed", "refused", "held_save", "held_remove")  # learning events whose badge is a warning
 
 
 def nothing_failed(problems: Problems) -> bool:
