@@ -330,7 +330,8 @@ def _remove(run: _Run, key: str, item: dict, *, write: bool) -> None:
         except FactNotFound:  # removed by an earlier run of this job, or by hand: it holds
             pass
         except FactProtected:  # a person made it theirs since the plan: theirs to decide
-            _hold(run, key, item | {"reason": "protected", "detail": PROTECTED_DETAIL})
+            held = {"op": "hold", "line": "remove", "reason": "protected"}
+            _hold(run, key, item | held | {"detail": PROTECTED_DETAIL})
             return
     left = item.get("left") or []
     run.event(

@@ -34,6 +34,8 @@ def test_counts_and_status_for_the_console(learning):
         "removed": 0,
         "would_save": 0,
         "would_remove": 0,
+        "held_save": 0,
+        "held_remove": 0,
         "skipped": 1,
         "refused": 0,
         "ignored": 0,
