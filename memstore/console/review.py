@@ -25,7 +25,7 @@ from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, InvalidFact
 from memstore.facts.paths import Scope
 from memstore.learning.activity import events_visible
-from memstore.learning.pipeline import VIA, provenance
+from memstore.learning.apply import VIA, provenance
 from memstore.models import LearningEvent, ProposalReview
 from memstore.store.services import fact_forget, fact_remember
 

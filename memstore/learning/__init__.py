@@ -7,7 +7,10 @@ is worth remembering from the exchange — safely, visibly and durably.
     prompts.py   extraction and episode prompts, exchange quoted as untrusted data (pure)
     parse.py     the strict reply parser                                  (pure)
     plan.py      reply -> decisions; secrets, excluded topics, duplicates (pure)
+    room.py      the people in the room: topics and pauses withheld from the model
     pipeline.py  one exchange end to end; the model client is a parameter
+    apply.py     writing a plan: saves, removes, holds for review, events
+    retire.py    a `remove:` takes only what the learner made (checked under the lock)
     client.py    the OpenAI-compatible model client
     budget.py    the daily token budget
     queue.py     procrastinate task, retries with backoff, recovery of dead workers' jobs

@@ -13,31 +13,34 @@ The model client is a parameter. Routing is decided here, never by the model: in
 everything learned goes to the person's user memory (this bot's shard), so it can never reach a
 group; in a group room it goes to the bot's own memory. Every step is safe to run again: the plan
 and the episode text are stored before anything is written, writes dedupe by fact identity, and
-events are unique per exchange, so a job retried after a crash duplicates nothing.
+events are unique per exchange, so a job retried after a crash duplicates nothing. Writing the
+plan, and the run that records every event, are `memstore.learning.apply`.
 """
-
-from dataclasses import dataclass, field
-from datetime import date
 
 from django.db.models import JSONField, OuterRef, Subquery
 from django.utils import timezone
 
-from memstore.errors import FactNotFound, FactProtected, MemstoreError
-from memstore.facts.markdown import MAX_TEXT_CHARS, make_fact
-from memstore.facts.paths import Scope, Shard, memory_root
+from memstore.facts.markdown import MAX_TEXT_CHARS
+from memstore.facts.paths import Scope
+from memstore.learning.apply import (
+    VIA,
+    LearnRun,
+    Person,
+    hold_record,
+    plan_apply,
+    provenance,
+    save_apply,
+)
 from memstore.learning.known import known_facts
 from memstore.learning.parse import reply_parse
 from memstore.learning.plan import (
-    PROTECTED_DETAIL,
     content_refusal,
     instruction_hold,
     plan_build,
     secret_values,
 )
 from memstore.learning.prompts import Turn, episode_prompt, extraction_prompt
-from memstore.learning.retire import learned_forget
 from memstore.learning.room import RoomPeople, room_people, texts_withheld, turn_withheld
-from memstore.learning.store import progress_store
 from memstore.llm.budget import budget_exhausted
 from memstore.llm.client import ModelClient
 from memstore.llm.config import (
@@ -46,24 +49,13 @@ from memstore.llm.config import (
     LearnerConfig,
     learner_config,
 )
-from memstore.models import Exchange, LearningEvent, PersonSettings, ProjectMember, TokenUsage
-from memstore.rooms.access import Context, writable_shard
+from memstore.models import Exchange, PersonSettings, ProjectMember, TokenUsage
+from memstore.rooms.access import writable_shard
 from memstore.rooms.context import context_open
-from memstore.rules.content import RULE_ERRORS
 from memstore.rules.controls import Controls, settings_of
-from memstore.rules.failures import failure_record, failure_room
 from memstore.rules.instructions import instruction_kind
-from memstore.store.services import fact_remember
 
-VIA = "learner"
-
-
-@dataclass(frozen=True, slots=True)
-class Person:
-    """A person's memory controls, as the learner needs them."""
-
-    paused: bool = False
-    excluded_topics: tuple[str, ...] = ()
+__all__ = ["VIA", "episode_text", "exchange_learn", "person_settings", "provenance"]
 
 
 def person_settings(person: str) -> Person:
@@ -79,89 +71,6 @@ def person_settings(person: str) -> Person:
     if row is None:
         return Person()
     return Person(paused=row[0], excluded_topics=tuple(str(t) for t in row[1] or ()))
-
-
-@dataclass
-class _Run:
-    """One run of one exchange: where it may write, and the events it has recorded."""
-
-    exchange: Exchange
-    config: LearnerConfig
-    ctx: Context
-    target: Shard
-    mine: list[Shard]
-    person: Person
-    people: RoomPeople = field(default_factory=RoomPeople)  # everyone in the room, this one too
-    events: list[LearningEvent] = field(default_factory=list)
-    unsaved: dict = field(default_factory=dict)  # exchange fields to store with the next save
-    uncharged: int = 0  # tokens spent and not yet added to the day's budget
-
-    @property
-    def day(self) -> date:
-        return timezone.localdate(self.exchange.created_at)
-
-    @property
-    def meta(self) -> dict[str, str]:
-        return {
-            "src": provenance(self.exchange.room_id, self.exchange.message_id),
-            "by": self.exchange.bot,
-            "via": VIA,
-        }
-
-    def event(self, key: str, kind: str, **fields) -> None:
-        ex = self.exchange
-        rule = RULE_ERRORS.get(fields.get("reason", "")) if kind == "refused" else None
-        if rule is not None and self.config.mode == "write":  # the service records its own
-            error = rule(fields.get("detail", ""))
-            with failure_room(ex.room_id):
-                failure_record(root=memory_root(), bot=ex.bot, op="learn", error=error, via=VIA)
-        self.events.append(
-            LearningEvent(
-                exchange=ex,
-                key=key,
-                bot=ex.bot,
-                room_id=ex.room_id,
-                room_kind=ex.room_kind,
-                person=ex.person,
-                kind=kind,
-                mode=self.config.mode,
-                **fields,
-            )
-        )
-
-    def spent(self, tokens: int, **fields) -> None:
-        """Note a model call's tokens and what it produced, to store with the next save."""
-        self.uncharged += tokens
-        self.unsaved = {**self.unsaved, **fields}
-
-    def save(self, **fields) -> None:
-        """Store progress, the events so far and the token charge, in one statement."""
-        progress_store(
-            exchange_id=self.exchange.pk,
-            fields={**self.unsaved, **fields},
-            events=self.events,
-            tokens=self.uncharged,
-            day=timezone.localdate(),
-        )
-        self.events.clear()
-        self.unsaved, self.uncharged = {}, 0
-
-    def finish(self, status: str, reason: str = "") -> str:
-        self.save(status=status, reason=reason, finished_at=timezone.now())
-        return status
-
-    def skip(self, reason: str, detail: str) -> str:
-        self.event("skipped", "skipped", reason=reason, detail=detail)
-        return self.finish(Exchange.SKIPPED, reason)
-
-
-def provenance(room_id: str, message_id: str) -> str:
-    """The `src=` value of a learned line: room and message (a `--` is broken up, since
-    metadata comments may not contain it)."""
-    value = f"room:{room_id}/msg:{message_id}"
-    while "--" in value:
-        value = value.replace("--", "-_")
-    return value
 
 
 def exchange_learn(
@@ -212,13 +121,13 @@ def exchange_learn(
             # Kept before anything is written or asked next, so a rerun applies these same
             # decisions without asking the model again. Otherwise it is kept with the result.
             run.save()
-    _apply(run, plan)
+    plan_apply(run, plan)
     if episode_turn:
         _episode(run, client)
     return run.finish(Exchange.DONE, "" if plan else "nothing")
 
 
-def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
+def _run_for(exchange: Exchange, config: LearnerConfig) -> LearnRun:
     joined = frozenset(
         ProjectMember.objects.filter(bot__slug=exchange.bot).values_list("project", flat=True)
         if exchange.projects
@@ -239,7 +148,7 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
         mine = [target, own]
     else:
         target, mine = own, [own]
-    return _Run(
+    return LearnRun(
         exchange=exchange,
         config=config,
         ctx=ctx,
@@ -252,7 +161,7 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> _Run:
     )
 
 
-def _decide(run: _Run, client: ModelClient) -> list[dict]:
+def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
     ex = run.exchange
     topics = run.people.topics
     # What touches an excluded topic never reaches the model: withheld before the prompt is built.
@@ -289,132 +198,7 @@ def _decide(run: _Run, client: ModelClient) -> list[dict]:
     return plan
 
 
-def _apply(run: _Run, plan: list[dict]) -> None:
-    write = run.config.mode == "write"
-    scope = str(run.target.scope)
-    for i, item in enumerate(plan):
-        key, op = f"p{i}", item["op"]
-        if op == "save":
-            _save(
-                run, key, text=item["text"], tier=item["tier"], write=write, meta=item.get("meta")
-            )
-        elif op == "remove":
-            _remove(run, key, item, write=write)
-        elif op == "hold":
-            _hold(run, key, item)
-        elif op == "refuse":
-            run.event(
-                key,
-                "refused",
-                reason=item["reason"],
-                tier=item["line"] if item["line"] != "remove" else "",
-                text=item["text"],
-                detail=item["detail"],
-                scope=scope if item["line"] != "remove" else "",
-            )
-        elif op == "known":
-            run.event(key, "skipped", reason="known", text=item["text"], detail=item["detail"])
-        elif op == "ignored":
-            run.event(
-                key,
-                "ignored",
-                detail=f"{item['count']} line(s) of the reply were not in the answer format.",
-                text="\n".join(item["sample"]),
-            )
-
-
-def _remove(run: _Run, key: str, item: dict, *, write: bool) -> None:
-    if write:
-        try:
-            learned_forget(shards=run.mine, fact_id=item["fact_id"], by=run.ctx.bot, via=VIA)
-        except FactNotFound:  # removed by an earlier run of this job, or by hand: it holds
-            pass
-        except FactProtected:  # a person made it theirs since the plan: theirs to decide
-            held = {"op": "hold", "line": "remove", "reason": "protected"}
-            _hold(run, key, item | held | {"detail": PROTECTED_DETAIL})
-            return
-    left = item.get("left") or []
-    run.event(
-        key,
-        "removed" if write else "would_remove",
-        scope=item.get("scope", ""),
-        fact_id=item["fact_id"],
-        text=item["text"],
-        detail=copies_left_detail(left, item.get("scope", "")) if left else "",
-    )
-
-
-def copies_left_detail(bots: list[str], scope: str) -> str:
-    """What a removal leaves behind: other bots' copies, which still reach their prompts."""
-    who = ", ".join(bots)
-    return f"Copies remain in the memory {who} keeps of {scope}: they still reach prompts."
-
-
-def _hold(run: _Run, key: str, item: dict) -> None:
-    """Record a decision held for a person (it lands in the review inbox), in every mode."""
-    if item["line"] == "remove":
-        run.event(
-            key,
-            "held_remove",
-            reason=item["reason"],
-            scope=item.get("scope", ""),
-            fact_id=item["fact_id"],
-            text=item["text"],
-            detail=item["detail"],
-        )
-        return
-    tier = item.get("tier") or item["line"]
-    tag = tier if tier in ("note", "episode") else None
-    fact = make_fact(text=item["text"], day=run.day, tag=tag, meta=run.meta)
-    run.event(
-        key,
-        "held_save",
-        reason=item["reason"],
-        scope=str(run.target.scope),
-        tier=tier,
-        fact_id=fact.identity,
-        text=fact.text,
-        detail=item["detail"],
-    )
-
-
-def _save(
-    run: _Run, key: str, *, text: str, tier: str, write: bool, meta: dict | None = None
-) -> None:
-    scope = str(run.target.scope)
-    extra = dict(meta or {})
-    if run.target.scope.kind != "bot":
-        # "private" means the bot keeps it to itself; a person's own memory is theirs already.
-        extra.pop("visibility", None)
-    meta = run.meta | {k: str(v) for k, v in extra.items()}
-    try:
-        if not write:
-            tag = tier if tier in ("note", "episode") else None
-            fact = make_fact(text=text, day=run.day, tag=tag, meta=meta)
-            run.event(
-                key, "would_save", scope=scope, tier=tier, fact_id=fact.identity, text=fact.text
-            )
-            return
-        with failure_room(run.ctx.room.id):
-            stored = fact_remember(
-                shard=run.target,
-                text=text,
-                tier=tier,  # type: ignore[arg-type]
-                day=run.day,
-                meta=meta,
-                person=run.exchange.person or None,
-                by=run.ctx.bot,
-                via=VIA,
-            )
-    except MemstoreError as exc:
-        run.event(
-            key, "refused", reason=exc.code, scope=scope, tier=tier, text=text, detail=exc.message
-        )
-        return
-    run.event(key, "saved", scope=scope, tier=tier, fact_id=stored.fact_id, text=stored.text)
-
-
-def _episode(run: _Run, client: ModelClient) -> None:
+def _episode(run: LearnRun, client: ModelClient) -> None:
     ex = run.exchange
     turns = _episode_turns(ex, run.config.episode_every, run.people)
     if ex.episode is None:
@@ -445,9 +229,9 @@ def _episode(run: _Run, client: ModelClient) -> None:
         )
         return
     if kind := instruction_kind(ex.episode):
-        _hold(run, "episode", instruction_hold("episode", ex.episode, kind))
+        hold_record(run, "episode", instruction_hold("episode", ex.episode, kind))
         return
-    _save(run, "episode", text=ex.episode, tier="episode", write=run.config.mode == "write")
+    save_apply(run, "episode", text=ex.episode, tier="episode", write=run.config.mode == "write")
 
 
 def episode_text(reply: str) -> str:
