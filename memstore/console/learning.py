@@ -70,7 +70,7 @@ def copies_left(items: list[Activity]) -> dict[int, list[str]]:
     if not removals:
         return {}
     scopes = {a.scope for a in removals}
-    index_sync(scopes=[Scope(*s.split(":", 1)) for s in scopes])  # type: ignore[arg-type]
+    index_sync(scopes=[Scope.parse(s) for s in scopes])
     rows = Fact.objects.filter(
         fact_id__in={a.fact_id for a in removals}, scope_key__in=scopes
     ).values_list("fact_id", "scope_key", "shard_bot")

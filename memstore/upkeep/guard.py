@@ -21,7 +21,7 @@ from memstore.rules.protected import fact_protected
 from memstore.store.links import fact_links_change, files_holding
 from memstore.store.services import file_rewrite
 
-__all__ = ["fact_archive", "fact_protected", "fact_supersede", "shard_of"]
+__all__ = ["fact_archive", "fact_protected", "fact_supersede"]
 
 
 def fact_archive(*, fact: StoredFact, by: str, via: str) -> list[Change]:

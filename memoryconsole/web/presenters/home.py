@@ -5,7 +5,8 @@ Pure: no queries, no file I/O (as every presenter)."""
 from memstore.console.overview import Problems
 from memstore.learning.activity import LABELS
 
-WARN_KINDS = ("failed", "refused", "held_save", "held_remove")  # learning events whose badge is a warning
+# Learning events whose badge is a warning.
+WARN_KINDS = ("failed", "refused", "held_save", "held_remove")
 
 
 def nothing_failed(problems: Problems) -> bool:
