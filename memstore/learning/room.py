@@ -14,11 +14,14 @@ exchange of a paused person (the pipeline does, before any of this).
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
-from memstore.errors import InvalidName
+from django.db.models.functions import Coalesce
+
 from memstore.learning.prompts import Turn
-from memstore.models import Exchange
-from memstore.rules.controls import Controls, person_controls
+from memstore.models import Exchange, PersonSettings
+from memstore.rules.controls import Controls, settings_of
 from memstore.rules.policy import excluded_topic
 
 ROOM_WINDOW = 50  # a group's recent exchanges whose people count as in the room
@@ -37,7 +40,7 @@ class RoomPeople:
 
 def room_people(*, exchange: Exchange, own: Controls | None = None) -> RoomPeople:
     """The excluded topics and paused people of the room an exchange came from (`own`: the
-    exchange's person's controls when already read)."""
+    exchange's person's controls when already read). One query for the others' controls."""
     names = [exchange.person] if exchange.person else []
     if exchange.room_kind != "direct":
         recent = (
@@ -48,13 +51,17 @@ def room_people(*, exchange: Exchange, own: Controls | None = None) -> RoomPeopl
         )
         names += list(recent)
     controls = [own] if own is not None else []
-    for name in dict.fromkeys(names):
-        if own is not None and name == own.person:
-            continue
-        try:
-            controls.append(person_controls(person=name))
-        except InvalidName:  # not a person name the controls know: nothing set for it
-            continue
+    others = [n for n in dict.fromkeys(names) if own is None or n != own.person]
+    if others:
+        rows = (
+            PersonSettings.objects.filter(reduce(or_, (settings_of(n) for n in others)))
+            .annotate(who=Coalesce("user__person__name", "user__username"))
+            .values_list("who", "paused", "excluded_topics")
+        )
+        controls += [
+            Controls(person=who, paused=paused, topics=tuple(str(t) for t in topics or ()))
+            for who, paused, topics in sorted(rows)
+        ]
     topics = dict.fromkeys(t for c in controls for t in c.topics)
     return RoomPeople(
         topics=tuple(topics), paused=frozenset(c.person for c in controls if c.paused)

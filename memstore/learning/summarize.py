@@ -114,7 +114,7 @@ def text_summarize(
     for item in plan:
         if item["op"] == "save":
             _keep(summary, ctx, item, scope=scope, project=project, src=src)
-        elif item["op"] in ("refuse", "known"):
+        elif item["op"] in ("refuse", "known", "hold"):  # a summary has no inbox: held is refused
             reason = item.get("reason", "known")
             summary.refused.append(Refused(item["text"], item["line"], reason, item["detail"]))
     return summary
