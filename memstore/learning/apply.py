@@ -123,6 +123,7 @@ def provenance(room_id: str, message_id: str) -> str:
 
 
 def plan_apply(run: LearnRun, plan: list[dict]) -> None:
+    """Carry out a plan: write (write mode) or only record (report mode) each decision."""
     write = run.config.mode == "write"
     scope = str(run.target.scope)
     for i, item in enumerate(plan):
@@ -157,6 +158,8 @@ def plan_apply(run: LearnRun, plan: list[dict]) -> None:
 
 
 def remove_apply(run: LearnRun, key: str, item: dict, *, write: bool) -> None:
+    """Retire a machine-made fact from the bot's own shards; held instead if a person made it
+    theirs since the plan was made."""
     if write:
         try:
             learned_forget(shards=run.mine, fact_id=item["fact_id"], by=run.ctx.bot, via=VIA)
@@ -214,6 +217,7 @@ def hold_record(run: LearnRun, key: str, item: dict) -> None:
 def save_apply(
     run: LearnRun, key: str, *, text: str, tier: str, write: bool, meta: dict | None = None
 ) -> None:
+    """Save a learned fact in the run's target shard (or record that report mode would)."""
     scope = str(run.target.scope)
     extra = dict(meta or {})
     if run.target.scope.kind != "bot":
