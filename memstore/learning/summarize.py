@@ -94,8 +94,10 @@ def text_summarize(
     project: str | None = None,
     client: ModelClient | None = None,
     config: LearnerConfig | None = None,
+    src: str | None = None,
 ) -> Summary:
-    """Extract facts from `text` with the learning model and save (write mode) or propose them."""
+    """Extract facts from `text` with the learning model and save (write mode) or propose them
+    (`src`: where the text came from, as an import knows it; default a hash of the text)."""
     text = text.strip()
     if not text or len(text) > MAX_TEXT_CHARS:
         raise InvalidFact(f"Give 1 to {MAX_TEXT_CHARS:,} characters of text to summarize.")
@@ -110,7 +112,7 @@ def text_summarize(
     shard = writable_shard(ctx, scope, project)  # NotAllowed before any model call
     plan = _plan(ctx, shard.scope, text, client)
     summary = Summary(mode=config.mode, scope=str(shard.scope))
-    src = "summary:" + hashlib.sha1(text.encode()).hexdigest()[:12]
+    src = src or "summary:" + hashlib.sha1(text.encode()).hexdigest()[:12]
     for item in plan:
         if item["op"] == "save":
             _keep(summary, ctx, item, scope=scope, project=project, src=src)
