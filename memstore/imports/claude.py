@@ -13,8 +13,9 @@ repository with its CLAUDE.md files.
 `<project>` is the project's path with every `/` turned into `-` (`-home-sam-apollo`);
 `--map-project -home-sam-apollo=apollo` sends its memory to a project of ours, `--project` sends
 everything there; unmapped memory goes to the bot's own memory. Instruction bullets are lasting
-(profile) facts; an `@path` import line is reported, not followed. A topic file's bullets and
-paragraphs are facts (its description when the body is empty): `user` and `feedback` memories
+(profile) facts; an `@path` import line is reported, not followed. A topic file holds one memory: its
+body is one fact when it fits in one (else each bullet and paragraph is; its description when
+the body is empty): `user` and `feedback` memories
 are lasting, `feedback` ones preferences; `user` ones go to --person's user memory when given.
 A MEMORY.md line that only links a topic file is skipped (the file is read itself); other
 bullets in it are facts. Transcripts (`*.jsonl`), settings and todos are not memory.
@@ -25,7 +26,7 @@ from datetime import date
 from pathlib import Path
 
 from memstore.errors import InvalidFact
-from memstore.facts.markdown import parse_date
+from memstore.facts.markdown import MAX_TEXT_CHARS, parse_date
 from memstore.imports.base import Found, Skipped, Target, file_day, item_for, source
 from memstore.imports.walk import body_facts, front_matter, read_text, source_files
 
@@ -96,6 +97,9 @@ def _topic(file: Path, root: Path, text: str, where: Target) -> list[Found]:
     kind = front.get("type", "")
     tier, fact_type = _TYPES.get(kind, ("log", None))
     facts = list(body_facts(lines, start))
+    joined = " ".join(text for _, text in facts)
+    if len(facts) > 1 and len(joined) <= MAX_TEXT_CHARS:
+        facts = [(facts[0][0], joined)]  # a topic file holds one memory: one fact when it fits
     if not facts and front.get("description"):
         facts = [(max(start - 1, 1), front["description"])]
     scope = "user" if kind == "user" and where.person else ("project" if where.project else "bot")

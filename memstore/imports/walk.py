@@ -158,6 +158,9 @@ def body_facts(lines: list[str], start: int = 0) -> Iterator[tuple[int, str]]:
             yield from _flush(block, first)
             block, first = [f"- {bullet['text']}"], number
         else:
+            if block and block[0].startswith("- ") and not line[:1].isspace():
+                yield from _flush(block, first)  # only an indented line continues a bullet
+                block = []
             if not block:
                 first = number
             block.append(line.strip().removeprefix("> "))
