@@ -3,8 +3,10 @@ from), `Skipped` (a line not turned into a fact, and why), the declarations a so
 who exists (`Agent`, `Join`, `Person`) and the links it draws (`Relation`), and `ImportReport`.
 
 Readers (one module per format) only read; `memstore.imports.run` decides and writes. Every
-saved line carries `src=<file>:<line>` (a line that names its own `src`, as a Memory Console
-export does, keeps it) and `via=import`.
+saved line carries `src=<file>:<line>` (a line that names its own `src` keeps it) and
+`via=import`; a Memory Console export (a folder with `facts.jsonl`) is restored verbatim, each
+line with the metadata it was exported with, so an export -> import round trip gives the same
+files.
 """
 
 import re
@@ -64,6 +66,7 @@ class Item:
     room: str | None = None
     meta: dict[str, str] = field(default_factory=dict, hash=False)
     key: str | None = None
+    verbatim: bool = False  # a Memory Console export's line: its metadata is kept as it is
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ skills, routines, transcripts and databases are not memory.
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from memstore.errors import InvalidName
@@ -31,6 +32,7 @@ from memstore.facts.markdown import parse_text
 from memstore.facts.paths import check_person, check_room, check_slug, is_log_name
 from memstore.imports.base import Agent, Found, Item, Join, Skipped, Target, slug_of, source
 from memstore.imports.walk import front_matter, read_json, read_text, source_files
+from memstore.privacy.export import FACTS_FILE
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.I)
 _DATED = re.compile(r"\s*[-*]\s+\((?P<day>\d{4}-\d{2}-\d{2})\)\s")
@@ -61,6 +63,8 @@ def read_openteam(path: Path, target: Target) -> list[Found]:
             found.append(Skipped(f"{rel}:0", place.why))
         else:
             found.extend(_memory(root, root / rel, place, bot_folder=False))
+    if (root / FACTS_FILE).is_file():  # a Memory Console export: restored as it was
+        found = [replace(f, verbatim=True) if isinstance(f, Item) else f for f in found]
     return found
 
 

@@ -176,8 +176,9 @@ def _save(
     firsts: dict[str, tuple[Shard, str, bool]],
 ) -> None:
     meta: dict[str, object] = dict(item.meta)
-    meta.setdefault("src", item.src)
-    meta.setdefault("via", "import")
+    if not item.verbatim:
+        meta.setdefault("src", item.src)
+        meta.setdefault("via", "import")
     try:
         if item.scope == "room":
             shard = Scope("room", item.room or "").shard(item.bot)

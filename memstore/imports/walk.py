@@ -169,7 +169,7 @@ def body_facts(lines: list[str], start: int = 0) -> Iterator[tuple[int, str]]:
 
 def _flush(block: list[str], first: int) -> Iterator[tuple[int, str]]:
     if block:
-        text = " ".join(part for part in block if part).removeprefix("- ").strip()
+        text = " ".join(" ".join(block).removeprefix("- ").split())
         if text:
             yield first, text
 
