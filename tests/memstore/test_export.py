@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memstore.registry.bots import bot_create
+from memstore.registry.people import person_add
 
 FILES = {
     "agents/scout/memory/profile.md": "# Profile\n\n- (2026-01-05) Writes in British English\n",
@@ -86,6 +87,7 @@ def test_export_a_person_and_everything(memory, tmp_path):
 
 def test_an_export_imports_back_unchanged(db, memory, tmp_path, settings):
     bot_create(slug="scout")
+    person_add(name="alice")  # an import never registers people on its own
     export("--bot", "scout", str(tmp_path / "scout.zip"))
     unpacked = tmp_path / "unpacked"
     with zipfile.ZipFile(tmp_path / "scout.zip") as archive:
