@@ -15,7 +15,8 @@ OpenTeam's layout (its server's agent-data store and memory files, v0.0.3):
     projects/<slug>/memory/by-agent/<uuid>/
 
 A Memory Console export adds `users/<person>/memory/by-agent/<bot>/` and
-`rooms/<room>/memory/by-agent/<bot>/`, and names bots by slug. Each agent becomes a bot named
+`rooms/<room>/memory/by-agent/<bot>/`, and names bots by slug; its lines are restored verbatim and a bot's project shard there
+stands for its membership (joined with --create-projects). Each agent becomes a bot named
 from profile.json (or `--map-agent UUID=SLUG`); the one human is `--person`; legacy conversation
 memory goes to the room scope, read-only as it is for bots. A shard whose writer is not an agent
 of the folder is reported, as OpenTeam itself warns. Only memory folders are read: settings,
@@ -65,6 +66,8 @@ def read_openteam(path: Path, target: Target) -> list[Found]:
             found.extend(_memory(root, root / rel, place, bot_folder=False))
     if (root / FACTS_FILE).is_file():  # a Memory Console export: restored as it was
         found = [replace(f, verbatim=True) if isinstance(f, Item) else f for f in found]
+        shards = {(f.bot, f.project) for f in found if isinstance(f, Item) and f.project}
+        found += [Join(bot, p, f"projects/{p}/memory/by-agent/{bot}") for bot, p in sorted(shards)]
     return found
 
 

@@ -16,7 +16,7 @@ from memstore.facts.markdown import MAX_TEXT_CHARS
 from memstore.imports import Target, import_run
 from memstore.imports.chat import Turn, chunked
 from memstore.imports.walk import body_facts, front_matter
-from memstore.models import PersonSettings
+from memstore.models import Bot, Person, PersonSettings
 from memstore.registry.bots import bot_create, project_join
 from memstore.registry.people import person_add, person_link
 from memstore.rooms.context import context_open
@@ -62,12 +62,24 @@ def test_export_then_import_gives_the_same_files(scout, tmp_path, memory_root):
     for child in memory_root.iterdir():
         shutil.rmtree(child) if child.is_dir() else child.unlink()
     run_command("reindex")
+    Bot.objects.all().delete()  # a fresh workspace: no bots, people or memberships
+    Person.objects.all().delete()
 
-    summary = run_import("openteam", str(tmp_path / "unzipped"))
-
-    assert (
-        summary.splitlines()[0] == "Imported 4 facts; 0 already there; 0 refused; 0 lines skipped."
+    summary = run_import(
+        "openteam",
+        str(tmp_path / "unzipped"),
+        "--create-bots",
+        "--create-people",
+        "--create-projects",
     )
+
+    assert summary.splitlines() == [
+        "Imported 4 facts; 0 already there; 0 refused; 0 lines skipped.",
+        "  created bot scout",
+        "  joined project apollo as bot scout (projects/apollo/memory/by-agent/scout)",
+        "  created person alice",
+        "  linked person alice to bot scout",
+    ]
     assert md_tree(memory_root) == before
 
 
