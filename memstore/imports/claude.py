@@ -73,11 +73,12 @@ def _kind(file: Path, root: Path, memory_dirs: set[Path]) -> str | None:
     parts = file.relative_to(root).parts if file != root else (file.name,)
     if file.name == "MEMORY.md":
         return "index"
-    if file.parent in memory_dirs:
+    if file.parent in memory_dirs or (parts[-2:-1] == ("memory",) and "projects" in parts[:-3]):
         return "topic"
     if file.name == "CLAUDE.local.md":
         return "local"
-    if file.name == "CLAUDE.md" or (len(parts) >= 2 and parts[-2] == "rules"):
+    rules = parts[-2:-1] == ("rules",) and (len(parts) == 2 or parts[-3] == ".claude")
+    if file.name == "CLAUDE.md" or rules:
         return "instructions"
     return None
 

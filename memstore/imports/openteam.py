@@ -240,6 +240,10 @@ def _project_file(root: Path, folder: str) -> Iterator[Skipped]:
 def _memory(root: Path, folder: Path, place: _Place, *, bot_folder: bool) -> Iterator[Found]:
     """The facts of one memory folder (profile.md, log/YYYY-MM.md, and notes.md in an agent's
     own memory), bound for `place`."""
+    rel = folder.relative_to(root).as_posix() if folder != root else ""
+    if rel and _through_link(root, rel):
+        yield Skipped(f"{rel}:0", "a symbolic link: links are never followed")
+        return
     if not folder.is_dir():
         return
     files, links = source_files(folder, base=root)
@@ -311,7 +315,10 @@ def _explicit(folder: Path, identity: str) -> bool:
 def _children(root: Path, rel: str, found: list[Found]) -> list[str]:
     """The folders directly in `rel` (sorted); a symbolic link among them is reported."""
     folder = root / rel
-    if not folder.is_dir() or folder.is_symlink():
+    if _through_link(root, rel):
+        found.append(Skipped(f"{rel}:0", "a symbolic link: links are never followed"))
+        return []
+    if not folder.is_dir():
         return []
     names = []
     for entry in sorted(folder.iterdir()):
@@ -324,6 +331,16 @@ def _children(root: Path, rel: str, found: list[Found]) -> list[str]:
         elif entry.is_dir():
             names.append(entry.name)
     return names
+
+
+def _through_link(root: Path, rel: str) -> bool:
+    """Whether any folder on the way from `root` to `rel` is a symbolic link."""
+    path = root
+    for part in rel.split("/"):
+        path = path / part
+        if path.is_symlink():
+            return True
+    return False
 
 
 def _valid(check, value: str) -> bool:

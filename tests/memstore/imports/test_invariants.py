@@ -116,14 +116,20 @@ def test_a_symlinked_profile_never_copies_private_memory(scout, tmp_path, memory
     (data / "agents" / "scout" / "memory" / "log" / "2026-01.md").symlink_to(outside)
     (data / "projects").mkdir()
     (data / "projects" / "apollo").symlink_to(tmp_path)
-    private.unlink()  # keep only the links: the private file is read by no one
+    elsewhere = tmp_path / "elsewhere" / "by-agent" / "scout"
+    write(elsewhere / "profile.md", "- (2026-01-04) Planted through a linked folder\n")
+    (data / "user-memory").symlink_to(tmp_path / "elsewhere")
 
-    summary = run_import("openteam", str(data))
+    summary = run_import("openteam", str(data), "--person", "alice")
 
-    assert md_tree(memory_root) == {}
+    # Alice's fact stays where it is hers; the links planting it in team-wide memory are not read.
+    assert list(all_facts(memory_root)) == ["users/alice/memory/by-agent/scout/profile.md"]
+    assert "user-memory/by-agent:0" in summary
     assert "skipped 1: a symbolic link (inside the folder): links are never followed" in summary
     assert "skipped 1: a symbolic link (out of the folder): links are never followed" in summary
-    assert "a symbolic link: links are never followed (e.g. projects/apollo:0)" in summary
+    assert (
+        "skipped 2: a symbolic link: links are never followed (e.g. projects/apollo:0, " in summary
+    )
 
 
 def test_bad_input_gets_a_clear_line(scout, tmp_path, memory_root):
