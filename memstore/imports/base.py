@@ -11,10 +11,12 @@ files.
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from memstore.errors import InvalidName
 from memstore.vocabulary import ScopeKind, Tier
 
 MAX_SRC_CHARS = 200
@@ -172,6 +174,15 @@ def file_day(path: Path) -> date:
 def meta_value(value: object) -> str:
     """A source's field as one metadata value: no spaces or comment markers, at most 200."""
     return re.sub(r"[^\w.,:/@+-]+", "_", str(value)).strip("_")[:200]
+
+
+def is_valid(check: Callable[[str], object], value: str) -> bool:
+    """Whether a name passes one of `memstore.facts.paths`' checks (check_slug, check_person…)."""
+    try:
+        check(value)
+    except InvalidName:
+        return False
+    return bool(value)
 
 
 def slug_of(name: str) -> str:

@@ -23,7 +23,7 @@ from memstore.learning.summarize import MAX_TEXT_CHARS, text_summarize
 from memstore.llm.budget import budget_exhausted
 from memstore.llm.client import ModelClient
 from memstore.llm.config import LearnerConfig, learner_config
-from memstore.models import Person
+from memstore.registry.people import person_canonical
 from memstore.rooms.context import context_open
 
 CHUNK_CHARS = min(8_000, MAX_TEXT_CHARS)
@@ -121,13 +121,14 @@ def chat_import(
 def _person(name: str | None, report: ChatReport) -> str | None:
     if not name:
         return None
-    found = Person.objects.filter(name__iexact=name).values_list("name", flat=True).first()
-    if found is None:
+    try:
+        return person_canonical(name=name)
+    except MemstoreError:  # unknown, or not a person's name
         report.stopped = (
             f"person {name!r} is not registered: add them (`manage.py people add "
             f"{name}`); an import never creates people"
         )
-    return found
+    return None
 
 
 def read_chat(path: Path) -> list[Turn | Skipped]:

@@ -21,9 +21,8 @@ memory's id (or its entry) stands in the file.
 import json
 from pathlib import Path
 
-from memstore.errors import InvalidName
 from memstore.facts.paths import check_person, check_room, check_slug
-from memstore.imports.base import Found, Item, Skipped, Target, meta_value, source
+from memstore.imports.base import Found, Item, Skipped, Target, is_valid, meta_value, source
 from memstore.imports.walk import day_of, read_text
 
 
@@ -84,19 +83,19 @@ def _item(entry: dict, src: str, target: Target) -> Item | Skipped:
         "meta": meta,
         "bot": bot,
     }
-    if not _valid(check_slug, bot):
+    if not is_valid(check_slug, bot):
         return Skipped(src, f"agent {entry.get('agent_id')!r}: map it to a bot with --map-agent")
     user = str(entry.get("user_id") or "")
     if user:
         person = target.people.get(user) or target.person or user
-        if not _valid(check_person, person):
+        if not is_valid(check_person, person):
             return Skipped(src, f"user id {user!r} is not a person's name: map it with --map-user")
         return Item(scope="user", person=person, **fields)
     if target.project:
         return Item(scope="project", project=target.project, **fields)
     run = str(entry.get("run_id") or "")
     if run and not entry.get("agent_id"):
-        if not _valid(check_room, run):
+        if not is_valid(check_room, run):
             return Skipped(src, f"run id {run!r} can't be a room id")
         return Item(scope="room", room=run, **fields)
     return Item(scope="bot", **fields)
@@ -124,11 +123,3 @@ def _line_of(raw: str, entry: object, number: int) -> int:
         if at >= 0:
             return raw.count("\n", 0, at) + 1
     return number
-
-
-def _valid(check, value: str) -> bool:
-    try:
-        check(value)
-    except InvalidName:
-        return False
-    return bool(value)

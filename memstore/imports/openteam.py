@@ -31,7 +31,17 @@ from pathlib import Path
 from memstore.errors import InvalidName
 from memstore.facts.markdown import parse_text
 from memstore.facts.paths import check_person, check_room, check_slug, is_log_name
-from memstore.imports.base import Agent, Found, Item, Join, Skipped, Target, slug_of, source
+from memstore.imports.base import (
+    Agent,
+    Found,
+    Item,
+    Join,
+    Skipped,
+    Target,
+    is_valid,
+    slug_of,
+    source,
+)
 from memstore.imports.walk import front_matter, read_json, read_text, source_files
 from memstore.privacy.export import FACTS_FILE
 
@@ -180,7 +190,7 @@ def _shards(root: Path, target: Target, writers: dict[str, _Place], found: list[
         name = target.people.get(person, person)
         for writer in _children(root, f"users/{person}/memory/by-agent", found):
             place = _writer(writer, writers, target)
-            if place.bot and not _valid(check_person, name):
+            if place.bot and not is_valid(check_person, name):
                 place = _Place(None, f"{name!r} is not a person's name: map it with --map-user")
             yield (
                 f"users/{person}/memory/by-agent/{writer}",
@@ -191,7 +201,7 @@ def _shards(root: Path, target: Target, writers: dict[str, _Place], found: list[
         found.extend(_project_file(root, folder))
         for writer in _children(root, f"projects/{folder}/memory/by-agent", found):
             place = _writer(writer, writers, target)
-            if place.bot and not _valid(lambda s: check_slug(s, "project"), slug):
+            if place.bot and not is_valid(lambda s: check_slug(s, "project"), slug):
                 place = _Place(None, f"{slug!r} is not a project slug: map it with --map-project")
             yield (
                 f"projects/{folder}/memory/by-agent/{writer}",
@@ -208,8 +218,8 @@ def _writer(name: str, writers: dict[str, _Place], target: Target) -> _Place:
     if name in writers:
         return writers[name]
     if mapped := target.agents.get(name):
-        return _Place(mapped if _valid(check_slug, mapped) else None, f"{mapped!r} is no slug")
-    if not _UUID.fullmatch(name) and _valid(check_slug, name):
+        return _Place(mapped if is_valid(check_slug, mapped) else None, f"{mapped!r} is no slug")
+    if not _UUID.fullmatch(name) and is_valid(check_slug, name):
         return _Place(name)  # an export's shard of a bot with no folder of its own
     return _Place(
         None,
@@ -219,7 +229,7 @@ def _writer(name: str, writers: dict[str, _Place], target: Target) -> _Place:
 
 
 def _room(bot: str | None, room: str) -> _Place:
-    if not _valid(check_room, room):
+    if not is_valid(check_room, room):
         return _Place(None, f"{room!r} can't be a room id: legacy memory skipped")
     return _Place(bot, scope="room", room=room)
 
@@ -341,11 +351,3 @@ def _through_link(root: Path, rel: str) -> bool:
         if path.is_symlink():
             return True
     return False
-
-
-def _valid(check, value: str) -> bool:
-    try:
-        check(value)
-    except InvalidName:
-        return False
-    return True

@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 
 from memstore.calls.actions import bot_remember
-from memstore.errors import MemstoreError
+from memstore.errors import MemstoreError, PersonUnknown
 from memstore.facts.markdown import TAGS, FactLine, links_of, make_fact
 from memstore.facts.paths import Scope, Shard
 from memstore.imports.base import Agent, ImportReport, Item, Join, Options, Relation, Skipped
-from memstore.models import Bot, Person, PersonLink, ProjectMember
-from memstore.registry.bots import bot_create, project_join
-from memstore.registry.people import person_add, person_link
+from memstore.registry.bots import bot_create, bots_registered, project_join
+from memstore.registry.people import person_add, person_bots, person_canonical, person_link
 from memstore.rooms.access import Context, writable_shard
 from memstore.rooms.context import context_open
 from memstore.rules.content import content_check
@@ -94,7 +93,8 @@ def _prepare(found: list, items: list[Item], options: Options, report: ImportRep
     world = World()
     agents = {f.bot: f for f in found if isinstance(f, Agent)}
     bots = list(dict.fromkeys([*agents, *(i.bot for i in items)]))
-    registered = set(Bot.objects.filter(slug__in=bots).values_list("slug", flat=True))
+    known = {info.slug: info for info in bots_registered()}
+    registered = set(known) & set(bots)
     for bot in bots:
         if bot in registered:
             continue
@@ -114,9 +114,8 @@ def _prepare(found: list, items: list[Item], options: Options, report: ImportRep
             bot_create(slug=bot, display_name=agent.name if agent else "")
         named = f" for agent {agent.origin} ({agent.name!r})" if agent and agent.origin else ""
         report.created.append(f"{_verb(options, 'created')} bot {bot}{named}")
-    rows = ProjectMember.objects.filter(bot__slug__in=bots).values_list("bot__slug", "project")
-    for bot, project in rows:
-        world.joined.setdefault(bot, set()).add(project)
+    for bot in registered:
+        world.joined[bot] = set(known[bot].projects)
     for join in (f for f in found if isinstance(f, Join)):
         _join(join, world, options, report)
     _people(items, world, options, report)
@@ -139,8 +138,7 @@ def _join(join: Join, world: World, options: Options, report: ImportReport) -> N
 def _people(items: list[Item], world: World, options: Options, report: ImportReport) -> None:
     wanted = {_key(i.person): i.person for i in items if i.scope == "user" and i.person}
     for lower, name in wanted.items():
-        rows = Person.objects.filter(name__iexact=name).values_list("name", flat=True)
-        if registered := rows.first():
+        if registered := _registered(name):
             world.people[lower] = registered
         elif options.create_people:
             if not options.dry_run:
@@ -162,8 +160,15 @@ def _people(items: list[Item], world: World, options: Options, report: ImportRep
         report.created.append(f"{_verb(options, 'linked')} person {person} to bot {bot}")
 
 
+def _registered(name: str) -> str | None:
+    try:
+        return person_canonical(name=name)
+    except PersonUnknown:
+        return None
+
+
 def _linked(person: str, bot: str) -> bool:
-    return PersonLink.objects.filter(person__name=person, bot__slug=bot).exists()
+    return _registered(person) is not None and bot in person_bots(person=person)
 
 
 def _save(
