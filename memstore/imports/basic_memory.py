@@ -89,7 +89,9 @@ def read_basic_memory(path: Path, target: Target) -> list[Found]:
     return found
 
 
-def _entry(raw, src, title, day, key, names, target) -> list[Found]:
+def _entry(
+    raw: str, src: str, title: str, day: date, key: str, names: dict[str, str], target: Target
+) -> list[Found]:
     if match := _OBSERVATION.fullmatch(raw):
         category = match["category"].strip().lower()
         tags = _TAG.findall(match["text"])

@@ -69,10 +69,12 @@ def chat_import(
     path: Path,
     target: Target,
     write: bool = False,
+    dry_run: bool = False,
     client: ModelClient | None = None,
     config: LearnerConfig | None = None,
 ) -> ChatReport:
-    """Summarize a chat history chunk by chunk; save what is kept only when `write`."""
+    """Summarize a chat history chunk by chunk; save what is kept only when `write`. A dry run
+    only cuts the chunks: no model call, so not a token of the budget is spent."""
     config = config or learner_config()
     mode = "write" if write and config.mode != "off" else "report"
     report = ChatReport(mode=mode)
@@ -80,6 +82,12 @@ def chat_import(
     report.skipped = [t for t in turns if isinstance(t, Skipped)]
     chunks = chunked([t for t in turns if isinstance(t, Turn)])
     report.chunks = len(chunks)
+    if dry_run:
+        report.stopped = (
+            f"dry run: {len(chunks)} chunks of at most {CHUNK_CHARS:,} characters "
+            "would go to the learning model"
+        )
+        return report
     if config.mode == "off":
         report.stopped = "learning is off: no model is configured, or LEARNING_MODE=off"
         return report

@@ -64,7 +64,10 @@ class Command(BaseCommand):
             create_projects=opts["create_projects"],
         )
         if kind == "chat":
-            lines = chat_import(path=path, target=target, write=opts["write"]).lines()
+            report = chat_import(
+                path=path, target=target, write=opts["write"], dry_run=opts["dry_run"]
+            )
+            lines = report.lines()
         else:
             bar = ProgressBar(unit="facts", stream=self.stderr._out)
             report = import_run(

@@ -130,3 +130,10 @@ def test_unknown_person_is_never_created(model, db, tmp_path, memory_root):
     summary = run_import("chat", str(path), "--bot", "scout", "--person", "zed")
     assert "person 'zed' is not registered" in summary
     assert model.requests == []
+
+
+def test_a_dry_run_calls_no_model(model, scout, tmp_path, memory_root):
+    path = write(tmp_path / "chat.txt", "We fly to Lisbon on May 4\n")
+    summary = run_import("chat", str(path), "--bot", "scout", "--dry-run", "--write")
+    assert "dry run: 1 chunks of at most 8,000 characters would go to the learning model" in summary
+    assert model.requests == [] and md_tree(memory_root) == {}
