@@ -189,3 +189,16 @@ def test_chunks_keep_every_turn_in_order_within_the_size(texts, size):
     assert all(len(text) <= size for _, text in chunks)
     joined = "".join(text.replace("\n", "") for _, text in chunks)
     assert joined == "".join(t.replace("\n", "") for t in texts)
+
+
+def test_bad_arguments_are_clear_errors(scout, tmp_path):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="No such file"):
+        run_import("claude", str(tmp_path / "missing"), "--bot", "scout")
+    with pytest.raises(CommandError, match="No bot 'nobody'"):
+        run_import("claude", str(tmp_path), "--bot", "nobody")
+    with pytest.raises(CommandError, match="Name the bot that saves the facts with --bot"):
+        run_import("mem0", str(tmp_path))
+    with pytest.raises(CommandError, match="--map-user takes KEY=NAME"):
+        run_import("mem0", str(tmp_path), "--bot", "scout", "--map-user", "u17")
