@@ -1,9 +1,9 @@
-"""What a bot may do from the room it is talking in: open a call's context, remember, forget,
-edit and list.
+"""What a bot may do from the room it is talking in: remember, forget, edit and list.
 
-Each function takes the `Context` a call states and lets `memstore.rooms.access` decide which scopes
-it may read and which shard it writes (never the caller's say-so), then calls one service or
-selector. Recall and the prompt section are `memstore.recall` and `memstore.prompt`.
+Each function takes the `Context` its call opened (`memstore.rooms.context.call_context`) and
+lets `memstore.rooms.access` decide which scopes it may read and which shard it writes (never
+the caller's say-so), then calls one service or selector. Recall and the prompt section are
+`memstore.recall` and `memstore.prompt`.
 """
 
 from dataclasses import dataclass

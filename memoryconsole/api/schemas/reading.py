@@ -72,7 +72,7 @@ class RecallOut(Out):
 
     @classmethod
     def of(cls, timed: Any, near: Any = None) -> "RecallOut":
-        """A budgeted recall (`prompt_budget.recall_answer`), with its links when asked for."""
+        """A budgeted recall (`memstore.prompt.budget.recall_answer`), with its links when asked for."""
         result = timed.value
         found = {f.fact_id for f in result.items}
         return cls(
