@@ -11,6 +11,7 @@ from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed, UnknownBot, UnknownToken
 from memstore.models import Bot
 from memstore.registry.bots import bot_create
+from memstore.registry.people import bot_people
 from memstore.registry.tokens import NewToken, TokenInfo, token_create, token_revoke, tokens_list
 
 
@@ -62,3 +63,13 @@ def console_token_revoke(*, viewer: Viewer, bot: str, prefix: str) -> TokenInfo:
     if prefix not in {t.prefix for t in console_tokens(viewer=viewer, bot=bot)}:
         raise UnknownToken("That is not one of this bot's tokens.")
     return token_revoke(prefix=prefix)
+
+
+def connect_person(*, viewer: Viewer, bot: str) -> str | None:
+    """The person a connect example may name: the viewer, when the bot is linked to them (its
+    direct-room example then answers as printed); None otherwise (a group-room example)."""
+    try:
+        linked = bot_people(bot=bot)
+    except UnknownBot:  # memory on disk, not registered yet: nobody is linked
+        return None
+    return viewer.person if viewer.person in linked else None

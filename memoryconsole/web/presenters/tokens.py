@@ -18,17 +18,31 @@ class Snippets:
     python: str
 
 
-def connect_snippets(*, base: str, token: str = "") -> Snippets:
-    """The connect page's snippets for this server (a new token filled in when there is one)."""
+def connect_snippets(*, base: str, token: str = "", person: str | None = None) -> Snippets:
+    """The connect page's snippets for this server (a new token filled in when there is one):
+    a direct room with `person` when the bot is linked to them (user memory), otherwise a group
+    room (the bot's own memory), so that they answer as printed."""
     api = f"{base}/api/v1"
     shown = token or "mct_…"  # the token from the Tokens page
+    if person:
+        room, kind, scope = f"dm-{person}", "direct", "user"
+        headers = f'-H "X-Room-Id: {room}" -H "X-Room-Kind: direct" -H "X-Person: {person}"'
+    else:
+        room, kind, scope = "team", "group", "bot"
+        headers = f'-H "X-Room-Id: {room}" -H "X-Room-Kind: group"'
     curl = (
         f'TOKEN="{shown}"\n'
         f'curl -s -X POST "{api}/facts" -H "Authorization: Bearer $TOKEN" \\\n'
-        '     -H "Content-Type: application/json" -H "X-Room-Id: dm-1" -H "X-Room-Kind: direct" \\\n'
-        '     -H "X-Person: ann" -d \'{"text": "Prefers dark mode", "scope": "user"}\'\n'
+        f'     -H "Content-Type: application/json" {headers} \\\n'
+        f'     -d \'{{"text": "Prefers dark mode", "scope": "{scope}"}}\'\n'
         f'curl -s "{api}/recall?query=dark+mode" -H "Authorization: Bearer $TOKEN" \\\n'
-        '     -H "X-Room-Id: dm-1" -H "X-Room-Kind: direct" -H "X-Person: ann"'
+        f"     {headers}"
+    )
+    person_header = ['            "X-Person": person,'] if person else []
+    signature = (
+        f'def memory(method, path, body=None, *, room="{room}", kind="{kind}", person="{person}"):'
+        if person
+        else f'def memory(method, path, body=None, *, room="{room}", kind="{kind}"):'
     )
     python = "\n".join(
         [
@@ -39,7 +53,7 @@ def connect_snippets(*, base: str, token: str = "") -> Snippets:
             f'TOKEN = "{shown}"',
             "",
             "",
-            'def memory(method, path, body=None, *, room="dm-1", kind="direct", person="ann"):',
+            signature,
             "    request = urllib.request.Request(",
             "        API + path,",
             "        method=method,",
@@ -49,14 +63,14 @@ def connect_snippets(*, base: str, token: str = "") -> Snippets:
             '            "Content-Type": "application/json",',
             '            "X-Room-Id": room,',
             '            "X-Room-Kind": kind,',
-            '            "X-Person": person,',
+            *person_header,
             "        },",
             "    )",
             "    with urllib.request.urlopen(request) as response:",
             '        return json.loads(response.read() or b"null")',
             "",
             "",
-            'memory("POST", "/facts", {"text": "Prefers dark mode", "scope": "user"})',
+            f'memory("POST", "/facts", {{"text": "Prefers dark mode", "scope": "{scope}"}})',
             'print(memory("GET", "/recall?query=dark+mode"))',
         ]
     )

@@ -7,7 +7,12 @@ from django.shortcuts import redirect, render
 from memoryconsole.web.forms import TokenForm
 from memoryconsole.web.presenters import tokens as presenters
 from memoryconsole.web.views.common import console_view, viewer_of
-from memstore.console.tokens import console_token_create, console_token_revoke, console_tokens
+from memstore.console.tokens import (
+    connect_person,
+    console_token_create,
+    console_token_revoke,
+    console_tokens,
+)
 
 
 @console_view("GET", "POST")
@@ -26,7 +31,9 @@ def tokens_page(request, bot: str):
         "new": new,
         "tokens": console_tokens(viewer=viewer, bot=bot),
         "snippets": presenters.connect_snippets(
-            base=request.build_absolute_uri("/").rstrip("/"), token=new.token if new else ""
+            base=request.build_absolute_uri("/").rstrip("/"),
+            token=new.token if new else "",
+            person=connect_person(viewer=viewer, bot=bot),
         ),
     }
     response = render(request, "web/tokens.html", context)
@@ -50,6 +57,9 @@ def connect_page(request, bot: str):
     context = {
         "bot": bot,
         "here": "connect",
-        "snippets": presenters.connect_snippets(base=request.build_absolute_uri("/").rstrip("/")),
+        "snippets": presenters.connect_snippets(
+            base=request.build_absolute_uri("/").rstrip("/"),
+            person=connect_person(viewer=viewer_of(request), bot=bot),
+        ),
     }
     return render(request, "web/connect.html", context)
