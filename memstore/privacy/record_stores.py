@@ -10,7 +10,7 @@ fact's words by "[erased]", so what pointed at it (a review's event, a replayed 
 answers, without the text.
 """
 
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
@@ -26,12 +26,6 @@ from memstore.models import (
 from memstore.privacy.place import Erasing
 from memstore.privacy.reach import Reach, owner_of_path
 from memstore.privacy.target import REDACTED, Occurrence, Target
-
-EXCHANGE_TEXT = ("message", "reply", "episode", "error")
-EXCHANGE_JSON = ("recalled", "plan")
-EVENT_TEXT = ("text", "detail")
-PROPOSAL_TEXT = ("text", "reason", "verdict")
-PROPOSAL_JSON = ("evidence", "result")
 
 
 def _person_of_scope(scope_key: str) -> str | None:
@@ -89,195 +83,157 @@ class Embeddings:
         return deleted
 
 
-class Exchanges:
-    """The exchanges reported for learning: message, reply, episode, error, recalled, plan."""
+class RedactedRows:
+    """A model whose rows quote text in `texts` (text columns) and `jsons` (JSON columns):
+    a row within reach (`owner`) that holds the fact is listed, and redacted in place."""
 
-    kind = "exchange"
-    holds = tuple(f"Exchange.{n}" for n in (*EXCHANGE_TEXT, *EXCHANGE_JSON))
+    kind = ""
+    model: type[models.Model]
+    texts: tuple[str, ...] = ()
+    jsons: tuple[str, ...] = ()
 
-    def rows(self, target: Target, reach: Reach) -> list[Exchange]:
-        named = Q(*[Q(plan_as_text__contains=i) for i in target.ids], _connector=Q.OR)
-        rows = _matching(Exchange.objects.all(), target, EXCHANGE_TEXT, EXCHANGE_JSON, named)
-        return [
-            row
-            for row in rows
-            if reach.owns(bot=row.bot, person=row.person or None) and self.holds_in(row, target)
-        ]
+    @property
+    def holds(self) -> tuple[str, ...]:
+        return tuple(f"{self.model.__name__}.{n}" for n in (*self.texts, *self.jsons))
 
-    @staticmethod
-    def holds_in(row: Exchange, target: Target) -> bool:
-        return any(target.holds(getattr(row, n)) for n in EXCHANGE_TEXT) or any(
-            target.json_holds(getattr(row, n)) for n in EXCHANGE_JSON
+    def queryset(self):
+        return self.model.objects.all()
+
+    def named(self, target: Target) -> Q | None:
+        """Rows that name the fact by id rather than quote it (none by default)."""
+        return None
+
+    def owners(self, rows: list) -> list[tuple[str | None, str | None]]:
+        """(bot, person) each row belongs to, for `Reach.owns`."""
+        raise NotImplementedError
+
+    def where(self, row) -> str:
+        raise NotImplementedError
+
+    def holds_in(self, row, target: Target) -> bool:
+        return any(target.holds(getattr(row, n)) for n in self.texts) or any(
+            target.json_holds(getattr(row, n)) for n in self.jsons
         )
 
-    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
+    def redact(self, row, target: Target) -> None:
+        for name in self.texts:
+            if value := getattr(row, name):
+                setattr(row, name, target.redact(value))
+        for name in self.jsons:
+            setattr(row, name, target.json_redact(getattr(row, name)))
+
+    def rows(self, target: Target, reach: Reach) -> list:
+        rows = list(_matching(self.queryset(), target, self.texts, self.jsons, self.named(target)))
         return [
-            Occurrence("exchange", f"exchange {r.pk} ({r.bot} in {r.room_id})")
-            for r in self.rows(target, reach)
+            row
+            for row, (bot, person) in zip(rows, self.owners(rows), strict=True)
+            if reach.owns(bot=bot, person=person) and self.holds_in(row, target)
         ]
+
+    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
+        return [Occurrence(self.kind, self.where(row)) for row in self.rows(target, reach)]
 
     def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
         found = self.rows(target, reach)
         with transaction.atomic():
             for row in found:
-                for name in EXCHANGE_TEXT:
-                    if value := getattr(row, name):
-                        setattr(row, name, target.redact(value))
-                for name in EXCHANGE_JSON:
-                    setattr(row, name, target.json_redact(getattr(row, name)))
-                row.save(update_fields=[*EXCHANGE_TEXT, *EXCHANGE_JSON])
+                self.redact(row, target)
+                row.save(update_fields=[*self.texts, *self.jsons])
         return len(found)
 
 
-class LearningEvents:
+class Exchanges(RedactedRows):
+    """The exchanges reported for learning: message, reply, episode, error, recalled, plan."""
+
+    kind, model = "exchange", Exchange
+    texts, jsons = ("message", "reply", "episode", "error"), ("recalled", "plan")
+
+    def named(self, target: Target) -> Q:
+        return Q(*[Q(plan_as_text__contains=i) for i in target.ids], _connector=Q.OR)
+
+    def owners(self, rows: list[Exchange]) -> list[tuple[str | None, str | None]]:
+        return [(row.bot, row.person or None) for row in rows]
+
+    def where(self, row: Exchange) -> str:
+        return f"exchange {row.pk} ({row.bot} in {row.room_id})"
+
+
+class LearningEvents(RedactedRows):
     """What the learner did with each exchange (an event about the fact by id counts until
-    its text is redacted)."""
+    its text is redacted, and then says only "[erased]")."""
 
-    kind = "learning"
-    holds = tuple(f"LearningEvent.{n}" for n in EVENT_TEXT)
+    kind, model, texts = "learning", LearningEvent, ("text", "detail")
 
-    def rows(self, target: Target, reach: Reach) -> list[LearningEvent]:
-        named = Q(fact_id__in=target.ids)
-        rows = _matching(LearningEvent.objects.all(), target, EVENT_TEXT, extra=named)
-        return [
-            row
-            for row in rows
-            if reach.owns(bot=row.bot, person=row.person or None) and self.holds_in(row, target)
-        ]
+    def named(self, target: Target) -> Q:
+        return Q(fact_id__in=target.ids)
 
-    @staticmethod
-    def holds_in(row: LearningEvent, target: Target) -> bool:
+    def owners(self, rows: list[LearningEvent]) -> list[tuple[str | None, str | None]]:
+        return [(row.bot, row.person or None) for row in rows]
+
+    def where(self, row: LearningEvent) -> str:
+        return f"learning event {row.pk} ({row.bot}, {row.kind})"
+
+    def holds_in(self, row: LearningEvent, target: Target) -> bool:
         if row.fact_id in target.ids and row.text not in ("", REDACTED):
             return True
-        return any(target.holds(getattr(row, name)) for name in EVENT_TEXT)
+        return super().holds_in(row, target)
 
-    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
-        return [
-            Occurrence("learning", f"learning event {r.pk} ({r.bot}, {r.kind})")
-            for r in self.rows(target, reach)
-        ]
-
-    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
-        found = self.rows(target, reach)
-        with transaction.atomic():
-            for row in found:
-                row.text = REDACTED if row.fact_id in target.ids else target.redact(row.text)
-                row.detail = target.redact(row.detail)
-                row.save(update_fields=list(EVENT_TEXT))
-        return len(found)
+    def redact(self, row: LearningEvent, target: Target) -> None:
+        super().redact(row, target)
+        if row.fact_id in target.ids:
+            row.text = REDACTED
 
 
-class Proposals:
+class Proposals(RedactedRows):
     """Upkeep and synthesis proposals: the facts they cite (evidence), what they write, why."""
 
-    kind = "proposal"
-    holds = tuple(f"Proposal.{n}" for n in (*PROPOSAL_TEXT, *PROPOSAL_JSON))
+    kind, model = "proposal", Proposal
+    texts, jsons = ("text", "reason", "verdict"), ("evidence", "result")
 
-    def rows(self, target: Target, reach: Reach) -> list[Proposal]:
-        rows = _matching(Proposal.objects.all(), target, PROPOSAL_TEXT, PROPOSAL_JSON)
-        return [
-            row
-            for row in rows
-            if reach.owns(bot=row.bot, person=_person_of_scope(row.scope_key))
-            and (
-                any(target.holds(getattr(row, n)) for n in PROPOSAL_TEXT)
-                or any(target.json_holds(getattr(row, n)) for n in PROPOSAL_JSON)
-            )
-        ]
+    def owners(self, rows: list[Proposal]) -> list[tuple[str | None, str | None]]:
+        return [(row.bot, _person_of_scope(row.scope_key)) for row in rows]
 
-    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
-        return [
-            Occurrence("proposal", f"upkeep proposal {r.pk} ({r.bot}, {r.action})")
-            for r in self.rows(target, reach)
-        ]
-
-    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
-        found = self.rows(target, reach)
-        with transaction.atomic():
-            for row in found:
-                for name in PROPOSAL_TEXT:
-                    setattr(row, name, target.redact(getattr(row, name)))
-                for name in PROPOSAL_JSON:
-                    setattr(row, name, target.json_redact(getattr(row, name)))
-                row.save(update_fields=[*PROPOSAL_TEXT, *PROPOSAL_JSON])
-        return len(found)
+    def where(self, row: Proposal) -> str:
+        return f"upkeep proposal {row.pk} ({row.bot}, {row.action})"
 
 
-class Reviews:
+class Reviews(RedactedRows):
     """What people decided in the review inbox: the text written when they accepted. A
     learner decision is about the person of the event it decided."""
 
-    kind = "review"
-    holds = ("ProposalReview.text",)
+    kind, model, texts = "review", ProposalReview, ("text",)
 
-    def rows(self, target: Target, reach: Reach) -> list[ProposalReview]:
-        rows = [r for r in _matching(ProposalReview.objects.all(), target, ("text",))]
-        refs = [int(r.ref) for r in rows if r.source == "learner" and r.ref.isdigit()]
-        people = dict(LearningEvent.objects.filter(pk__in=refs).values_list("pk", "person"))
-        return [
-            row
-            for row in rows
-            if target.holds(row.text)
-            and reach.owns(bot=row.bot, person=_review_person(row, people))
-        ]
+    def owners(self, rows: list[ProposalReview]) -> list[tuple[str | None, str | None]]:
+        def event(row: ProposalReview) -> int | None:
+            return int(row.ref) if row.source == "learner" and row.ref.isdigit() else None
 
-    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
-        return [
-            Occurrence("review", f"review decision {r.pk} ({r.bot}, {r.source}:{r.ref})")
-            for r in self.rows(target, reach)
-        ]
+        events = [e for e in map(event, rows) if e is not None]
+        people = dict(LearningEvent.objects.filter(pk__in=events).values_list("pk", "person"))
+        return [(row.bot, people.get(event(row)) or None) for row in rows]
 
-    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
-        found = self.rows(target, reach)
-        with transaction.atomic():
-            for row in found:
-                row.text = target.redact(row.text)
-                row.save(update_fields=["text"])
-        return len(found)
+    def where(self, row: ProposalReview) -> str:
+        return f"review decision {row.pk} ({row.bot}, {row.source}:{row.ref})"
 
 
-def _review_person(row: ProposalReview, people: dict[int, str]) -> str | None:
-    if row.source != "learner" or not row.ref.isdigit():
-        return None
-    return people.get(int(row.ref)) or None
-
-
-class Replies:
+class Replies(RedactedRows):
     """Replies kept for `Idempotency-Key` retries: the fact saved, as the API answered it. A
-    reply is about the person whose memory holds the fact it names."""
+    reply is about the person whose memory holds the fact it names. Kept, redacted: a retry
+    with the same key replays "[erased]" instead of saving the fact again."""
 
-    kind = "reply"
-    holds = ("IdempotentReply.body",)
+    kind, model, jsons = "reply", IdempotentReply, ("body",)
 
-    def rows(self, target: Target, reach: Reach) -> list[IdempotentReply]:
-        rows = _matching(IdempotentReply.objects.select_related("bot"), target, (), ("body",))
-        return [
-            row
-            for row in rows
-            if reach.owns(bot=row.bot.slug, person=_reply_person(row.body))
-            and target.json_holds(row.body)
-        ]
+    def queryset(self):
+        return IdempotentReply.objects.select_related("bot")
 
-    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
-        return [
-            Occurrence("reply", f"idempotent reply {r.pk} ({r.bot.slug})")
-            for r in self.rows(target, reach)
-        ]
+    def owners(self, rows: list[IdempotentReply]) -> list[tuple[str | None, str | None]]:
+        return [(row.bot.slug, _reply_person(row.body)) for row in rows]
 
-    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
-        # Kept, redacted: a retry with the same key replays "[erased]" instead of saving the
-        # fact again.
-        found = self.rows(target, reach)
-        with transaction.atomic():
-            for row in found:
-                row.body = target.json_redact(row.body)
-                row.save(update_fields=["body"])
-        return len(found)
+    def where(self, row: IdempotentReply) -> str:
+        return f"idempotent reply {row.pk} ({row.bot.slug})"
 
 
 def _reply_person(body: object) -> str | None:
-    if not isinstance(body, dict):
-        return None
+    body = body if isinstance(body, dict) else {}
     if body.get("scope") == "user" and isinstance(body.get("scope_name"), str):
         return body["scope_name"]
     return owner_of_path(str(body.get("file", "")))[1]

@@ -6,9 +6,6 @@ version of a note is erased through each door (the API's forget and health fix, 
 `manage.py memory erase --bot/--person/--all`). After each, `manage.py memory verify-forgotten`
 run as a separate process exits 0, and replaying the Idempotency-Key returns no trace of it."""
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,15 +23,15 @@ from memstore.registry.bots import bot_create
 from memstore.registry.people import editor_add, person_add, person_link
 from memstore.registry.tokens import token_create
 from tests.helpers import (
-    REPO,
     BotClient,
     FakeModel,
-    database_url,
     direct,
     embed,
     learned,
+    learner_on,
     remaining_kinds,
     run_command,
+    verify_forgotten_child,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,15 +56,7 @@ class World:
 @pytest.fixture
 def model(settings):
     """The learner in report mode against the scripted model server."""
-    model = FakeModel()
-    settings.LEARNING_BASE_URL = model.url
-    settings.LEARNING_MODEL = "scripted"
-    settings.LEARNING_API_KEY = "test-key"
-    settings.LEARNING_MODE = "report"
-    settings.LEARNING_DAILY_TOKENS = 1_000_000
-    settings.LEARNING_TIMEOUT = 2.0
-    settings.LEARNING_RETRY_ATTEMPTS = 1
-    settings.LEARNING_RETRY_WAIT = 0.0
+    model = learner_on(settings, FakeModel(), mode="report", attempts=1)
     yield model
     model.close()
 
@@ -141,19 +130,6 @@ def traces(memory_root) -> list[str]:
         if FACT.lower() in path.read_bytes().decode("utf-8", "replace").lower():
             found.append(str(path.relative_to(memory_root)))
     return found
-
-
-def verify_in_a_child(memory_root) -> subprocess.CompletedProcess:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "memoryconsole.settings",
-        "DATABASE_URL": database_url(),
-        "MEMORY_ROOT": str(memory_root),
-    }
-    return subprocess.run(
-        [sys.executable, "manage.py", "memory", "verify-forgotten", FACT],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
 
 
 # --- the doors ---------------------------------------------------------------------------------
@@ -233,12 +209,12 @@ DOORS: list[tuple[Callable[[World], None], tuple[str, ...]]] = [
 @pytest.mark.parametrize(("door", "notes"), DOORS, ids=[d.__name__ for d, _ in DOORS])
 def test_every_door_leaves_nothing_verify_forgotten_finds(world, model, memory_root, door, notes):
     spread(world, model, notes=notes)
-    before = verify_in_a_child(memory_root)
+    before = verify_forgotten_child(memory_root, FACT)
     assert before.returncode == 1, before.stderr
 
     door(world)
 
-    after = verify_in_a_child(memory_root)
+    after = verify_forgotten_child(memory_root, FACT)
     assert (after.returncode, after.stdout.strip()) == (0, "No copy remains."), after.stdout
     assert traces(memory_root) == []
     replay = world.ada.post("/facts", REMEMBER, **KEY)
