@@ -9,10 +9,12 @@
     memory verify-forgotten "TEXT or ID"
     memory health (BOT | --all) [--fix-junk]
 
-`erase` forgets a fact and leaves no trace of it within its reach (`memstore.privacy.erase`): every
-shard the bot writes, every bot's shard of a person's memory, or everything. `verify-forgotten`
-lists every place a fact still is (files, index, embeddings, history, stored records) and
-exits with status 1 if there is any, 0 if none.
+`erase` forgets a fact and leaves no trace of it within its reach (`memstore.privacy.erase`, the
+erasure every front door uses): every shard the bot writes, every bot's shard of a person's
+memory, or everything. `verify-forgotten` lists every place a fact still is, looking in every
+store an erase cleans (`memstore.privacy.stores`: files, index, history, embeddings, exchanges,
+learning events, proposals, review decisions, idempotent replies, notes and their versions,
+every other file under MEMORY_ROOT) and exits with status 1 if there is any, 0 if none.
 
 For people and scripts (ops, demos, benchmarks). It calls the same services and selectors as
 the API, acting as the bot: writes go to the bot's own shard of the scope. Domain errors come
