@@ -130,14 +130,11 @@ def _rewrite(path: Path, change) -> int:
 
 def _walk(root: Path, top: Path) -> list[str]:
     """Every regular file under `top` (hidden names skipped), relative to `root`, sorted."""
-    found = []
+    found, base = [], len(str(root)) + 1
     for folder, dirs, files in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found += [
-            Path(folder, name).relative_to(root).as_posix()
-            for name in files
-            if not name.startswith(".")
-        ]
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel = folder[base:].replace(os.sep, "/")
+        found += [f"{rel}/{name}" if rel else name for name in files if not name.startswith(".")]
     return sorted(found)
 
 
