@@ -54,6 +54,10 @@ def test_command_erase_by_bot_reaches_every_shard_it_writes(spread):
     out = run_command("memory", "erase", "--bot", "ada", "--text", FACT, "--by", "ops")
     assert f"Erased {FACT_ID} from {FILES['own']}" in out
     assert f"Erased {FACT_ID} from {FILES['dana-ada']}" in out
+    assert out.splitlines()[-1] == (
+        "2 history line(s) tombstoned, 1 embedding(s) deleted, "
+        "2 stored record(s) redacted (1 exchange, 1 learning)"
+    )
     assert files_left() == {FILES["dana-ben"], FILES["ben-own"]}
     assert Exchange.objects.get(bot="ada").message == "FYI [erased]"
     assert Exchange.objects.get(bot="ben").message == f"FYI {FACT}"

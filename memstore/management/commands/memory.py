@@ -39,6 +39,7 @@ from memstore.facts.ranking import TIERS
 from memstore.facts.records import StoredFact
 from memstore.privacy.erase import fact_erase, reach_of_bot, reach_of_person, reach_of_workspace
 from memstore.privacy.forgotten import occurrences_find, target_resolve
+from memstore.privacy.stores import RECORD_KINDS
 from memstore.rooms.context import context_open
 from memstore.store.selectors import facts_list
 from memstore.store.services import fact_forget, fact_remember
@@ -141,6 +142,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{erased.history} history line(s) tombstoned, {erased.embeddings} embedding(s) "
             f"deleted, {erased.records} stored record(s) redacted"
+            + _by_kind(erased.counts, RECORD_KINDS)
         )
 
     def do_verify_forgotten(self, *, target, **_):
@@ -213,6 +215,11 @@ class Command(BaseCommand):
                 f"{fact.day.isoformat()}  {fact.fact_id}  {fact.tier:<7}  {fact.scope:<20}  "
                 f"{fact.text}"
             )
+
+
+def _by_kind(counts: dict[str, int], kinds: tuple[str, ...]) -> str:
+    named = [f"{counts[kind]} {kind}" for kind in kinds if counts.get(kind)]
+    return f" ({', '.join(named)})" if named else ""
 
 
 def _scope(value: str, bot: str) -> Scope:
