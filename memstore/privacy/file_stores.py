@@ -27,7 +27,7 @@ from memstore.privacy.reach import Reach, owner_of_path
 from memstore.privacy.target import Occurrence, Target
 from memstore.store.services import MAX_ATTEMPTS, fact_forget
 
-NOTE_TOPS = ("workspace", "users", "agents")  # `<top>[/<name>]/notes/…`: memstore.prompt.notes
+NOTE_TOPS = ("workspace", "users", "agents")  # `<top>[/<name>]/notes/`: memstore.prompt.notes
 
 
 class MemoryFiles:
@@ -164,7 +164,14 @@ class Notes:
 
     def files(self, reach: Reach) -> list[str]:
         root = memory_root()
-        rels = [r for top in NOTE_TOPS for r in _walk(root, root / top) if note_of(r)]
+        folders = [root / "workspace/notes"] + [
+            entry / "notes"
+            for top in NOTE_TOPS[1:]
+            if (root / top).is_dir()
+            for entry in sorted((root / top).iterdir())
+            if not entry.name.startswith(".")
+        ]
+        rels = [r for folder in folders for r in _walk(root, folder) if note_of(r)]
         return [r for r in rels if reach.owns(**_owner(r))]
 
     def find(self, target: Target, reach: Reach) -> list[Occurrence]:
