@@ -5,7 +5,10 @@ reach the test database. Fixtures live in the conftest files; plain functions an
 """
 
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -132,6 +135,21 @@ def database_url() -> str:
     if host.startswith("/"):  # a socket folder
         return f"postgresql://{user}:{password}@{port}/{db['NAME']}?host={quote(host)}"
     return f"postgresql://{user}:{password}@{host}{port}/{db['NAME']}"
+
+
+def verify_forgotten_child(memory_root: Path, target: str) -> subprocess.CompletedProcess:
+    """`manage.py memory verify-forgotten TARGET` run as a separate process on this test's
+    database and memory folder (the test needs `django_db(transaction=True)`)."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memoryconsole.settings",
+        "DATABASE_URL": database_url(),
+        "MEMORY_ROOT": str(memory_root),
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", "memory", "verify-forgotten", target],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
 
 
 def wait_until(condition: Callable[[], object], timeout: float = 30.0) -> None:
@@ -382,6 +400,20 @@ class FakeModel:
         self.release.set()
         self.server.shutdown()
         self.server.server_close()
+
+
+def learner_on(settings, model: FakeModel, *, mode: str = "write", attempts: int = 3) -> FakeModel:
+    """Learning switched on in `mode` against the scripted model, with instant retries and a
+    budget no test reaches."""
+    settings.LEARNING_BASE_URL = model.url
+    settings.LEARNING_MODEL = "scripted"
+    settings.LEARNING_API_KEY = "test-key"
+    settings.LEARNING_MODE = mode
+    settings.LEARNING_DAILY_TOKENS = 1_000_000
+    settings.LEARNING_TIMEOUT = 2.0
+    settings.LEARNING_RETRY_ATTEMPTS = attempts
+    settings.LEARNING_RETRY_WAIT = 0.0
+    return model
 
 
 def is_episode(request: dict) -> bool:

@@ -1,7 +1,7 @@
 """A person's About me page: everything any bot knows about them, merged across every bot's
 shard of their user memory (`users/<person>/memory/by-agent/*`), which bot wrote each fact, when
 and from which room; the bots that know them; one fact edited, forgotten (one bot's copy, or
-everywhere) and put back.
+everywhere, which erases it: `memstore.privacy.erase`) and put back.
 
 Whose page a viewer may open is decided here (`about_whom`, from `Viewer.may_see`): their own,
 or anyone's for staff. The person (or staff) changes facts about them here as themselves
@@ -24,6 +24,7 @@ from memstore.facts.paths import Scope, Shard, locate, memory_root, scope_shards
 from memstore.facts.records import StoredFact
 from memstore.index import index_sync
 from memstore.models import Fact
+from memstore.privacy.erase import fact_erase, reach_of_person
 from memstore.registry.people import person_bots, person_unlink
 from memstore.store.selectors import fact_find, facts_list
 from memstore.store.services import fact_edit, fact_forget, fact_restore
@@ -108,14 +109,18 @@ def bot_unlink(*, viewer: Viewer, person: str, bot: str) -> bool:
 
 
 def forget_everywhere(*, viewer: Viewer, person: str, fact_id: str) -> list[Change]:
-    """Remove a fact about the person from every bot's shard of their memory, as the viewer;
-    FactNotFound if no shard holds it."""
-    scope = Scope("user", about_whom(viewer=viewer, person=person))
-    if not fact_find(scopes=[scope], fact_id=fact_id):
+    """Erase a fact about the person from every bot's shard of their memory, as the viewer,
+    with the one erasure (`memstore.privacy.erase`, a person's reach): history, stored
+    exchanges, replies, notes... keep no copy. The lines removed; FactNotFound if no shard
+    holds it."""
+    whom = about_whom(viewer=viewer, person=person)
+    if not fact_find(scopes=[Scope("user", whom)], fact_id=fact_id):
         raise FactNotFound("No bot holds that fact about you any more.")
-    # fact_forget records any refusal in the failure log itself (once).
-    shards = scope_shards(memory_root(), scope)
-    return fact_forget(shards=shards, fact_id=fact_id, by=viewer.person, via="console")
+    # fact_erase records any refusal in the failure log itself (once).
+    erased = fact_erase(
+        reach=reach_of_person(whom), fact_id=fact_id, by=viewer.person, via="console"
+    )
+    return erased.removed
 
 
 # --- one fact about the person: the person (or staff) edits and forgets it, editor or not ------

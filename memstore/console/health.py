@@ -5,6 +5,7 @@ applied as that person (`by=<username>`, `via=console`) through the ordinary ser
 from dataclasses import dataclass
 
 from memstore.console.viewer import Viewer
+from memstore.console.writes import shard_erase_reach
 from memstore.errors import FactNotFound, NotAllowed
 from memstore.facts.paths import Scope, Shard
 from memstore.models import Proposal
@@ -30,10 +31,14 @@ def console_health_fix(
     *, viewer: Viewer, action: str, shard: str, fact_id: str, keep_shard: str = "", keep: str = ""
 ) -> int:
     """Apply one fix as this person; returns fact lines changed."""
-    viewer.check_editor(_shard(viewer, shard).bot)
-    fact = fact_in_shard(shard=_shard(viewer, shard), fact_id=fact_id)
+    where = _shard(viewer, shard)
+    viewer.check_editor(where.bot)
+    fact = fact_in_shard(shard=where, fact_id=fact_id)
     other = fact_in_shard(shard=_shard(viewer, keep_shard), fact_id=keep) if keep else None
-    return health_fix(action=action, fact=fact, other=other, by=viewer.person, via="console")
+    reach, _ = shard_erase_reach(viewer=viewer, shard=where)  # as "Delete and erase" reaches
+    return health_fix(
+        action=action, fact=fact, other=other, by=viewer.person, via="console", reach=reach
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,7 +92,11 @@ def erase_reach(*, viewer: Viewer, file: str) -> tuple[Reach, str]:
     """How far "Delete and erase" on this file's fact reaches, and which reach that is:
     "everything" for staff; "person", in the person's own user memory (every bot's shard of
     it); elsewhere "bot", every shard of the file's bot that the person may see."""
-    shard = shard_of_file(viewer, file)
+    return shard_erase_reach(viewer=viewer, shard=shard_of_file(viewer, file))
+
+
+def shard_erase_reach(*, viewer: Viewer, shard: Shard) -> tuple[Reach, str]:
+    """`erase_reach` for a fact of this shard (Health's "Erase everywhere" uses it too)."""
     if viewer.staff:
         return reach_of_workspace(), "everything"
     if shard.scope.kind == "user" and shard.scope.name == viewer.person:

@@ -111,35 +111,3 @@ def lines_as_of(changes: Iterable[Change], when: datetime) -> dict[str, str]:
 
 
 _FIELDS = set(Change.__dataclass_fields__)
-
-
-ERASED = "[erased]"
-
-
-def history_erase(root: Path, shard: Shard, fact_ids: set[str]) -> int:
-    """Blank the text of every entry about these facts in a shard's history (a secret must not
-    survive its erasure there); returns how many entries. The caller holds the bot's lock; the
-    file is replaced atomically (temp file in the same folder, then rename)."""
-    path = history_path(root, shard)
-    try:
-        raw = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return 0
-    out, count = [], 0
-    for line in raw.splitlines(keepends=True):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            out.append(line)
-            continue
-        if record.get("fact_id") in fact_ids or record.get("old_fact_id") in fact_ids:
-            record["line"] = ERASED if record.get("line") else ""
-            record["old_line"] = ERASED if record.get("old_line") else ""
-            count += 1
-            line = json.dumps(record, ensure_ascii=False) + "\n"
-        out.append(line)
-    if count:
-        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temp.write_text("".join(out), encoding="utf-8")
-        os.replace(temp, path)
-    return count

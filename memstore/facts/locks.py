@@ -61,3 +61,10 @@ def bot_sync_lock(bot: str, *, async_commit: bool = False) -> None:
     commit = "set_config('synchronous_commit', 'off', true)" if async_commit else "''"
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {lock}, {commit}", [] if held else [_key(_BOT_NAMESPACE + bot)])
+
+
+def note_lock(rel: str) -> None:
+    """Take the lock of one always-on note (its file relative to MEMORY_ROOT, versions
+    included) until the current transaction ends: one writer per note, across processes."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 11))", ["note:" + rel])

@@ -21,10 +21,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
 from memstore.errors import EditConflict, InvalidNote
 from memstore.facts.files import ChangedOnDisk, read_snapshot, write_atomic
+from memstore.facts.locks import note_lock
 from memstore.facts.paths import check_person, check_slug, memory_root
 from memstore.rules.policy import secret_kind
 from memstore.vocabulary import NOTE_KINDS, NoteKind
@@ -105,12 +106,6 @@ def note_check(text: str) -> str:
     return text
 
 
-def _lock(rel: str) -> None:
-    # One writer per note at a time, across processes and hosts (until the transaction ends).
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 11))", ["note:" + rel])
-
-
 def note_save(*, kind: NoteKind, name: str = "", text: str, expected: str | None = None) -> Note:
     """Replace the note's text, keeping the text it replaces as a version. With `expected`
     (the text the editor started from), a note changed meanwhile is not overwritten."""
@@ -118,7 +113,7 @@ def note_save(*, kind: NoteKind, name: str = "", text: str, expected: str | None
     rel = note_path(kind, name)
     path = memory_root() / rel
     with transaction.atomic():
-        _lock(rel)
+        note_lock(rel)  # one writer per note (an erase redacting it included)
         for _ in range(_TRIES):
             snapshot = read_snapshot(path)
             current = snapshot.text or ""

@@ -13,7 +13,8 @@ Findings, each about one fact (and, for pairs, the other fact):
 
 Fixes go through the ordinary services as the person or bot asking (`by`, `via`): archive
 (forget, restorable from history), merge (archive one of a pair; the kept fact gets a
-`supersedes` link), erase (forget, and blank its text in the shard's history).
+`supersedes` link), erase (the one erasure, `memstore.privacy.erase`, within the asker's reach:
+no copy of the text is left there, in files, history, vectors or stored records).
 """
 
 from dataclasses import dataclass, field
@@ -23,12 +24,11 @@ from django.conf import settings
 from django.utils import timezone
 
 from memstore.errors import FactNotFound, InvalidFact
-from memstore.facts.history import history_erase
-from memstore.facts.locks import bot_lock
 from memstore.facts.markdown import MAX_TEXT_CHARS
-from memstore.facts.paths import Shard, memory_root
+from memstore.facts.paths import Shard
 from memstore.facts.records import StoredFact
 from memstore.models import Proposal
+from memstore.privacy.erase import Reach, fact_erase, reach_of_bot
 from memstore.rooms.access import Context, forget_shards
 from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import secret_kind
@@ -151,16 +151,16 @@ def health_fix(
     other: StoredFact | None = None,
     by: str,
     via: str,
+    reach: Reach | None = None,
 ) -> int:
-    """Apply one fix to one fact through the ordinary services; returns lines changed."""
+    """Apply one fix to one fact through the ordinary services; returns lines changed. An
+    erase reaches as far as `reach` (default: every shard the fact's bot writes)."""
     shard = fact.shard
     if action == "archive":
         return len(fact_forget(shards=[shard], fact_id=fact.fact_id, by=by, via=via))
     if action == "erase":
-        removed = fact_forget(shards=[shard], fact_id=fact.fact_id, by=by, via=via)
-        with bot_lock(shard.bot):
-            history_erase(memory_root(), shard, {fact.fact_id})
-        return len(removed)
+        reach = reach or reach_of_bot(shard.bot)
+        return len(fact_erase(reach=reach, fact_id=fact.fact_id, by=by, via=via).removed)
     if action == "merge":
         if other is None:
             raise InvalidFact("Say which fact to keep when merging.")
@@ -201,7 +201,8 @@ def bot_health_fix(*, ctx: Context, action: str, fact_id: str, other_id: str | N
     shards = forget_shards(ctx, [])
     fact = _held(shards, fact_id)
     other = _held(shards, other_id) if other_id else None
-    return health_fix(action=action, fact=fact, other=other, by=ctx.bot, via="api")
+    reach = reach_of_bot(ctx.bot, shards)  # as the API's forget with erase=true reaches
+    return health_fix(action=action, fact=fact, other=other, by=ctx.bot, via="api", reach=reach)
 
 
 def _held(shards: list[Shard], fact_id: str) -> StoredFact:

@@ -1,23 +1,18 @@
 """`manage.py memory erase` (a bot's reach, a person's, everything) and `manage.py memory
 verify-forgotten` (every remaining occurrence listed, exit status 1 if any, 0 if none)."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 from django.core.management import CommandError
 
 from memstore.facts import markdown
 from memstore.models import Exchange
 from tests.helpers import (
-    REPO,
-    database_url,
     embed,
     exchange_stored,
     remaining,
     remaining_kinds,
     run_command,
+    verify_forgotten_child,
     write_facts,
 )
 
@@ -59,6 +54,10 @@ def test_command_erase_by_bot_reaches_every_shard_it_writes(spread):
     out = run_command("memory", "erase", "--bot", "ada", "--text", FACT, "--by", "ops")
     assert f"Erased {FACT_ID} from {FILES['own']}" in out
     assert f"Erased {FACT_ID} from {FILES['dana-ada']}" in out
+    assert out.splitlines()[-1] == (
+        "2 history line(s) tombstoned, 1 embedding(s) deleted, "
+        "2 stored record(s) redacted (1 exchange, 1 learning)"
+    )
     assert files_left() == {FILES["dana-ben"], FILES["ben-own"]}
     assert Exchange.objects.get(bot="ada").message == "FYI [erased]"
     assert Exchange.objects.get(bot="ben").message == f"FYI {FACT}"
@@ -92,21 +91,9 @@ def test_command_erase_refuses_bad_input(spread):
 
 @pytest.mark.django_db(transaction=True)
 def test_verify_forgotten_exit_status_from_the_shell(spread):
-    def verify() -> subprocess.CompletedProcess:
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "memoryconsole.settings",
-            "DATABASE_URL": database_url(),
-            "MEMORY_ROOT": str(spread),
-        }
-        return subprocess.run(
-            [sys.executable, "manage.py", "memory", "verify-forgotten", FACT],
-            cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-
-    found = verify()
+    found = verify_forgotten_child(spread, FACT)
     assert found.returncode == 1, found.stderr
     assert f"file       {FILES['own']}:3" in found.stdout
     run_command("memory", "erase", "--all", "--text", FACT)
-    clean = verify()
+    clean = verify_forgotten_child(spread, FACT)
     assert (clean.returncode, clean.stdout.strip()) == (0, "No copy remains.")

@@ -7,11 +7,22 @@ from memstore.facts import markdown
 from memstore.facts.history import history_read
 from memstore.facts.paths import Scope
 from memstore.models import Proposal
+from memstore.prompt.notes import note_save
 from memstore.upkeep.health import fact_in_shard, health_fix, health_report
 from memstore.upkeep.junk import junk_reason
 from memstore.upkeep.store import bot_store_shards
 from memstore.upkeep.usage import usage_flush, usage_note
-from tests.helpers import day, facts_on_disk, log, profile, tree
+from tests.helpers import (
+    day,
+    embed,
+    exchange_stored,
+    facts_on_disk,
+    log,
+    profile,
+    remaining,
+    remaining_kinds,
+    tree,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -118,6 +129,32 @@ def test_erase_removes_a_secret_from_the_file_and_from_history(memory_root):
     assert [
         c.op for c in history_read(memory_root, SHARD) if c.fact_id == finding.fact.fact_id
     ] == ["add", "remove"]
+
+
+def test_erase_leaves_nothing_verify_forgotten_finds(memory_root):
+    # A secret written by hand into two of ada's shards, then quoted where text is kept: a
+    # stored exchange and its learning event, a cached vector, an upkeep proposal, a note version.
+    profile(memory_root, "bot", "ada", f"- ({day(1)}) {SECRET}", f"- ({day(1)}) Prefers tea")
+    profile(memory_root, "user", "alice", f"- ({day(2)}) {SECRET}")
+    exchange_stored(bot="ada", message=f"fyi: {SECRET.lower()}", person="alice")
+    embed(SECRET)
+    Proposal.objects.create(
+        key="dup-wifi", origin="duplicate", action="merge", bot="ada", scope_key="user:alice",
+        evidence=[{"id": markdown.fact_identity(SECRET), "text": SECRET}], reason="twice",
+    )  # fmt: skip
+    note = memory_root / "agents/ada/notes/about-me.md"  # a hand edit: saves refuse secrets
+    note.parent.mkdir(parents=True)
+    note.write_text(f"Remember: {SECRET}\n")
+    note_save(kind="me", name="ada", text="Nothing yet.")  # keeps the hand edit as a version
+    assert {"file", "history", "exchange", "learning", "embedding", "proposal", "note"} <= (
+        remaining_kinds(SECRET)
+    )
+    [finding] = [f for f in health_report(shards=[SHARD]).findings if f.kind == "secret"]
+
+    assert health_fix(action="erase", fact=finding.fact, by="boss", via="console") == 2
+
+    assert remaining(SECRET) == []
+    assert not any(b"hunter22" in data for data in tree(memory_root).values())
 
 
 def test_merge_archives_one_and_links_the_kept_fact(memory_root):

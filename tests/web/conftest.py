@@ -88,16 +88,8 @@ def boss(client, people):
 @pytest.fixture
 def report_mode(settings):
     """The learner on in report mode against the scripted model (tests/helpers.FakeModel)."""
-    from tests.helpers import FakeModel
+    from tests.helpers import FakeModel, learner_on
 
-    model = FakeModel()
-    settings.LEARNING_BASE_URL = model.url
-    settings.LEARNING_MODEL = "scripted"
-    settings.LEARNING_API_KEY = "test-key"
-    settings.LEARNING_MODE = "report"
-    settings.LEARNING_DAILY_TOKENS = 1_000_000
-    settings.LEARNING_TIMEOUT = 2.0
-    settings.LEARNING_RETRY_ATTEMPTS = 1
-    settings.LEARNING_RETRY_WAIT = 0.0
+    model = learner_on(settings, FakeModel(), mode="report", attempts=1)
     yield model
     model.close()

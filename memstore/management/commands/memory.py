@@ -9,10 +9,12 @@
     memory verify-forgotten "TEXT or ID"
     memory health (BOT | --all) [--fix-junk]
 
-`erase` forgets a fact and leaves no trace of it within its reach (`memstore.privacy.erase`): every
-shard the bot writes, every bot's shard of a person's memory, or everything. `verify-forgotten`
-lists every place a fact still is (files, index, embeddings, history, stored records) and
-exits with status 1 if there is any, 0 if none.
+`erase` forgets a fact and leaves no trace of it within its reach (`memstore.privacy.erase`, the
+erasure every front door uses): every shard the bot writes, every bot's shard of a person's
+memory, or everything. `verify-forgotten` lists every place a fact still is, looking in every
+store an erase cleans (`memstore.privacy.stores`: files, index, history, embeddings, exchanges,
+learning events, proposals, review decisions, idempotent replies, notes and their versions,
+every other file under MEMORY_ROOT) and exits with status 1 if there is any, 0 if none.
 
 For people and scripts (ops, demos, benchmarks). It calls the same services and selectors as
 the API, acting as the bot: writes go to the bot's own shard of the scope. Domain errors come
@@ -37,6 +39,7 @@ from memstore.facts.ranking import TIERS
 from memstore.facts.records import StoredFact
 from memstore.privacy.erase import fact_erase, reach_of_bot, reach_of_person, reach_of_workspace
 from memstore.privacy.forgotten import occurrences_find, target_resolve
+from memstore.privacy.stores import RECORD_KINDS
 from memstore.rooms.context import context_open
 from memstore.store.selectors import facts_list
 from memstore.store.services import fact_forget, fact_remember
@@ -139,6 +142,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{erased.history} history line(s) tombstoned, {erased.embeddings} embedding(s) "
             f"deleted, {erased.records} stored record(s) redacted"
+            + _by_kind(erased.counts, RECORD_KINDS)
         )
 
     def do_verify_forgotten(self, *, target, **_):
@@ -211,6 +215,11 @@ class Command(BaseCommand):
                 f"{fact.day.isoformat()}  {fact.fact_id}  {fact.tier:<7}  {fact.scope:<20}  "
                 f"{fact.text}"
             )
+
+
+def _by_kind(counts: dict[str, int], kinds: tuple[str, ...]) -> str:
+    named = [f"{counts[kind]} {kind}" for kind in kinds if counts.get(kind)]
+    return f" ({', '.join(named)})" if named else ""
 
 
 def _scope(value: str, bot: str) -> Scope:

@@ -3,7 +3,7 @@ and learning settings pointing at it."""
 
 import pytest
 
-from tests.helpers import FakeModel
+from tests.helpers import FakeModel, learner_on
 
 
 @pytest.fixture
@@ -16,12 +16,4 @@ def fake_model():
 @pytest.fixture
 def learning(settings, fake_model):
     """Learning switched on in write mode against the fake model, with instant retries."""
-    settings.LEARNING_BASE_URL = fake_model.url
-    settings.LEARNING_MODEL = "scripted"
-    settings.LEARNING_API_KEY = "test-key"
-    settings.LEARNING_MODE = "write"
-    settings.LEARNING_DAILY_TOKENS = 1_000_000
-    settings.LEARNING_TIMEOUT = 2.0
-    settings.LEARNING_RETRY_ATTEMPTS = 3
-    settings.LEARNING_RETRY_WAIT = 0.0
-    return fake_model
+    return learner_on(settings, fake_model, mode="write", attempts=3)

@@ -1,0 +1,239 @@
+"""The database's places for a fact's text: index rows, cached embeddings, and the stored
+records that quote it (exchanges, learning events, upkeep proposals, review decisions,
+idempotent replies). Each is a `Store` (`memstore.privacy.place`); `memstore.privacy.stores`
+lists them.
+
+Candidate rows are found with one Postgres regular expression per store, then confirmed (and
+their owner checked against the reach) in Python. Index rows are not erased here: they mirror
+the files, which the file store rewrites and re-syncs. Redacting keeps a row and replaces the
+fact's words by "[erased]", so what pointed at it (a review's event, a replayed reply) still
+answers, without the text.
+"""
+
+from django.db import models, transaction
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
+
+from memstore.models import (
+    Embedding,
+    Exchange,
+    Fact,
+    IdempotentReply,
+    LearningEvent,
+    Proposal,
+    ProposalReview,
+)
+from memstore.privacy.place import Erasing
+from memstore.privacy.reach import Reach, owner_of_path
+from memstore.privacy.target import REDACTED, Occurrence, Target
+
+
+def _person_of_scope(scope_key: str) -> str | None:
+    kind, _, name = scope_key.partition(":")
+    return name if kind == "user" else None
+
+
+def _matching(rows, target: Target, texts=(), jsons=(), extra: Q | None = None):
+    """`rows` narrowed to those whose text or JSON columns match the target's words (or
+    `extra`, which may use "<json column>_as_text")."""
+    pattern = target.sql_pattern()
+    query = extra or Q(pk__in=[])
+    for name in texts:
+        query |= Q(**{f"{name}__iregex": pattern})
+    casts = {f"{name}_as_text": Cast(name, TextField()) for name in jsons}
+    for name in casts:
+        query |= Q(**{f"{name}__iregex": pattern})
+    return rows.annotate(**casts).filter(query) if casts else rows.filter(query)
+
+
+class IndexRows:
+    """`Fact` rows (the index of the memory files): listed, never written here."""
+
+    kind = "index"
+    holds = ("Fact.text", "Fact.line", "Fact.meta")
+
+    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
+        shards = {(str(s.scope), s.bot) for s in reach.shards}
+        rows = Fact.objects.filter(fact_id__in=target.ids).select_related("file")
+        return [
+            Occurrence("index", row.file.path, f"fact {row.fact_id}")
+            for row in rows
+            if (row.scope_key, row.shard_bot) in shards
+        ]
+
+    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
+        return 0  # the file store's forget re-synced them
+
+
+class Embeddings:
+    """Cached vectors, keyed by the text's identity: deleted whoever's copy they came from
+    (a cache; recomputed if another copy is still searched)."""
+
+    kind = "embedding"
+    holds = ("Embedding.vector",)
+
+    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
+        rows = Embedding.objects.filter(fact_id__in=target.ids)
+        return [
+            Occurrence("embedding", f"{m}:{f}") for m, f in rows.values_list("model", "fact_id")
+        ]
+
+    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
+        deleted, _ = Embedding.objects.filter(fact_id__in=target.ids).delete()
+        return deleted
+
+
+class RedactedRows:
+    """A model whose rows quote text in `texts` (text columns) and `jsons` (JSON columns):
+    a row within reach (`owner`) that holds the fact is listed, and redacted in place."""
+
+    kind = ""
+    model: type[models.Model]
+    texts: tuple[str, ...] = ()
+    jsons: tuple[str, ...] = ()
+
+    @property
+    def holds(self) -> tuple[str, ...]:
+        return tuple(f"{self.model.__name__}.{n}" for n in (*self.texts, *self.jsons))
+
+    def queryset(self):
+        return self.model.objects.all()
+
+    def named(self, target: Target) -> Q | None:
+        """Rows that name the fact by id rather than quote it (none by default)."""
+        return None
+
+    def owners(self, rows: list) -> list[tuple[str | None, str | None]]:
+        """(bot, person) each row belongs to, for `Reach.owns`."""
+        raise NotImplementedError
+
+    def where(self, row) -> str:
+        raise NotImplementedError
+
+    def holds_in(self, row, target: Target) -> bool:
+        return any(target.holds(getattr(row, n)) for n in self.texts) or any(
+            target.json_holds(getattr(row, n)) for n in self.jsons
+        )
+
+    def redact(self, row, target: Target) -> None:
+        for name in self.texts:
+            if value := getattr(row, name):
+                setattr(row, name, target.redact(value))
+        for name in self.jsons:
+            setattr(row, name, target.json_redact(getattr(row, name)))
+
+    def rows(self, target: Target, reach: Reach) -> list:
+        rows = list(_matching(self.queryset(), target, self.texts, self.jsons, self.named(target)))
+        return [
+            row
+            for row, (bot, person) in zip(rows, self.owners(rows), strict=True)
+            if reach.owns(bot=bot, person=person) and self.holds_in(row, target)
+        ]
+
+    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
+        return [Occurrence(self.kind, self.where(row)) for row in self.rows(target, reach)]
+
+    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
+        found = self.rows(target, reach)
+        with transaction.atomic():
+            for row in found:
+                self.redact(row, target)
+                row.save(update_fields=[*self.texts, *self.jsons])
+        return len(found)
+
+
+class Exchanges(RedactedRows):
+    """The exchanges reported for learning: message, reply, episode, error, recalled, plan."""
+
+    kind, model = "exchange", Exchange
+    texts, jsons = ("message", "reply", "episode", "error"), ("recalled", "plan")
+
+    def named(self, target: Target) -> Q:
+        return Q(*[Q(plan_as_text__contains=i) for i in target.ids], _connector=Q.OR)
+
+    def owners(self, rows: list[Exchange]) -> list[tuple[str | None, str | None]]:
+        return [(row.bot, row.person or None) for row in rows]
+
+    def where(self, row: Exchange) -> str:
+        return f"exchange {row.pk} ({row.bot} in {row.room_id})"
+
+
+class LearningEvents(RedactedRows):
+    """What the learner did with each exchange (an event about the fact by id counts until
+    its text is redacted, and then says only "[erased]")."""
+
+    kind, model, texts = "learning", LearningEvent, ("text", "detail")
+
+    def named(self, target: Target) -> Q:
+        return Q(fact_id__in=target.ids)
+
+    def owners(self, rows: list[LearningEvent]) -> list[tuple[str | None, str | None]]:
+        return [(row.bot, row.person or None) for row in rows]
+
+    def where(self, row: LearningEvent) -> str:
+        return f"learning event {row.pk} ({row.bot}, {row.kind})"
+
+    def holds_in(self, row: LearningEvent, target: Target) -> bool:
+        if row.fact_id in target.ids and row.text not in ("", REDACTED):
+            return True
+        return super().holds_in(row, target)
+
+    def redact(self, row: LearningEvent, target: Target) -> None:
+        super().redact(row, target)
+        if row.fact_id in target.ids:
+            row.text = REDACTED
+
+
+class Proposals(RedactedRows):
+    """Upkeep and synthesis proposals: the facts they cite (evidence), what they write, why."""
+
+    kind, model = "proposal", Proposal
+    texts, jsons = ("text", "reason", "verdict"), ("evidence", "result")
+
+    def owners(self, rows: list[Proposal]) -> list[tuple[str | None, str | None]]:
+        return [(row.bot, _person_of_scope(row.scope_key)) for row in rows]
+
+    def where(self, row: Proposal) -> str:
+        return f"upkeep proposal {row.pk} ({row.bot}, {row.action})"
+
+
+class Reviews(RedactedRows):
+    """What people decided in the review inbox: the text written when they accepted. A
+    learner decision is about the person of the event it decided."""
+
+    kind, model, texts = "review", ProposalReview, ("text",)
+
+    def owners(self, rows: list[ProposalReview]) -> list[tuple[str | None, str | None]]:
+        def event(row: ProposalReview) -> int | None:
+            return int(row.ref) if row.source == "learner" and row.ref.isdigit() else None
+
+        events = [e for e in map(event, rows) if e is not None]
+        people = dict(LearningEvent.objects.filter(pk__in=events).values_list("pk", "person"))
+        return [(row.bot, people.get(event(row)) or None) for row in rows]
+
+    def where(self, row: ProposalReview) -> str:
+        return f"review decision {row.pk} ({row.bot}, {row.source}:{row.ref})"
+
+
+class Replies(RedactedRows):
+    """Replies kept for `Idempotency-Key` retries: the fact saved, as the API answered it. A
+    reply is about the person whose memory holds the fact it names. Kept, redacted: a retry
+    with the same key replays "[erased]" instead of saving the fact again."""
+
+    kind, model, jsons = "reply", IdempotentReply, ("body",)
+
+    def queryset(self):
+        return IdempotentReply.objects.select_related("bot")
+
+    def owners(self, rows: list[IdempotentReply]) -> list[tuple[str | None, str | None]]:
+        return [(row.bot.slug, _reply_person(row.body)) for row in rows]
+
+    def where(self, row: IdempotentReply) -> str:
+        return f"idempotent reply {row.pk} ({row.bot.slug})"
+
+
+def _reply_person(body: object) -> str | None:
+    body = body if isinstance(body, dict) else {}
+    if body.get("scope") == "user" and isinstance(body.get("scope_name"), str):
+        return body["scope_name"]
+    return owner_of_path(str(body.get("file", "")))[1]
