@@ -1,9 +1,10 @@
 """Content rules applied before anything is written: secrets are never stored (in any scope),
 and a person's excluded topics stay out of memory altogether. Pure functions, no I/O.
 
-Every text is normalised first (NFKC, so full-width and compatibility letters become plain
-ones; zero-width and other invisible format characters removed), so "pass\u200bword" or a
-full-width "ｐａｓｓｗｏｒｄ" is read as "password". Excluded topics match whole words in any
+Every text is normalised first (`memstore.rules.normalise`: NFKC, invisible characters
+removed, look-alike Cyrillic and Greek letters folded to Latin), so "pass\u200bword", a
+full-width "ｐａｓｓｗｏｒｄ" or a Cyrillic "раssword" is read as "password"; a key hidden in
+base64 or hex, or split by spaces or dashes, is looked for in its decoded or joined form. Excluded topics match whole words in any
 case and any word form: both sides are stemmed (Snowball English), so "divorce" also matches
 "divorced" and "divorcing". The rules themselves live in
 `memstore.rules.secrets`. A refusal names the kind of secret ("a password", "a Stripe Access
@@ -12,32 +13,40 @@ that calls it does.
 """
 
 import re
-import unicodedata
 from collections.abc import Mapping
 
 import snowballstemmer
 
-from memstore.rules.secrets import RULES
+from memstore.rules.normalise import fold, hidden_forms
+from memstore.rules.secrets import KEY_RULES, RULES, Rule
 
 _WORD = re.compile(r"\w+")
 _STEMMER = snowballstemmer.stemmer("english")
 
-# Zero-width and other invisible characters someone may slip into a word to dodge a rule.
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
-)
-
-
-def normalise(text: str) -> str:
-    """The text as the rules read it: NFKC, invisible format characters removed."""
-    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+normalise = fold  # the text as every rule here reads it
 
 
 def secret_kind(text: str) -> str | None:
-    """What kind of secret the text seems to contain ('a password', …), or None."""
-    text = normalise(text)
-    for rule in RULES:
+    """What kind of secret the text seems to contain ('a password', …), or None. Also looks
+    in the text's hidden forms (decoded base64/hex, a split key joined) for a key shape."""
+    text = fold(text)
+    if kind := _scan(text, RULES):
+        return kind
+    for form in hidden_forms(text):
+        if kind := _scan(form, KEY_RULES):
+            return kind
+    return None
+
+
+def _scan(text: str, rules: tuple[Rule, ...]) -> str | None:
+    passed: dict[re.Pattern[str], bool] = {}
+    low = text.lower()
+    for rule in rules:
+        if (gate := rule.gate) is not None:
+            if (open_ := passed.get(gate)) is None:
+                open_ = passed[gate] = gate.search(low) is not None
+            if not open_:
+                continue
         for match in rule.pattern.finditer(text):
             if rule.check is None or rule.check(match):
                 return rule.kind

@@ -48,12 +48,24 @@ from memstore.rules.secret_prose import PROSE_RULES
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One way a secret shows: `check` (if any) confirms a match the pattern alone can't."""
+    """One way a secret shows: `check` (if any) confirms a match the pattern alone can't;
+    `gate` (if any) is a cheap pattern the lower-cased text must contain for the rule to be
+    tried at all (most texts hold no long token, so most key rules are skipped); `key`: a key shape, also
+    looked for in a text's decoded and re-joined forms (`memstore.rules.normalise`)."""
 
     kind: str
     pattern: re.Pattern[str]
     check: Callable[[re.Match[str]], bool] | None = None
+    gate: re.Pattern[str] | None = None
+    key: bool = True
 
+
+# Every key rule below matches a run of at least 16 of these characters; texts without one
+# (most of them) skip those rules.
+LONG_RUN = re.compile(r"[\w.+/=$~-]{16,}")
+_URL = re.compile(r"://")
+_PEM = re.compile(r"private|putty")
+_ENV = re.compile(r"(?:_|api|app|access|secret)(?:key|token|secret|pass|pwd|auth|credential)")
 
 # Not used: IPPublicDetector (an address is not a secret), the keyword and high-entropy
 # detectors (made for source code; our prose rules below replace them).
@@ -92,11 +104,15 @@ def _jwt_ok(match: re.Match[str]) -> bool:
     return JwtTokenDetector.is_formally_valid(match.group())
 
 
+_PLUGIN_GATES = {PrivateKeyDetector: _PEM, BasicAuthDetector: _URL, ArtifactoryDetector: None}
+
+
 def _plugin_rules() -> list[Rule]:
     rules = []
     for plugin in _PLUGINS:
         check = _jwt_ok if plugin is JwtTokenDetector else None
-        rules += [Rule(_kind(plugin.secret_type), p, check) for p in plugin().denylist]
+        gate = _PLUGIN_GATES.get(plugin, LONG_RUN)
+        rules += [Rule(_kind(plugin.secret_type), p, check, gate) for p in plugin().denylist]
     return rules
 
 
@@ -139,105 +155,229 @@ def _basic_auth(match: re.Match[str]) -> bool:
     return ":" in decoded
 
 
-# Our own key shapes: (kind, pattern, extra check of the match or None, regex flags).
-_OWN_RULES: list[tuple[str, str, Callable[[re.Match[str]], bool] | None, int]] = [
-    ("a Memory Console token", r"\bmct_[A-Za-z0-9_-]{20,}", None, 0),
-    ("a private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----", None, 0),
+def _mixed(match: re.Match[str]) -> bool:
+    # Upper case, lower case and digits all present: a key, not a word run together.
+    value = match.group()
+    return bool(
+        re.search("[a-z]", value) and re.search("[A-Z]", value) and re.search("[0-9]", value)
+    )
+
+
+_PLACEHOLDER = re.compile(
+    r"[$<{%*]|\.\.\.|x{4,}|^(?:none|null|nil|true|false|empty|changeme|change_me|secret|password|"
+    r"redacted|hidden|todo|tbd|placeholder|example|your[_-].*|.*[_-]here)$",
+    re.I,
+)
+_ENV_PASSWORD = re.compile(r"(?:PASSWORD|PASSWD|PWD|PASS|PASSPHRASE|SECRET)$", re.I)
+
+
+def _env_ok(match: re.Match[str]) -> bool:
+    # `DB_PASSWORD=…`, `DD_API_KEY=…`: a value, not a placeholder or a reference to one.
+    value = match.group("value").rstrip(";,")
+    if _PLACEHOLDER.search(value):
+        return False
+    if _ENV_PASSWORD.search(match.group("name")):
+        return len(value) >= 3
+    classes = sum(bool(re.search(p, value)) for p in ("[a-z]", "[A-Z]", "[0-9]", r"[^A-Za-z0-9]"))
+    return len(value) >= 8 and (classes >= 2 or len(value) >= 20)
+
+
+_ENV_NAME = (
+    r"(?P<name>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*_(?:"
+    r"(?:API|APP|SECRET|ACCESS|PRIVATE|MASTER|ENCRYPTION|SIGNING|LICENSE|CLIENT|ADMIN|SERVICE|"
+    r"AUTH|WRITE|READ|INGEST|INSERT|ROOT|DEPLOY|ACCOUNT|GLOBAL|USER)_?KEY|TOKEN|SECRET|PASSWORD|"
+    r"PASSWD|PWD|PASS|PASSPHRASE|CREDENTIALS?|AUTH)|(?:API|APP|ACCESS|SECRET)_?KEY|"
+    r"(?:AUTH|ACCESS|API|BEARER|REFRESH|BOT)_TOKEN|CLIENT_SECRET)"
+)
+
+_NO_GATE = None
+# Our own key shapes: (kind, pattern, extra check of the match or None, regex flags, gate).
+_OWN_RULES: list[
+    tuple[str, str, Callable[[re.Match[str]], bool] | None, int, re.Pattern | None]
+] = [
+    ("a Memory Console token", r"\bmct_[A-Za-z0-9_-]{20,}", None, 0, LONG_RUN),
+    ("a private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----", None, 0, _PEM),
+    ("a PuTTY private key", r"PuTTY-User-Key-File-\d|\bPrivate-(?:Lines|MAC):", None, 0, _PEM),
+    ("an age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,}", None, 0, LONG_RUN),
+    (
+        # The base64 body of a key without its PEM lines: DER of a private key starts with a
+        # SEQUENCE and version 0 (PKCS#1, PKCS#8, DSA) or 1 (EC); OpenSSH's with its magic.
+        "a private key",
+        r"\b(?:MII[A-Za-z0-9+/]{3}IBA(?:AK|DAN)|MIG[A-Za-z0-9+/]AgE[AB]|M[GH][A-Za-z0-9+/]CAQEE"
+        r"|MC4CAQAwBQYDK2Vw|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{16,}",
+        None,
+        0,
+        LONG_RUN,
+    ),
     (
         "a GitHub token",
         r"\b(?:github_pat_[A-Za-z0-9_]{22,}|gh[pousr]_[A-Za-z0-9]{30,})",
         None,
         0,
+        LONG_RUN,
     ),
     (
         "an OpenAI or Anthropic API key",
         r"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,}",
         None,
         0,
+        LONG_RUN,
     ),
-    ("an API key", r"\b(?:sk|pk|rk)-[A-Za-z0-9]{2,16}-[A-Za-z0-9_-]{16,}", None, 0),
+    ("an API key", r"\b(?:sk|pk|rk)-[A-Za-z0-9]{2,16}-[A-Za-z0-9_-]{16,}", None, 0, LONG_RUN),
     (
         "a Stripe key",
         r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}|\bwhsec_[A-Za-z0-9]{24,}",
         None,
         0,
+        LONG_RUN,
     ),
-    ("an npm token", r"\bnpm_[A-Za-z0-9]{30,}", None, 0),
-    ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", None, 0),
+    ("an npm token", r"\bnpm_[A-Za-z0-9]{30,}", None, 0, LONG_RUN),
+    ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", None, 0, LONG_RUN),
     (
         "a Slack token",
         r"\bxox[abposrce]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}",
         None,
         0,
+        LONG_RUN,
     ),
     (
         "a Slack webhook",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{16,}",
         None,
         0,
+        LONG_RUN,
     ),
-    ("a Discord webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}", None, 0),
-    ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None, 0),
-    ("a Google OAuth secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}", None, 0),
-    ("an AWS access key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", None, 0),
+    (
+        "a Discord webhook",
+        r"discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}",
+        None,
+        0,
+        LONG_RUN,
+    ),
+    ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None, 0, LONG_RUN),
+    ("a Google OAuth secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}", None, 0, LONG_RUN),
+    ("an AWS access key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", None, 0, LONG_RUN),
+    ("a HashiCorp Vault token", r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}", None, 0, LONG_RUN),
+    ("a HashiCorp Vault token", r"(?<![\w.])s\.[A-Za-z0-9]{24}\b", _mixed, 0, LONG_RUN),
+    ("a Databricks token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", None, 0, LONG_RUN),
+    ("a Pulumi token", r"\bpul-[a-f0-9]{40}\b", None, 0, LONG_RUN),
+    ("a Postman API key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", None, 0, LONG_RUN),
+    ("a Sentry token", r"\bsntry[us]_[A-Za-z0-9+/=_-]{40,}", None, 0, LONG_RUN),
+    ("an Airtable token", r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b", None, 0, LONG_RUN),
+    (
+        "a Grafana token",
+        r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bgl(?:c|sa)_[A-Za-z0-9+/=_-]{32,}",
+        None,
+        0,
+        LONG_RUN,
+    ),
+    ("a New Relic key", r"\bNR(?:AK|AA|II|JS|RA|SP)-[A-Za-z0-9]{19,}", None, 0, LONG_RUN),
+    (
+        "a Square access token",
+        r"\bEAAA[A-Za-z0-9_-]{40,}|\bsq0(?:atp|csp|idp)-[A-Za-z0-9_-]{20,}",
+        None,
+        0,
+        LONG_RUN,
+    ),
+    ("a Facebook access token", r"\bEAA[A-Za-z0-9]{30,}", _mixed, 0, LONG_RUN),
+    (
+        "a Braintree access token",
+        r"\baccess_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}\b",
+        None,
+        0,
+        LONG_RUN,
+    ),
+    (
+        # HS256 and RS256 alike: a header and a payload that are JSON objects, and a signature.
+        "a JSON Web Token",
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        None,
+        0,
+        LONG_RUN,
+    ),
     (
         "an AWS secret key",
         r"(?<![A-Za-z0-9/+=])(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
         _random_key,
         0,
+        LONG_RUN,
     ),
-    ("a DigitalOcean token", r"\bdo[pro]_v1_[a-f0-9]{64}", None, 0),
-    ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", None, 0),
-    ("a Twilio or Mailgun key", r"\bkey-[a-f0-9]{32}\b", None, 0),
+    ("a DigitalOcean token", r"\bdo[pro]_v1_[a-f0-9]{64}", None, 0, LONG_RUN),
+    ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", None, 0, LONG_RUN),
+    ("a Twilio or Mailgun key", r"\bkey-[a-f0-9]{32}\b", None, 0, LONG_RUN),
+    (
+        "a secret in an environment line",
+        rf"(?<![\w$]){_ENV_NAME}\s*(?::=|=|:)\s*[\"']?(?P<value>[^\s\"'`]{{3,}})",
+        _env_ok,
+        re.I,
+        _ENV,
+    ),
     (
         "an Azure connection string",
         r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*[^;\s]{8,}",
         None,
         re.I,
+        _NO_GATE,
     ),
     (
         "a password in a connection string",
         r"(?:^|[;\s])(?:Password|Pwd)\s*=\s*[^;\s]{3,}",
         None,
         re.I,
+        _NO_GATE,
     ),
     (
         "credentials in a URL",
         r"\b[a-z][a-z0-9+.-]{1,30}://[^\s/@:]*:[^\s/@]+@[^\s/@]",
         None,
         re.I,
+        _URL,
     ),
     (
         "a secret in a URL",
         r"[?&;](?:password|passwd|pwd|pass|secret|client_secret|token|access_token|auth_token|api_?key|apikey|sig|signature|key)=[^&\s#]{8,}",
         None,
         re.I,
+        _NO_GATE,
     ),
     (
         "a basic-auth header",
         r"\bbasic\s+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
         _basic_auth,
         re.I,
+        _NO_GATE,
     ),
     (
         "a bearer token",
         r"\b(?:bearer|token)\s+(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{20,}=*",
         None,
         re.I,
+        LONG_RUN,
     ),
     (
         "a payment card number",
-        r"(?<![\d+])(?<![\d+][ .-])(?:\d[ .-]?){12,18}\d(?!\d)",
+        r"\d(?<![\d+]\d)(?<![\d+][ .-]\d)(?:[ .-]?\d){12,18}(?!\d)",  # \d first: a fast scan
         _card_ok,
         0,
+        _NO_GATE,
     ),
 ]
 
 
 def _own_rules() -> list[Rule]:
-    return [Rule(kind, re.compile(p, flags), check) for kind, p, check, flags in _OWN_RULES]
+    return [
+        Rule(kind, re.compile(p, flags), check, gate) for kind, p, check, flags, gate in _OWN_RULES
+    ]
 
 
 RULES: tuple[Rule, ...] = tuple(
-    [Rule(*rule) for rule in PROSE_RULES] + _own_rules() + _plugin_rules()
+    [Rule(kind, p, check, gate, key=False) for kind, p, check, gate in PROSE_RULES]
+    + _own_rules()
+    + _plugin_rules()
 )
+"""Every rule, prose first (the commonest), then our key shapes, then detect-secrets'."""
+
+KEY_RULES: tuple[Rule, ...] = tuple(
+    rule for rule in RULES if rule.key and rule.kind != "a payment card number"
+)
+"""The rules tried on a text's hidden forms (a card number already allows its separators)."""
