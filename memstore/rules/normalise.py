@@ -54,14 +54,15 @@ def fold(text: str) -> str:
 # A run that may be base64 (standard or URL-safe) or hex: long enough to hide a key.
 _ENCODED = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})+")
-# Short chunks joined by one space or dash each: how a key is split to dodge a pattern.
-_CHUNKS = re.compile(
-    r"(?:[A-Za-z0-9_+/=.$]{1,16}(?: |-(?=[A-Za-z0-9_+/=.$]))){2,}[A-Za-z0-9_+/=.$]{1,16}"
+# Short chunks joined by one space each, or by one dash each: how a key is split to dodge a
+# pattern ("sk_live_ 4eC3 9HqL …", "A K I A …", "AKIA-ABCD-…").
+_SPACED = re.compile(r"(?:[A-Za-z0-9_+/=.$-]{1,16} ){2,}[A-Za-z0-9_+/=.$-]{1,16}")
+_DASHED = re.compile(
+    r"(?<![\w-])[A-Za-z0-9_+/=.$]{1,16}-(?:[A-Za-z0-9_+/=.$]{0,16}-){2,}[A-Za-z0-9_+/=.$]{1,16}"
 )
-_CHUNK_SEP = re.compile(r"[ -]")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _KEYLIKE = re.compile(r"[0-9_+/=$.]|.[A-Z]")
-_PROSE_WORD = re.compile(r"(?<![^ -])[A-Z]?[a-z]+(?![^ -])")
+_PROSE_WORD = re.compile(r"(?<![^ -])(?:[A-Z][a-z]+|[a-z]{2,})(?![^ -])")
 
 
 def hidden_forms(text: str) -> list[str]:
@@ -69,8 +70,10 @@ def hidden_forms(text: str) -> list[str]:
     forms = [decoded for run in _ENCODED.findall(text) if (decoded := _decoded(run))]
     if "%" in text and _PERCENT.search(text):
         forms.append(fold(unquote(text)))  # "sk%5Flive%5F…"
-    if " " in text or "-" in text:
-        forms += [joined for run in _CHUNKS.findall(text) for joined in _rejoined(run)]
+    if " " in text:
+        forms += [joined for run in _SPACED.findall(text) for joined in _rejoined(run)]
+    if "-" in text:
+        forms += [joined for run in _DASHED.findall(text) if (joined := _undashed(run))]
     return forms
 
 
@@ -96,22 +99,28 @@ def _decoded(run: str) -> str | None:
 
 
 def _rejoined(run: str) -> list[str]:
-    """A split run joined again, from each place a key may start: spaces removed, and (when
-    the run has dashes) dashes removed too. Empty when the chunks don't look like a key's."""
-    if len(_PROSE_WORD.findall(run)) * 2 > run.count(" ") + run.count("-") + 1:
-        return []  # mostly words: a sentence, not a split key (and checked cheaply)
-    tokens = _CHUNK_SEP.split(run)
-    if sum(map(_keyish, tokens)) < max(3, len(tokens) // 2):
+    """A space-split run joined again, from each place a key may start (after a word, or one
+    of the first three chunks). Empty when the chunks read like words, not a key's pieces."""
+    parts = run.split(" ")
+    if len(_PROSE_WORD.findall(run)) * 2 > len(parts):
+        return []  # mostly words: a sentence, not a split key (checked cheaply first)
+    if sum(map(_keyish, parts)) < max(3, len(parts) // 2):
         return []
-    spaced = [run]
-    if "-" in run:
-        spaced.append(run.replace("-", " "))
-    out = []
-    for form in spaced:
-        parts = form.split(" ")
-        starts = [i for i in range(len(parts)) if i < 3 or not _keyish(parts[i - 1])]
-        out += ["".join(parts[i:]) for i in starts[:6] if len("".join(parts[i:])) >= 16]
-    return out
+    starts = [i for i in range(len(parts)) if i < 3 or not _keyish(parts[i - 1])]
+    return [joined for i in starts[:6] if len(joined := "".join(parts[i:])) >= 16]
+
+
+def _undashed(run: str) -> str | None:
+    """A key cut into equal chunks by dashes, with those dashes removed (a dash the key has
+    itself, off the period, stays: "pul-3-a4f5e-…" reads "pul-3a4f5e…"). None if the dashes
+    fall at no regular period."""
+    sizes = [len(chunk) for chunk in run.split("-")]
+    size = max(set(sizes[1:-1]), key=sizes.count)
+    if sizes.count(size) < 3 or size < 3:
+        return None
+    step = size + 1
+    out = [c for i, c in enumerate(run) if not (c == "-" and (i + 1) % step == 0)]
+    return "".join(out)
 
 
 def _keyish(token: str) -> bool:

@@ -57,7 +57,11 @@ def secret_in_meta(meta: Mapping[str, object] | None) -> str | None:
     """What kind of secret a metadata value (or `key=value` pair) holds, or None."""
     for key, value in (meta or {}).items():
         text = str(value)
+        # A tag list is read tag by tag too ("work,sk_live_…" hides nothing behind its comma).
+        parts = text.split(",") if "," in text else ()
         if kind := secret_kind(text) or secret_kind(f"{key}={text}"):
+            return kind
+        if kind := next(filter(None, map(secret_kind, parts)), None):
             return kind
     return None
 

@@ -105,10 +105,12 @@ _STOP = frozenset(_STOP_TEXT.split())
 
 def _words_ok(match: re.Match[str]) -> bool:
     # "the passphrase is correct horse battery staple", not "… is written on paper in the safe".
+    # A first word like "correct" is a value only in a run of four or more with no small words.
     words = re.findall(r"[^\W\d_]+", match.group("value").lower())
-    if not words or words[0] in _NOT_A_VALUE:
+    stops = sum(word in _STOP for word in words)
+    if not words or (words[0] in _NOT_A_VALUE and (stops or len(words) < 4)):
         return False
-    return sum(word in _STOP for word in words) <= len(words) // 6
+    return stops <= len(words) // 6
 
 
 _QUAL = r"(?:\s+(?:for|of|to|on|at|du|de|des|del|de la|für|zum|zur|vom|von|der|do|da|dos|para|per|di)\s+[^.,;:=\n\d]{1,40}?)?"
@@ -125,9 +127,10 @@ _PIN_WORDS = (
     r"alarmcode|tresorcode|haust[üu]rcode|zahlencode|sicherheitscode|senha do cart[aã]o)"
 )
 _ARTICLE = r"(?i:(?:le|la|el|o|a|die|der|das|the)\s+)?"
-_COMBINATION = (
-    r"(?:(?:safe|lock|locker|padlock|vault|bike lock|gun safe)\s+)?(?:combination|combo)(?:\s+(?:code|number))?|"
-    r"combinaison|combinaci[oó]n|combina[cç][aã]o|zahlenkombination|kombination|zahlenschloss-?code"
+_LOCK = r"(?:safe|lock|locker|padlock|vault|bike lock|gun safe|coffre|cadenas|caja fuerte|candado|tresor|cofre|cadeado)"
+_COMBO_WORD = (
+    r"(?:combination|combo)(?:\s+(?:code|number))?|combinaison|combinaci[oó]n|combina[cç][aã]o|"
+    r"zahlenkombination|kombination|zahlenschloss-?code"
 )
 _SEED = (
     r"(?:seed|recovery|mnemonic|secret|backup|wallet|restore)[ -](?:phrase|words)|mnemonic|seed|"
@@ -154,7 +157,10 @@ def _prose_rules() -> list[tuple[str, re.Pattern[str], Check]]:
         ),
         (
             "a lock combination",
-            rf"(?<!\w)(?:{_COMBINATION}){_QUAL}(?:{_IS}|\s+){_ARTICLE}(?:\d{{1,3}}[ ,./–-]+){{2,5}}\d{{1,3}}(?![\d])",
+            # "safe combination 12-34-56", "the combination is 12-34-56"; not "combination 3, 5, 7
+            # worked best" (no lock named, nothing says this is its value).
+            rf"(?<!\w)(?:{_LOCK}\s+(?:{_COMBO_WORD}){_QUAL}(?:{_IS}|\s+)|(?:{_COMBO_WORD}){_QUAL}\s+(?:(?:de|del|do|da|du|des|der|of the)\s+)?{_LOCK}?{_IS}|(?:{_COMBO_WORD}){_QUAL}{_IS})"
+            rf"{_ARTICLE}(?:\d{{1,3}}[ ,./–-]+){{2,5}}\d{{1,3}}(?![\d])",
             None,
             re.I,
         ),
@@ -182,7 +188,7 @@ def _prose_rules() -> list[tuple[str, re.Pattern[str], Check]]:
         (
             "login credentials",
             r"(?<!\w)(?:user(?:name)?|login|benutzer(?:name)?|usuario|utilisateur|identifiant|utilizador|usuário|account)\s*[:=]?\s*(?P<user>[^\s,;/|]+)(?P<sep>[\s,;]+(?:and\s+|et\s+|y\s+|und\s+|e\s+)?)"
-            r"(?:pass(?:word)?|pw|pwd|mot de passe|mdp|contrase[nñ]a|clave|passwort|kennwort|senha)\s*(?:[:=]|\bis\b|\best\b|\bes\b|\bist\b|\bé\b)?\s*(?P<value>[^\s,;]{3,})",
+            r"(?:pass(?:word)?|pw|pwd|mot de passe|mdp|contrase[nñ]a|clave|passwort|kennwort|senha)\b\s*(?:[:=]|\bis\b|\best\b|\bes\b|\bist\b|\bé\b)?\s*(?P<value>[^\s,;]{3,})",
             _pair_ok,
             re.I,
         ),

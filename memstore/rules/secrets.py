@@ -128,9 +128,19 @@ def _luhn_ok(digits: str) -> bool:
 
 def _card_ok(match: re.Match[str]) -> bool:
     # Issuers' numbers start with 2-6 (ISBNs start 97, order numbers rarely pass all three).
-    digits = re.sub(r"\D", "", match.group())
-    seps = set(re.sub(r"\d", "", match.group()))
-    return 13 <= len(digits) <= 19 and digits[0] in "23456" and len(seps) <= 1 and _luhn_ok(digits)
+    # Written in groups, a card number starts with a group of four (4-4-4-4, 4-6-5): an order
+    # number 268-7435715-4766267 does not.
+    text = match.group()
+    digits = re.sub(r"\D", "", text)
+    seps = set(re.sub(r"\d", "", text))
+    grouped = not seps or re.match(r"\d{4}\D", text) is not None
+    return (
+        13 <= len(digits) <= 19
+        and digits[0] in "23456"
+        and len(seps) <= 1
+        and grouped
+        and _luhn_ok(digits)
+    )
 
 
 def _entropy(value: str) -> float:
@@ -164,7 +174,7 @@ def _mixed(match: re.Match[str]) -> bool:
 
 
 _PLACEHOLDER = re.compile(
-    r"[$<{%*]|\.\.\.|x{4,}|^(?:none|null|nil|true|false|empty|changeme|change_me|secret|password|"
+    r"^[$<{%]|\$\{|\.\.\.|^\*+$|x{4,}|environ|getenv\(|process\.env|^(?:none|null|nil|true|false|empty|changeme|change_me|secret|password|"
     r"redacted|hidden|todo|tbd|placeholder|example|your[_-].*|.*[_-]here)$",
     re.I,
 )
