@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memstore.facts.files import file_open
 from memstore.facts.paths import Shard
 
 HISTORY_FILE = "history.jsonl"
@@ -52,8 +53,7 @@ def history_append(root: Path, shard: Shard, changes: Iterable[Change]) -> None:
     if not payload:
         return
     path = history_path(root, shard)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = file_open(path, os.O_WRONLY | os.O_APPEND)
     try:
         os.write(fd, payload.encode("utf-8"))
     finally:
@@ -140,6 +140,7 @@ def history_erase(root: Path, shard: Shard, fact_ids: set[str]) -> int:
         out.append(line)
     if count:
         temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temp.write_text("".join(out), encoding="utf-8")
+        with os.fdopen(file_open(temp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as f:
+            f.write("".join(out))
         os.replace(temp, path)
     return count
