@@ -26,30 +26,54 @@ _STEMMER = snowballstemmer.stemmer("english")
 normalise = fold  # the text as every rule here reads it
 
 
+Groups = tuple[tuple[re.Pattern[str] | None, tuple[Rule, ...]], ...]
+
+
+def groups_of(rules: tuple[Rule, ...]) -> Groups:
+    """The rules in their order, runs of the same gate together: one gate test skips a run."""
+    groups: list[tuple[re.Pattern[str] | None, list[Rule]]] = []
+    for rule in rules:
+        if groups and groups[-1][0] is rule.gate:
+            groups[-1][1].append(rule)
+        else:
+            groups.append((rule.gate, [rule]))
+    return tuple((gate, tuple(run)) for gate, run in groups)
+
+
+_ALL, _KEYS = groups_of(RULES), groups_of(KEY_RULES)
+
+
 def secret_kind(text: str) -> str | None:
     """What kind of secret the text seems to contain ('a password', …), or None. Also looks
     in the text's hidden forms (decoded base64/hex, a split key joined) for a key shape."""
     text = fold(text)
-    if kind := _scan(text, RULES):
+    if kind := _scan(text, _ALL):
         return kind
     for form in hidden_forms(text):
-        if kind := _scan(form, KEY_RULES):
+        if kind := _scan(form, _KEYS):
             return kind
     return None
 
 
-def _scan(text: str, rules: tuple[Rule, ...]) -> str | None:
+def _scan(text: str, groups: Groups) -> str | None:
+    # The first rule (in order) that matches names the kind. Runs on every save and every
+    # line read, so the loop is kept lean: most texts pass no gate but the prose one.
     passed: dict[re.Pattern[str], bool] = {}
     low = text.lower()
-    for rule in rules:
-        if (gate := rule.gate) is not None:
+    for gate, rules in groups:
+        if gate is not None:
             if (open_ := passed.get(gate)) is None:
                 open_ = passed[gate] = gate.search(low) is not None
             if not open_:
                 continue
-        for match in rule.pattern.finditer(text):
-            if rule.check is None or rule.check(match):
-                return rule.kind
+        for rule in rules:
+            if rule.check is None:
+                if rule.pattern.search(text):
+                    return rule.kind
+                continue
+            for match in rule.pattern.finditer(text):
+                if rule.check(match):
+                    return rule.kind
     return None
 
 

@@ -104,7 +104,12 @@ def _jwt_ok(match: re.Match[str]) -> bool:
     return JwtTokenDetector.is_formally_valid(match.group())
 
 
-_PLUGIN_GATES = {PrivateKeyDetector: _PEM, BasicAuthDetector: _URL, ArtifactoryDetector: None}
+_ARTIFACTORY = re.compile(r"(?:akc|ap[\da-f])[a-z0-9]{8}")
+_PLUGIN_GATES = {
+    PrivateKeyDetector: _PEM,
+    BasicAuthDetector: _URL,
+    ArtifactoryDetector: _ARTIFACTORY,
+}
 
 
 def _plugin_rules() -> list[Rule]:
@@ -316,6 +321,13 @@ _OWN_RULES: list[
     ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", None, 0, LONG_RUN),
     ("a Twilio or Mailgun key", r"\bkey-[a-f0-9]{32}\b", None, 0, LONG_RUN),
     (
+        "a bearer token",
+        r"\b(?:bearer|token)\s+(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{20,}=*",
+        None,
+        re.I,
+        LONG_RUN,
+    ),
+    (
         "a secret in an environment line",
         rf"(?<![\w$]){_ENV_NAME}\s*(?::=|=|:)\s*[\"']?(?P<value>[^\s\"'`]{{3,}})",
         _env_ok,
@@ -327,14 +339,14 @@ _OWN_RULES: list[
         r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*[^;\s]{8,}",
         None,
         re.I,
-        _NO_GATE,
+        re.compile("accountkey|sharedaccess"),
     ),
     (
         "a password in a connection string",
         r"(?:^|[;\s])(?:Password|Pwd)\s*=\s*[^;\s]{3,}",
         None,
         re.I,
-        _NO_GATE,
+        re.compile("password|pwd"),
     ),
     (
         "credentials in a URL",
@@ -348,21 +360,14 @@ _OWN_RULES: list[
         r"[?&;](?:password|passwd|pwd|pass|secret|client_secret|token|access_token|auth_token|api_?key|apikey|sig|signature|key)=[^&\s#]{8,}",
         None,
         re.I,
-        _NO_GATE,
+        re.compile("="),
     ),
     (
         "a basic-auth header",
         r"\bbasic\s+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
         _basic_auth,
         re.I,
-        _NO_GATE,
-    ),
-    (
-        "a bearer token",
-        r"\b(?:bearer|token)\s+(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{20,}=*",
-        None,
-        re.I,
-        LONG_RUN,
+        re.compile("basic"),
     ),
     (
         "a payment card number",
