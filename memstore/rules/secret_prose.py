@@ -25,7 +25,7 @@ dans en im no na ci nicht pas requis requise obligatoire erforderlich obligatori
 obligatoria obligatoire obrigatória obrigatório necesaria requerida nötig falsch errado
 errada incorrecta see ask use check
 """
-_NOT_A_VALUE = frozenset(_NOT_A_VALUE_TEXT.split())
+NOT_A_VALUE = frozenset(_NOT_A_VALUE_TEXT.split())
 _PASSWORD = (
     r"(?:wi-?fi|wlan|router|network|vpn|admin|root|guest|e-?mail|account|server|db|database|"
     r"laptop|computer|phone) pass\b|cl[ée] (?:du )?wi-?fi|clave (?:del )?wi-?fi|wlan-schl[üu]ssel|"
@@ -56,7 +56,7 @@ def _password_ok(match: re.Match[str]) -> bool:
     value = value.rstrip(".,;!?)]")
     if len(value) < 3 or set(value) <= set("*•x…."):
         return False
-    if value.lower() in _NOT_A_VALUE:
+    if value.lower() in NOT_A_VALUE:
         return False
     if re.search(r"[^A-Za-zÀ-ÿ]", value) or re.search(r"[A-Z]", value[1:]):
         return True  # digits, symbols or inner capitals: hunter2, P@ss, swordFish
@@ -78,7 +78,7 @@ def _plain(value: str) -> bool:
 def _login_ok(match: re.Match[str]) -> bool:
     # "login: admin / x" gives a password; "login page / dashboard redesign" does not.
     value = match.group("value").rstrip(".,;!?)]")
-    if value.lower() in _NOT_A_VALUE:
+    if value.lower() in NOT_A_VALUE:
         return False
     if _SYMBOLIC.search(match.group("connect") or match.group("connect2") or ""):
         return True
@@ -89,7 +89,7 @@ def _pair_ok(match: re.Match[str]) -> bool:
     # "credentials for the NAS are admin / hunter2", "SSH in with root / toor": a user and a
     # secret, not "credentials are handled by SSO" or "ssh in with your key".
     user, value = match.group("user").lower(), match.group("value").rstrip(".,;!?)]")
-    if user in _NOT_A_VALUE or user in _STOP or value.lower() in _NOT_A_VALUE or len(value) < 3:
+    if user in NOT_A_VALUE or user in _STOP or value.lower() in NOT_A_VALUE or len(value) < 3:
         return False
     if _SYMBOLIC.search(match.group("sep")) or "/" in match.group("sep"):
         return True
@@ -108,7 +108,7 @@ def _words_ok(match: re.Match[str]) -> bool:
     # A first word like "correct" is a value only in a run of four or more with no small words.
     words = re.findall(r"[^\W\d_]+", match.group("value").lower())
     stops = sum(word in _STOP for word in words)
-    if not words or (words[0] in _NOT_A_VALUE and (stops or len(words) < 4)):
+    if not words or (words[0] in NOT_A_VALUE and (stops or len(words) < 4)):
         return False
     return stops <= len(words) // 6
 

@@ -43,7 +43,7 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
-from memstore.rules.secret_prose import PROSE_RULES
+from memstore.rules.secret_prose import NOT_A_VALUE, PROSE_RULES
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +184,8 @@ _PLACEHOLDER = re.compile(
     re.I,
 )
 _ENV_PASSWORD = re.compile(r"(?:PASSWORD|PASSWD|PWD|PASS|PASSPHRASE|SECRET)$", re.I)
+# Names the quoted-key rule takes as plain words ("token", "api_key"): a value needs the
+# shape of a key, as for an environment name ending in KEY or TOKEN.
 
 
 def _env_ok(match: re.Match[str]) -> bool:
@@ -192,7 +194,7 @@ def _env_ok(match: re.Match[str]) -> bool:
     if _PLACEHOLDER.search(value):
         return False
     if _ENV_PASSWORD.search(match.group("name")):
-        return len(value) >= 3
+        return len(value) >= 3 and value.lower() not in NOT_A_VALUE
     classes = sum(bool(re.search(p, value)) for p in ("[a-z]", "[A-Z]", "[0-9]", r"[^A-Za-z0-9]"))
     return len(value) >= 8 and (classes >= 2 or len(value) >= 20)
 
@@ -329,10 +331,20 @@ _OWN_RULES: list[
     ),
     (
         "a secret in an environment line",
-        rf"(?<![\w$]){_ENV_NAME}\s*(?::=|=|:)\s*[\"']?(?P<value>[^\s\"'`]{{3,}})",
+        rf"(?<![\w$])[\"']?{_ENV_NAME}[\"']?\s*(?::=|=|:)\s*[\"']?(?P<value>[^\s\"'`]{{3,}})",
         _env_ok,
         re.I,
         _ENV,
+    ),
+    (
+        # JSON or YAML with a quoted key: "password": "…", 'api_key': '…'.
+        "a secret in an environment line",
+        r"[\"'](?P<name>password|passwd|pwd|pass|passphrase|secret|token|api[_-]?key|apikey|"
+        r"access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key)[\"']\s*:\s*"
+        r"[\"'](?P<value>[^\"'\s]{3,})[\"']",
+        _env_ok,
+        re.I,
+        re.compile(r"[\"']\s*:"),
     ),
     (
         "an Azure connection string",

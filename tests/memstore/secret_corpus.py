@@ -428,6 +428,10 @@ FAMILY_SECRETS: list[str] = [
     f"SENDGRID_API_KEY=SG.{r(22, URLSAFE)}.{r(43, URLSAFE)}",
     f"SECRET_KEY=django-insecure-{r(40, LOWER_ALNUM + '!@#%^&*(-_=+)')}",
     f"MAILGUN_SIGNING_KEY={r(32, HEX)}",
+    '{"db_password": "Tig3r-stripes"}',
+    f'config: {{"password": "hunter2", "api_key": "{mixed(24)}"}}',
+    f"token: '{mixed(32)}' in the YAML",
+    f"'client_secret': '{mixed(30)}'",
     # JWTs, also as cookies
     f"Cookie: session={_jwt_value}; Path=/; HttpOnly",
     f"Set-Cookie: auth_token={_jwt_rs}; Secure",
@@ -678,4 +682,8 @@ LOOK_ALIKES += [
     "User-Agent Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36",
     "Password123 is the most common password, never use it",
     "Run `pass show email` to read it from the store",
+    "db_password: required",
+    '{"password": "", "token": null}',
+    '{"password": "<set me>", "api_key": "${API_KEY}"}',
+    '"token": "expired" in the last response',
 ]
