@@ -11,8 +11,8 @@ from memstore.registry.bots import bot_create, project_join
 from memstore.registry.people import person_add, person_link
 from memstore.registry.tokens import token_create
 from tests.helpers import MCP_DIRECT, BotClient, mcp_http_client, run_async
-from tests.memstore.secret_corpus import EVASIONS, FAMILY_SECRETS, KEY_VALUES
 from tests.memstore.imports.common import run_import, write
+from tests.memstore.secret_corpus import EVASIONS, FAMILY_SECRETS, KEY_VALUES
 
 SCOPES = [{"scope": "bot"}, {"scope": "user"}, {"scope": "project", "project": "apollo"}]
 
