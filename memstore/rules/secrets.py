@@ -383,7 +383,8 @@ _OWN_RULES: list[
     ),
     (
         "a payment card number",
-        r"\d(?<![\d+]\d)(?<![\d+][ .-]\d)(?:[ .-]?\d){12,18}(?!\d)",  # \d first: a fast scan
+        # Not inside a run of letters and digits (a commit hash holds long digit runs).
+        r"\d(?<![A-Za-z\d+]\d)(?<![\d+][ .-]\d)(?:[ .-]?\d){12,18}(?![A-Za-z\d])",
         _card_ok,
         0,
         _NO_GATE,

@@ -687,3 +687,92 @@ LOOK_ALIKES += [
     '{"password": "<set me>", "api_key": "${API_KEY}"}',
     '"token": "expired" in the last response',
 ]
+
+
+def look_alikes_by_shape(n: int, seed: int = 26) -> dict[str, list[str]]:
+    """`n` generated texts of each look-alike shape the issue names, in sentences."""
+    rng = random.Random(seed)
+
+    def digits(k: int) -> str:
+        return "".join(rng.choice("0123456789") for _ in range(k))
+
+    def pick(*options: str) -> str:
+        return rng.choice(options)
+
+    elements = ["C", "H", "O", "N", "S", "P", "Na", "Cl", "K", "Ca", "Fe", "Mg", "Br", "Si"]
+    shapes = {
+        "version": lambda: (
+            pick("v", "", "version ", "Python ", "node@")
+            + ".".join(str(rng.randint(0, 40)) for _ in range(rng.randint(2, 4)))
+            + pick("", f"-rc.{rng.randint(1, 9)}", f"-beta.{rng.randint(1, 20)}", f"+{digits(6)}")
+        ),
+        "uuid": lambda: (
+            pick("ticket ", "id ", "request ", "")
+            + (_uuid_from(rng) if rng.random() < 0.7 else _uuid_from(rng).upper())
+        ),
+        "commit": lambda: (
+            pick("commit ", "fixed in ", "sha ", "rev ")
+            + "".join(rng.choice(HEX) for _ in range(pick(7, 8, 12, 40, 64)))
+        ),
+        "order": lambda: (
+            pick("Order #", "order no. ", "PO-", "Invoice INV-", "Ref ")
+            + pick(
+                f"{digits(3)}-{digits(7)}-{digits(7)}",
+                digits(rng.randint(6, 12)),
+                f"{rng.choice(string.ascii_uppercase)}{digits(8)}",
+                f"{digits(4)}-{digits(4)}",
+            )
+        ),
+        "price": lambda: (
+            pick("$", "€", "£", "USD ", "CHF ")
+            + f"{rng.randint(1, 999)},{digits(3)}.{digits(2)}"
+            + pick("", " per month", " incl. VAT")
+        ),
+        "phone": lambda: (
+            pick("call ", "phone ", "mobile ", "")
+            + pick(
+                f"+{rng.randint(1, 99)} {digits(3)} {digits(3)} {digits(4)}",
+                f"({digits(3)}) {digits(3)}-{digits(4)}",
+                f"+{rng.randint(1, 99)}{digits(10)}",
+                f"0{digits(2)} {digits(4)} {digits(4)}",
+                f"{digits(3)}.{digits(3)}.{digits(4)}",
+            )
+        ),
+        "iso-date": lambda: (
+            f"{rng.randint(1970, 2050)}-{rng.randint(1, 12):02d}-"
+            f"{rng.randint(1, 28):02d}"
+            + pick(
+                "", f"T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z"
+            )
+            + pick(" deadline", " release", "")
+        ),
+        "chemical": lambda: (
+            pick("formula ", "compound ", "")
+            + "".join(
+                rng.choice(elements) + pick("", str(rng.randint(2, 60)))
+                for _ in range(rng.randint(2, 6))
+            )
+        ),
+        "password-prose": lambda: (
+            pick(
+                "I should change my password more often",
+                "Password managers are useful",
+                "She forgot her PIN again",
+                "The wifi password is on the fridge",
+                "Use a long passphrase",
+                "Credentials are in the vault",
+                "Never share your recovery phrase",
+                "The login page asks for a username and password",
+                "Reset the door code next month",
+                "Change the safe combination every year",
+            )
+            + pick("", ".", " today", f" (ticket {digits(5)})", " before Friday")
+        ),
+    }
+    return {name: [make() for _ in range(n)] for name, make in shapes.items()}
+
+
+def _uuid_from(rng: random.Random) -> str:
+    import uuid
+
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))

@@ -21,6 +21,7 @@ from tests.memstore.secret_corpus import (
     KEY_VALUES,
     LOOK_ALIKES,
     SECRETS,
+    look_alikes_by_shape,
 )
 
 ALL_SECRETS = list(dict.fromkeys(SECRETS + FAMILY_SECRETS + list(EVASIONS.values())))
@@ -178,3 +179,12 @@ def test_excluded_topics_match_whole_words_after_normalising():
     assert excluded_topic("Talked about her heal\u200bth", ["health"]) == "health"
     assert excluded_topic("Healthcare budget", ["health"]) is None
     assert excluded_topic("anything", ["  "]) is None
+
+
+def test_generated_look_alikes_of_every_shape_stay_under_one_percent():
+    shapes = look_alikes_by_shape(1000)
+    flagged = {name: [t for t in texts if secret_kind(t)] for name, texts in shapes.items()}
+    print("\nlook-alikes refused per shape (of 1000 each):")
+    for name, found in flagged.items():
+        print(f"  {name}: {len(found)}" + (f" e.g. {found[0]!r}" if found else ""))
+    assert {name: found for name, found in flagged.items() if len(found) > 10} == {}
