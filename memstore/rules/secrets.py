@@ -213,7 +213,7 @@ _OWN_RULES: list[
     tuple[str, str, Callable[[re.Match[str]], bool] | None, int, re.Pattern | None]
 ] = [
     ("a Memory Console token", r"\bmct_[A-Za-z0-9_-]{20,}", None, 0, LONG_RUN),
-    ("a private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----", None, 0, _PEM),
+    ("a private key", r"-----(?:BEGIN|END) [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----", None, 0, _PEM),
     ("a PuTTY private key", r"PuTTY-User-Key-File-\d|\bPrivate-(?:Lines|MAC):", None, 0, _PEM),
     ("an age secret key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{50,}", None, 0, LONG_RUN),
     (
@@ -281,14 +281,22 @@ _OWN_RULES: list[
     ("a Postman API key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b", None, 0, LONG_RUN),
     ("a Sentry token", r"\bsntry[us]_[A-Za-z0-9+/=_-]{40,}", None, 0, LONG_RUN),
     ("an Airtable token", r"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b", None, 0, LONG_RUN),
+    ("an Airtable token", r"\bkey[A-Za-z0-9]{14}\b", _mixed, 0, LONG_RUN),  # the old API keys
     (
         "a Grafana token",
-        r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bgl(?:c|sa)_[A-Za-z0-9+/=_-]{32,}",
+        r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bgl(?:c|sa)_[A-Za-z0-9+/=_-]{32,}"
+        r"|\beyJrIjoi[A-Za-z0-9+/=]{30,}",  # an old API key: base64 of {"k":"…
         None,
         0,
         LONG_RUN,
     ),
-    ("a New Relic key", r"\bNR(?:AK|AA|II|JS|RA|SP)-[A-Za-z0-9]{19,}", None, 0, LONG_RUN),
+    (
+        "a New Relic key",
+        r"\bNR(?:AK|AA|II|JS|RA|SP)-[A-Za-z0-9]{19,}|\b[a-f0-9]{36}NRAL\b",
+        None,
+        0,
+        LONG_RUN,
+    ),
     (
         "a Square access token",
         r"\bEAAA[A-Za-z0-9_-]{40,}|\bsq0(?:atp|csp|idp)-[A-Za-z0-9_-]{20,}",

@@ -411,6 +411,10 @@ FAMILY_SECRETS: list[str] = [
     f"Square sandbox {KEY_VALUES['square-sq0atp']}",
     f"FB page token {KEY_VALUES['facebook']}",
     f"Braintree: {KEY_VALUES['braintree']}",
+    f"old Airtable key key{mixed(14)}",
+    f"Grafana API key eyJrIjoi{r(40, ALNUM)}",
+    f"New Relic license {r(36, HEX)}NRAL",
+    f"{r(64, B64)} -----END RSA PRIVATE KEY-----",
     # environment-file lines
     f"STRIPE_API_KEY={r(32)}",
     f"OPENAI_API_KEY={mixed(40)}",
