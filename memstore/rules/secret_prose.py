@@ -1,8 +1,12 @@
-"""The rules that recognise a secret given in prose: "my password is…", a PIN or door code,
-"login: admin / …", "the API key is …", in English, French, Spanish, German, Portuguese and
-Italian. A word after "password is" counts only if it looks like a value (digits, symbols,
-quotes) or ends the clause, so a sentence *about* a password ("the password is stored in the
-vault") passes. Used by `memstore.rules.secrets`; texts arrive normalised.
+"""The rules that recognise a secret given in prose: "my password is…", "the wifi pass is …",
+a PIN, door or access code, a safe's combination, a passphrase or wallet recovery phrase,
+"login: admin / …", "credentials for X are …", "SSH in with root / …", "the API key is …", in
+English, French, Spanish, German, Portuguese and Italian. A word after "password is" counts
+only if it looks like a value (digits, symbols, quotes) or ends the clause, so a sentence
+*about* a password ("the password is stored in the vault") passes; a passphrase is words with
+none of the small words prose is made of. Used by `memstore.rules.secrets`; texts arrive
+folded (`memstore.rules.normalise`). `PROSE_GATE` is the cheap test that lets most texts skip
+these rules.
 """
 
 import re
@@ -139,79 +143,82 @@ _SEED = (
 )
 
 
+# (kind, pattern, check, flags) of each prose rule after the two password rules.
+_TEXT_RULES: list[tuple[str, str, Check, int]] = [
+    (
+        "a secret or token",
+        r"(?<!\w)(?:api[_ -]?key|api[_ -]?secret|secret(?:[_ -]key)?|client[_ -]secret|(?:access|auth|refresh|session|bot)?[_ -]?token|access[_ -]?key|private[_ -]?key|clé (?:d')?api|clave (?:de )?api|chave (?:de )?api|api-schlüssel|jeton|signing key)"
+        rf"{_QUALIFIER}(?:{_CONNECT}|\s+)[\"']?(?P<value>(?=[^\s\"']*\d)(?=[^\s\"']*[A-Za-z])[^\s\"']{{12,}})",
+        None,
+        re.I,
+    ),
+    (
+        "a PIN or access code",
+        rf"(?<!\w)(?:{_PIN_WORDS}){_QUAL}(?i:{_IS}|\s+)?{_ARTICLE}(?:\d[ -]?){{3,11}}\d(?!\d)",
+        None,
+        0,
+    ),
+    (
+        "a lock combination",
+        # "safe combination 12-34-56", "the combination is 12-34-56"; not "combination 3, 5, 7
+        # worked best" (no lock named, nothing says this is its value).
+        rf"(?<!\w)(?:{_LOCK}\s+(?:{_COMBO_WORD}){_QUAL}(?:{_IS}|\s+)|(?:{_COMBO_WORD}){_QUAL}\s+(?:(?:de|del|do|da|du|des|der|of the)\s+)?{_LOCK}?{_IS}|(?:{_COMBO_WORD}){_QUAL}{_IS})"
+        rf"{_ARTICLE}(?:\d{{1,3}}[ ,./–-]+){{2,5}}\d{{1,3}}(?![\d])",
+        None,
+        re.I,
+    ),
+    (
+        "a wallet recovery phrase",
+        rf"(?<!\w)(?:{_SEED})\b[^\n:=]{{0,30}}?(?:[:=]|\bis\b|\bare\b|\best\b|\bes\b|\bist\b|\bé\b)\s*[\"']?(?P<value>(?:(?:\d{{1,2}}[.)]\s*)?[a-zA-Z]{{3,8}}[\s,;-]+){{11,}}(?:\d{{1,2}}[.)]\s*)?[a-zA-Z]{{3,8}})",
+        _words_ok,
+        re.I,
+    ),
+    (
+        "a passphrase",
+        rf"(?<!\w)(?:pass ?phrase|secret phrase|phrase secr[eè]te|frase (?:secreta|de paso|de contrase[nñ]a)|passsatz|frase[ -]senha){_QUALIFIER}{_IS}[\"']?(?P<value>[A-Za-zÀ-ÿ][\w'’-]*(?:[ ,.-]+[A-Za-zÀ-ÿ][\w'’-]*){{2,9}})",
+        _words_ok,
+        re.I,
+    ),
+    (
+        "login credentials",
+        r"(?<!\w)(?:(?:login|log-in|sign-in|user(?:name)?|user id|identifiant|usuario|benutzer(?:name)?|utilizador|usuário|account)"
+        r"(?P<connect>\s*[:=]\s*|\s+(?:(?:is|est|es|ist|é)\s*:?\s*)?)[^\s/|:]+\s*[/|]\s*"
+        r"|(?:credentials?|creds|identifiants|credenciales|zugangsdaten|credenciais)"
+        r"(?P<connect2>\s*[:=]\s*|\s+(?:(?:are|is|sont|son|sind|são)\s*:?\s*)?)[^\s/|:]+(?:\s*[/|]\s*|:))(?P<value>\S{3,})",
+        _login_ok,
+        re.I,
+    ),
+    (
+        "login credentials",
+        r"(?<!\w)(?:user(?:name)?|login|benutzer(?:name)?|usuario|utilisateur|identifiant|utilizador|usuário|account)\s*[:=]?\s*(?P<user>[^\s,;/|]+)(?P<sep>[\s,;]+(?:and\s+|et\s+|y\s+|und\s+|e\s+)?)"
+        r"(?:pass(?:word)?|pw|pwd|mot de passe|mdp|contrase[nñ]a|clave|passwort|kennwort|senha)\b\s*(?:[:=]|\bis\b|\best\b|\bes\b|\bist\b|\bé\b)?\s*(?P<value>[^\s,;]{3,})",
+        _pair_ok,
+        re.I,
+    ),
+    (
+        "login credentials",
+        rf"(?<!\w)(?:credentials?|creds|login details|login info|identifiants|credenciales|zugangsdaten|anmeldedaten|credenciais|dados de acesso|datos de acceso){_QUAL}{_IS}"
+        r"(?P<user>[^\s/|:,]+)(?P<sep>\s*[/|:,]\s*|\s+(?:and|y|et|und|e)\s+|\s+)(?P<value>[^\s,;]{3,})",
+        _pair_ok,
+        re.I,
+    ),
+    (
+        "SSH credentials",
+        r"(?<!\w)ssh\b[^\n.;]{0,40}?\b(?:with|as|using|user|login|via)\s+(?P<user>[\w.@-]+)"
+        r"(?P<sep>\s*[/|:]\s*|,?\s+(?:password|pass|pw|pwd)\b\s*[:=]?\s*|\s+and\s+(?:password\s+)?)(?P<value>\S{3,})"
+        r"|(?<!\w)ssh\s+(?:-\S+\s+)*[\w.-]+:(?P<inline>[^\s@]{3,})@[\w.-]+",
+        lambda m: m.group("inline") is not None or _pair_ok(m),
+        re.I,
+    ),
+]
+
+
 def _prose_rules() -> list[tuple[str, re.Pattern[str], Check]]:
     """(kind, pattern, check) for each prose rule, most common first."""
-    text: list[tuple[str, str, Check, int]] = [
-        (
-            "a secret or token",
-            r"(?<!\w)(?:api[_ -]?key|api[_ -]?secret|secret(?:[_ -]key)?|client[_ -]secret|(?:access|auth|refresh|session|bot)?[_ -]?token|access[_ -]?key|private[_ -]?key|clé (?:d')?api|clave (?:de )?api|chave (?:de )?api|api-schlüssel|jeton|signing key)"
-            rf"{_QUALIFIER}(?:{_CONNECT}|\s+)[\"']?(?P<value>(?=[^\s\"']*\d)(?=[^\s\"']*[A-Za-z])[^\s\"']{{12,}})",
-            None,
-            re.I,
-        ),
-        (
-            "a PIN or access code",
-            rf"(?<!\w)(?:{_PIN_WORDS}){_QUAL}(?i:{_IS}|\s+)?{_ARTICLE}(?:\d[ -]?){{3,11}}\d(?!\d)",
-            None,
-            0,
-        ),
-        (
-            "a lock combination",
-            # "safe combination 12-34-56", "the combination is 12-34-56"; not "combination 3, 5, 7
-            # worked best" (no lock named, nothing says this is its value).
-            rf"(?<!\w)(?:{_LOCK}\s+(?:{_COMBO_WORD}){_QUAL}(?:{_IS}|\s+)|(?:{_COMBO_WORD}){_QUAL}\s+(?:(?:de|del|do|da|du|des|der|of the)\s+)?{_LOCK}?{_IS}|(?:{_COMBO_WORD}){_QUAL}{_IS})"
-            rf"{_ARTICLE}(?:\d{{1,3}}[ ,./–-]+){{2,5}}\d{{1,3}}(?![\d])",
-            None,
-            re.I,
-        ),
-        (
-            "a wallet recovery phrase",
-            rf"(?<!\w)(?:{_SEED})\b[^\n:=]{{0,30}}?(?:[:=]|\bis\b|\bare\b|\best\b|\bes\b|\bist\b|\bé\b)\s*[\"']?(?P<value>(?:(?:\d{{1,2}}[.)]\s*)?[a-zA-Z]{{3,8}}[\s,;-]+){{11,}}(?:\d{{1,2}}[.)]\s*)?[a-zA-Z]{{3,8}})",
-            _words_ok,
-            re.I,
-        ),
-        (
-            "a passphrase",
-            rf"(?<!\w)(?:pass ?phrase|secret phrase|phrase secr[eè]te|frase (?:secreta|de paso|de contrase[nñ]a)|passsatz|frase[ -]senha){_QUALIFIER}{_IS}[\"']?(?P<value>[A-Za-zÀ-ÿ][\w'’-]*(?:[ ,.-]+[A-Za-zÀ-ÿ][\w'’-]*){{2,9}})",
-            _words_ok,
-            re.I,
-        ),
-        (
-            "login credentials",
-            r"(?<!\w)(?:(?:login|log-in|sign-in|user(?:name)?|user id|identifiant|usuario|benutzer(?:name)?|utilizador|usuário|account)"
-            r"(?P<connect>\s*[:=]\s*|\s+(?:(?:is|est|es|ist|é)\s*:?\s*)?)[^\s/|:]+\s*[/|]\s*"
-            r"|(?:credentials?|creds|identifiants|credenciales|zugangsdaten|credenciais)"
-            r"(?P<connect2>\s*[:=]\s*|\s+(?:(?:are|is|sont|son|sind|são)\s*:?\s*)?)[^\s/|:]+(?:\s*[/|]\s*|:))(?P<value>\S{3,})",
-            _login_ok,
-            re.I,
-        ),
-        (
-            "login credentials",
-            r"(?<!\w)(?:user(?:name)?|login|benutzer(?:name)?|usuario|utilisateur|identifiant|utilizador|usuário|account)\s*[:=]?\s*(?P<user>[^\s,;/|]+)(?P<sep>[\s,;]+(?:and\s+|et\s+|y\s+|und\s+|e\s+)?)"
-            r"(?:pass(?:word)?|pw|pwd|mot de passe|mdp|contrase[nñ]a|clave|passwort|kennwort|senha)\b\s*(?:[:=]|\bis\b|\best\b|\bes\b|\bist\b|\bé\b)?\s*(?P<value>[^\s,;]{3,})",
-            _pair_ok,
-            re.I,
-        ),
-        (
-            "login credentials",
-            rf"(?<!\w)(?:credentials?|creds|login details|login info|identifiants|credenciales|zugangsdaten|anmeldedaten|credenciais|dados de acesso|datos de acceso){_QUAL}{_IS}"
-            r"(?P<user>[^\s/|:,]+)(?P<sep>\s*[/|:,]\s*|\s+(?:and|y|et|und|e)\s+|\s+)(?P<value>[^\s,;]{3,})",
-            _pair_ok,
-            re.I,
-        ),
-        (
-            "SSH credentials",
-            r"(?<!\w)ssh\b[^\n.;]{0,40}?\b(?:with|as|using|user|login|via)\s+(?P<user>[\w.@-]+)"
-            r"(?P<sep>\s*[/|:]\s*|,?\s+(?:password|pass|pw|pwd)\b\s*[:=]?\s*|\s+and\s+(?:password\s+)?)(?P<value>\S{3,})"
-            r"|(?<!\w)ssh\s+(?:-\S+\s+)*[\w.-]+:(?P<inline>[^\s@]{3,})@[\w.-]+",
-            lambda m: m.group("inline") is not None or _pair_ok(m),
-            re.I,
-        ),
-    ]
     return [
         ("a password", _PASSWORD_RE, _password_ok),
         ("a password", _PASSWORD_BARE_RE, None),
-    ] + [(kind, re.compile(p, flags), check) for kind, p, check, flags in text]
+    ] + [(kind, re.compile(p, flags), check) for kind, p, check, flags in _TEXT_RULES]
 
 
 # Every prose rule starts with one of these words (in the lower-cased text): a text with none
