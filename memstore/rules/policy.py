@@ -1,15 +1,16 @@
 """Content rules applied before anything is written: secrets are never stored (in any scope),
 and a person's excluded topics stay out of memory altogether. Pure functions, no I/O.
 
-Every text is normalised first (`memstore.rules.normalise`: NFKC, invisible characters
-removed, look-alike Cyrillic and Greek letters folded to Latin), so "pass\u200bword", a
-full-width "ｐａｓｓｗｏｒｄ" or a Cyrillic "раssword" is read as "password"; a key hidden in
-base64 or hex, or split by spaces or dashes, is looked for in its decoded or joined form. Excluded topics match whole words in any
-case and any word form: both sides are stemmed (Snowball English), so "divorce" also matches
-"divorced" and "divorcing". The rules themselves live in
-`memstore.rules.secrets`. A refusal names the kind of secret ("a password", "a Stripe Access
-Key"), never the secret. This module does not decide which writes are checked: the write path
-that calls it does.
+Every text is folded first (`memstore.rules.normalise`: NFKC, invisible characters removed,
+look-alike Cyrillic and Greek letters made Latin), so "pass\u200bword", a full-width
+"ｐａｓｓｗｏｒｄ" or a Cyrillic "раssword" is read as "password"; a key hidden in base64 or
+hex, percent-encoded, or split by spaces or dashes is looked for in its decoded or joined form
+too. `secret_kind` is the one entry other modules call (on every save, and on lines read from
+disk): the rules themselves live in `memstore.rules.secrets`. A refusal names the kind of secret
+("a password", "a Stripe Access Key"), never the secret. Excluded topics match whole words in
+any case and any word form: both sides are stemmed (Snowball English), so "divorce" also
+matches "divorced" and "divorcing". This module does not decide which writes are checked: the
+write path that calls it does.
 """
 
 import re
