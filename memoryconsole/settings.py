@@ -3,6 +3,8 @@
 DATABASE_URL   any PostgreSQL (pgvector used when present); unset: embedded Postgres in ./var/,
                started on the first database connection (never by importing settings)
 MEMORY_ROOT    the Markdown memory folder (default ./var/memory)
+MEMORY_FILE_MODE  0600 (default: files 0600, folders 0700) or 0640 (0640/0750: a shared
+               volume's group may read memory)
 SECRET_KEY     unset: a random key kept in ./var/secret_key
 DEBUG          default off
 ALLOWED_HOSTS  comma-separated, default localhost,127.0.0.1
@@ -35,6 +37,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 MEMORY_ROOT = env_path("MEMORY_ROOT", VAR_DIR / "memory")
+MEMORY_FILE_MODE = int(env_choice("MEMORY_FILE_MODE", "0600", ("0600", "0640")), 8)
 
 # Unset DATABASE_URL: the embedded server starts on the first connection, not here.
 _DATABASE_URL = os.environ.get("DATABASE_URL")

@@ -24,8 +24,14 @@ before an `os.replace`: a hand edit saved in the instant between that check and 
 overwritten, as before.
 
 Temp files are named `.<file>.<host>-<pid>.<random>.tmp`; every write sweeps its folder of ours
-whose writer died (same host) or that are older than `STALE_TEMP_SECONDS`. This module knows
-nothing about fact lines.
+whose writer died (same host) or that are older than `STALE_TEMP_SECONDS`.
+
+Every memory file is created here, and every memory folder: files 0600 and folders 0700 (only
+the service's own user reads memory), or 0640 and 0750 when `MEMORY_FILE_MODE=0640` lets a
+shared volume's group read them; set exactly, whatever the umask. Appended logs (history, the
+failure log, the controls audit) and note versions use `file_open` for the same modes. A file
+or folder that exists already keeps its mode (a rewritten file takes the new one). This module
+knows nothing about fact lines.
 """
 
 import contextlib
@@ -42,7 +48,56 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
+
 from memstore.errors import UnreadableFile
+
+
+def file_mode() -> int:
+    """The mode memory files are created with (settings.MEMORY_FILE_MODE: 0o600 or 0o640)."""
+    return getattr(settings, "MEMORY_FILE_MODE", 0o600)
+
+
+def folder_mode() -> int:
+    """The mode memory folders are created with: the file mode plus search where read is."""
+    mode = file_mode()
+    return mode | (mode & 0o444) >> 2
+
+
+def folder_make(folder: Path) -> None:
+    """Create the folder and any missing parents with the memory folder mode."""
+    if folder.is_dir():
+        return
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    mode = folder_mode()
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, mode)
+        except FileExistsError:
+            continue
+        os.chmod(path, mode)  # exactly the mode, whatever the umask
+
+
+def file_open(path: Path, flags: int) -> int:
+    """A descriptor for `path` opened with `flags`; created (with its folder) with the memory
+    file mode if missing. With O_EXCL in `flags`, an existing file raises FileExistsError."""
+    folder_make(path.parent)
+    mode = file_mode()
+    while True:
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, mode)
+        except FileExistsError:
+            if flags & os.O_EXCL:
+                raise
+            try:
+                return os.open(path, flags)
+            except FileNotFoundError:  # removed in between: create it after all
+                continue
+        os.fchmod(fd, mode)
+        return fd
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +181,12 @@ _TEMP_RE = re.compile(r"^\..+\.(?:(?P<host>[0-9a-f]{6})-)?(?P<pid>\d+)\.[0-9a-f]
 
 def write_atomic(path: Path, text: str, *, expected: Signature | None) -> None:
     """Replace (or create) the file with `text` if it still has the `expected` signature."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder_make(path.parent)
     temps_sweep(path.parent)
     temp = path.with_name(f".{path.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        with open(temp, "xb") as handle:
+        # The temp file becomes the file: it is created with the memory file mode.
+        with os.fdopen(file_open(temp, os.O_WRONLY | os.O_EXCL), "wb") as handle:
             handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memstore.facts.files import file_open
 from memstore.facts.paths import Shard
 
 HISTORY_FILE = "history.jsonl"
@@ -52,8 +53,7 @@ def history_append(root: Path, shard: Shard, changes: Iterable[Change]) -> None:
     if not payload:
         return
     path = history_path(root, shard)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = file_open(path, os.O_WRONLY | os.O_APPEND)
     try:
         os.write(fd, payload.encode("utf-8"))
     finally:

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import transaction
 
 from memstore.errors import EditConflict, InvalidNote
-from memstore.facts.files import ChangedOnDisk, read_snapshot, write_atomic
+from memstore.facts.files import ChangedOnDisk, file_open, read_snapshot, write_atomic
 from memstore.facts.locks import note_lock
 from memstore.facts.paths import check_person, check_slug, memory_root
 from memstore.rules.policy import secret_kind
@@ -141,10 +141,9 @@ def note_save(*, kind: NoteKind, name: str = "", text: str, expected: str | None
 
 def _keep_version(rel: str, text: str) -> None:
     folder = _versions_dir(rel)
-    folder.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime(_STAMP)
     # O_EXCL: two saves in the same microsecond never share a version file.
-    fd = os.open(folder / f"{stamp}.md", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    fd = file_open(folder / f"{stamp}.md", os.O_WRONLY | os.O_EXCL)
     try:
         os.write(fd, text.encode("utf-8"))
         os.fsync(fd)

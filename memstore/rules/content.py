@@ -5,7 +5,8 @@ every restore, console write, command, learner save and import), never by their 
 held in a caller's parameter is a rule some caller forgets. Whose rules apply is derived here:
 
 - secrets are refused in every scope (a bot's own memory is team-wide once it joins a group),
-  in the text and in every metadata value;
+  in the text and in every metadata value, alone and as its `key=value` pair (`src=`, imported
+  `tags=`, any key a caller sets: `password=hunter2` is a password);
 - the excluded topics of the person a user-scope shard belongs to, and of the person in the room
   (the writer names them), are refused;
 - while a person has paused memory, a learned save (`via=learner`) from a room they are in is
@@ -25,7 +26,7 @@ from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Shard
 from memstore.models import PersonSettings
 from memstore.rules.controls import settings_of
-from memstore.rules.policy import excluded_topic, secret_kind
+from memstore.rules.policy import excluded_topic, secret_in_meta, secret_kind
 from memstore.vocabulary import Via
 
 # The ways a bot writes (as opposed to a person in the console, an import, a hand edit).
@@ -38,12 +39,11 @@ RULE_ERRORS: dict[str, type[MemstoreError]] = {"secret": SecretRefused, "topic":
 
 def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str) -> None:
     """Raise SecretRefused, TopicExcluded or MemoryPaused if this fact may not be written."""
-    for value in (fact.text, *fact.meta.values()):
-        if kind := secret_kind(value):
-            raise SecretRefused(
-                f"This looks like {kind}; secrets are never saved to memory. "
-                "Keep it in a password manager instead."
-            )
+    if kind := secret_kind(fact.text) or secret_in_meta(fact.meta):
+        raise SecretRefused(
+            f"This looks like {kind}; secrets are never saved to memory. "
+            "Keep it in a password manager instead."
+        )
     people = {name for name in (person, _owner(shard)) if name}
     if not people:
         return

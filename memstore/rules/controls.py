@@ -21,6 +21,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from memstore.errors import InvalidName, InvalidTopic
+from memstore.facts.files import file_open
 from memstore.facts.paths import check_person, memory_root
 from memstore.models import Person, PersonSettings
 from memstore.rules.policy import normalise
@@ -166,9 +167,8 @@ def _audit(person: str, change: ControlChange) -> None:
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     record = {k: getattr(change, k) for k in _FIELDS} | {"at": stamp}
     path = _audit_path(person)
-    path.parent.mkdir(parents=True, exist_ok=True)
     # O_APPEND keeps concurrent records whole; the file is never rewritten.
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = file_open(path, os.O_WRONLY | os.O_APPEND)
     try:
         os.write(fd, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
     finally:

@@ -23,6 +23,7 @@ from django.conf import settings
 
 from memstore.errors import EditConflict, FactNotFound, MemstoreError
 from memstore.facts.activity import lines_backwards
+from memstore.facts.files import file_open
 from memstore.facts.paths import locate
 from memstore.rules.policy import secret_kind
 
@@ -82,8 +83,7 @@ def failure_record(
     if getattr(error, "recorded", False):
         return failure
     error.recorded = True  # type: ignore[attr-defined]
-    root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / FAILURES_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = file_open(root / FAILURES_FILE, os.O_WRONLY | os.O_APPEND)
     try:
         os.write(fd, (json.dumps(asdict(failure), ensure_ascii=False) + "\n").encode("utf-8"))
     finally:

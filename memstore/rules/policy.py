@@ -1,46 +1,80 @@
 """Content rules applied before anything is written: secrets are never stored (in any scope),
 and a person's excluded topics stay out of memory altogether. Pure functions, no I/O.
 
-Every text is normalised first (NFKC, so full-width and compatibility letters become plain
-ones; zero-width and other invisible format characters removed), so "pass\u200bword" or a
-full-width "ｐａｓｓｗｏｒｄ" is read as "password". Excluded topics match whole words in any
-case and any word form: both sides are stemmed (Snowball English), so "divorce" also matches
-"divorced" and "divorcing". The rules themselves live in
-`memstore.rules.secrets`. A refusal names the kind of secret ("a password", "a Stripe Access
-Key"), never the secret. This module does not decide which writes are checked: the write path
-that calls it does.
+Every text is folded first (`memstore.rules.normalise`: NFKC, invisible characters removed,
+look-alike Cyrillic and Greek letters made Latin), so "pass\u200bword", a full-width
+"ｐａｓｓｗｏｒｄ" or a Cyrillic "раssword" is read as "password"; a key hidden in base64 or
+hex, percent-encoded, or split by spaces or dashes is looked for in its decoded or joined form
+too. `secret_kind` is the one entry other modules call (on every save, and on lines read from
+disk): the rules themselves live in `memstore.rules.secrets`. A refusal names the kind of secret
+("a password", "a Stripe Access Key"), never the secret. Excluded topics match whole words in
+any case and any word form: both sides are stemmed (Snowball English), so "divorce" also
+matches "divorced" and "divorcing". This module does not decide which writes are checked: the
+write path that calls it does.
 """
 
 import re
-import unicodedata
 from collections.abc import Mapping
 
 import snowballstemmer
 
-from memstore.rules.secrets import RULES
+from memstore.rules.normalise import fold, hidden_forms
+from memstore.rules.secrets import KEY_RULES, RULES, Rule
 
 _WORD = re.compile(r"\w+")
 _STEMMER = snowballstemmer.stemmer("english")
 
-# Zero-width and other invisible characters someone may slip into a word to dodge a rule.
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
-)
+normalise = fold  # the text as every rule here reads it
 
 
-def normalise(text: str) -> str:
-    """The text as the rules read it: NFKC, invisible format characters removed."""
-    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+Groups = tuple[tuple[re.Pattern[str] | None, tuple[Rule, ...]], ...]
+
+
+def groups_of(rules: tuple[Rule, ...]) -> Groups:
+    """The rules in their order, runs of the same gate together: one gate test skips a run."""
+    groups: list[tuple[re.Pattern[str] | None, list[Rule]]] = []
+    for rule in rules:
+        if groups and groups[-1][0] is rule.gate:
+            groups[-1][1].append(rule)
+        else:
+            groups.append((rule.gate, [rule]))
+    return tuple((gate, tuple(run)) for gate, run in groups)
+
+
+_ALL, _KEYS = groups_of(RULES), groups_of(KEY_RULES)
 
 
 def secret_kind(text: str) -> str | None:
-    """What kind of secret the text seems to contain ('a password', …), or None."""
-    text = normalise(text)
-    for rule in RULES:
-        for match in rule.pattern.finditer(text):
-            if rule.check is None or rule.check(match):
-                return rule.kind
+    """What kind of secret the text seems to contain ('a password', …), or None. Also looks
+    in the text's hidden forms (decoded base64/hex, a split key joined) for a key shape."""
+    text = fold(text)
+    if kind := _scan(text, _ALL):
+        return kind
+    for form in hidden_forms(text):
+        if kind := _scan(form, _KEYS):
+            return kind
+    return None
+
+
+def _scan(text: str, groups: Groups) -> str | None:
+    # The first rule (in order) that matches names the kind. Runs on every save and every
+    # line read, so the loop is kept lean: most texts pass no gate but the prose one.
+    passed: dict[re.Pattern[str], bool] = {}
+    low = text.lower()
+    for gate, rules in groups:
+        if gate is not None:
+            if (open_ := passed.get(gate)) is None:
+                open_ = passed[gate] = gate.search(low) is not None
+            if not open_:
+                continue
+        for rule in rules:
+            if rule.check is None:
+                if rule.pattern.search(text):
+                    return rule.kind
+                continue
+            for match in rule.pattern.finditer(text):
+                if rule.check(match):
+                    return rule.kind
     return None
 
 
@@ -48,7 +82,11 @@ def secret_in_meta(meta: Mapping[str, object] | None) -> str | None:
     """What kind of secret a metadata value (or `key=value` pair) holds, or None."""
     for key, value in (meta or {}).items():
         text = str(value)
+        # A tag list is read tag by tag too ("work,sk_live_…" hides nothing behind its comma).
+        parts = text.split(",") if "," in text else ()
         if kind := secret_kind(text) or secret_kind(f"{key}={text}"):
+            return kind
+        if kind := next(filter(None, map(secret_kind, parts)), None):
             return kind
     return None
 

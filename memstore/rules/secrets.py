@@ -1,20 +1,15 @@
-"""The rules that recognise a secret in a short text: each is a kind (what a refusal names), a
-compiled pattern, and optionally a check on the match. `memstore.rules.policy` runs them; nothing
-else should.
+"""The rules that recognise a secret in a short text, in the order they are tried: the prose
+rules (`memstore.rules.secret_prose`: "my password is…", PINs and codes, passphrases, seed
+phrases, user / password pairs, in six languages), our own key shapes
+(`memstore.rules.secret_keys`: the shapes detect-secrets lacks, environment lines, JWTs, key
+bodies without PEM lines, card numbers) and detect-secrets' plugins (their own regexes, used
+directly: its scanning machinery costs milliseconds per call and we run on every write).
+`memstore.rules.policy` runs them; nothing else should.
 
-Key formats come from `detect-secrets` (its plugins' own regexes, used directly: its scanning
-machinery costs milliseconds per call and we run on every write). Our own rules add the key
-shapes it lacks (GitHub fine-grained tokens, `sk-proj-`, npm, Hugging Face, Slack tokens of
-every shape, Azure connection strings, credentials in any URL scheme, this product's `mct_`
-tokens) and card numbers; `memstore.rules.secret_prose` adds secrets given in prose ("my password
-is…", PIN, passphrase, "login: admin / …") in six languages.
-
-Texts reach these rules already normalised (NFKC, zero-width characters removed). This module
-does not decide where the rules apply, and it never returns the secret it found.
+Texts reach these rules already folded (`memstore.rules.normalise`). This module does not
+decide where the rules apply, and it never returns the secret it found.
 """
 
-import base64
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,16 +38,22 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
+from memstore.rules.secret_keys import KEY_SHAPES, LONG_RUN, PEM, URL
 from memstore.rules.secret_prose import PROSE_RULES
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One way a secret shows: `check` (if any) confirms a match the pattern alone can't."""
+    """One way a secret shows: `check` (if any) confirms a match the pattern alone can't;
+    `gate` (if any) is a cheap pattern the lower-cased text must contain for the rule to be
+    tried at all (most texts hold no long token, so most key rules are skipped); `key`: a key shape, also
+    looked for in a text's decoded and re-joined forms (`memstore.rules.normalise`)."""
 
     kind: str
     pattern: re.Pattern[str]
     check: Callable[[re.Match[str]], bool] | None = None
+    gate: re.Pattern[str] | None = None
+    key: bool = True
 
 
 # Not used: IPPublicDetector (an address is not a secret), the keyword and high-entropy
@@ -92,152 +93,31 @@ def _jwt_ok(match: re.Match[str]) -> bool:
     return JwtTokenDetector.is_formally_valid(match.group())
 
 
+_ARTIFACTORY = re.compile(r"(?:akc|ap[\da-f])[a-z0-9]{8}")
+_PLUGIN_GATES = {
+    PrivateKeyDetector: PEM,
+    BasicAuthDetector: URL,
+    ArtifactoryDetector: _ARTIFACTORY,
+}
+
+
 def _plugin_rules() -> list[Rule]:
     rules = []
     for plugin in _PLUGINS:
         check = _jwt_ok if plugin is JwtTokenDetector else None
-        rules += [Rule(_kind(plugin.secret_type), p, check) for p in plugin().denylist]
+        gate = _PLUGIN_GATES.get(plugin, LONG_RUN)
+        rules += [Rule(_kind(plugin.secret_type), p, check, gate) for p in plugin().denylist]
     return rules
 
 
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, char in enumerate(reversed(digits)):
-        n = int(char)
-        if i % 2:
-            n = n * 2 - 9 if n > 4 else n * 2
-        total += n
-    return total % 10 == 0
-
-
-def _card_ok(match: re.Match[str]) -> bool:
-    # Issuers' numbers start with 2-6 (ISBNs start 97, order numbers rarely pass all three).
-    digits = re.sub(r"\D", "", match.group())
-    seps = set(re.sub(r"\d", "", match.group()))
-    return 13 <= len(digits) <= 19 and digits[0] in "23456" and len(seps) <= 1 and _luhn_ok(digits)
-
-
-def _entropy(value: str) -> float:
-    counts = {c: value.count(c) for c in set(value)}
-    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
-
-
-def _random_key(match: re.Match[str]) -> bool:
-    # A long run of letters and digits mixing all three classes, like a key, not a word or a
-    # hex digest (commit hashes are lower-case only).
-    value = match.group("value")
-    classes = sum(bool(re.search(p, value)) for p in ("[a-z]", "[A-Z]", "[0-9]"))
-    return classes == 3 and _entropy(value) > 3.5
-
-
-def _basic_auth(match: re.Match[str]) -> bool:
-    # "Basic <base64 of user:password>", as in an Authorization header.
-    try:
-        decoded = base64.b64decode(match.group("value"), validate=True).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
-        return False
-    return ":" in decoded
-
-
-# Our own key shapes: (kind, pattern, extra check of the match or None, regex flags).
-_OWN_RULES: list[tuple[str, str, Callable[[re.Match[str]], bool] | None, int]] = [
-    ("a Memory Console token", r"\bmct_[A-Za-z0-9_-]{20,}", None, 0),
-    ("a private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----", None, 0),
-    (
-        "a GitHub token",
-        r"\b(?:github_pat_[A-Za-z0-9_]{22,}|gh[pousr]_[A-Za-z0-9]{30,})",
-        None,
-        0,
-    ),
-    (
-        "an OpenAI or Anthropic API key",
-        r"\bsk-(?:proj-|svcacct-|admin-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{20,}",
-        None,
-        0,
-    ),
-    ("an API key", r"\b(?:sk|pk|rk)-[A-Za-z0-9]{2,16}-[A-Za-z0-9_-]{16,}", None, 0),
-    (
-        "a Stripe key",
-        r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}|\bwhsec_[A-Za-z0-9]{24,}",
-        None,
-        0,
-    ),
-    ("an npm token", r"\bnpm_[A-Za-z0-9]{30,}", None, 0),
-    ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", None, 0),
-    (
-        "a Slack token",
-        r"\bxox[abposrce]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}",
-        None,
-        0,
-    ),
-    (
-        "a Slack webhook",
-        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{16,}",
-        None,
-        0,
-    ),
-    ("a Discord webhook", r"discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{20,}", None, 0),
-    ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None, 0),
-    ("a Google OAuth secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}", None, 0),
-    ("an AWS access key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", None, 0),
-    (
-        "an AWS secret key",
-        r"(?<![A-Za-z0-9/+=])(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
-        _random_key,
-        0,
-    ),
-    ("a DigitalOcean token", r"\bdo[pro]_v1_[a-f0-9]{64}", None, 0),
-    ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", None, 0),
-    ("a Twilio or Mailgun key", r"\bkey-[a-f0-9]{32}\b", None, 0),
-    (
-        "an Azure connection string",
-        r"\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*[^;\s]{8,}",
-        None,
-        re.I,
-    ),
-    (
-        "a password in a connection string",
-        r"(?:^|[;\s])(?:Password|Pwd)\s*=\s*[^;\s]{3,}",
-        None,
-        re.I,
-    ),
-    (
-        "credentials in a URL",
-        r"\b[a-z][a-z0-9+.-]{1,30}://[^\s/@:]*:[^\s/@]+@[^\s/@]",
-        None,
-        re.I,
-    ),
-    (
-        "a secret in a URL",
-        r"[?&;](?:password|passwd|pwd|pass|secret|client_secret|token|access_token|auth_token|api_?key|apikey|sig|signature|key)=[^&\s#]{8,}",
-        None,
-        re.I,
-    ),
-    (
-        "a basic-auth header",
-        r"\bbasic\s+(?P<value>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])",
-        _basic_auth,
-        re.I,
-    ),
-    (
-        "a bearer token",
-        r"\b(?:bearer|token)\s+(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{20,}=*",
-        None,
-        re.I,
-    ),
-    (
-        "a payment card number",
-        r"(?<![\d+])(?<![\d+][ .-])(?:\d[ .-]?){12,18}\d(?!\d)",
-        _card_ok,
-        0,
-    ),
-]
-
-
-def _own_rules() -> list[Rule]:
-    return [Rule(kind, re.compile(p, flags), check) for kind, p, check, flags in _OWN_RULES]
-
-
 RULES: tuple[Rule, ...] = tuple(
-    [Rule(*rule) for rule in PROSE_RULES] + _own_rules() + _plugin_rules()
+    [Rule(kind, p, check, gate, key=False) for kind, p, check, gate in PROSE_RULES]
+    + [Rule(kind, pattern, check, gate) for kind, pattern, check, gate in KEY_SHAPES]
+    + _plugin_rules()
 )
+"""Every rule, prose first (the commonest), then our key shapes, then detect-secrets'."""
+
+KEY_RULES: tuple[Rule, ...] = tuple(
+    rule for rule in RULES if rule.key and rule.kind != "a payment card number"
+)
+"""The rules tried on a text's hidden forms (a card number already allows its separators)."""

@@ -1,34 +1,125 @@
-"""The content rules: every secret shape in the corpus refused, at most 1 % of look-alikes
-refused, the refusal naming a kind and never the secret, and fast enough for every write."""
+"""The content rules: every secret shape in the corpus refused (every family, every evasion,
+as text and as a metadata value), at most 1 % of look-alikes refused, the refusal naming a kind
+and never the secret, and fast enough for every write."""
 
+import dataclasses
 import statistics
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from memstore.rules import policy
+from memstore.rules.normalise import fold, hidden_forms
 from memstore.rules.policy import excluded_topic, normalise, secret_in_meta, secret_kind
-from tests.memstore.secret_corpus import BENIGN, SECRETS
+from memstore.rules.secrets import KEY_RULES, RULES
+from tests.memstore.secret_corpus import (
+    BENIGN,
+    EVASIONS,
+    FAMILY_SECRETS,
+    KEY_VALUES,
+    LOOK_ALIKES,
+    SECRETS,
+    look_alikes_by_shape,
+)
+
+ALL_SECRETS = list(dict.fromkeys(SECRETS + FAMILY_SECRETS + list(EVASIONS.values())))
+ALL_BENIGN = BENIGN + LOOK_ALIKES
 
 
 def test_corpus_is_big_enough():
-    assert len(SECRETS) >= 100
-    assert len(BENIGN) >= 100
-    assert len(set(SECRETS)) == len(SECRETS) and len(set(BENIGN)) == len(BENIGN)
+    assert len(SECRETS) >= 100 and len(FAMILY_SECRETS) >= 100 and len(EVASIONS) >= 150
+    assert len(ALL_BENIGN) >= 500
+    assert len(set(FAMILY_SECRETS)) == len(FAMILY_SECRETS) and len(set(SECRETS)) == len(SECRETS)
+    assert len(set(ALL_BENIGN)) == len(ALL_BENIGN)
 
 
 def test_every_secret_refused_and_at_most_one_percent_of_benign_texts():
-    missed = [text for text in SECRETS if secret_kind(text) is None]
-    flagged = [(text, secret_kind(text)) for text in BENIGN if secret_kind(text)]
+    missed = [text for text in ALL_SECRETS if secret_kind(text) is None]
+    flagged = [(text, secret_kind(text)) for text in ALL_BENIGN if secret_kind(text)]
+    evasions_missed = [name for name, text in EVASIONS.items() if secret_kind(text) is None]
     print(
-        f"\nsecrets refused: {len(SECRETS) - len(missed)}/{len(SECRETS)}; "
-        f"benign refused: {len(flagged)}/{len(BENIGN)} ({100 * len(flagged) / len(BENIGN):.1f} %)"
+        f"\nsecrets refused: {len(ALL_SECRETS) - len(missed)}/{len(ALL_SECRETS)} "
+        f"(families {len(SECRETS) + len(FAMILY_SECRETS)}, evasions {len(EVASIONS)}, "
+        f"evasions stored {len(evasions_missed)}); stored: {len(missed)}; "
+        f"look-alikes refused (false positives): {len(flagged)}/{len(ALL_BENIGN)} "
+        f"({100 * len(flagged) / len(ALL_BENIGN):.1f} %)"
     )
     assert missed == []
-    assert len(flagged) <= len(BENIGN) // 100, flagged
+    assert len(flagged) <= len(ALL_BENIGN) // 100, flagged
+
+
+@pytest.mark.parametrize("family", sorted(KEY_VALUES))
+def test_every_family_is_refused_as_a_metadata_value_too(family):
+    value = KEY_VALUES[family]
+    assert secret_in_meta({"src": value})
+    assert secret_in_meta({"tags": f"work,{value},later"})
+    assert secret_in_meta({"note": f"x{value[:0]}", "token": value})
+
+
+@pytest.mark.parametrize(
+    "how", ["cyrillic", "greek", "zero-width", "urlsafe-base64", "dash-split", "percent"]
+)
+def test_evasions_without_spaces_are_refused_as_metadata(how):
+    for name, text in EVASIONS.items():
+        if name.endswith(f"/{how}"):
+            assert secret_in_meta({"src": text}), name
+
+
+def test_ordinary_metadata_is_not_a_secret():
+    meta = {
+        "src": "room:42/msg:981",
+        "by": "ava",
+        "via": "import",
+        "type": "decision",
+        "importance": 0.8,
+        "weight": 0.5,
+        "visibility": "private",
+        "pin": "true",
+        "tags": "gear,coffee,2026-q4",
+        "category": "technique",
+        "links": "supersedes:3f2a9c1b7e4d5f6a",
+    }
+    assert secret_in_meta(meta) is None
+    assert [text for text in LOOK_ALIKES if " " not in text and secret_in_meta({"src": text})] == []
+
+
+def test_gates_never_change_a_verdict():
+    # A gate only skips a rule that could not match: with every gate removed, the same kinds.
+    gated, gated_keys = policy.groups_of(RULES), policy.groups_of(KEY_RULES)
+    ungated = policy.groups_of(tuple(dataclasses.replace(rule, gate=None) for rule in RULES))
+    ungated_keys = policy.groups_of(
+        tuple(dataclasses.replace(rule, gate=None) for rule in KEY_RULES)
+    )
+    for text in ALL_SECRETS + ALL_BENIGN:
+        folded = fold(text)
+        assert policy._scan(folded, gated) == policy._scan(folded, ungated), text
+        for form in hidden_forms(folded):
+            assert policy._scan(form, gated_keys) == policy._scan(form, ungated_keys), text
+
+
+def test_look_alike_letters_and_hidden_forms_are_undone():
+    assert fold("раѕѕwоrd") == "password"  # Cyrillic р, а, ѕ, о
+    assert fold("ΑΚΙΑ") == "AKIA"  # Greek
+    assert fold("pass\U000e0041word") == "password"  # a tag character
+    assert hidden_forms("aGVsbG8gd29ybGQgYWdhaW4=") == ["hello world again"]
+    assert hidden_forms("68656c6c6f20776f726c64") == ["hello world"]
+    assert "sk_live_4eC39HqLyJeW" in hidden_forms("key sk_live_ 4eC3 9HqL yJeW")
+    assert hidden_forms("pul-3-a4f5e-6a7b8-c9d0e-f1a2b") == ["pul-3a4f5e6a7b8c9d0ef1a2b"]
+    assert hidden_forms("Caroline went to the LGBTQ support group on 2023-05-08") == []
+    assert hidden_forms(f"Fixed in commit {'3f2a9c1b7e4d5f6a8b9c' * 2}") == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_gets_an_answer_and_no_error(text):
+    kind = secret_kind(text)
+    assert kind is None or kind.startswith(("a ", "an "))
 
 
 def test_fast_enough_for_every_write():
-    texts = SECRETS + BENIGN
+    texts = ALL_SECRETS + ALL_BENIGN
     for text in texts:  # warm up
         secret_kind(text)
     timings = []
@@ -88,3 +179,12 @@ def test_excluded_topics_match_whole_words_after_normalising():
     assert excluded_topic("Talked about her heal\u200bth", ["health"]) == "health"
     assert excluded_topic("Healthcare budget", ["health"]) is None
     assert excluded_topic("anything", ["  "]) is None
+
+
+def test_generated_look_alikes_of_every_shape_stay_under_one_percent():
+    shapes = look_alikes_by_shape(1000)
+    flagged = {name: [t for t in texts if secret_kind(t)] for name, texts in shapes.items()}
+    print("\nlook-alikes refused per shape (of 1000 each):")
+    for name, found in flagged.items():
+        print(f"  {name}: {len(found)}" + (f" e.g. {found[0]!r}" if found else ""))
+    assert {name: found for name, found in flagged.items() if len(found) > 10} == {}

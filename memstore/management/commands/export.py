@@ -1,11 +1,13 @@
 """`manage.py export (--bot SLUG | --person P | --all) OUT`: a zip of memory files and a JSON
 lines file with every fact's metadata (see memstore.privacy.export)."""
 
+import os
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
+from memstore.facts.files import file_open
 from memstore.privacy.export import FACTS_FILE, export_files, memory_export
 
 
@@ -27,7 +29,8 @@ class Command(BaseCommand):
         except MemstoreError as exc:
             raise CommandError(str(exc)) from None
         partial = out.with_name(out.name + ".partial")
-        with partial.open("wb") as stream:
+        # A copy of memory: created with the memory file mode, like memory itself.
+        with os.fdopen(file_open(partial, os.O_WRONLY | os.O_TRUNC), "wb") as stream:
             summary = memory_export(files=files, out=stream)
         partial.replace(out)  # a failed export leaves no half-written zip under the real name
         self.stdout.write(

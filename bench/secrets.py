@@ -1,0 +1,81 @@
+"""What `secret_kind` costs a line: `python -m bench secrets [--against DIR ...]`.
+
+It runs on every save and on every line read from disk, so it is timed on realistic lines:
+LoCoMo's facts written as fact lines with metadata, and its questions with and without their
+answers (../shared/bench/locomo-dev), cycled to 10,000 lines. Each code version (this checkout
+and each `--against` folder holding another version's `memstore/`, e.g. `git archive main
+memstore | tar -x -C /tmp/main`) runs in a child process of its own, the versions taking turns
+round after round so they share the machine's load; CPU time (not wall time) per line, median
+of the rounds. Also prints how many lines each version flags (a realistic corpus: ideally 0).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+DATA = Path("../shared/bench/locomo-dev")
+
+
+def lines_of(data: Path, count: int) -> list[str]:
+    """`count` realistic memory lines built from the LoCoMo files, cycled."""
+    texts = []
+    for raw in (data / "facts.jsonl").read_text().splitlines():
+        row = json.loads(raw)
+        src = f"locomo:{row['conv_id']}:{','.join(row['evidence'])}"
+        texts.append(
+            f"- ({row['date']}) {row['text']} <!-- src={src} by=learner importance=0.6 -->"
+        )
+    for raw in (data / "queries.jsonl").read_text().splitlines():
+        row = json.loads(raw)
+        texts += [row["question"], f"- (2023-05-08) {row['question']} {row['answer']}"]
+    return (texts * (count // len(texts) + 1))[:count]
+
+
+def child(data: Path, count: int) -> None:
+    """One round in this process: microseconds of CPU per line, and lines flagged."""
+    from memstore.rules.policy import secret_kind
+
+    lines = lines_of(data, count)
+    for line in lines[:500]:
+        secret_kind(line)  # warm up (compiled patterns, caches)
+    start = time.process_time()
+    flagged = sum(1 for line in lines if secret_kind(line))
+    spent = time.process_time() - start
+    print(json.dumps({"us": spent / len(lines) * 1e6, "flagged": flagged}))
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="bench secrets", description=__doc__.splitlines()[0])
+    parser.add_argument("--against", action="append", default=[], help="another code folder")
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--lines", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    here = Path(__file__).resolve().parent.parent
+    versions = [str(here), *(str(Path(d).resolve()) for d in args.against)]
+    results: dict[str, list[dict]] = {v: [] for v in versions}
+    for _ in range(args.rounds):
+        for version in versions:
+            env = os.environ | {"PYTHONPATH": version}
+            command = [sys.executable, __file__, "--child", str(args.data), str(args.lines)]
+            done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+            results[version].append(json.loads(done.stdout))
+    for version, rounds in results.items():
+        runs = [r["us"] for r in rounds]
+        print(
+            f"{version}: {statistics.median(runs):.1f} us per line (median of {len(runs)} "
+            f"rounds: {', '.join(f'{r:.1f}' for r in runs)}), {rounds[0]['flagged']} of "
+            f"{args.lines} lines flagged"
+        )
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        child(Path(sys.argv[2]), int(sys.argv[3]))
+    else:
+        main(sys.argv[1:])
