@@ -92,7 +92,9 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     # Enter submits the form too (hx-sync replaces a search still in flight), so the list is
     # reloaded even when the input event's debounced search was swallowed by an earlier swap.
     page.get_by_label("Search").press("Enter")
-    page.locator("#fact-list .summary", has_text="3 facts").wait_for()
+    # Two requests race here (the submit, then the debounced input replacing it); on a loaded
+    # machine the second can take more than the page's 10 s default to come back.
+    page.locator("#fact-list .summary", has_text="3 facts").wait_for(timeout=30_000)
     before = (setup / PROFILE).read_bytes()
     page.get_by_role("link", name=re.compile("Clear all")).click()
     confirm = page.locator(".confirm")
