@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from django.db.models import Count
 
 from memstore.console.viewer import Viewer
+from memstore.console.writes import edit_as
 from memstore.errors import FactNotFound, NotAllowed, PersonUnknown
 from memstore.facts.activity import fact_writers, shard_history_page
 from memstore.facts.history import Change
@@ -27,7 +28,7 @@ from memstore.models import Fact
 from memstore.privacy.erase import fact_erase, reach_of_person
 from memstore.registry.people import person_bots, person_unlink
 from memstore.store.selectors import fact_find, facts_list
-from memstore.store.services import fact_edit, fact_forget, fact_restore
+from memstore.store.services import fact_forget, fact_restore
 
 PAGE_SIZE = 50
 
@@ -149,14 +150,7 @@ def about_fact_edit(
 ) -> AboutFact:
     """Reword a fact about the person in place, as the viewer (EditConflict if it changed)."""
     shard = _own_shard(viewer, person, file)
-    stored = fact_edit(
-        shard=shard,
-        fact_id=fact_id,
-        text=text,
-        expected_text=expected_text,
-        by=viewer.person,
-        via="console",
-    )
+    stored = edit_as(viewer, shard, fact_id=fact_id, text=text, expected_text=expected_text)
     return AboutFact(fact=stored, bot=shard.bot, room=stored.room, by=viewer.person, via="console")
 
 

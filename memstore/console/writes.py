@@ -44,7 +44,16 @@ def console_fact_edit(
     """Replace a fact's text in place; EditConflict (with the current text) if it changed."""
     shard = shard_of_file(viewer, file)
     viewer.check_editor(shard.bot)
-    stored = fact_edit(
+    stored = edit_as(viewer, shard, fact_id=fact_id, text=text, expected_text=expected_text)
+    return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
+
+
+def edit_as(
+    viewer: Viewer, shard: Shard, *, fact_id: str, text: str, expected_text: str
+) -> StoredFact:
+    """A console edit, written as the person (`by=<their name>`, `via=console`); the caller has
+    checked they may change this shard."""
+    return fact_edit(
         shard=shard,
         fact_id=fact_id,
         text=text,
@@ -52,7 +61,6 @@ def console_fact_edit(
         by=viewer.person,
         via="console",
     )
-    return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
 
 
 @dataclass(frozen=True, slots=True)
