@@ -196,3 +196,33 @@ class FactProtected(MemstoreError):
 
     code = "fact_protected"
     status = 409
+
+
+class DatabaseUnavailable(MemstoreError):
+    """The database (the index, the queue, the registry) can't be reached right now; the
+    files are untouched. Retry shortly: the server reconnects (and restarts an embedded
+    Postgres) by itself."""
+
+    code = "database_unavailable"
+    status = 503
+
+
+class MemoryVolumeError(MemstoreError):
+    """The memory volume (MEMORY_ROOT) refused a write; nothing was written. Reads still work."""
+
+    code = "memory_volume_error"
+    status = 503
+
+
+class MemoryVolumeFull(MemoryVolumeError):
+    """No space (or quota) left on the memory volume."""
+
+    code = "memory_volume_full"
+    status = 507
+
+
+class MemoryVolumeReadOnly(MemoryVolumeError):
+    """The memory volume is mounted read-only (or refuses writes)."""
+
+    code = "memory_volume_read_only"
+    status = 503

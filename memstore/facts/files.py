@@ -32,6 +32,12 @@ shared volume's group read them; set exactly, whatever the umask. Appended logs 
 failure log, the controls audit) and note versions use `file_open` for the same modes. A file
 or folder that exists already keeps its mode (a rewritten file takes the new one). This module
 knows nothing about fact lines.
+
+A volume that refuses writes (full, over quota, mounted read-only) is said as such:
+`write_atomic` first checks the volume has room for the new file and `HEADROOM_BYTES` more (the
+history line and the index's own files come after it), and any ENOSPC/EDQUOT/EROFS on the way
+becomes `MemoryVolumeFull` or `MemoryVolumeReadOnly` with the temp file gone, so a refused write
+leaves the original as it was. `volume_state` is what Health and the home page show.
 """
 
 import contextlib
@@ -50,7 +56,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from memstore.errors import UnreadableFile
+from memstore.errors import MemoryVolumeFull, MemoryVolumeReadOnly, UnreadableFile
 
 
 def file_mode() -> int:
@@ -180,14 +186,34 @@ _TEMP_RE = re.compile(r"^\..+\.(?:(?P<host>[0-9a-f]{6})-)?(?P<pid>\d+)\.[0-9a-f]
 
 
 def write_atomic(path: Path, text: str, *, expected: Signature | None) -> None:
-    """Replace (or create) the file with `text` if it still has the `expected` signature."""
-    folder_make(path.parent)
-    temps_sweep(path.parent)
+    """Replace (or create) the file with `text` if it still has the `expected` signature;
+    MemoryVolumeFull / MemoryVolumeReadOnly (the original untouched) if the volume refuses."""
+    data = text.encode("utf-8")
+    with volume_errors(path):
+        room_check(path.parent, len(data) + HEADROOM_BYTES)
+        folder_make(path.parent)
+        temps_sweep(path.parent)
+        _write_replacing(path, data, expected)
+
+
+def write_back(path: Path, snapshot: "Snapshot") -> None:
+    """Put a file back as `snapshot` had it (gone if it did not exist), undoing our own write
+    whose follow-up (its history line) the volume refused; best effort, without the room check:
+    the bytes of our version were freed first."""
+    with contextlib.suppress(OSError, ChangedOnDisk):
+        if snapshot.text is None:
+            os.unlink(path)
+        else:
+            now = signature(path, with_digest=True)
+            _write_replacing(path, snapshot.text.encode("utf-8"), now)
+
+
+def _write_replacing(path: Path, data: bytes, expected: Signature | None) -> None:
     temp = path.with_name(f".{path.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         # The temp file becomes the file: it is created with the memory file mode.
         with os.fdopen(file_open(temp, os.O_WRONLY | os.O_EXCL), "wb") as handle:
-            handle.write(text.encode("utf-8"))
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
             ours = os.fstat(handle.fileno())
@@ -359,3 +385,83 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# --- a volume that refuses writes -------------------------------------------------------------
+
+HEADROOM_BYTES = 256 * 1024  # kept free past the new file: its history line, the next writes
+_FULL = {errno.ENOSPC, errno.EDQUOT}
+_REFUSED = {errno.EROFS, errno.EACCES, errno.EPERM}  # a read-only mount, or one we may not write
+
+
+@dataclass(frozen=True, slots=True)
+class VolumeState:
+    """What the memory volume can take: free and total bytes, and whether it takes writes."""
+
+    free_bytes: int
+    total_bytes: int
+    read_only: bool
+
+    @property
+    def full(self) -> bool:
+        return self.free_bytes < HEADROOM_BYTES
+
+    @property
+    def problem(self) -> str:
+        """"" when writes can go ahead, else memory_volume_read_only or memory_volume_full."""
+        if self.read_only:
+            return MemoryVolumeReadOnly.code
+        return MemoryVolumeFull.code if self.full else ""
+
+
+def volume_state(folder: Path) -> VolumeState:
+    """The volume holding `folder` (or its nearest existing parent), from one statvfs."""
+    probe = Path(folder)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    st = os.statvfs(probe)
+    read_only = bool(st.f_flag & os.ST_RDONLY) or not os.access(probe, os.W_OK)
+    return VolumeState(
+        free_bytes=st.f_bavail * st.f_frsize,
+        total_bytes=st.f_blocks * st.f_frsize,
+        read_only=read_only,
+    )
+
+
+def room_check(folder: Path, need: int) -> None:
+    """MemoryVolumeReadOnly / MemoryVolumeFull unless the volume can take `need` more bytes."""
+    state = volume_state(folder)
+    if state.read_only:
+        raise _read_only(folder)
+    if state.free_bytes < need:
+        raise _full(folder, state.free_bytes)
+
+
+@contextlib.contextmanager
+def volume_errors(path: Path):
+    """Turn the volume's own refusals (ENOSPC, EDQUOT, EROFS, EACCES) inside the block into
+    MemoryVolumeFull / MemoryVolumeReadOnly; other OSErrors pass unchanged."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in _FULL:
+            raise _full(path, None) from None
+        if exc.errno in _REFUSED:
+            raise _read_only(path) from None
+        raise
+
+
+def _full(path: Path, free: int | None) -> MemoryVolumeFull:
+    left = "" if free is None else f" ({free // 1024} KiB left)"
+    return MemoryVolumeFull(
+        f"The memory volume is full{left}: nothing was written. Reading memory still works; "
+        "free space on the volume holding MEMORY_ROOT, then try again.",
+        detail={"free_bytes": free} if free is not None else {},
+    )
+
+
+def _read_only(path: Path) -> MemoryVolumeReadOnly:
+    return MemoryVolumeReadOnly(
+        "The memory volume is read-only: nothing was written. Reading memory still works; "
+        "remount the volume holding MEMORY_ROOT read-write, then try again."
+    )

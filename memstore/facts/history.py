@@ -8,6 +8,8 @@ reads and appends the log and answers "what did this shard hold at time T"; it d
 what to record (services and the index sync do).
 """
 
+import contextlib
+import errno
 import json
 import os
 from collections.abc import Iterable
@@ -15,7 +17,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memstore.facts.files import file_open
+from memstore.facts.files import file_open, volume_errors
 from memstore.facts.paths import Shard
 
 HISTORY_FILE = "history.jsonl"
@@ -53,11 +55,25 @@ def history_append(root: Path, shard: Shard, changes: Iterable[Change]) -> None:
     if not payload:
         return
     path = history_path(root, shard)
-    fd = file_open(path, os.O_WRONLY | os.O_APPEND)
+    data = payload.encode("utf-8")
+    with volume_errors(path):
+        fd = file_open(path, os.O_WRONLY | os.O_APPEND)
+        try:
+            _append_whole(fd, data)
+        finally:
+            os.close(fd)
+
+
+def _append_whole(fd: int, data: bytes) -> None:
+    # A full volume can take part of the lines: cut them off again so no torn line stays.
+    start = os.fstat(fd).st_size
     try:
-        os.write(fd, payload.encode("utf-8"))
-    finally:
-        os.close(fd)
+        if os.write(fd, data) != len(data):
+            raise OSError(errno.ENOSPC, "short write")
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, start)
+        raise
 
 
 def _record(change: Change, stamp: str) -> dict[str, str]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from memstore.errors import EditConflict, FactNotFound, MemstoreError
+from memstore.errors import EditConflict, FactNotFound, MemoryVolumeError, MemstoreError
 from memstore.facts.activity import lines_backwards
 from memstore.facts.files import file_open
 from memstore.facts.paths import locate
@@ -30,8 +30,9 @@ from memstore.rules.policy import secret_kind
 FAILURES_FILE = "failures.jsonl"
 _WITHHELD = "Refused; the message is not kept because it quoted what looks like a secret."
 # Not refusals: a conflict is shown to the writer with the current text, and "not found" is an
-# answer (the fact is already gone), not something that failed.
-_NOT_REFUSALS = (EditConflict, FactNotFound)
+# answer (the fact is already gone), not something that failed. A full or read-only memory
+# volume could not take the record either: Health and the home page show that state instead.
+_NOT_REFUSALS = (EditConflict, FactNotFound, MemoryVolumeError)
 _ROOM: ContextVar[str] = ContextVar("failure_room", default="")
 
 

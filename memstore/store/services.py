@@ -15,7 +15,13 @@ from datetime import date
 
 from django.utils import timezone
 
-from memstore.errors import EditConflict, FactNotFound, InvalidFact, UnreadableFile
+from memstore.errors import (
+    EditConflict,
+    FactNotFound,
+    InvalidFact,
+    MemoryVolumeError,
+    UnreadableFile,
+)
 from memstore.facts import markdown
 from memstore.facts.files import (
     ChangedOnDisk,
@@ -23,6 +29,7 @@ from memstore.facts.files import (
     read_bytes,
     read_snapshot,
     write_atomic,
+    write_back,
 )
 from memstore.facts.history import Change, history_append
 from memstore.facts.locks import bot_lock
@@ -344,7 +351,11 @@ def file_rewrite(rel: str, edit: Edit, *, header: str = "", by: str, via: str) -
         except ChangedOnDisk:
             continue
         changes = [_stamp(change, by=by, via=via) for change in changes]
-        history_append(root, location.shard, changes)
+        try:
+            history_append(root, location.shard, changes)
+        except MemoryVolumeError:
+            write_back(path, snapshot)  # a change without its history line: undo it, refuse
+            raise
         declared = {c.fact_id for c in changes} | {c.old_fact_id for c in changes if c.old_fact_id}
         written = Written(
             before=snapshot.signature.digest if snapshot.signature else "",
