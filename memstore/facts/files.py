@@ -390,6 +390,7 @@ def _fsync_dir(folder: Path) -> None:
 # --- a volume that refuses writes -------------------------------------------------------------
 
 HEADROOM_BYTES = 256 * 1024  # kept free past the new file: its history line, the next writes
+FULL_BELOW_BYTES = 1024 * 1024  # Health calls the volume full below this (writes soon refused)
 _FULL = {errno.ENOSPC, errno.EDQUOT}
 _REFUSED = {errno.EROFS, errno.EACCES, errno.EPERM}  # a read-only mount, or one we may not write
 
@@ -404,11 +405,11 @@ class VolumeState:
 
     @property
     def full(self) -> bool:
-        return self.free_bytes < HEADROOM_BYTES
+        return self.free_bytes < FULL_BELOW_BYTES
 
     @property
     def problem(self) -> str:
-        """"" when writes can go ahead, else memory_volume_read_only or memory_volume_full."""
+        """ "" when writes can go ahead, else memory_volume_read_only or memory_volume_full."""
         if self.read_only:
             return MemoryVolumeReadOnly.code
         return MemoryVolumeFull.code if self.full else ""

@@ -12,12 +12,16 @@ Nothing else in the project may know what a fact line looks like.
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, timedelta
 
 from memstore.errors import InvalidFact
 from memstore.vocabulary import FACT_ID_PATTERN, LINK_KINDS, VISIBILITIES
 
 MAX_TEXT_CHARS = 500
+# A new or re-dated fact's date: not before this, and at most this far past today. Lines already
+# in a file keep whatever real date they have (a hand edit wins); only writes are refused.
+EARLIEST_DAY = date(1900, 1, 1)
+LATEST_AHEAD = timedelta(days=366)
 TAGS = ("note", "episode")
 META_KEYS = ("type", "importance", "weight", "visibility", "src", "by", "via", "pin", "rel")
 # Links: `rel=supersedes:<id>,related_to:<id>` (kinds from the vocabulary, targets fact ids).
@@ -279,7 +283,21 @@ def make_fact(
     _check_body(body)
     if len(body) > MAX_TEXT_CHARS:
         raise InvalidFact(f"Fact text with its tag is over {MAX_TEXT_CHARS} characters.")
-    return FactLine(day=day, text=body, meta=clean_meta(meta))
+    return FactLine(day=day_check(day), text=body, meta=clean_meta(meta))
+
+
+def day_check(day: date, *, today: date | None = None) -> date:
+    """The date of a fact being written, if sane: from 1900-01-01 to a year past today;
+    InvalidFact (saying the range) otherwise."""
+    today = today or date.today()
+    latest = today + LATEST_AHEAD
+    if not isinstance(day, date) or not EARLIEST_DAY <= day <= latest:
+        raise InvalidFact(
+            f"Date {day} is out of range: a fact's date must be between "
+            f"{EARLIEST_DAY.isoformat()} and {latest.isoformat()} (a year from today).",
+            detail={"earliest": EARLIEST_DAY.isoformat(), "latest": latest.isoformat()},
+        )
+    return day
 
 
 def with_text(fact: FactLine, text: str) -> FactLine:

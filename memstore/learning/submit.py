@@ -30,11 +30,13 @@ _ID_RE = re.compile(MESSAGE_ID_PATTERN)
 @dataclass(frozen=True, slots=True)
 class ExchangeReceipt:
     """What happened to a reported exchange: `status` is queued or skipped (with the reason);
-    a repeated report gets the first one's id and its current status (done, failed…)."""
+    a repeated report gets the first one's id and its current status (queued, done, skipped,
+    failed), with `repeated` set."""
 
     id: int
     status: str
     reason: str = ""
+    repeated: bool = False
 
 
 def exchange_submit(
@@ -49,6 +51,9 @@ def exchange_submit(
     """Store an exchange and queue it for learning, or record why it is skipped."""
     _check(message=message, reply=reply, message_id=message_id, reply_id=reply_id)
     recalled = _check_recalled(recalled)
+    # A retry (the bot never saw our answer) is the common repeat: answer it without a write.
+    if (existing := _existing(ctx, message_id, reply_id)) is not None:
+        return existing
     reason, detail = _skip_reason(ctx, message)
     try:
         with transaction.atomic():
@@ -100,7 +105,7 @@ def _existing(ctx: Context, message_id: str, reply_id: str) -> ExchangeReceipt |
     )
     if row is None:
         return None
-    return ExchangeReceipt(id=row[0], status=row[1], reason=row[2])
+    return ExchangeReceipt(id=row[0], status=row[1], reason=row[2], repeated=True)
 
 
 def _skip_reason(ctx: Context, message: str) -> tuple[str, str]:

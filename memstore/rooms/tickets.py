@@ -16,6 +16,7 @@ docs/api.md); `ticket_check` verifies one. What a context may read and write is
 
 import hashlib
 import hmac
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from memstore.errors import RoomConflict, TicketExpired, TicketMissing, TicketRe
 from memstore.models import RoomBinding
 
 TICKET_VERSION = "v1"
+_TICKET_RE = re.compile(r"v1\.(?P<expires>[0-9]{1,12})\.(?P<signature>[0-9a-fA-F]{64})", re.ASCII)
 
 
 def ticket_message(
@@ -89,10 +91,12 @@ def ticket_check(
             "This deployment wants every call to carry X-Room-Ticket, signed by the chat "
             "platform for this bot, room, kind, person and projects."
         )
-    version, _, rest = ticket.partition(".")
-    expires_text, _, signature = rest.partition(".")
-    if version != TICKET_VERSION or not expires_text.isdigit() or len(signature) != 64:
+    found = _TICKET_RE.fullmatch(ticket)
+    if found is None:
+        # ASCII only: str.isdigit() takes "²" and int() then fails; compare_digest refuses
+        # non-ASCII text. Anything but the exact shape is a refused ticket, never a crash.
         raise TicketRefused("The room ticket is not a v1 ticket (v1.<expires>.<signature>).")
+    expires_text, signature = found["expires"], found["signature"]
     expected = hmac.new(
         key.encode(),
         ticket_message(

@@ -228,7 +228,7 @@ def _with_changes(
             else:
                 merged[key] = value
         fact = replace(fact, meta=markdown.clean_meta(merged))
-    return replace(fact, day=day) if day is not None else fact
+    return replace(fact, day=markdown.day_check(day)) if day is not None else fact
 
 
 @refusals_recorded("restore")

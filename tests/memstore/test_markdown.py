@@ -344,3 +344,21 @@ def test_a_metadata_comment_followed_by_blanks_still_reads_as_metadata():
     fact = parse_line("- (2000-01-01) 0<!-- A= --> ")
     assert (fact.text, fact.meta) == ("0", {"A": ""})
     assert fact == parse_line(str(fact))
+
+
+@pytest.mark.parametrize(
+    "day", [date(1, 1, 1), date(1899, 12, 31), date(9999, 12, 31), date(2028, 1, 1)]
+)
+def test_a_new_fact_dated_outside_the_sane_range_is_refused(day):
+    with pytest.raises(InvalidFact, match="out of range: a fact's date must be between 1900-01-01"):
+        markdown.day_check(day, today=date(2026, 12, 1))
+
+
+@pytest.mark.parametrize("day", [date(1900, 1, 1), date(2026, 12, 1), date(2027, 12, 2)])
+def test_a_new_fact_dated_inside_the_range_is_taken(day):
+    assert markdown.day_check(day, today=date(2026, 12, 1)) == day
+
+
+def test_a_hand_written_line_keeps_any_real_date():
+    # Only writes are refused: a person's line from 1850 is still a fact.
+    assert markdown.parse_line("- (1850-06-01) Old family story\n").day == date(1850, 6, 1)

@@ -1,0 +1,128 @@
+"""A memory volume that refuses writes (issue 28): a small tmpfs filled up, then mounted
+read-only. Every write answers MemoryVolumeFull or MemoryVolumeReadOnly with nothing
+half-written (no temp file, no torn line, no fact without its history line); every acknowledged
+fact is on disk; reads keep working. Needs root (to mount); skipped elsewhere."""
+
+import errno
+import os
+import subprocess
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from memstore.errors import MemoryVolumeFull, MemoryVolumeReadOnly
+from memstore.facts import files, markdown
+from memstore.facts.history import history_read
+from memstore.facts.paths import Scope
+from memstore.store.selectors import facts_list
+from memstore.store.services import fact_remember
+
+pytestmark = pytest.mark.django_db
+
+ADA = Scope("bot", "ada")
+DAY = date(2026, 11, 2)
+
+
+def _mount(folder: Path, *options: str) -> bool:
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(options), "tmpfs", folder])
+    return done.returncode == 0
+
+
+@pytest.fixture
+def volume(tmp_path, settings):
+    """A 3 MB tmpfs as MEMORY_ROOT."""
+    root = tmp_path / "volume"
+    root.mkdir()
+    if os.geteuid() != 0 or not _mount(root, "size=3m", "mode=0700"):
+        pytest.skip("mounting a tmpfs needs root")
+    settings.MEMORY_ROOT = root
+    yield root
+    subprocess.run(["umount", "-l", root], check=False)
+
+
+def _fill(root: Path, leave: int) -> None:
+    """Take the volume's space down to about `leave` free bytes with a file that is not memory."""
+    free = files.volume_state(root).free_bytes
+    with open(root / "ballast.bin", "wb") as handle:
+        handle.write(b"\0" * max(0, free - leave))
+
+
+def _no_debris(root: Path) -> None:
+    temps = [p for p in root.rglob("*.tmp")]
+    assert temps == []
+    for path in root.rglob("*.md"):
+        assert path.read_bytes().endswith(b"\n"), path  # no torn last line
+    for path in root.rglob("history.jsonl"):
+        assert path.read_bytes().endswith(b"\n"), path
+
+
+def test_a_full_volume_refuses_writes_and_loses_nothing(volume):
+    _fill(volume, leave=350 * 1024)
+    saved: list[str] = []
+    with pytest.raises(MemoryVolumeFull) as refused:
+        for n in range(10_000):
+            text = f"Volume fact {n:05d} " + "x" * 400
+            fact_remember(shard=ADA.shard("ada"), text=text, day=DAY, via="api")
+            saved.append(markdown.normalise_spaces(text))
+    assert refused.value.status == 507 and refused.value.code == "memory_volume_full"
+    assert len(saved) > 40  # it took writes until the headroom was reached
+    on_disk = {f.text for f in facts_list(scopes=[ADA], limit=20_000).items}
+    assert set(saved) == on_disk  # every acknowledged write is there, the refused one is not
+    history = [c for c in history_read(volume, ADA.shard("ada")) if c.op == "add"]
+    assert len(history) == len(saved)
+    _no_debris(volume)
+    assert files.volume_state(volume).problem == "memory_volume_full"
+    # Space freed: writes work again, with no one restarting anything.
+    (volume / "ballast.bin").unlink()
+    fact_remember(shard=ADA.shard("ada"), text="After the volume was freed", day=DAY)
+    assert files.volume_state(volume).problem == ""
+
+
+def test_a_read_only_volume_refuses_writes_and_keeps_reads(volume):
+    fact_remember(shard=ADA.shard("ada"), text="Written before the remount", day=DAY)
+    before = {p: p.read_bytes() for p in volume.rglob("*") if p.is_file()}
+    subprocess.run(["mount", "-o", "remount,ro", volume], check=True)
+    try:
+        assert files.volume_state(volume).problem == "memory_volume_read_only"
+        with pytest.raises(MemoryVolumeReadOnly) as refused:
+            fact_remember(shard=ADA.shard("ada"), text="Refused by the volume", day=DAY)
+        assert (refused.value.status, refused.value.code) == (503, "memory_volume_read_only")
+        assert [f.text for f in facts_list(scopes=[ADA]).items] == ["Written before the remount"]
+        assert {p: p.read_bytes() for p in volume.rglob("*") if p.is_file()} == before
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", volume], check=True)
+
+
+@pytest.mark.parametrize(
+    "code,error",
+    [(errno.ENOSPC, MemoryVolumeFull), (errno.EDQUOT, MemoryVolumeFull)]
+    + [(errno.EROFS, MemoryVolumeReadOnly)],
+)
+def test_the_volume_errors_are_translated_where_files_are_written(tmp_path, code, error):
+    with pytest.raises(error), files.volume_errors(tmp_path):
+        raise OSError(code, os.strerror(code))
+    with pytest.raises(FileNotFoundError), files.volume_errors(tmp_path):
+        raise FileNotFoundError(errno.ENOENT, "other errors pass")
+
+
+def test_a_history_line_the_volume_cuts_short_is_removed(tmp_path, monkeypatch):
+    # ENOSPC after part of the payload: the file is cut back to where it was.
+    path = tmp_path / "history.jsonl"
+    path.write_bytes(b'{"op": "add"}\n')
+    real_write = os.write
+
+    def short(fd, data):
+        real_write(fd, data[:5])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    from memstore.facts import history
+
+    monkeypatch.setattr(history.os, "write", short)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        with pytest.raises(OSError):
+            history._append_whole(fd, b'{"op": "remove"}\n')
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b'{"op": "add"}\n'
