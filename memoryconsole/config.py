@@ -141,19 +141,26 @@ def embedded_database(var_dir: Path) -> dict:
 
 
 _ADDRESS_KEYS = ("USER", "PASSWORD", "HOST", "PORT")
-_started: dict[str, dict] = {}  # pgdata folder -> the server's address, once per process
+# pgdata folder -> (pgserver's handle, the server's address), once per process
+_started: dict[str, tuple[object, dict]] = {}
 
 
 def embedded_server_start(settings_dict: dict) -> None:
     """Start (or join) the embedded server named by settings_dict["PGDATA"] and fill in its
-    address (user, socket folder, port) in place; the database name is left as it is."""
+    address (user, socket folder, port) in place; the database name is left as it is. Called
+    before every new connection: a server that died since is started again
+    (`memoryconsole.embedded_postgres.supervisor`)."""
     pgdata = settings_dict["PGDATA"]
-    if pgdata not in _started:
-        url = embedded_database_url(Path(pgdata).parent)
-        address = database_from_url(url)
-        _started[pgdata] = {key: address[key] for key in _ADDRESS_KEYS}
-        _started[pgdata]["OPTIONS"] = address["OPTIONS"]
-    address = _started[pgdata]
+    if pgdata in _started:
+        from memoryconsole.embedded_postgres.supervisor import server_ensure
+
+        server, address = _started[pgdata]
+        server_ensure(server, address["HOST"])
+    else:
+        server = embedded_server(Path(pgdata).parent)
+        found = database_from_url(server.get_uri())
+        address = {key: found[key] for key in _ADDRESS_KEYS} | {"OPTIONS": found["OPTIONS"]}
+        _started[pgdata] = (server, address)
     settings_dict.update({key: address[key] for key in _ADDRESS_KEYS})
     settings_dict["OPTIONS"] = {**address["OPTIONS"], **settings_dict.get("OPTIONS", {})}
 
@@ -173,7 +180,12 @@ def embedded_server_version() -> int:
 
 
 def embedded_database_url(var_dir: Path) -> str:
-    """Start (or join) the embedded PostgreSQL 16 under var/pgdata and return its URL.
+    """Start (or join) the embedded PostgreSQL 16 under var/pgdata and return its URL."""
+    return embedded_server(var_dir).get_uri()
+
+
+def embedded_server(var_dir: Path):
+    """Start (or join) the embedded PostgreSQL 16 under var/pgdata: pgserver's handle.
 
     Children started later join the same server (pgserver counts the processes using it and stops
     it when the last one exits)."""
@@ -185,7 +197,7 @@ def embedded_database_url(var_dir: Path) -> str:
 
         server = pgserver.get_server(var_dir / "pgdata", cleanup_mode="stop")
     _memory_sized(server, var_dir / "pgdata")
-    return server.get_uri()
+    return server
 
 
 def embedded_shared_buffers() -> str:

@@ -2,11 +2,15 @@
 opening a connection first starts (or joins) the pgserver under the folder in `PGDATA`.
 
 Importing settings, `manage.py check`, ruff and a docs build therefore never start a server;
-the first query does. The server's socket address fills the connection settings in place, so
+the first query does. Every later connection first checks the server still runs, and starts it
+again if it died (`supervisor`). The server's socket address fills the connection settings in place, so
 code that reads `connection.settings_dict` afterwards (tests handing the database to a child
 process) sees a real address.
 """
 
+import subprocess
+
+from django.db import OperationalError
 from django.db.backends.postgresql import base
 from django.utils.functional import cached_property
 
@@ -15,7 +19,12 @@ from memoryconsole.config import embedded_server_start, embedded_server_version
 
 class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self) -> dict:
-        embedded_server_start(self.settings_dict)
+        try:
+            embedded_server_start(self.settings_dict)
+        except (subprocess.SubprocessError, OSError) as error:
+            # Could not start it (again): the caller sees a database that is down, like any
+            # other (503 database_unavailable), and the next connection tries again.
+            raise OperationalError(f"The embedded Postgres is not running: {error}") from error
         return super().get_connection_params()
 
     @cached_property
