@@ -91,6 +91,9 @@ def secret_key(var_dir: Path) -> str:
     return value
 
 
+CONNECT_TIMEOUT_SECONDS = 5
+
+
 def database_from_url(url: str) -> dict:
     """Django DATABASES['default'] from a postgres:// URL (host may be a socket folder)."""
     parts = urlsplit(url)
@@ -100,6 +103,9 @@ def database_from_url(url: str) -> dict:
             "Memory Console needs PostgreSQL."
         )
     query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    # An unreachable server must fail a connection in seconds (503 database_unavailable), not
+    # hang a worker thread for the system's TCP timeout (minutes). The URL may say otherwise.
+    query.setdefault("connect_timeout", str(CONNECT_TIMEOUT_SECONDS))
     host = query.pop("host", None) or unquote(parts.hostname or "")
     try:
         port = parts.port

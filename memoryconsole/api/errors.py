@@ -12,16 +12,26 @@ import logging
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from memoryconsole.api.schemas import ErrorOut
-from memstore.errors import MemstoreError
+from memstore.errors import DatabaseUnavailable, MemstoreError
 
 log = logging.getLogger("memoryconsole.api")
 
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found"}
+RETRY_AFTER_SECONDS = 2  # a 503's Retry-After: an embedded Postgres is back within ~2 s
+
+
+def database_unavailable() -> DatabaseUnavailable:
+    """The error a lost database connection is answered with (the API's and MCP's words)."""
+    return DatabaseUnavailable(
+        "The database is unavailable right now; nothing was changed. The server reconnects "
+        f"by itself: retry in {RETRY_AFTER_SECONDS} seconds."
+    )
 
 
 class EdgeError(MemstoreError):
@@ -83,7 +93,17 @@ def install_error_map(api: NinjaAPI) -> None:
         response = reply(request, exc.status, exc.code, exc.message, exc.detail)
         if isinstance(exc, MethodNotAllowed):
             response["Allow"] = ", ".join(exc.detail["allowed"])
+        if exc.status == 503:
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+
+    @api.exception_handler(OperationalError)
+    @api.exception_handler(InterfaceError)
+    def database_down(request: HttpRequest, exc: Exception) -> HttpResponse:
+        # The connection is lost or can't be opened (a query error is a ProgrammingError, a
+        # bug: the 500 below). Django drops the broken connection at the request's end.
+        log.warning("database unavailable: %s %s: %s", request.method, request.path, exc)
+        return known(request, database_unavailable())
 
     @api.exception_handler(ValidationError)
     def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:

@@ -16,6 +16,7 @@ Does not: restart a server given by DATABASE_URL (that one is someone else's to 
 reconnects when it is back), or repair a data folder Postgres itself refuses to start from.
 """
 
+import atexit
 import logging
 import subprocess
 import threading
@@ -30,6 +31,10 @@ logger = logging.getLogger("memoryconsole.embedded_postgres")
 START_SECONDS = 30.0  # how long a restart keeps trying (orphaned backends exit within ~1 s)
 _lock = threading.Lock()
 _restarts: list[float] = []  # seconds each restart took in this process (Health shows the last)
+_exiting = threading.Event()
+# Registered after pgserver's own exit handler (which stops the server when this is its last
+# user), so it runs first: a connection opened while the process exits must not start it again.
+atexit.register(_exiting.set)
 
 
 def _postmaster(pgdata: Path) -> tuple[int, str, str] | None:
@@ -72,7 +77,7 @@ def last_restart_seconds() -> float | None:
 def server_ensure(server, socket_dir: str) -> None:
     """Start the embedded server again if it died (`server`: pgserver's handle in this process)."""
     pgdata = Path(server.pgdata)
-    if server_running(pgdata):
+    if server_running(pgdata) or _exiting.is_set():
         return
     with _lock:
         with server._lock:  # pgserver's file lock: one process starts it, the others join

@@ -6,15 +6,18 @@ bearer token over HTTP; `--bot` on stdio, whose projects are read at each call (
 """
 
 import json
+import logging
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Annotated, Any
 
 from asgiref.sync import sync_to_async
+from django.db import InterfaceError, OperationalError
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
+from memoryconsole.api.errors import database_unavailable
 from memstore.errors import MemstoreError
 from memstore.rooms.access import Context
 from memstore.rooms.context import call_context, call_succeeded
@@ -26,6 +29,8 @@ from memstore.vocabulary import (
     RoomKind,
     anchored,
 )
+
+logger = logging.getLogger("memoryconsole.mcp")
 
 CALLER: ContextVar[tuple[str, frozenset[str] | None]] = ContextVar("mcp_caller")
 # The request's `X-Room-Ticket` (one JSON-RPC call per request here, so one room per ticket).
@@ -114,6 +119,20 @@ async def run_call[T](call: Callable[[], T]) -> T:
     turning domain errors into MCP tool errors that start with the API's error code."""
     try:
         return await sync_to_async(_answered(call), thread_sensitive=True)()
-    except MemstoreError as exc:
-        detail = f" {json.dumps(exc.detail, default=str)}" if exc.detail else ""
-        raise ToolError(f"{exc.code}: {exc.message}{detail}") from None
+    except (OperationalError, InterfaceError) as exc:
+        logger.warning("MCP tool call: database unavailable: %s", exc)
+        raise tool_error(database_unavailable()) from None
+    except (MemstoreError, ToolError) as exc:
+        raise tool_error(exc) from None
+    except Exception:
+        # As the API's last resort: logged with its traceback, never shown to the bot.
+        logger.exception("MCP tool call failed")
+        raise ToolError("server_error: Something went wrong on the server.") from None
+
+
+def tool_error(exc: MemstoreError | ToolError) -> ToolError:
+    """An MCP tool error whose text starts with the API's error code."""
+    if isinstance(exc, ToolError):
+        return exc
+    detail = f" {json.dumps(exc.detail, default=str)}" if exc.detail else ""
+    return ToolError(f"{exc.code}: {exc.message}{detail}")

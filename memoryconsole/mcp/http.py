@@ -15,12 +15,13 @@ from collections.abc import Iterable
 
 import anyio
 from asgiref.sync import async_to_sync
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from memoryconsole.api.body_limit import body_check, max_body_bytes
-from memoryconsole.api.errors import EdgeError
+from memoryconsole.api.errors import RETRY_AFTER_SECONDS, EdgeError, database_unavailable
 from memoryconsole.mcp.calls import TICKET
 from memoryconsole.mcp.tools import CALLER, server
 from memstore.registry.tokens import Caller, token_verify
@@ -46,7 +47,17 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         body_check(request, limit=max_body_bytes())  # the API's guard, chunked bodies included
     except EdgeError as exc:
         return _rpc_error(exc.status, -32600, exc.message)
-    caller = _caller(request)
+    try:
+        caller = _caller(request)
+    except (OperationalError, InterfaceError):
+        error = database_unavailable()
+        return _rpc_error(
+            503,
+            -32603,
+            f"{error.code}: {error.message}",
+            {"Retry-After": str(RETRY_AFTER_SECONDS)},
+            request_id=_request_id(request.body),
+        )
     if caller is None:
         return _rpc_error(
             401,

@@ -49,7 +49,7 @@ from memoryconsole.mcp.calls import (
 from memstore.calls.actions import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
 from memstore.learning import exchange_submit
 from memstore.learning.summarize import text_summarize
-from memstore.prompt.budget import prompt_answer, recall_answer
+from memstore.prompt.budget import prompt_or_unavailable, recall_answer
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
 __all__ = ["CALLER", "server"]
@@ -245,7 +245,9 @@ async def prompt_section(
     rooms), up to 3 projects, then its own memory, each block within its budget."""
 
     def call() -> PromptOut:
-        answer = prompt_answer(ctx=room_context(room_id, room_kind, person, projects))
+        answer = prompt_or_unavailable(
+            open_context=lambda: room_context(room_id, room_kind, person, projects)
+        )
         return PromptOut.of(answer)
 
     return await run_call(call)

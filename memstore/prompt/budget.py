@@ -26,7 +26,7 @@ from datetime import date
 from typing import Literal
 
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 
 from memstore.facts.paths import Scope
 from memstore.index import index_sync
@@ -167,6 +167,27 @@ def prompt_answer(
         section=section,
         stale=timed.stale,
         memory=timed.memory,
+        elapsed_ms=round((time.monotonic() - started) * 1000, 1),
+    )
+
+
+def prompt_or_unavailable(
+    *, open_context: Callable[[], Context], as_of: date | None = None
+) -> PromptAnswer:
+    """`prompt_answer` for the context `open_context()` opens, or, while the database can't be
+    reached at all (the room can't even be checked), the section without memory marked
+    `unavailable` (SPEC §5.2): a prompt never fails for want of memory. Refusals still raise."""
+    started = time.monotonic()
+    try:
+        return prompt_answer(ctx=open_context(), as_of=as_of)
+    except (OperationalError, InterfaceError) as error:
+        logger.warning("prompt without memory: database unavailable: %s", error)
+    return PromptAnswer(
+        text="",
+        notes=[],
+        section=PromptSection(text="", blocks=[]),
+        stale=False,
+        memory="unavailable",
         elapsed_ms=round((time.monotonic() - started) * 1000, 1),
     )
 

@@ -1,4 +1,4 @@
-"""The calling bot itself, and a health check that needs nothing."""
+"""The calling bot itself, and the server's health check (no token)."""
 
 from django.http import HttpRequest
 from ninja import Router
@@ -6,14 +6,24 @@ from ninja import Router
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import HealthOut, MeOut
 from memstore.registry.bots import bot_get
+from memstore.upkeep.readiness import server_health
 
 router = Router(tags=["bot"])
 
 
-@router.get("/health", auth=None, response=HealthOut, operation_id="health", url_name="health")
+@router.get(
+    "/health",
+    auth=None,
+    response={200: HealthOut, 503: HealthOut},
+    operation_id="health",
+    url_name="health",
+)
 def health(request: HttpRequest):
-    """Is the API up? No token, no database."""
-    return HealthOut(status="ok")
+    """Can this server answer? The database (503 while it is down: take the server out of the
+    load balancer), the memory volume (`degraded` while full or read-only: reads still work)
+    and the learning queue's backlog. No token."""
+    answer = HealthOut.of(server_health())
+    return (503 if answer.status == "unavailable" else 200), answer
 
 
 @router.get("/me", response={200: MeOut, **errors(401)}, operation_id="whoami", url_name="whoami")

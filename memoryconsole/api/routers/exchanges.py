@@ -14,15 +14,15 @@ router = Router(tags=["learning"])
 
 @router.post(
     "/exchanges",
-    response={202: ExchangeOut, **errors(400, 401, 403, 409, 413, 422)},
+    response={202: ExchangeOut, 200: ExchangeOut, **errors(400, 401, 403, 409, 413, 422)},
     operation_id="report_exchange",
     url_name="report_exchange",
 )
 def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: ExchangeIn):
     """Report a message and the reply the bot delivered. It is stored before this returns and
     learned from in the background (direct and group rooms only; small talk is skipped: the
-    answer then says `skipped` and why). Reporting the same message ids again returns the
-    first receipt."""
+    answer then says `skipped` and why). Reporting the same message ids again (a retry) answers
+    200 with the stored receipt and its status now (queued, skipped, done or failed)."""
     receipt = exchange_submit(
         ctx=context_of(request, room),
         message=body.message,
@@ -31,6 +31,7 @@ def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: Ex
         reply_id=body.reply_id,
         recalled=body.recalled,
     )
-    return Status(
-        202, ExchangeOut(id=str(receipt.id), status=receipt.status, reason=receipt.reason)
+    out = ExchangeOut(
+        id=str(receipt.id), status=receipt.status, reason=receipt.reason, repeated=receipt.repeated
     )
+    return Status(200 if receipt.repeated else 202, out)

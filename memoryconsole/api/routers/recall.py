@@ -15,7 +15,7 @@ from memoryconsole.api.schemas import (
     RecallOut,
     RecallQuery,
 )
-from memstore.prompt.budget import prompt_answer, recall_answer
+from memstore.prompt.budget import prompt_or_unavailable, recall_answer
 from memstore.prompt.section import prompt_changes
 from memstore.store.links import bot_neighbours
 
@@ -48,9 +48,12 @@ def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[Rec
 def prompt_section(request: HttpRequest, room: Header[ContextHeaders], params: Query[PromptQuery]):
     """The memory section of this bot's prompt for this room: the always-on notes, then the
     person's memory (direct rooms), up to 3 projects, then its own memory, each block within its
-    budget. Never waits past the time budget (`stale`, `memory`); with `as_of`, the section as it
-    was at the end of that day."""
-    answer = prompt_answer(ctx=context_of(request, room), as_of=params.as_of)
+    budget. Never waits past the time budget (`stale`, `memory`), and while the database is down
+    answers without memory (`memory: unavailable`); with `as_of`, the section as it was at the
+    end of that day."""
+    answer = prompt_or_unavailable(
+        open_context=lambda: context_of(request, room), as_of=params.as_of
+    )
     return PromptOut.of(answer)
 
 

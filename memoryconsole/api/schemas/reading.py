@@ -170,9 +170,15 @@ class ExchangeIn(StrictIn):
 
 class ExchangeOut(Out):
     id: str
-    status: Literal["queued", "skipped"]
+    status: Literal["queued", "skipped", "done", "failed"] = Field(
+        description="queued or skipped when first reported; a repeated report gets the stored "
+        "exchange's status now (done, failed too)."
+    )
     reason: str = Field(
         "", description="Why it was skipped: small_talk, room_kind, paused or off (no model)."
+    )
+    repeated: bool = Field(
+        False, description="These message ids were reported before: this is the stored receipt."
     )
 
 
@@ -186,8 +192,58 @@ class MeOut(Out):
     projects: list[str]
 
 
+class DatabaseHealthOut(Out):
+    state: Literal["ok", "unavailable"]
+    ms: float = Field(description="How long the check took.")
+    error: str = Field("", description="Why it is unavailable.")
+
+
+class VolumeHealthOut(Out):
+    state: Literal["ok", "full", "read_only"]
+    free_bytes: int
+    total_bytes: int
+
+
+class QueueHealthOut(Out):
+    waiting: int = Field(description="Exchanges queued for learning, not yet taken.")
+    oldest_seconds: float | None = Field(description="Age of the oldest waiting exchange.")
+    workers: int = Field(description="Learning workers with a heartbeat in the last 30 s.")
+
+
 class HealthOut(Out):
-    status: Literal["ok"]
+    """200 while the server can answer (`degraded`: memory can be read, not written); 503
+    (`unavailable`) while the database is down, so a load balancer takes the server out."""
+
+    status: Literal["ok", "degraded", "unavailable"]
+    problems: list[str] = Field(
+        description="database_unavailable, memory_volume_full, memory_volume_read_only."
+    )
+    database: DatabaseHealthOut
+    memory_volume: VolumeHealthOut
+    queue: QueueHealthOut | None = Field(description="None while the database is unavailable.")
+
+    @classmethod
+    def of(cls, health: Any) -> "HealthOut":
+        """A `memstore.upkeep.readiness.ServerHealth`."""
+        volume = health.volume
+        state = "read_only" if volume.read_only else "full" if volume.full else "ok"
+        status = "unavailable" if health.database != "ok" else "degraded" if state != "ok" else "ok"
+        queue = health.queue
+        return cls(
+            status=status,
+            problems=health.problems,
+            database=DatabaseHealthOut(
+                state=health.database, ms=health.database_ms, error=health.database_error
+            ),
+            memory_volume=VolumeHealthOut(
+                state=state, free_bytes=volume.free_bytes, total_bytes=volume.total_bytes
+            ),
+            queue=QueueHealthOut(
+                waiting=queue.waiting, oldest_seconds=queue.oldest_seconds, workers=queue.workers
+            )
+            if queue
+            else None,
+        )
 
 
 class ErrorOut(Out):
