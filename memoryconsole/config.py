@@ -9,6 +9,8 @@ import importlib.util
 import os
 import re
 import secrets
+import subprocess
+import threading
 import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -149,6 +151,7 @@ def embedded_database(var_dir: Path) -> dict:
 _ADDRESS_KEYS = ("USER", "PASSWORD", "HOST", "PORT")
 # pgdata folder -> (pgserver's handle, the server's address), once per process
 _started: dict[str, tuple[object, dict]] = {}
+_first_lock = threading.Lock()
 
 
 def embedded_server_start(settings_dict: dict) -> None:
@@ -157,18 +160,43 @@ def embedded_server_start(settings_dict: dict) -> None:
     before every new connection: a server that died since is started again
     (`memoryconsole.embedded_postgres.supervisor`)."""
     pgdata = settings_dict["PGDATA"]
-    if pgdata in _started:
-        from memoryconsole.embedded_postgres.supervisor import server_ensure
+    if pgdata not in _started:
+        with _first_lock:  # pgserver's start is not thread-safe (gthread workers' threads)
+            if pgdata not in _started:
+                server = _first_start(Path(pgdata).parent)
+                found = database_from_url(server.get_uri())
+                address = {key: found[key] for key in _ADDRESS_KEYS}
+                _started[pgdata] = (server, address | {"OPTIONS": found["OPTIONS"]})
+                return _address_fill(settings_dict, _started[pgdata][1])
+    from memoryconsole.embedded_postgres.supervisor import server_ensure
 
-        server, address = _started[pgdata]
-        server_ensure(server, address["HOST"])
-    else:
-        server = embedded_server(Path(pgdata).parent)
-        found = database_from_url(server.get_uri())
-        address = {key: found[key] for key in _ADDRESS_KEYS} | {"OPTIONS": found["OPTIONS"]}
-        _started[pgdata] = (server, address)
+    server, address = _started[pgdata]
+    server_ensure(server, address["HOST"])
+    _address_fill(settings_dict, address)
+
+
+def _address_fill(settings_dict: dict, address: dict) -> None:
     settings_dict.update({key: address[key] for key in _ADDRESS_KEYS})
     settings_dict["OPTIONS"] = {**address["OPTIONS"], **settings_dict.get("OPTIONS", {})}
+
+
+def _first_start(var_dir: Path):
+    # A process starting while the server is down (a new gunicorn worker forked during an
+    # outage): pgserver's own start can fail half-way and leave a handle that knows no server.
+    # That handle is adopted, and the supervisor starts the server the way it restarts one.
+    try:
+        return embedded_server(var_dir)
+    except (subprocess.SubprocessError, OSError, AssertionError, ValueError):
+        from pgserver.postgres_server import PostgresServer
+
+        from memoryconsole.embedded_postgres.supervisor import server_ensure, socket_dir_of
+
+        pgdata = (var_dir / "pgdata").resolve()
+        server = PostgresServer._instances.get(pgdata)
+        if server is None:
+            raise
+        server_ensure(server, socket_dir_of(pgdata))
+        return server
 
 
 def embedded_server_version() -> int:

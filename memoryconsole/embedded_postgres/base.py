@@ -8,8 +8,6 @@ code that reads `connection.settings_dict` afterwards (tests handing the databas
 process) sees a real address.
 """
 
-import subprocess
-
 from django.db import OperationalError
 from django.db.backends.postgresql import base
 from django.utils.functional import cached_property
@@ -21,9 +19,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self) -> dict:
         try:
             embedded_server_start(self.settings_dict)
-        except (subprocess.SubprocessError, OSError) as error:
-            # Could not start it (again): the caller sees a database that is down, like any
-            # other (503 database_unavailable), and the next connection tries again.
+        except Exception as error:
+            # Could not start it (again), whatever pgserver tripped on: the caller sees a
+            # database that is down (503 database_unavailable); the next connection tries again.
             raise OperationalError(f"The embedded Postgres is not running: {error}") from error
         return super().get_connection_params()
 

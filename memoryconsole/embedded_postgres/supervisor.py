@@ -69,6 +69,12 @@ def server_running(pgdata: Path) -> bool:
     return found is not None and _alive(found[0]) and found[2] == "ready"
 
 
+def socket_dir_of(pgdata: Path) -> str:
+    """The socket folder the server named in postmaster.pid used (pgserver's default: pgdata)."""
+    found = _postmaster(pgdata)
+    return found[1] if found is not None and found[1] else str(pgdata)
+
+
 def last_restart_seconds() -> float | None:
     """How long the last restart made by this process took, if it made one."""
     return _restarts[-1] if _restarts else None
@@ -77,7 +83,7 @@ def last_restart_seconds() -> float | None:
 def server_ensure(server, socket_dir: str) -> None:
     """Start the embedded server again if it died (`server`: pgserver's handle in this process)."""
     pgdata = Path(server.pgdata)
-    if server_running(pgdata) or _exiting.is_set():
+    if _exiting.is_set() or (server_running(pgdata) and server._postmaster_info is not None):
         return
     with _lock:
         with server._lock:  # pgserver's file lock: one process starts it, the others join

@@ -77,7 +77,8 @@ def app_server(name: str, port: int, env: dict[str, str], logs: Path) -> Process
 
 
 def learning_worker(name: str, env: dict[str, str], logs: Path) -> Process:
-    args = ["manage.py", "procrastinate", "--skip-checks", "worker", "--queues", "learning"]
+    """`manage.py learning_worker`, as `./dev serve` runs it (it outlives a lost database)."""
+    args = ["manage.py", "learning_worker", "--skip-checks", "--queues", "learning"]
     return spawn(name, args, env, logs)
 
 
