@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A view that loses the database answers a styled 503 page (issue 28).
+    "memoryconsole.web.errors.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "memoryconsole.urls"

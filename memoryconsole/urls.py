@@ -10,3 +10,5 @@ urlpatterns = [
     path("mcp", mcp_endpoint, name="mcp"),
     path("", include("memoryconsole.web.urls")),
 ]
+
+handler500 = "memoryconsole.web.errors.server_error"

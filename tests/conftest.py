@@ -22,3 +22,19 @@ def memory_root(tmp_path, settings):
     root.mkdir()
     settings.MEMORY_ROOT = root
     return root
+
+
+@pytest.fixture
+def small_volume(tmp_path, settings):
+    """MEMORY_ROOT on a 3 MB tmpfs of its own (issue 28's full and read-only volume); mounting
+    needs root, so the test is skipped elsewhere."""
+    import subprocess
+
+    root = tmp_path / "volume"
+    root.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", root], check=False)
+    if done.returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    settings.MEMORY_ROOT = root
+    yield root
+    subprocess.run(["umount", "-l", root], check=False)

@@ -6,14 +6,22 @@ The status is the error's own (`memstore.errors`: NotAllowed 403, FactNotFound a
 for a person. An htmx request gets a fragment that fits where it swaps (the view names it: a
 fact row's `<li>`, a list keeping its id); a full page gets the console's error page. Responses
 carry `X-Console-Error` so htmx swaps them whatever the status (see static/web/console.js).
+
+A lost database is answered by `DatabaseUnavailableMiddleware` (any view) and `server_error`
+(Django's last resort, for the rest): a styled 503 page rendered without the request's context
+processors (they read the database too), with Retry-After.
 """
 
+import sys
 from collections.abc import Callable
 from functools import wraps
 
-from django.http import HttpRequest, HttpResponse
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, HttpResponseServerError
 from django.shortcuts import render
+from django.template import loader
 
+from memoryconsole.api.errors import RETRY_AFTER_SECONDS
 from memoryconsole.web.presenters.common import error_title
 from memstore.errors import MemstoreError
 
@@ -56,3 +64,43 @@ def console_errors(view: Callable | None = None, *, fragment: str = ERROR_FRAGME
         return wrapper
 
     return decorate(view) if view is not None else decorate
+
+
+_DATABASE_ERRORS = (OperationalError, InterfaceError)
+
+
+def database_unavailable_response(request: HttpRequest) -> HttpResponse:
+    """The console's styled 503 page for a database it can't reach (no database needed)."""
+    context = {
+        "title": "The database is unavailable",
+        "message": "The console could not reach its database, so this page can't be shown "
+        "right now. Nothing was changed.",
+        "code": "database_unavailable",
+        "path": request.get_full_path(),
+    }
+    response = HttpResponse(loader.render_to_string("503.html", context), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response[ERROR_HEADER] = "database_unavailable"
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Any view that loses the database answers the styled 503 page, not Django's 500."""
+
+    def __init__(self, get_response: Callable) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if isinstance(exception, _DATABASE_ERRORS):
+            return database_unavailable_response(request)
+        return None
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's handler500: the 503 page when the failure was the database, else 500.html."""
+    if isinstance(sys.exc_info()[1], _DATABASE_ERRORS):
+        return database_unavailable_response(request)
+    return HttpResponseServerError(loader.render_to_string("500.html"))

@@ -12,7 +12,8 @@ from memoryconsole.web.presenters.common import TAB_LABELS
 from memstore.console.authoring import FactFields
 from memstore.console.facts import IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.console.people import PEOPLE_ACTIONS
-from memstore.facts.markdown import MAX_TEXT_CHARS
+from memstore.errors import InvalidFact
+from memstore.facts.markdown import MAX_TEXT_CHARS, day_check
 from memstore.learning.activity import KINDS
 from memstore.rooms.access import MAX_PROJECTS
 from memstore.vocabulary import (
@@ -236,6 +237,12 @@ class AsOfForm(forms.Form):
     """The day to show a bot's memory as of."""
 
     day = forms.DateField(input_formats=["%Y-%m-%d"])
+
+    def clean_day(self):
+        try:
+            return day_check(self.cleaned_data["day"], what="the day asked about")
+        except InvalidFact as error:
+            raise forms.ValidationError(error.message) from None
 
 
 class NoteForm(forms.Form):

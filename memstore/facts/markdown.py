@@ -286,14 +286,14 @@ def make_fact(
     return FactLine(day=day_check(day), text=body, meta=clean_meta(meta))
 
 
-def day_check(day: date, *, today: date | None = None) -> date:
-    """The date of a fact being written, if sane: from 1900-01-01 to a year past today;
-    InvalidFact (saying the range) otherwise."""
+def day_check(day: date, *, today: date | None = None, what: str = "a fact's date") -> date:
+    """The date of a fact being written (or a day asked about), if sane: from 1900-01-01 to a
+    year past today; InvalidFact (saying the range) otherwise."""
     today = today or date.today()
     latest = today + LATEST_AHEAD
     if not isinstance(day, date) or not EARLIEST_DAY <= day <= latest:
         raise InvalidFact(
-            f"Date {day} is out of range: a fact's date must be between "
+            f"Date {day} is out of range: {what} must be between "
             f"{EARLIEST_DAY.isoformat()} and {latest.isoformat()} (a year from today).",
             detail={"earliest": EARLIEST_DAY.isoformat(), "latest": latest.isoformat()},
         )

@@ -90,3 +90,20 @@ _QUEUE_SQL = f"""
     LEFT JOIN {Exchange._meta.db_table} e ON e.id = (j.args->>'exchange_id')::bigint
     WHERE j.queue_name = %s AND j.status = 'todo'
 """
+
+
+def memory_volume_notice() -> tuple[str, str]:
+    """(code, sentence for a person) when the memory volume refuses writes, else ("", "")."""
+    state = volume_state(settings.MEMORY_ROOT)
+    if state.read_only:
+        return state.problem, (
+            "The memory volume is read-only: every save is refused (nothing is lost, and "
+            "reading memory works). Remount the volume holding MEMORY_ROOT read-write."
+        )
+    if state.full:
+        return state.problem, (
+            f"The memory volume is nearly full ({state.free_bytes // 1024:,} KiB left): saves "
+            "are refused once it can't take them (nothing half-written; reading memory works). "
+            "Free space on the volume holding MEMORY_ROOT."
+        )
+    return "", ""

@@ -1,6 +1,8 @@
 """Adding a fact in the console and editing every field of one: the same rules as the API,
 errors beside the fields, nothing stored on a refusal."""
 
+import os
+
 import pytest
 
 from memstore.facts.markdown import fact_identity
@@ -121,3 +123,23 @@ def test_refused_edit_keeps_the_fact(ann, workspace):
     response = _edit(ann, tier="profile", importance="7")
     assert response.status_code == 422 and "less than or equal to 1" in response.content.decode()
     assert tree(workspace) == before
+
+
+@pytest.mark.parametrize("when", ["0001-01-01", "1899-12-31", "9999-12-31"])
+def test_a_date_outside_the_sane_range_is_refused_beside_the_form(ann, workspace, when):
+    before = tree(workspace)
+    response = _add(ann, text="Dated oddly", day=when)
+    assert response.status_code == 422
+    assert (
+        "out of range: a fact&#x27;s date must be between 1900-01-01" in response.content.decode()
+    )
+    assert tree(workspace) == before
+
+
+def test_the_home_and_health_pages_say_when_the_memory_volume_is_full(boss, small_volume):
+    assert "memory_volume_full" not in boss.get("/").content.decode()
+    free = os.statvfs(small_volume)
+    (small_volume / "ballast.bin").write_bytes(b"\0" * (free.f_bavail * free.f_frsize - 100_000))
+    for page in ("/", "/health/"):
+        html = boss.get(page).content.decode()
+        assert 'data-code="memory_volume_full"' in html and "nearly full" in html, page

@@ -157,3 +157,23 @@ def test_bot_display_name_is_the_heading(ann, workspace):
     html = ann.get("/bots/ava/").content.decode()
     assert '<h1>Ava the planner <span class="slug">ava</span></h1>' in html
     assert "<title>Ava the planner · Memory Console</title>" in html
+
+
+def test_a_lost_database_is_a_styled_503_page_that_needs_no_database(rf):
+    from django.db import OperationalError
+
+    from memoryconsole.web.errors import DatabaseUnavailableMiddleware, server_error
+
+    request = rf.get("/bots/ava/", HTTP_HOST="localhost")
+    middleware = DatabaseUnavailableMiddleware(lambda r: None)
+    response = middleware.process_exception(request, OperationalError("connection refused"))
+    html = response.content.decode()
+    assert (response.status_code, response["Retry-After"]) == (503, "2")
+    assert 'data-code="database_unavailable"' in html and "console.css" in html
+    assert 'href="/bots/ava/"' in html  # try again: the same page
+    assert middleware.process_exception(request, ValueError("a bug")) is None
+    try:
+        raise OperationalError("gone")
+    except OperationalError:
+        assert server_error(request).status_code == 503  # Django's last resort, same page
+    assert server_error(request).status_code == 500

@@ -2,6 +2,7 @@
 
 from django.http import HttpRequest
 from ninja import Router
+from ninja.responses import Status
 
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import HealthOut, MeOut
@@ -23,7 +24,7 @@ def health(request: HttpRequest):
     load balancer), the memory volume (`degraded` while full or read-only: reads still work)
     and the learning queue's backlog. No token."""
     answer = HealthOut.of(server_health())
-    return (503 if answer.status == "unavailable" else 200), answer
+    return Status(503 if answer.status == "unavailable" else 200, answer)
 
 
 @router.get("/me", response={200: MeOut, **errors(401)}, operation_id="whoami", url_name="whoami")

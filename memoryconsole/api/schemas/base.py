@@ -1,11 +1,14 @@
 """What every request and response shape builds on: strict inputs, plain outputs, storable
 strings, the name patterns and the room headers."""
 
+import datetime as dt
 from typing import Annotated
 
 from ninja import Field, Path, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
+from memstore.errors import InvalidFact
+from memstore.facts.markdown import day_check
 from memstore.rooms.access import MAX_PROJECTS
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
@@ -88,9 +91,11 @@ class ContextHeaders(Schema):
     ticket: str = Field(
         "",
         alias="X-Room-Ticket",
-        pattern=r"^[\x21-\x7e]{0,200}$",
+        # No pattern here: whatever is sent, a ticket that is not one is 401 ticket_invalid
+        # (memstore.rooms.tickets decides), as over MCP.
         description="A room ticket signed by the chat platform (`v1.<expires>.<signature>`); "
-        "required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise.",
+        "required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; "
+        "anything else is refused as ticket_invalid.",
     )
 
     @property
@@ -104,3 +109,14 @@ def check_project(scope: str | None, project: str | None) -> None:
         raise ValueError("name the project when scope is project")
     if scope != "project" and project:
         raise ValueError("project is only used with scope=project")
+
+
+def _sane_day(day: dt.date) -> dt.date:
+    try:
+        return day_check(day, what="the day asked about")
+    except InvalidFact as error:
+        raise ValueError(error.message) from None
+
+
+# A day a read asks about (as_of): within the same range a fact's date must be in.
+Day = Annotated[dt.date, AfterValidator(_sane_day)]

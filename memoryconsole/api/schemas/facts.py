@@ -9,6 +9,7 @@ from pydantic import model_validator
 from memoryconsole.api.schemas.base import (
     FACT_ID,
     SLUG,
+    Day,
     Out,
     StrictIn,
     Text,
@@ -235,7 +236,7 @@ class ListFilters(Schema):
     tier: Tier | None = None
     month: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")
     q: Text | None = Field(None, max_length=200, description="Text contains this (any case).")
-    as_of: dt.date | None = Field(
+    as_of: Day | None = Field(
         None, description="YYYY-MM-DD: the facts held at the end of that day (from history)."
     )
     offset: int = Field(0, ge=0, le=1_000_000)

@@ -9,6 +9,7 @@ from pydantic import AfterValidator
 
 from memoryconsole.api.schemas.base import (
     MESSAGE_ID,
+    Day,
     Out,
     StrictIn,
     Text,
@@ -48,7 +49,7 @@ class LinkOut(Out):
 
 
 class PromptQuery(Schema):
-    as_of: dt.date | None = Field(
+    as_of: Day | None = Field(
         None, description="YYYY-MM-DD: the section as it was at the end of that day (UTC)."
     )
 

@@ -5,6 +5,7 @@ from django.shortcuts import render
 from memoryconsole.web.presenters import history, home
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.overview import bots_overview, problems_list, workspace_changes
+from memstore.upkeep.readiness import memory_volume_notice
 
 
 @console_view("GET")
@@ -12,7 +13,10 @@ def home_page(request):
     """Bots with their fact counts, the newest changes, and what failed."""
     viewer = viewer_of(request)
     problems = problems_list(viewer=viewer)
+    volume_code, volume_notice = memory_volume_notice()
     context = {
+        "volume_code": volume_code,
+        "volume_notice": volume_notice,
         "bots": bots_overview(viewer=viewer),
         "changes": history.history_rows(workspace_changes(viewer=viewer)),
         "problems": problems,

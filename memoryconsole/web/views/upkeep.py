@@ -24,6 +24,7 @@ from memstore.console.health import (
 )
 from memstore.errors import MemstoreError
 from memstore.models import Proposal
+from memstore.upkeep.readiness import memory_volume_notice
 from memstore.vocabulary import FACT_ID_PATTERN, anchored
 
 _FACT_ID = re.compile(anchored(FACT_ID_PATTERN))
@@ -58,7 +59,10 @@ def health_page(request, bot: str | None = None):
     """What looks wrong in a bot's memory (or the workspace's), each with its fix."""
     report = health_view(viewer=viewer_of(request), bot=bot)
     counts = [(kind, label, report.counts.get(kind, 0)) for kind, label in KIND_LABELS.items()]
+    volume_code, volume_notice = memory_volume_notice()
     context = {
+        "volume_code": volume_code,
+        "volume_notice": volume_notice,
         "bot": bot,
         "here": "health",
         "report": report,
