@@ -125,6 +125,8 @@ class Tally:
     """Every answer by (operation, status, code), the acknowledged writes, failure times."""
 
     answers: Counter = field(default_factory=Counter)
+    by_phase: Counter = field(default_factory=Counter)  # (phase, op, status, code or memory)
+    phase: str = "before"
     acknowledged: list[str] = field(default_factory=list)
     failed_at: list[float] = field(default_factory=list)
     unavailable_prompts: int = 0
@@ -134,8 +136,13 @@ class Tally:
     def note(self, op: str, status: int, body: dict) -> None:
         with self.lock:
             self.answers[(op, status, body.get("code", ""))] += 1
+            what = body.get("code", "") or (f"memory={body['memory']}" if "memory" in body else "")
+            self.by_phase[(self.phase, op, status, what)] += 1
             if status >= 400 or status == 0:
                 self.failed_at.append(time.monotonic())
+
+    def figures(self) -> dict[str, int]:
+        return {" ".join(map(str, k)): v for k, v in sorted(self.by_phase.items())}
 
 
 def call(bot: Bot, method: str, path: str, body=None, **query) -> tuple[int, dict]:
@@ -271,3 +278,133 @@ def test_the_server_survives_its_database_killed_under_load(deployment):
             "message_id": "after-1", "reply_id": "after-2"}  # fmt: skip
     assert call(bot, "POST", "/exchanges", body)[0] == 202
     wait_until(lambda: "Fault item 7 is tracked as fault7x" in bot.texts(), timeout=90)
+
+
+# --- a database given by DATABASE_URL, unreachable for a while ---------------------------------
+
+
+@pytest.fixture
+def external() -> Iterator[tuple[Deployment, object]]:
+    """The same deployment on a separate Postgres given by DATABASE_URL (one the app does not
+    run, so it can only wait for it): (deployment, pgserver's handle on that server)."""
+    import warnings
+
+    folder = Path(tempfile.mkdtemp(prefix="memoryconsole-faults-ext-"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        database = pgserver.get_server(folder / "pgdata", cleanup_mode="delete")
+    model = FakeModel()
+    model.responder = learned_reply
+    env = {
+        "DATABASE_URL": database.get_uri(),
+        "VAR_DIR": str(folder / "var"),
+        "MEMORY_ROOT": str(folder / "memory"),
+        "EMBEDDINGS": "none",
+        "LEARNING_BASE_URL": model.url,
+        "LEARNING_MODEL": "scripted",
+        "LEARNING_MODE": "write",
+        "LEARNING_RETRY_WAIT": "0",
+    }
+    logs = folder / "logs"
+    logs.mkdir()
+    setup = spawn("setup", ["manage.py", "shell", "-c", SETUP], env, logs)
+    assert setup.popen.wait(120) == 0, setup.output()
+    token = setup.output().split("TOKEN ")[1].split()[0]
+    port = free_port()
+    server = app_server("server", port, env, logs)
+    worker = learning_worker("worker", env, logs)
+    base_url = f"http://127.0.0.1:{port}"
+    wait_until_up(server, base_url)
+    pgdata = folder / "pgdata"
+    yield (
+        Deployment(folder / "memory", pgdata, Bot(base_url, token), server, worker, base_url),
+        database,
+    )
+    for process in (server, worker):
+        process.signal_stop()
+    for process in (server, worker):
+        process.stop(patience=10)
+        print(f"--- {process.name} ---\n{process.output()}")
+    model.close()
+    database.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def console_status(base_url: str) -> tuple[int, str]:
+    """A console page for a visitor with a session cookie (its lookup needs the database)."""
+    request = urllib.request.Request(f"{base_url}/", headers={"Cookie": "sessionid=" + "a1" * 16})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def pg_ctl(database, *args: str) -> None:
+    from pgserver._commands import pg_ctl as run
+
+    run(list(args), pgdata=database.pgdata, user=database.system_user)
+
+
+def test_an_unreachable_database_url_is_answered_and_reconnected(external):
+    deployment, database = external
+    bot, tally, stop = deployment.bot, Tally(), threading.Event()
+    health: list[tuple[float, int, str]] = []
+    threads = [threading.Thread(target=client, args=(bot, n, tally, stop)) for n in range(3)]
+    threads.append(threading.Thread(target=health_poller, args=(deployment.base_url, health, stop)))
+    for thread in threads:
+        thread.start()
+    time.sleep(2)
+    pg_ctl(database, "-w", "-m", "immediate", "stop")  # the managed database goes away
+    with tally.lock:
+        tally.phase = "down"
+    down_at = time.monotonic()
+    time.sleep(4)
+    page = console_status(deployment.base_url)
+    with tally.lock:
+        tally.phase = "back"
+    back_at = time.monotonic()  # asked to start: up within a second or two
+    acknowledged = len(tally.acknowledged)
+    with database._lock:
+        database.ensure_postgres_running()  # ... and comes back, on the same address
+    started = time.monotonic() - back_at
+    wait_until(lambda: len(tally.acknowledged) > acknowledged + 2, timeout=60)
+    reconnected = time.monotonic() - back_at
+    time.sleep(2)
+    stop.set()
+    for thread in threads:
+        thread.join(120)
+    while_down = [s for t, s, _ in health if down_at + 0.5 < t < back_at]
+    report = {
+        "answers": tally.figures(),
+        "seconds_down": round(back_at - down_at, 2),
+        "seconds_database_start": round(started, 2),
+        "seconds_to_first_writes_after_start_asked": round(reconnected, 2),
+        "health_while_down": dict(Counter(while_down)),
+        "console_while_down": page[0],
+    }
+    print("EXTERNAL FAULT FIGURES", json.dumps(report, indent=1))
+
+    down = {k[1:]: v for k, v in tally.by_phase.items() if k[0] == "down"}
+    # While it was down: JSON 503 database_unavailable, and the prompt without memory.
+    assert {status for _, status, _ in down} <= {200, 503}, down
+    assert all(what == "database_unavailable" for _, status, what in down if status == 503)
+    assert all(what == "memory=unavailable" for op, status, what in down if status == 200)
+    assert ("prompt", 200, "memory=unavailable") in down and (
+        "remember",
+        503,
+        "database_unavailable",
+    ) in down
+    assert while_down and set(while_down) == {503}, health
+    assert page[0] == 503 and 'data-code="database_unavailable"' in page[1]
+    # Back: reconnected by itself, nothing acknowledged is lost, the worker learns again.
+    assert reconnected < 15 and health[-1][1:] == (200, "ok")
+    assert not any(s >= 500 and s != 503 for (_, s, _) in tally.answers), tally.answers
+    assert set(tally.acknowledged) <= bot.texts()
+    assert deployment.worker.popen.poll() is None, deployment.worker.output()
+    body = {"message": "Fault item 8 is ready, track it", "reply": "Noted.",
+            "message_id": "after-3", "reply_id": "after-4"}  # fmt: skip
+    assert call(bot, "POST", "/exchanges", body)[0] == 202
+    wait_until(lambda: "Fault item 8 is tracked as fault8x" in bot.texts(), timeout=90)
