@@ -3,10 +3,25 @@ the repository folder (`gunicorn memoryconsole.wsgi`). Command-line flags overri
 
 Threaded workers: each of `workers` processes serves up to `threads` requests at once, and a
 connection that sends nothing waits in the worker's poller, not in a thread. A client that
-sends its headers or body very slowly holds one thread while it does, so slow clients stall
-the server only once they hold every thread (16 here), where the default `sync` worker is
-stalled by as many slow clients as it has processes (two). tests/test_gunicorn.py measures it.
-Behind a proxy that buffers requests (nginx does by default) slow clients never reach us.
+sends its headers or body very slowly holds one thread while it does (gunicorn has no deadline
+for reading a request), and one worker may accept most of them, so what counts is the threads
+of one worker. Measured (issue 28; 20 ordinary GET /login/ while slow-header clients trickle a
+byte every 0.2 s, 2 workers, this 2-core machine):
+
+    threads  slow clients  ordinary requests
+          8             0  median 2 ms, worst 5 ms
+          8            32  all 20 waited 10 s (stalled)
+         32            32  median 37 ms, 9 of 20 waited 10 s (one worker held most)
+         48            32  median 2 ms, worst 40-48 ms (two runs)
+         48            40  median 2 ms, worst 31 ms
+         48            64  9 of 20 waited 10 s
+         64            32  median 3 ms, worst 18 ms
+
+So 48 threads: the bare server survives about 40 slow clients; past that, put a proxy that
+buffers whole requests in front (deploy/nginx.conf; nginx buffers by default), and slow
+clients never reach gunicorn. An idle thread costs little; a thread that served a request
+keeps its database connection for CONN_MAX_AGE (60 s), so workers x threads must stay below
+Postgres's max_connections (the embedded server allows 200). tests/test_gunicorn.py checks 32.
 
 Preloading: the master imports the app (Django, numpy, the code, the URL configuration) before it
 forks, so the workers share those pages. The embedding model is not loaded there: an onnxruntime session made before
@@ -18,7 +33,7 @@ master opens no database connection. Code changes need a restart, not a HUP.
 
 worker_class = "gthread"
 workers = 2
-threads = 8
+threads = 48
 preload_app = True
 # Seconds a worker may go silent before it is restarted (a stuck request), and that a stopping
 # worker gets to finish what it is doing.

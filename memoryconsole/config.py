@@ -243,11 +243,20 @@ def embedded_shared_buffers() -> str:
     return f"{min(1024, max(128, total // 4))}MB"
 
 
+# Enough for gunicorn's threads (2 workers x 48, each keeping its connection up to 60 s), the
+# learning workers and the commands, with room to spare (gunicorn.conf.py).
+EMBEDDED_MAX_CONNECTIONS = 200
+
+
 def _memory_sized(server, pgdata: Path) -> None:
-    # ALTER SYSTEM writes postgresql.auto.conf; the size applies from the server's next start
+    # ALTER SYSTEM writes postgresql.auto.conf; the values apply from the server's next start
     # (the server stops when the last process using it exits).
-    wanted = embedded_shared_buffers()
+    wanted = {
+        "shared_buffers": embedded_shared_buffers(),
+        "max_connections": EMBEDDED_MAX_CONNECTIONS,
+    }
     auto = pgdata / "postgresql.auto.conf"
-    if auto.exists() and f"shared_buffers = '{wanted}'" in auto.read_text():
-        return
-    server.psql(f"ALTER SYSTEM SET shared_buffers = '{wanted}'")
+    present = auto.read_text() if auto.exists() else ""
+    for name, value in wanted.items():
+        if f"{name} = '{value}'" not in present:
+            server.psql(f"ALTER SYSTEM SET {name} = '{value}'")
