@@ -287,7 +287,7 @@ async def report_exchange(
             reply_id=body.reply_id,
             recalled=body.recalled,
         )
-        return ExchangeOut(id=str(receipt.id), status=receipt.status, reason=receipt.reason)
+        return ExchangeOut.of(receipt)
 
     return await run_call(call)
 

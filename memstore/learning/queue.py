@@ -1,6 +1,6 @@
 """The durable queue: procrastinate jobs in the same Postgres, run by any number of workers.
 
-    python manage.py procrastinate worker       # run a worker (any host, as many as you like)
+    python manage.py learning_worker            # run a worker (any host, as many as you like)
 
 `exchange_enqueue` is the one way in. The task learns from one stored exchange; a failure is
 retried with exponential backoff (LEARNING_RETRY_ATTEMPTS, LEARNING_RETRY_WAIT seconds doubled

@@ -1,5 +1,5 @@
 """Running the product as separate OS processes, the way a deployment does: app servers under
-gunicorn (as `./dev serve` starts them) and learning workers (`manage.py procrastinate worker`),
+gunicorn (as `./dev serve` starts them) and learning workers (`manage.py learning_worker`),
 all pointed at one database by DATABASE_URL and one MEMORY_ROOT; and a small HTTP client that
 speaks to them for one bot in one room."""
 

@@ -77,15 +77,14 @@ def learned_reply(request: dict) -> Reply:
     return ok(f"log: Fault item {item} is tracked as fault{item}x")
 
 
-@pytest.fixture
-def deployment() -> Iterator[Deployment]:
-    # Not under pytest's temporary folders (see test_external_postgres.py: as root, pgserver
-    # opens the path up for its own user).
-    folder = Path(tempfile.mkdtemp(prefix="memoryconsole-faults-"))
+def deployed(folder: Path, database_url: str) -> Iterator[Deployment]:
+    """gunicorn and `manage.py learning_worker` on MEMORY_ROOT and VAR_DIR under `folder`, on
+    the database given (empty: the embedded one under VAR_DIR), bot `a` set up, the scripted
+    model learning; stopped (and their logs printed) afterwards."""
     model = FakeModel()
     model.responder = learned_reply
     env = {
-        "DATABASE_URL": "",
+        "DATABASE_URL": database_url,
         "VAR_DIR": str(folder / "var"),
         "MEMORY_ROOT": str(folder / "memory"),
         "EMBEDDINGS": "none",
@@ -104,15 +103,22 @@ def deployment() -> Iterator[Deployment]:
     worker = learning_worker("worker", env, logs)
     base_url = f"http://127.0.0.1:{port}"
     wait_until_up(server, base_url)
-    yield Deployment(
-        folder / "memory", folder / "var" / "pgdata", Bot(base_url, token), server, worker, base_url
-    )
+    pgdata = folder / ("pgdata" if database_url else "var/pgdata")
+    yield Deployment(folder / "memory", pgdata, Bot(base_url, token), server, worker, base_url)
     for process in (server, worker):
         process.signal_stop()
     for process in (server, worker):
         process.stop(patience=10)
         print(f"--- {process.name} ---\n{process.output()}")
     model.close()
+
+
+@pytest.fixture
+def deployment() -> Iterator[Deployment]:
+    # Not under pytest's temporary folders (see test_external_postgres.py: as root, pgserver
+    # opens the path up for its own user).
+    folder = Path(tempfile.mkdtemp(prefix="memoryconsole-faults-"))
+    yield from deployed(folder, "")
     if not os.environ.get("FAULTS_KEEP"):
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -295,39 +301,8 @@ def external() -> Iterator[tuple[Deployment, object]]:
         import pgserver
 
         database = pgserver.get_server(folder / "pgdata", cleanup_mode="delete")
-    model = FakeModel()
-    model.responder = learned_reply
-    env = {
-        "DATABASE_URL": database.get_uri(),
-        "VAR_DIR": str(folder / "var"),
-        "MEMORY_ROOT": str(folder / "memory"),
-        "EMBEDDINGS": "none",
-        "LEARNING_BASE_URL": model.url,
-        "LEARNING_MODEL": "scripted",
-        "LEARNING_MODE": "write",
-        "LEARNING_RETRY_WAIT": "0",
-    }
-    logs = folder / "logs"
-    logs.mkdir()
-    setup = spawn("setup", ["manage.py", "shell", "-c", SETUP], env, logs)
-    assert setup.popen.wait(120) == 0, setup.output()
-    token = setup.output().split("TOKEN ")[1].split()[0]
-    port = free_port()
-    server = app_server("server", port, env, logs)
-    worker = learning_worker("worker", env, logs)
-    base_url = f"http://127.0.0.1:{port}"
-    wait_until_up(server, base_url)
-    pgdata = folder / "pgdata"
-    yield (
-        Deployment(folder / "memory", pgdata, Bot(base_url, token), server, worker, base_url),
-        database,
-    )
-    for process in (server, worker):
-        process.signal_stop()
-    for process in (server, worker):
-        process.stop(patience=10)
-        print(f"--- {process.name} ---\n{process.output()}")
-    model.close()
+    for deployment in deployed(folder, database.get_uri()):
+        yield deployment, database
     database.cleanup()
     shutil.rmtree(folder, ignore_errors=True)
 

@@ -31,7 +31,4 @@ def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: Ex
         reply_id=body.reply_id,
         recalled=body.recalled,
     )
-    out = ExchangeOut(
-        id=str(receipt.id), status=receipt.status, reason=receipt.reason, repeated=receipt.repeated
-    )
-    return Status(200 if receipt.repeated else 202, out)
+    return Status(200 if receipt.repeated else 202, ExchangeOut.of(receipt))

@@ -182,6 +182,16 @@ class ExchangeOut(Out):
         False, description="These message ids were reported before: this is the stored receipt."
     )
 
+    @classmethod
+    def of(cls, receipt: Any) -> "ExchangeOut":
+        """A `memstore.learning.submit.ExchangeReceipt`, as the API and MCP send it."""
+        return cls(
+            id=str(receipt.id),
+            status=receipt.status,
+            reason=receipt.reason,
+            repeated=receipt.repeated,
+        )
+
 
 # --- the bot and errors --------------------------------------------------------------------------
 
