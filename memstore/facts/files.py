@@ -37,7 +37,7 @@ A volume that refuses writes (full, over quota, mounted read-only) is said as su
 `write_atomic` first checks the volume has room for the new file and `HEADROOM_BYTES` more (the
 history line and the index's own files come after it), and any ENOSPC/EDQUOT/EROFS on the way
 becomes `MemoryVolumeFull` or `MemoryVolumeReadOnly` with the temp file gone, so a refused write
-leaves the original as it was. `volume_state` is what Health and the home page show.
+leaves the original as it was (`memstore.facts.volume`, whose `volume_state` Health shows).
 """
 
 import contextlib
@@ -56,7 +56,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from memstore.errors import MemoryVolumeFull, MemoryVolumeReadOnly, UnreadableFile
+from memstore.errors import UnreadableFile
+from memstore.facts.volume import HEADROOM_BYTES, room_check, volume_errors
 
 
 def file_mode() -> int:
@@ -385,84 +386,3 @@ def _fsync_dir(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-# --- a volume that refuses writes -------------------------------------------------------------
-
-HEADROOM_BYTES = 256 * 1024  # kept free past the new file: its history line, the next writes
-FULL_BELOW_BYTES = 1024 * 1024  # Health calls the volume full below this (writes soon refused)
-_FULL = {errno.ENOSPC, errno.EDQUOT}
-_REFUSED = {errno.EROFS, errno.EACCES, errno.EPERM}  # a read-only mount, or one we may not write
-
-
-@dataclass(frozen=True, slots=True)
-class VolumeState:
-    """What the memory volume can take: free and total bytes, and whether it takes writes."""
-
-    free_bytes: int
-    total_bytes: int
-    read_only: bool
-
-    @property
-    def full(self) -> bool:
-        return self.free_bytes < FULL_BELOW_BYTES
-
-    @property
-    def problem(self) -> str:
-        """ "" when writes can go ahead, else memory_volume_read_only or memory_volume_full."""
-        if self.read_only:
-            return MemoryVolumeReadOnly.code
-        return MemoryVolumeFull.code if self.full else ""
-
-
-def volume_state(folder: Path) -> VolumeState:
-    """The volume holding `folder` (or its nearest existing parent), from one statvfs."""
-    probe = Path(folder)
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    st = os.statvfs(probe)
-    read_only = bool(st.f_flag & os.ST_RDONLY) or not os.access(probe, os.W_OK)
-    return VolumeState(
-        free_bytes=st.f_bavail * st.f_frsize,
-        total_bytes=st.f_blocks * st.f_frsize,
-        read_only=read_only,
-    )
-
-
-def room_check(folder: Path, need: int) -> None:
-    """MemoryVolumeReadOnly / MemoryVolumeFull unless the volume can take `need` more bytes."""
-    state = volume_state(folder)
-    if state.read_only:
-        raise _read_only(folder)
-    if state.free_bytes < need:
-        raise _full(folder, state.free_bytes)
-
-
-@contextlib.contextmanager
-def volume_errors(path: Path):
-    """Turn the volume's own refusals (ENOSPC, EDQUOT, EROFS, EACCES) inside the block into
-    MemoryVolumeFull / MemoryVolumeReadOnly; other OSErrors pass unchanged."""
-    try:
-        yield
-    except OSError as exc:
-        if exc.errno in _FULL:
-            raise _full(path, None) from None
-        if exc.errno in _REFUSED:
-            raise _read_only(path) from None
-        raise
-
-
-def _full(path: Path, free: int | None) -> MemoryVolumeFull:
-    left = "" if free is None else f" ({free // 1024} KiB left)"
-    return MemoryVolumeFull(
-        f"The memory volume is full{left}: nothing was written. Reading memory still works; "
-        "free space on the volume holding MEMORY_ROOT, then try again.",
-        detail={"free_bytes": free} if free is not None else {},
-    )
-
-
-def _read_only(path: Path) -> MemoryVolumeReadOnly:
-    return MemoryVolumeReadOnly(
-        "The memory volume is read-only: nothing was written. Reading memory still works; "
-        "remount the volume holding MEMORY_ROOT read-write, then try again."
-    )

@@ -17,8 +17,9 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memstore.facts.files import file_open, volume_errors
+from memstore.facts.files import file_open
 from memstore.facts.paths import Shard
+from memstore.facts.volume import volume_errors
 
 HISTORY_FILE = "history.jsonl"
 

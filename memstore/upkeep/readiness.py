@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from memstore.facts.files import VolumeState, volume_state
+from memstore.facts.volume import VolumeState, volume_state
 from memstore.learning.queue import QUEUE, STALLED_AFTER
 from memstore.models import Exchange
 

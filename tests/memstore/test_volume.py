@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from memstore.errors import MemoryVolumeFull, MemoryVolumeReadOnly
-from memstore.facts import files, markdown
+from memstore.facts import markdown
+from memstore.facts import volume as memory_volume
 from memstore.facts.history import history_read
 from memstore.facts.paths import Scope
 from memstore.store.selectors import facts_list
@@ -43,7 +44,7 @@ def volume(tmp_path, settings):
 
 def _fill(root: Path, leave: int) -> None:
     """Take the volume's space down to about `leave` free bytes with a file that is not memory."""
-    free = files.volume_state(root).free_bytes
+    free = memory_volume.volume_state(root).free_bytes
     with open(root / "ballast.bin", "wb") as handle:
         handle.write(b"\0" * max(0, free - leave))
 
@@ -72,11 +73,11 @@ def test_a_full_volume_refuses_writes_and_loses_nothing(volume):
     history = [c for c in history_read(volume, ADA.shard("ada")) if c.op == "add"]
     assert len(history) == len(saved)
     _no_debris(volume)
-    assert files.volume_state(volume).problem == "memory_volume_full"
+    assert memory_volume.volume_state(volume).problem == "memory_volume_full"
     # Space freed: writes work again, with no one restarting anything.
     (volume / "ballast.bin").unlink()
     fact_remember(shard=ADA.shard("ada"), text="After the volume was freed", day=DAY)
-    assert files.volume_state(volume).problem == ""
+    assert memory_volume.volume_state(volume).problem == ""
 
 
 def test_a_read_only_volume_refuses_writes_and_keeps_reads(volume):
@@ -84,7 +85,7 @@ def test_a_read_only_volume_refuses_writes_and_keeps_reads(volume):
     before = {p: p.read_bytes() for p in volume.rglob("*") if p.is_file()}
     subprocess.run(["mount", "-o", "remount,ro", volume], check=True)
     try:
-        assert files.volume_state(volume).problem == "memory_volume_read_only"
+        assert memory_volume.volume_state(volume).problem == "memory_volume_read_only"
         with pytest.raises(MemoryVolumeReadOnly) as refused:
             fact_remember(shard=ADA.shard("ada"), text="Refused by the volume", day=DAY)
         assert (refused.value.status, refused.value.code) == (503, "memory_volume_read_only")
@@ -100,9 +101,9 @@ def test_a_read_only_volume_refuses_writes_and_keeps_reads(volume):
     + [(errno.EROFS, MemoryVolumeReadOnly)],
 )
 def test_the_volume_errors_are_translated_where_files_are_written(tmp_path, code, error):
-    with pytest.raises(error), files.volume_errors(tmp_path):
+    with pytest.raises(error), memory_volume.volume_errors(tmp_path):
         raise OSError(code, os.strerror(code))
-    with pytest.raises(FileNotFoundError), files.volume_errors(tmp_path):
+    with pytest.raises(FileNotFoundError), memory_volume.volume_errors(tmp_path):
         raise FileNotFoundError(errno.ENOENT, "other errors pass")
 
 

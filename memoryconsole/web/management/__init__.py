@@ -1,0 +1,1 @@
+"""The console app's `manage.py` commands."""

@@ -1,0 +1,1 @@
+"""Every `manage.py` command of the memory store, one module each."""
