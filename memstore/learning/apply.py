@@ -25,18 +25,11 @@ from memstore.llm.config import LearnerConfig
 from memstore.models import Exchange, LearningEvent
 from memstore.rooms.access import Context
 from memstore.rules.content import RULE_ERRORS
+from memstore.rules.controls import Controls
 from memstore.rules.failures import failure_record, failure_room
 from memstore.store.services import fact_remember
 
 VIA = "learner"
-
-
-@dataclass(frozen=True, slots=True)
-class Person:
-    """A person's memory controls, as the learner needs them."""
-
-    paused: bool = False
-    excluded_topics: tuple[str, ...] = ()
 
 
 @dataclass
@@ -48,7 +41,7 @@ class LearnRun:
     ctx: Context
     target: Shard
     mine: list[Shard]
-    person: Person
+    person: Controls  # the exchange's person's (defaults when there is none)
     people: RoomPeople = field(default_factory=RoomPeople)  # everyone in the room, this one too
     events: list[LearningEvent] = field(default_factory=list)
     unsaved: dict = field(default_factory=dict)  # exchange fields to store with the next save

@@ -6,6 +6,9 @@ to 10 others sharing words with the exchange, from the scopes the learner writes
 (a direct room: the person's user memory and the bot's own; a group: the bot's own only — user
 memory never enters a group's learning). Compared against, besides those: the projects in play
 (what their prompt blocks hold) and whatever the bot reports as recalled, by id or by text.
+
+What a read withholds (`memstore.rules.withheld`: facts on an excluded topic, lines the secret
+detector flags) is never shown to the model, as it is never put in a prompt.
 """
 
 import re
@@ -22,6 +25,7 @@ from memstore.facts.records import STORED_COLUMNS, StoredFact, stored_from_value
 from memstore.index import index_sync
 from memstore.models import Fact
 from memstore.rules.protected import fact_protected
+from memstore.rules.withheld import withholding_for
 
 PROFILE_FACTS = 100
 RECENT_FACTS = 30
@@ -248,6 +252,8 @@ def known_facts(
             },
         )
         copies = [stored_from_values(row) for row in cursor.fetchall()]
+    people = [scope.name for scope in scopes if scope.kind == "user"]  # a direct room's person
+    copies = withholding_for(person=people[0] if people else None).shown(copies)
     known = KnownFacts(shown=merge_newest(copies), copies=copies)
     known.add(f.text for f in known.shown)
     known.add(f.body for f in known.shown if f.text.startswith("["))

@@ -17,7 +17,7 @@ events are unique per exchange, so a job retried after a crash duplicates nothin
 plan, and the run that records every event, are `memstore.learning.apply`.
 """
 
-from django.db.models import JSONField, OuterRef, Subquery
+from django.db.models import Subquery
 from django.utils import timezone
 
 from memstore.facts.markdown import MAX_TEXT_CHARS
@@ -25,7 +25,6 @@ from memstore.facts.paths import Scope
 from memstore.learning.apply import (
     VIA,
     LearnRun,
-    Person,
     hold_record,
     plan_apply,
     provenance,
@@ -49,28 +48,13 @@ from memstore.llm.config import (
     LearnerConfig,
     learner_config,
 )
-from memstore.models import Exchange, PersonSettings, ProjectMember, TokenUsage
+from memstore.models import Exchange, ProjectMember, TokenUsage
 from memstore.rooms.access import writable_shard
 from memstore.rooms.context import context_open
-from memstore.rules.controls import Controls, settings_of
+from memstore.rules.controls import Controls, controls_read
 from memstore.rules.instructions import instruction_kind
 
-__all__ = ["VIA", "episode_text", "exchange_learn", "person_settings", "provenance"]
-
-
-def person_settings(person: str) -> Person:
-    """The pause switch and excluded topics of a person (see `controls.settings_of`); defaults
-    if none."""
-    if not person:
-        return Person()
-    row = (
-        PersonSettings.objects.filter(settings_of(person))
-        .values_list("paused", "excluded_topics")
-        .first()
-    )
-    if row is None:
-        return Person()
-    return Person(paused=row[0], excluded_topics=tuple(str(t) for t in row[1] or ()))
+__all__ = ["VIA", "episode_text", "exchange_learn", "provenance"]
 
 
 def exchange_learn(
@@ -81,16 +65,11 @@ def exchange_learn(
     Raises what the model client raises (`ModelUnavailable`) or the database raises, for the
     queue to retry; nothing half-done is lost, the next run picks up where this one stopped."""
     config = config or learner_config()
-    settings = PersonSettings.objects.filter(settings_of(OuterRef("person")))
     exchange = (
         Exchange.objects.filter(pk=exchange_id)
-        .annotate(  # read with the exchange, in one query: today's spend, the person's controls
+        .annotate(  # read with the exchange, in one query: today's spend
             spent_today=Subquery(
                 TokenUsage.objects.filter(day=timezone.localdate()).values("tokens")[:1]
-            ),
-            person_paused=Subquery(settings.values("paused")[:1]),
-            person_topics=Subquery(
-                settings.values("excluded_topics")[:1], output_field=JSONField()
             ),
         )
         .first()
@@ -104,10 +83,7 @@ def exchange_learn(
         return run.skip("off", "Learning is off: no model is configured, or LEARNING_MODE=off.")
     if run.person.paused:
         return run.skip("paused", f"{exchange.person} paused memory: nothing is learned.")
-    run.people = room_people(
-        exchange=exchange,
-        own=Controls(exchange.person, run.person.paused, run.person.excluded_topics),
-    )
+    run.people = room_people(exchange=exchange, own=run.person if exchange.person else None)
     plan = exchange.plan
     episode_turn = bool(exchange.seq) and exchange.seq % config.episode_every == 0
     if plan is None:
@@ -154,10 +130,7 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> LearnRun:
         ctx=ctx,
         target=target,
         mine=mine,
-        person=Person(
-            paused=bool(exchange.person_paused),
-            excluded_topics=tuple(str(t) for t in exchange.person_topics or ()),
-        ),
+        person=controls_read(people=[exchange.person]).get(exchange.person, Controls("")),
     )
 
 

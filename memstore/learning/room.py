@@ -14,14 +14,10 @@ exchange of a paused person (the pipeline does, before any of this).
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import reduce
-from operator import or_
-
-from django.db.models.functions import Coalesce
 
 from memstore.learning.prompts import Turn
-from memstore.models import Exchange, PersonSettings
-from memstore.rules.controls import Controls, settings_of
+from memstore.models import Exchange
+from memstore.rules.controls import Controls, controls_read
 from memstore.rules.policy import excluded_topic
 
 ROOM_WINDOW = 50  # a group's recent exchanges whose people count as in the room
@@ -53,15 +49,8 @@ def room_people(*, exchange: Exchange, own: Controls | None = None) -> RoomPeopl
     controls = [own] if own is not None else []
     others = [n for n in dict.fromkeys(names) if own is None or n != own.person]
     if others:
-        rows = (
-            PersonSettings.objects.filter(reduce(or_, (settings_of(n) for n in others)))
-            .annotate(who=Coalesce("user__person__name", "user__username"))
-            .values_list("who", "paused", "excluded_topics")
-        )
-        controls += [
-            Controls(person=who, paused=paused, topics=tuple(str(t) for t in topics or ()))
-            for who, paused, topics in sorted(rows)
-        ]
+        found = controls_read(people=others)
+        controls += [found[name] for name in sorted(found)]
     topics = dict.fromkeys(t for c in controls for t in c.topics)
     return RoomPeople(
         topics=tuple(topics), paused=frozenset(c.person for c in controls if c.paused)

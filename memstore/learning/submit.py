@@ -15,10 +15,10 @@ from django.db.models import Max
 
 from memstore.errors import InvalidExchange
 from memstore.learning.filter import is_small_talk
-from memstore.learning.pipeline import person_settings
 from memstore.llm.config import learner_config
 from memstore.models import Exchange, LearningEvent
 from memstore.rooms.access import Context
+from memstore.rules.controls import person_controls
 from memstore.vocabulary import LEARNABLE_ROOM_KINDS, MESSAGE_ID_PATTERN
 
 ELIGIBLE_ROOMS = LEARNABLE_ROOM_KINDS
@@ -114,7 +114,7 @@ def _skip_reason(ctx: Context, message: str) -> tuple[str, str]:
     config = learner_config()
     if config.mode == "off":
         return "off", "Learning is off: no model is configured, or LEARNING_MODE=off."
-    if ctx.person and person_settings(ctx.person).paused:
+    if ctx.person and person_controls(person=ctx.person).paused:
         return "paused", f"{ctx.person} paused memory: nothing is learned from their messages."
     if is_small_talk(message, max_chars=config.small_talk_chars, phrases=config.small_talk):
         return "small_talk", "Small talk: no model call."

@@ -23,12 +23,12 @@ from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact
 from memstore.learning.known import known_facts
 from memstore.learning.parse import reply_parse
-from memstore.learning.pipeline import person_settings
 from memstore.learning.plan import plan_build, secret_values
 from memstore.llm.budget import budget_charge, budget_exhausted
 from memstore.llm.client import ModelClient, ModelUnavailable, Prompt
 from memstore.llm.config import LearnerConfig, learner_config, model_client
 from memstore.rooms.access import Context, writable_shard
+from memstore.rules.controls import person_controls
 from memstore.vocabulary import WritableScopeKind
 
 MAX_TEXT_CHARS = 20_000
@@ -138,7 +138,7 @@ def _plan(ctx: Context, target: Scope, text: str, client: ModelClient) -> list[d
         raise ModelFailed(f"The learning model failed: {exc}") from None
     budget_charge(tokens=completion.tokens)
     parsed = reply_parse(completion.text, known={})  # a summary never removes anything
-    topics = person_settings(ctx.person or "").excluded_topics
+    topics = person_controls(person=ctx.person).topics if ctx.person else ()
     return plan_build(
         parsed, known=known, ours={}, excluded_topics=topics, secrets=secret_values(text)
     )

@@ -22,9 +22,11 @@ from memstore.models import Bot
 from memstore.prompt.section import (
     BlockInput,
     PromptSection,
+    blocks_withheld,
     prompt_budgets,
     prompt_scopes,
     section_compose,
+    withholding_of,
 )
 from memstore.rooms.access import Context, readable_scopes, visible
 
@@ -76,12 +78,14 @@ def bot_facts_as_of(
     limit: int = 50,
 ) -> Page[StoredFact]:
     """The facts this room could read at the end of `day`, newest first (hidden ones never;
-    private ones in direct rooms only), filtered and paged like the live list."""
-    seen = visible(ctx)
+    private ones in direct rooms only; what a read withholds now, never), filtered and paged like
+    the live list."""
+    rule = withholding_of(ctx)
+    seen = visible(ctx) - ({"private"} if rule.paused else set())
     scopes = [readable_scope(ctx, scope, project)] if scope else readable_scopes(ctx)
     facts = [
         f
-        for f in facts_as_of(scopes=scopes, day=day)
+        for f in rule.shown(facts_as_of(scopes=scopes, day=day))
         if f.visibility in seen
         and (not tier or f.tier == tier)
         and (not month or f.day.isoformat().startswith(month))
@@ -92,9 +96,11 @@ def bot_facts_as_of(
 
 
 def prompt_as_of(*, ctx: Context, day: date) -> PromptSection:
-    """The memory section this bot would have had in this room at the end of `day`."""
+    """The memory section this bot would have had in this room at the end of `day` (less what a
+    read withholds now: a topic excluded since is withheld from the past too)."""
     budgets = prompt_budgets()
-    private = "private" in visible(ctx)
+    rule = withholding_of(ctx)
+    private = "private" in visible(ctx) and not rule.paused
     inputs = [
         BlockInput(
             kind=kind,
@@ -104,5 +110,6 @@ def prompt_as_of(*, ctx: Context, day: date) -> PromptSection:
         )
         for kind, scope in prompt_scopes(ctx)
     ]
+    inputs = blocks_withheld(inputs, rule)
     team_wide = Bot.objects.filter(slug=ctx.bot, in_groups=True).exists()
     return section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide)

@@ -12,11 +12,16 @@ within a count and a character budget, stopping at the first fact that would ove
 with a line saying how many facts it left on disk. Hidden facts never appear; `searchable` ones
 are left for recall and counted as left on disk.
 
+What a read withholds (excluded topics, a paused person's memory, lines the secret detector
+flags) is `memstore.rules.withheld`, applied to each block after it is loaded: a paused person's
+block says that memory is paused rather than showing nothing. A fact is shown as one line that
+can't open a heading or block of its own (`fact_text`).
+
 Does not: search (see `memstore.recall`), decide who may read what (`memstore.rooms.access`), or write.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from django.conf import settings
@@ -31,6 +36,7 @@ from memstore.index import index_sync
 from memstore.models import Bot, Fact
 from memstore.prompt.cache import blocks_cached
 from memstore.rooms.access import Context, visible
+from memstore.rules.withheld import Withholding, withholding_for
 
 BlockKind = Literal["user", "project", "bot"]
 SliceName = Literal["profile", "recent"]
@@ -75,6 +81,7 @@ class Block:
     profile: Slice
     recent: Slice
     recall_only: int = 0  # visibility=searchable: on disk and found by recall, never in prompts
+    paused: bool = False  # the person paused memory: nothing of this block is shown
 
     @property
     def facts(self) -> list[StoredFact]:
@@ -114,14 +121,21 @@ class BlockInput:
     facts: list[StoredFact] = field(default_factory=list)
     on_disk: Mapping[str, int] | None = None  # "profile", "recent", "searchable"; None: count facts
     private: bool = False  # may visibility=private facts be shown (direct rooms only)
+    paused: bool = False  # a paused person's user memory: shown as paused, no facts
 
 
 # --- pure core ---------------------------------------------------------------------------
 
 
+# Characters a model (or Python's splitlines) may read as a line break: a hand-written line
+# holding one could otherwise start a line of its own ("## Memory") inside the section.
+_BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
+
+
 def fact_text(fact: StoredFact) -> str:
-    """A fact as the prompt shows it: its line without metadata."""
-    return line_text(fact.day, fact.text)
+    """A fact as the prompt shows it: its line without metadata, always one line starting
+    `- (date)`, so nothing in its text can open a heading or a block of its own."""
+    return line_text(fact.day, fact.text.translate(_BREAKS))
 
 
 def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget, beyond: int = 0) -> Slice:
@@ -145,7 +159,9 @@ def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget, beyond:
     )
 
 
-def _title(kind: BlockKind, name: str, team_wide: bool) -> str:
+def _title(kind: BlockKind, name: str, team_wide: bool, paused: bool = False) -> str:
+    if kind == "user" and paused:
+        return f"About {name} (memory paused)"
     if kind == "user":
         return f"About {name} (user memory, shared by the bots {name} talks with directly)"
     if kind == "project":
@@ -155,6 +171,11 @@ def _title(kind: BlockKind, name: str, team_wide: bool) -> str:
 
 def block_compose(item: BlockInput, budgets: Mapping[SliceName, Budget], team_wide: bool) -> Block:
     """One block: shards merged (newest wins), hidden facts dropped, both slices budgeted."""
+    if item.paused:
+        empty = [Slice(name, [], budgets[name]) for name in ("profile", "recent")]
+        title = _title(item.kind, item.name, team_wide, paused=True)
+        scope = f"{item.kind}:{item.name}"
+        return Block(title=title, scope=scope, profile=empty[0], recent=empty[1], paused=True)
     # A stable order first, so "first seen wins a tie" in merge_newest is the same every time.
     copies = sorted(item.facts, key=lambda f: (f.fact_id, f.shard_bot, f.file))
     dropped = {"hidden"} if item.private else {"hidden", "private"}
@@ -206,6 +227,14 @@ def _left_line(block: Block) -> str:
 
 def _render_block(block: Block, team_wide: bool) -> str:
     lines = [f"### {block.title}"]
+    if block.paused:
+        name = block.scope.partition(":")[2]
+        lines.append(
+            f"{name} paused memory: what is known about them is left out until they resume it, "
+            "and nothing is learned from their messages. Save something about them only when "
+            "they ask you to."
+        )
+        return "\n".join(lines) + "\n"
     if block.scope.startswith("bot:") and team_wide:
         lines.append(_TEAM_WIDE.rstrip("\n"))
     if block.profile.facts:
@@ -307,11 +336,16 @@ _BLOCK_SQL = """
 """.replace("{order}", rank_order_sql("", ""))
 
 
+# Facts loaded past each budget's count, so a block still fills when a few are withheld.
+WITHHELD_SPARE = 8
+
+
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False) -> BlockInput:
     # Outside direct rooms a private fact is as good as hidden: not shown, not counted.
     args = ["context" if private else "hidden", str(scope), str(scope)]
+    limits = [budgets["profile"].facts + WITHHELD_SPARE, budgets["recent"].facts + WITHHELD_SPARE]
     with connection.cursor() as cursor:
-        cursor.execute(_BLOCK_SQL, [*args, budgets["profile"].facts, budgets["recent"].facts])
+        cursor.execute(_BLOCK_SQL, [*args, *limits])
         rows = cursor.fetchall()
     ids = [row[1] for row in rows if row[0] == "row"]
     on_disk = {"profile": 0, "recent": 0, "searchable": 0}
@@ -346,12 +380,48 @@ def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
         return {row[0] for row in cursor.fetchall()}
 
 
+def withholding_of(ctx: Context) -> Withholding:
+    """What this context's reads withhold (`memstore.rules.withheld`): the person in a direct
+    room's controls, and everyone's excluded topics."""
+    return withholding_for(person=ctx.person if ctx.room.kind == "direct" else None)
+
+
+def blocks_withheld(inputs: list[BlockInput], rule: Withholding) -> list[BlockInput]:
+    """The blocks with what the rule withholds taken out (and out of their counts); a paused
+    person's user memory becomes a paused block."""
+    kept = []
+    for item in inputs:
+        if rule.paused and item.kind == "user" and item.name == rule.person:
+            kept.append(BlockInput(kind="user", name=item.name, paused=True))
+            continue
+        shown: list[StoredFact] = []
+        gone: dict[str, StoredFact] = {}  # one per fact: copies in several shards count once
+        for fact in item.facts:
+            if rule.reason(fact) is None:
+                shown.append(fact)
+            else:
+                gone[fact.fact_id] = fact
+        if not gone:
+            kept.append(item)
+            continue
+        on_disk = None
+        if item.on_disk is not None:
+            on_disk = dict(item.on_disk)
+            for fact in gone.values():
+                part = "profile" if fact.tier == "profile" else "recent"
+                on_disk[part] = max(0, on_disk.get(part, 0) - 1)
+        kept.append(replace(item, facts=shown, on_disk=on_disk))
+    return kept
+
+
 def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     scopes = prompt_scopes(ctx)
     index_sync(scopes=[scope for _, scope in scopes])
     budgets = prompt_budgets()
-    private = "private" in visible(ctx)
-    inputs = blocks_cached(scopes, budgets, private, _load)
+    rule = withholding_of(ctx)
+    # A paused person's private facts are withheld: read as outside a direct room.
+    private = "private" in visible(ctx) and not rule.paused
+    inputs = blocks_withheld(blocks_cached(scopes, budgets, private, _load), rule)
     team_wide = Bot.objects.filter(slug=ctx.bot, in_groups=True).exists()
     section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide)
     return section, [scope for _, scope in scopes]

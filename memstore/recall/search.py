@@ -5,7 +5,9 @@ facts (above the relevance floor) and the lexical side for facts sharing words, 
 (preferring facts saved around a date the query names), and falls back to a literal substring
 match only when nothing matched at all. Results are capped at a count and a character budget;
 the answer says how many more matched. Hidden facts are left out unless a person asks
-(`include_hidden`, the console).
+(`include_hidden`, the console), and so is what the read withholds (`memstore.rules.withheld`:
+excluded topics, a paused person's memory, lines the secret detector flags), skipped as the
+results are budgeted so the answer still fills.
 
 Three statements for a warm search: the sync's stat check; the query's terms together with the
 searched scopes' versions; and loading the facts to show. In between, both sides rank in this
@@ -50,6 +52,7 @@ from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.recall.word_rank import word_rank
 from memstore.rooms.access import Context, readable_scopes, visible
+from memstore.rules.withheld import Withholding, withholding_for
 
 logger = logging.getLogger(__name__)
 
@@ -81,15 +84,22 @@ def recall_search(
     mode: Mode = "auto",
 ) -> RecallResult:
     """Search the memory this context may read, by words and (with a model) by meaning; a
-    blank query raises InvalidQuery. Private facts only in the rooms they are for."""
+    blank query raises InvalidQuery. Private facts only in the rooms they are for; nothing the
+    read withholds (a paused person's user memory is not even searched)."""
+    rule = withholding_for(person=ctx.person if ctx.room.kind == "direct" else None)
+    scopes = readable_scopes(ctx)
+    if rule.paused:
+        scopes = [scope for scope in scopes if scope.kind != "user"]
     result = recall_in_scopes(
-        scopes=readable_scopes(ctx),
+        scopes=scopes,
         query=query,
         limit=limit,
         include_hidden=include_hidden,
         mode=mode,
+        withheld=rule,
     )
-    return result if "private" in visible(ctx, hidden=include_hidden) else _without_private(result)
+    private_ok = "private" in visible(ctx, hidden=include_hidden) and not rule.paused
+    return result if private_ok else _without_private(result)
 
 
 def recall_in_scopes(
@@ -100,9 +110,11 @@ def recall_in_scopes(
     include_hidden: bool = False,
     mode: Mode = "auto",
     max_chars: int | None = None,
+    withheld: Withholding | None = None,
 ) -> RecallResult:
     """The same search over scopes a caller has already decided may be read (the console: the
-    tabs of a bot, or every bot a person may see); `max_chars` overrides the bots' budget."""
+    tabs of a bot, or every bot a person may see); `max_chars` overrides the bots' budget;
+    `withheld`: the read-time rule whose facts are skipped (a bot's recall)."""
     limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
     budget = max_chars or settings.RECALL_MAX_CHARS
     query = " ".join(query.split())
@@ -126,16 +138,20 @@ def recall_in_scopes(
             include_hidden=include_hidden,
             mode=used,
             budget=budget,
+            withheld=withheld,
         )
         return replace(result, note=" ".join(filter(None, [note, result.note])))
     order = [f.pk for f in fused]
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
     # The lexical statement loaded every candidate of either side; otherwise they load here.
     rows = loaded if loaded is not None else _rows(order[: limit + 10])
-    items = _budgeted(rows, order, limit, budget)
+    items, skipped = _budgeted(rows, order, limit, budget, withheld)
+    if skipped and len(items) < limit and loaded is None and len(order) > limit + 10:
+        rows |= _rows(order[limit + 10 : limit + 10 + 2 * skipped])  # refill past the withheld
+        items, skipped = _budgeted(rows, order, limit, budget, withheld)
     return RecallResult(
         items=items,
-        more=max(matched, len(fused)) - len(items),
+        more=max(0, max(matched, len(fused)) - len(items) - skipped),
         mode=used,
         note=note,
         scores={f.fact_id: f.score for f in fused},
@@ -274,25 +290,40 @@ def _rows(pks: list[int]) -> dict[int, StoredFact]:
 
 
 def _budgeted(
-    rows: dict[int, StoredFact], order: list[int], limit: int, budget: int
-) -> list[StoredFact]:
+    rows: dict[int, StoredFact],
+    order: list[int],
+    limit: int,
+    budget: int,
+    withheld: Withholding | None = None,
+) -> tuple[list[StoredFact], int]:
     """The first `limit` facts in order, stopping at the first that would pass the character
-    budget (a row deleted since it was ranked is skipped)."""
+    budget (a row deleted since it was ranked is skipped, and so is one the rule withholds);
+    and how many were withheld on the way."""
     items: list[StoredFact] = []
-    used = 0
+    used = skipped = 0
     for pk in order:
         fact = rows.get(pk)
         if fact is None:
+            continue
+        if withheld is not None and withheld.reason(fact) is not None:
+            skipped += 1
             continue
         if len(items) == limit or used + len(fact.text) > budget:
             break
         items.append(fact)
         used += len(fact.text)
-    return items
+    return items, skipped
 
 
 def _substring_fallback(
-    *, scopes: list[Scope], query: str, limit: int, include_hidden: bool, mode: str, budget: int
+    *,
+    scopes: list[Scope],
+    query: str,
+    limit: int,
+    include_hidden: bool,
+    mode: str,
+    budget: int,
+    withheld: Withholding | None = None,
 ) -> RecallResult:
     rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes], text__icontains=query)
     if not include_hidden:
@@ -303,15 +334,15 @@ def _substring_fallback(
         "-day", *RANK_ORDER_FIELDS, "scope_key", "shard_bot", "id"
     )
     found = merge_newest(stored_from_row(row) for row in ordered[: (limit + 10) * 4])
-    items = _budgeted(
-        {i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit, budget
+    items, skipped = _budgeted(
+        {i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit, budget, withheld
     )
     if not items:
         return RecallResult(items=[], more=0, mode=mode, note="Nothing in memory matches.")
     matched = rows.values("fact_id").distinct()[:FALLBACK_COUNT_CAP].count()
     return RecallResult(
         items=items,
-        more=max(matched, len(found)) - len(items),
+        more=max(0, max(matched, len(found)) - len(items) - skipped),
         mode=mode,
         literal=True,
         note="Nothing matched by words or meaning; these facts contain the query as written.",

@@ -37,7 +37,8 @@ class Context:
 
     `joined` is every project the bot has joined (from the registry, not from the caller);
     `room_shard` says whether the bot holds a shard of this room's legacy memory (from disk):
-    only such bots read it."""
+    only such bots read it; `room_bound`: the room's binding was there when the call opened
+    (`memstore.rooms.context`: an answered call binds an unbound room)."""
 
     bot: str
     room: Room
@@ -45,6 +46,7 @@ class Context:
     projects: tuple[str, ...] = ()
     joined: frozenset[str] = field(default_factory=frozenset)
     room_shard: bool = False
+    room_bound: bool = False
 
     def __post_init__(self) -> None:
         check_slug(self.bot)

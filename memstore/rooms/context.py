@@ -1,19 +1,23 @@
 """Opening a bot's call: the one place a `Context` is made, and the checks a call passes first.
 
 `call_context` is every front door's way in (API, MCP): the room ticket, the person, the room's
-names and projects, then the room's binding. `context_open` builds the `Context` itself, for
-callers that act for a bot without a live call (the learner replaying a stored exchange, the
-console's previews, imports, the demo).
+names and projects, then the room's binding (checked, not made); `call_succeeded` is its way
+out once the call was answered: it binds the room, so a refused call binds nothing.
+`context_open` builds the `Context` itself, for callers that act for a bot without a live call
+(the learner replaying a stored exchange, the console's previews, imports, the demo).
 """
 
 from collections.abc import Iterable
+from contextlib import suppress
+from dataclasses import replace
 
+from memstore.errors import RoomConflict
 from memstore.facts.paths import Scope, check_slug, memory_root
 from memstore.models import ProjectMember
 from memstore.registry.bots import bot_mark_in_groups
 from memstore.registry.people import person_for_bot
 from memstore.rooms.access import Context, Room
-from memstore.rooms.tickets import room_bind, ticket_check
+from memstore.rooms.tickets import room_bind, room_check, ticket_check
 from memstore.rules.failures import refusals_recorded
 
 
@@ -30,10 +34,11 @@ def call_context(
 ) -> Context:
     """The Context of one bot call, checked in this order: the room ticket (when the deployment
     wants one), the person (registered and linked to the bot; used under their canonical name),
-    the room's names and projects, then the room's binding (fixed by its first call). Raises
-    TicketRefused, PersonUnknown, PersonNotLinked, InvalidName, NotAllowed or RoomConflict, and
-    then nothing was created (the refusal is recorded in the failure log, op "call"). `joined`: the bot's projects, if the caller has them already
-    (memstore.registry.tokens.Caller). Mark a group room's bot with `call_succeeded` once the call is."""
+    the room's names and projects, then the room's binding (fixed by its first answered call).
+    Raises TicketRefused, PersonUnknown, PersonNotLinked, InvalidName, NotAllowed or
+    RoomConflict, and then nothing was created (the refusal is recorded in the failure log, op
+    "call"). `joined`: the bot's projects, if the caller has them already
+    (memstore.registry.tokens.Caller). Call `call_succeeded` once the call was answered."""
     projects = list(projects)
     ticket_check(
         ticket=ticket,
@@ -52,13 +57,21 @@ def call_context(
         projects=projects,
         joined=joined,
     )
-    room_bind(room_id=ctx.room.id, kind=ctx.room.kind, person=ctx.person, bot=bot)
-    return ctx
+    bound = room_check(room_id=ctx.room.id, kind=ctx.room.kind, person=ctx.person)
+    return replace(ctx, room_bound=True) if bound else ctx
 
 
 def call_succeeded(*, ctx: Context) -> None:
-    """A call in this context was answered: a bot seen in a group room is now "in groups" (its
-    prompt calls its memory team-wide). Never called for a refused call."""
+    """A call in this context was answered: the room is bound to its kind (and person) if this
+    is its first answered call, and a bot seen in a group room is now "in groups" (its prompt
+    calls its memory team-wide). Never called for a refused call.
+
+    Two first calls naming one room differently at the same moment can both pass the check;
+    the first answered binds the room and the other, already answered, is left unbound by it
+    (every later call is judged against the binding)."""
+    if not ctx.room_bound:
+        with suppress(RoomConflict):
+            room_bind(room_id=ctx.room.id, kind=ctx.room.kind, person=ctx.person, bot=ctx.bot)
     if ctx.room.kind == "group":
         bot_mark_in_groups(bot=ctx.bot)
 

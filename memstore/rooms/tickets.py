@@ -1,7 +1,9 @@
 """Rooms a bot can't forge: signed room tickets, and the kind (and person) a room is bound to.
 
-A room's kind, and a direct room's person, are fixed by the first call that names the room (a
-`RoomBinding`); a later call claiming another kind or person is refused with `room_conflict`.
+A room's kind, and a direct room's person, are fixed by the first answered call that names the
+room (a `RoomBinding`): a call is checked against the binding first (`room_check`) and binds the
+room once it was answered (`room_bind`); a later call claiming another kind or person is
+refused with `room_conflict`, and a refused call binds nothing.
 Bindings are workspace-wide, keyed by room id alone, like legacy room folders: a chat platform's
 room id names one conversation whichever bot speaks in it, so a second bot can't call the team
 room "direct" to reach a person's memory, and one bot can't re-kind a room another bot uses.
@@ -128,6 +130,15 @@ class Binding:
     first_bot: str
 
 
+def room_check(*, room_id: str, kind: str, person: str | None) -> bool:
+    """Whether the room is bound already (to this kind and, direct rooms, this person; else
+    RoomConflict). Binds nothing: only an answered call binds (`room_bind`)."""
+    row = RoomBinding.objects.filter(room_id=room_id).first()
+    if row is not None:
+        _judge(row, room_id=room_id, kind=kind, person=person)
+    return row is not None
+
+
 def room_bind(*, room_id: str, kind: str, person: str | None, bot: str) -> Binding:
     """The room's binding, made by this call if it is the first to name the room; RoomConflict
     if it was bound to another kind or (direct rooms) another person."""
@@ -141,6 +152,12 @@ def room_bind(*, room_id: str, kind: str, person: str | None, bot: str) -> Bindi
                 )
         except IntegrityError:  # another call bound it a moment ago: judge against that one
             row = RoomBinding.objects.get(room_id=room_id)
+    _judge(row, room_id=room_id, kind=kind, person=person)
+    return _binding(row)
+
+
+def _judge(row: RoomBinding, *, room_id: str, kind: str, person: str | None) -> None:
+    wanted = person if kind == "direct" else ""
     if row.kind != kind:
         raise RoomConflict(
             f"Room {room_id!r} is a {row.kind} room (fixed by the first call naming it), "
@@ -151,7 +168,6 @@ def room_bind(*, room_id: str, kind: str, person: str | None, bot: str) -> Bindi
             f"Room {room_id!r} is a direct room with someone else (fixed by the first call "
             "naming it); staff can reset it in the console."
         )
-    return _binding(row)
 
 
 def room_reset(*, room_id: str) -> bool:

@@ -8,29 +8,21 @@ held in a caller's parameter is a rule some caller forgets. Whose rules apply is
   in the text and in every metadata value, alone and as its `key=value` pair (`src=`, imported
   `tags=`, any key a caller sets: `password=hunter2` is a password);
 - the excluded topics of the person a user-scope shard belongs to, and of the person in the room
-  (the writer names them), are refused;
-- while a person has paused memory, a learned save (`via=learner`) from a room they are in is
-  refused in any scope, and a bot's save or edit (`via` api, tool or learner) into their own user
-  memory is refused too; the person's own console edits (and staff's) still go through.
+  (the writer names them), are refused; so is a text in any scope, from any room, that names a
+  registered person together with one of their topics ("Sam is negotiating a higher salary");
+- while a person has paused memory, a learned save (`via=learner`) from a room they are in, or
+  into their user memory, is refused; an explicit save (a bot asked to remember, the console, an
+  import) still goes through, as the pause promises.
 
-The detectors themselves are `memstore.rules.policy`; this module only decides who they apply to.
+The detectors are `memstore.rules.policy`, the controls and the topic test
+`memstore.rules.controls`; this module only decides who they apply to.
 """
-
-from functools import reduce
-from operator import or_
-
-from django.db.models.functions import Coalesce
 
 from memstore.errors import MemoryPaused, MemstoreError, SecretRefused, TopicExcluded
 from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Shard
-from memstore.models import PersonSettings
-from memstore.rules.controls import settings_of
-from memstore.rules.policy import excluded_topic, secret_in_meta, secret_kind
-from memstore.vocabulary import Via
-
-# The ways a bot writes (as opposed to a person in the console, an import, a hand edit).
-BOT_VIAS: tuple[Via, ...] = ("api", "tool", "learner")
+from memstore.rules.controls import controls_read
+from memstore.rules.policy import secret_in_meta, secret_kind
 
 # The learner checks the same rules before it asks to write (its plan records why a line was
 # refused by these reasons); a refusal it makes itself is recorded as this error.
@@ -44,23 +36,19 @@ def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str)
             f"This looks like {kind}; secrets are never saved to memory. "
             "Keep it in a password manager instead."
         )
-    people = {name for name in (person, _owner(shard)) if name}
-    if not people:
-        return
-    found = PersonSettings.objects.filter(reduce(or_, (settings_of(name) for name in people)))
-    rows = found.annotate(who=Coalesce("user__person__name", "user__username")).values_list(
-        "who", "paused", "excluded_topics"
-    )
-    owner = _owner(shard)
-    for name, paused, topics in sorted(rows):
-        if paused and via == "learner":
+    about = {name for name in (person, _owner(shard)) if name}
+    controls = controls_read(people=sorted(about), with_topics=True)
+    for name in sorted(controls):
+        these = controls[name]
+        if these.paused and via == "learner" and name in about:
             raise MemoryPaused(f"{name} paused memory: nothing new is learned from them.")
-        if paused and via in BOT_VIAS and name == owner:
-            raise MemoryPaused(
-                f"{name} paused memory: bots may not save anything about them until they resume it."
+        if topic := these.topic_in(fact.text, about=name in about):
+            # Someone else's topics are theirs to know: the refusal names neither them nor it.
+            raise TopicExcluded(
+                f"The person asked bots not to remember anything about {topic!r}."
+                if name in about
+                else "This names a person who asked bots not to remember anything on this topic."
             )
-        if topic := excluded_topic(fact.text, [str(t) for t in topics or ()]):
-            raise TopicExcluded(f"The person asked bots not to remember anything about {topic!r}.")
 
 
 def _owner(shard: Shard) -> str | None:

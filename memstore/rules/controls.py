@@ -2,8 +2,10 @@
 recorded in the person's audit history.
 
 The settings are the `PersonSettings` row of the person's console account (the account their
-Person row links, else the account named like them; `settings_of`), read by the write
-services through `memstore.rules.content` and by the learner, so a change applies from the next call.
+Person row links, else the account named like them; `settings_of`). `controls_read` is the one
+reader: the write path's content check (`memstore.rules.content`), what is withheld from a read
+(`memstore.rules.withheld`), the learner and the console all call it, so a change applies from
+the next call. `Controls.topic_in` is the one test of whether a text touches a person's topics.
 The audit history is a file beside the person's memory, `users/<person>/controls.jsonl`, one
 JSON object per change (who, when, what), appended and never rewritten, so a rebuild of the index
 loses none of it. Front doors (the About me page, staff, `manage.py people`) call these services;
@@ -12,32 +14,69 @@ this module does not decide who may call them (`memstore.console.aboutme` does f
 
 import json
 import os
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache, reduce
+from operator import or_
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 
 from memstore.errors import InvalidName, InvalidTopic
 from memstore.facts.files import file_open
 from memstore.facts.paths import check_person, memory_root
 from memstore.models import Person, PersonSettings
-from memstore.rules.policy import normalise
+from memstore.rules.policy import excluded_topic, normalise
 
 AUDIT_FILE = "controls.jsonl"
 MAX_TOPIC_CHARS = 80
 MAX_TOPICS = 100
 
 
+_WORD = re.compile(r"\w+")
+
+
 @dataclass(frozen=True, slots=True)
 class Controls:
-    """A person's controls as they stand."""
+    """A person's controls as they stand (defaults: memory on, no topic excluded)."""
 
     person: str
-    paused: bool
-    topics: tuple[str, ...]
+    paused: bool = False
+    topics: tuple[str, ...] = ()
+
+    def topic_in(self, text: str, *, about: bool) -> str | None:
+        """The excluded topic this text touches, or None. `about`: the text is about this
+        person already (their user memory, or a save in a room they are in); otherwise it
+        touches a topic only when it also names them ("Sam's salary band is L5")."""
+        if not self.topics or not (about or names(text, self.person)):
+            return None
+        return _topic_in(text, self.topics)
+
+
+def names(text: str, person: str) -> bool:
+    """Whether the text names the person: their name's words, side by side, in any case
+    ("Sam's" and "sam" name sam; "Samantha" does not)."""
+    wanted = words_of(person)
+    words = words_of(text)
+    size = len(wanted)
+    return bool(size) and any(words[i : i + size] == wanted for i in range(len(words) - size + 1))
+
+
+@lru_cache(maxsize=32_768)
+def words_of(text: str) -> tuple[str, ...]:
+    """The text's words as a name is looked for in it: normalised, lower-cased (remembered)."""
+    return tuple(_WORD.findall(normalise(text).lower()))
+
+
+@lru_cache(maxsize=32_768)
+def _topic_in(text: str, topics: tuple[str, ...]) -> str | None:
+    # Cached: a prompt checks the same few hundred texts on every build.
+    return excluded_topic(text, list(topics))
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,16 +96,42 @@ def settings_of(person) -> Q:
     return Q(user__person__name=person) | Q(user__username=person, user__person__isnull=True)
 
 
+def controls_read(*, people: Iterable[str] = (), with_topics: bool = False) -> dict[str, Controls]:
+    """The controls of these people (defaults for one who never set any), keyed by the name
+    asked for; with `with_topics`, also everyone who excluded a topic, keyed by their name
+    (their registered name, else their console username). One query."""
+    asked = [check_person(p) for p in dict.fromkeys(people) if p]
+    wanted = [settings_of(p) for p in asked]
+    if with_topics:
+        wanted.append(~Q(excluded_topics=[]))
+    found: dict[str, Controls] = {}
+    if wanted:
+        rows = (
+            PersonSettings.objects.filter(reduce(or_, wanted))
+            .annotate(who=Coalesce("user__person__name", "user__username"))
+            .values_list("who", "paused", "excluded_topics")
+        )
+        for who, paused, topics in sorted(rows):
+            # Two accounts can answer to one name (a linked one and a namesake): both count.
+            before = found.get(who, Controls(who))
+            found[who] = Controls(
+                person=who,
+                paused=before.paused or paused,
+                topics=tuple(dict.fromkeys([*before.topics, *(str(t) for t in topics or ())])),
+            )
+    for name in asked:
+        found.setdefault(name, Controls(name))
+    return found
+
+
 def person_controls(*, person: str) -> Controls:
-    """A person's pause switch and excluded topics (defaults when never set)."""
-    row = PersonSettings.objects.filter(settings_of(check_person(person))).first()
-    if row is None:
-        return Controls(person=person, paused=False, topics=())
-    return Controls(person=person, paused=row.paused, topics=tuple(row.excluded_topics or ()))
+    """One person's controls (`controls_read` for one)."""
+    return controls_read(people=[person])[check_person(person)]
 
 
 def memory_pause(*, person: str, by: str, via: str) -> Controls:
-    """Pause memory: nothing new is learned from the person and bots may not save about them."""
+    """Pause memory: nothing new is learned from the person's messages, and their user memory
+    and private facts are left out of prompts and recall; an explicit save still works."""
     return _set_paused(person=person, paused=True, by=by, via=via)
 
 
@@ -156,7 +221,9 @@ def _row(person: str) -> PersonSettings:
 
 
 def _controls(person: str, row: PersonSettings) -> Controls:
-    return Controls(person=person, paused=row.paused, topics=tuple(row.excluded_topics or ()))
+    return Controls(
+        person=person, paused=row.paused, topics=tuple(str(t) for t in row.excluded_topics or ())
+    )
 
 
 def _audit_path(person: str) -> Path:

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from memstore.errors import InvalidName, InvalidTopic, MemoryPaused, TopicExcluded
 from memstore.facts.paths import Scope
-from memstore.learning.pipeline import person_settings
+from memstore.rules.controls import Controls, controls_read
 from memstore.models import PersonSettings
 from memstore.registry.people import person_add
 from memstore.rules.controls import (
@@ -157,7 +157,7 @@ def test_controls_follow_the_account_the_person_is_registered_with(db, memory_ro
     memory_pause(person="alice", by="alice.smith", via="console")
     topic_exclude(person="alice", topic="salary", by="alice.smith", via="console")
     assert person_controls(person="alice").paused
-    assert person_settings("alice").paused and person_settings("alice").excluded_topics
+    assert controls_read(people=["alice"])["alice"] == Controls("alice", True, ("salary",))
     with pytest.raises(MemoryPaused):
         fact_remember(shard=Scope("user", "alice").shard("ava"), text="Lives in Porto", via="api")
     memory_resume(person="alice", by="alice.smith", via="console")

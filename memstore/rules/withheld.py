@@ -1,0 +1,133 @@
+"""What is withheld when memory is read: the one read-time rule the prompt section, recall, the
+learner's known facts, Recent changes and the console's reach page all apply (SPEC §5.2, §7).
+
+A fact is withheld, with its reason, when:
+
+    topic    it touches an excluded topic of the person it is about: any fact of their user
+             memory, or a fact anywhere (bot, team-wide, project memory) that names them
+             ("Sam's salary band is L5" once sam excluded "salary"), whoever is reading;
+    paused   the person in the direct room paused memory: their user memory, and the private
+             facts (visibility=private) that only a direct room would show;
+    secret   `memstore.rules.policy.secret_kind` flags its text or a metadata value (a line
+             written by hand, or saved before a rule existed), until a person erases it or keeps
+             it (`secret_keep`: the detector was wrong; the line is shown again).
+
+These are the rules the write path refuses at save time (`memstore.rules.content`), applied to
+what is already on disk. `withholding_for` reads what the rule needs in one query (the controls
+of the person in the room and of everyone who excluded a topic); the kept lines are read only
+when a fact is flagged. The detector's verdict on a text is remembered per process, so a prompt
+built again checks its facts for the price of a dictionary lookup each.
+
+Does not: decide who may read a scope (`memstore.rooms.access`), or write anything but keep
+decisions.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from memstore.facts.records import StoredFact
+from memstore.models import ProposalReview
+from memstore.rules.controls import Controls, controls_read, words_of
+from memstore.rules.policy import secret_kind
+
+Reason = Literal["topic", "paused", "secret"]
+KEEP_SOURCE = "secret"  # ProposalReview.source of a keep decision; ref: the fact's identity
+KEPT = "kept"
+
+
+@dataclass
+class Withholding:
+    """The rule for one read: the person in the room (direct rooms), whether they paused
+    memory, and everyone's excluded topics. `reason(fact)` says why a fact is withheld."""
+
+    person: str | None = None
+    paused: bool = False
+    topics: tuple[Controls, ...] = ()  # everyone who excluded a topic
+    _kept: frozenset[str] | None = field(default=None, repr=False)
+    _by_word: dict[str, list[Controls]] | None = field(default=None, repr=False)
+
+    def reason(self, fact: StoredFact) -> Reason | None:
+        """Why this fact is withheld from the read, or None when it may be shown."""
+        kind, _, name = fact.scope.partition(":")
+        about_person = kind == "user" and self.person is not None and name == self.person
+        if self.paused and (about_person or fact.visibility == "private"):
+            return "paused"
+        for controls in self._touching(fact.text, name if kind == "user" else None):
+            if controls.topic_in(fact.text, about=kind == "user" and name == controls.person):
+                return "topic"
+        if _flagged(fact.text, _meta_key(fact.meta)) and fact.fact_id not in self.kept:
+            return "secret"
+        return None
+
+    def shown(self, facts: Iterable[StoredFact]) -> list[StoredFact]:
+        """The facts not withheld, in order."""
+        return [fact for fact in facts if self.reason(fact) is None]
+
+    def _touching(self, text: str, owner: str | None) -> list[Controls]:
+        # Only people whose name's first word is in the text (or whose user memory this is)
+        # are tested further: one pass over the text's words, whoever excluded topics.
+        if not self.topics:
+            return []
+        if self._by_word is None:
+            self._by_word = {}
+            for controls in self.topics:
+                first = words_of(controls.person)[:1]
+                self._by_word.setdefault(first[0] if first else "", []).append(controls)
+        found = [c for c in self.topics if c.person == owner] if owner else []
+        for word in set(words_of(text)):
+            found += self._by_word.get(word, ())
+        return found
+
+    @property
+    def kept(self) -> frozenset[str]:
+        """Identities of flagged lines a person kept (read on first need)."""
+        if self._kept is None:
+            self._kept = secrets_kept()
+        return self._kept
+
+
+def withholding_for(*, person: str | None) -> Withholding:
+    """The rule for a read in a room with this person (a direct room's; None elsewhere)."""
+    controls = controls_read(people=[person] if person else [], with_topics=True)
+    mine = controls.get(person) if person else None
+    return Withholding(
+        person=person,
+        paused=bool(mine and mine.paused),
+        topics=tuple(c for _, c in sorted(controls.items()) if c.topics),
+    )
+
+
+def secret_flag(fact: StoredFact) -> str | None:
+    """What kind of secret the detector sees in this stored fact's text or metadata, or None."""
+    return _flagged(fact.text, _meta_key(fact.meta))
+
+
+def secrets_kept() -> frozenset[str]:
+    """The identities of flagged lines a person decided to keep."""
+    rows = ProposalReview.objects.filter(source=KEEP_SOURCE, decision=KEPT)
+    return frozenset(rows.values_list("ref", flat=True))
+
+
+def secret_keep(*, fact: StoredFact, by: str) -> None:
+    """Record that a person keeps a flagged line (the detector was wrong): it is shown again in
+    prompts, recall and Recent changes. Keeping one already kept changes nothing."""
+    ProposalReview.objects.get_or_create(
+        source=KEEP_SOURCE,
+        ref=fact.fact_id,
+        defaults={"bot": fact.shard_bot, "decision": KEPT, "text": fact.text, "by": by},
+    )
+
+
+def _meta_key(meta: dict[str, str] | None) -> tuple[str, ...]:
+    return tuple(str(v) for v in (meta or {}).values())
+
+
+@lru_cache(maxsize=32_768)
+def _flagged(text: str, meta: tuple[str, ...]) -> str | None:
+    # Remembered per text: the detector costs ~70 µs a fact, a lookup well under 1 µs.
+    for value in (text, *meta):
+        if kind := secret_kind(value):
+            return kind
+    return None
