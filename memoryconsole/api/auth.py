@@ -2,7 +2,8 @@
 
 A token acts only as its own bot: the bot's slug comes from the token, never from the request.
 The room, person and ticket are checked by `memstore.rooms.context.call_context`; `groups_noted`
-marks a bot "in groups" only once a group-room call has been answered, never for a refusal.
+tells memstore once a call has been answered, never for a refusal: only then is the room bound
+and a group room's bot marked "in groups".
 """
 
 import hashlib
@@ -66,7 +67,7 @@ def context_of(request: HttpRequest, headers: ContextHeaders) -> Context:
 
 def groups_noted(run: Callable) -> Callable:
     """A view decorator: after an answered call (status below 400), tell memstore the call
-    succeeded, so a bot is marked "in groups" only by a group-room call that was not refused."""
+    succeeded, so a room is bound, and a bot marked "in groups", only by a call not refused."""
 
     def noted(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         response = run(request, *args, **kwargs)

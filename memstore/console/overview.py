@@ -1,13 +1,18 @@
 """The home page (bots with counts, recent changes, what failed) and a bot's history page.
 
-"What failed" gathers refused writes, unreadable files, learning failures and shard folders
-whose name is not a bot slug (the index cannot read them as anyone's memory, so it skips them).
+"What failed" gathers refused writes, unreadable files, learning failures, shard folders whose
+name is not a bot slug (the index cannot read them as anyone's memory, so it skips them) and how
+many lines on disk the secret detector flags (hand-written, or saved before a rule existed):
+those are withheld from every read (`memstore.rules.withheld`), Recent changes included, until a
+person erases or keeps them on the Health page.
 """
 
 import os
 import re
+import threading
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import Count
 
 from memstore.console.learning import learning_problems
@@ -19,11 +24,14 @@ from memstore.facts.activity import (
     shard_history_page,
     workspace_shards,
 )
+from memstore.facts.markdown import parse_line
 from memstore.facts.paging import Page
 from memstore.facts.paths import Scope, Shard, all_scopes, memory_root
 from memstore.index import index_sync
 from memstore.models import Bot, Fact, MemoryFile
+from memstore.recall.versions import versions_read
 from memstore.rules.failures import Failure, failures_recent
+from memstore.rules.withheld import line_flagged, secrets_kept
 from memstore.vocabulary import SLUG_PATTERN
 
 HISTORY_PAGE = 50
@@ -71,10 +79,53 @@ def bots_overview(*, viewer: Viewer) -> list[BotSummary]:
 
 
 def workspace_changes(*, viewer: Viewer, limit: int = 15) -> list[ShardChange]:
-    """The newest changes across every shard the person may see (reads history tails only)."""
+    """The newest changes across every shard the person may see (reads history tails only),
+    less those whose line the secret detector flags and nobody kept."""
     root = memory_root()
     shards = [s for s in workspace_shards(root) if viewer.may_see(s.scope)]
-    return changes_recent(root=root, shards=shards, limit=limit)
+    changes = changes_recent(root=root, shards=shards, limit=limit * 2)
+    flagged = [item for item in changes if _change_flagged(item.change)]
+    if flagged:
+        kept = secrets_kept()
+        flagged = [item for item in flagged if item.change.fact_id not in kept]
+    return [item for item in changes if item not in flagged][:limit]
+
+
+def _change_flagged(change) -> bool:
+    for line in (change.line, change.old_line):
+        fact = parse_line(line) if line else None
+        if fact is not None and line_flagged(fact.text):
+            return True
+    return False
+
+
+# Per scope and version: the identities of its lines the detector flags. The detector costs
+# ~70 µs a fact, so a workspace's count is worked out once per change of a scope, not per page.
+_FLAGGED: dict[tuple[str, str], tuple[tuple, frozenset[str]]] = {}
+_FLAGGED_LOCK = threading.Lock()
+
+
+def secrets_flagged(*, viewer: Viewer) -> int:
+    """How many fact lines the person may see that the secret detector flags, not kept."""
+    keys = [str(s) for s in all_scopes(memory_root()) if viewer.may_see(s)]
+    versions = versions_read(keys)
+    db = connection.settings_dict["NAME"]
+    flagged: set[str] = set()
+    for key, version in versions.items():
+        with _FLAGGED_LOCK:
+            known = _FLAGGED.get((db, key))
+        if known is None or known[0] != version:
+            rows = Fact.objects.filter(scope_key=key).values_list("fact_id", "text", "meta")
+            ids = frozenset(
+                fact_id
+                for fact_id, text, meta in rows
+                if any(line_flagged(str(v)) for v in (text, *(meta or {}).values()))
+            )
+            known = (version, ids)
+            with _FLAGGED_LOCK:
+                _FLAGGED[(db, key)] = known
+        flagged |= known[1]
+    return len(flagged - secrets_kept()) if flagged else 0
 
 
 def bot_shards(*, bot: str, viewer: Viewer) -> list[Shard]:
@@ -110,6 +161,7 @@ class Problems:
     unreadable: list[tuple[str, str]]  # (file, why)
     learning: list  # memstore.learning's failed and refused activity
     shards: list[str]  # shard folders whose name is not a bot slug (relative to MEMORY_ROOT)
+    secrets: int = 0  # lines on disk the secret detector flags, withheld until erased or kept
 
 
 def problems_list(*, viewer: Viewer, limit: int = 10) -> Problems:
@@ -122,6 +174,7 @@ def problems_list(*, viewer: Viewer, limit: int = 10) -> Problems:
         unreadable=unreadable,
         learning=learning_problems(viewer=viewer, limit=limit),
         shards=invalid_shard_folders(viewer=viewer)[:limit],
+        secrets=secrets_flagged(viewer=viewer),
     )
 
 

@@ -11,24 +11,37 @@ fact (or the note) stays out:
     searchable    visibility=searchable: found by recall, never put in a prompt
     budget        past the block's count or character budget (still found by recall)
     room kind     user memory is only read in direct rooms with the person
+    topic, paused, secret   withheld from every read (`memstore.rules.withheld`): on one of
+                  the person's excluded topics, their memory is paused, or it looks like a secret
+
+Besides their user memory, each bot lists the facts of its own (team-wide) memory and of the
+projects it joined that name the person ("Sam's salary band is L5"): those reach the bot's
+prompts in any room (a project's when it is in play), unless withheld.
 
 It renders nothing; the wording of each reason is the console's presenters'.
 """
 
-from dataclasses import dataclass, replace
+import re
+from dataclasses import dataclass, field, replace
 from typing import Literal
+
+from django.db.models import F
 
 from memstore.facts.paths import Scope
 from memstore.facts.ranking import merge_newest
-from memstore.facts.records import StoredFact
+from memstore.facts.records import StoredFact, stored_from_row
+from memstore.index import index_sync
+from memstore.models import Fact, ProjectMember
 from memstore.prompt.budget import prompt_answer
 from memstore.prompt.notes import note_read
 from memstore.rooms.context import context_open
+from memstore.rules.controls import names
+from memstore.rules.withheld import Withholding, withholding_for
 from memstore.store.selectors import facts_list
 
 PREVIEW_ROOM = "console-about-me"
 REACH_KINDS = ("direct", "group", "routine")
-Reason = Literal["hidden", "searchable", "budget", "room kind"]
+Reason = Literal["hidden", "searchable", "budget", "room kind", "topic", "paused", "secret"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +62,16 @@ class Reach:
     left: list[Left]
     note: str = ""  # the person's "About you" note as the prompt holds it ("" if not in it)
     note_left: Reason | None = None  # why a note the person wrote is not in this prompt
+    named: list["Named"] = field(default_factory=list)  # its team-wide and project facts
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """A fact of a bot's own or a project's memory that names the person: whether it can reach
+    the bot's prompt (`reason` None) or why not."""
+
+    fact: StoredFact
+    reason: Reason | None
 
 
 def prompt_reach(*, person: str, bots: list[str]) -> list[Reach]:
@@ -60,17 +83,48 @@ def prompt_reach(*, person: str, bots: list[str]) -> list[Reach]:
     )
     mine = merge_newest(copies)  # as the prompt merges shards: newest wins
     wrote_note = bool(note_read(kind="you", name=person).text.strip())
+    rules = {"direct": withholding_for(person=person), "other": withholding_for(person=None)}
+    named = facts_naming(person=person, bots=bots)
     reaches = []
     for bot in bots:
         for kind in REACH_KINDS:
-            reach = _reach(bot=bot, kind=kind, person=person, mine=mine)
+            rule = rules["direct" if kind == "direct" else "other"]
+            reach = _reach(bot=bot, kind=kind, person=person, mine=mine, rule=rule)
             if wrote_note and not reach.note:
                 reach = replace(reach, note_left="room kind" if kind != "direct" else "budget")
-            reaches.append(reach)
+            theirs = [Named(f, _named_reason(f, rule)) for f in named.get(bot, [])]
+            reaches.append(replace(reach, named=theirs))
     return reaches
 
 
-def _reach(*, bot: str, kind: str, person: str, mine: list[StoredFact]) -> Reach:
+def facts_naming(*, person: str, bots: list[str]) -> dict[str, list[StoredFact]]:
+    """For each bot, the facts of its own memory and of the projects it joined that name the
+    person (merged across shards, newest first)."""
+    joined: dict[str, set[str]] = {bot: set() for bot in bots}
+    for bot, project in ProjectMember.objects.filter(bot__slug__in=bots).values_list(
+        "bot__slug", "project"
+    ):
+        joined[bot].add(project)
+    scopes = [Scope("bot", b) for b in bots]
+    scopes += [Scope("project", p) for p in sorted(set().union(*joined.values()))]
+    index_sync(scopes=scopes)
+    # Postgres narrows by the name as a whole word; `names` decides, as the write rule does.
+    rows = Fact.objects.filter(
+        scope_key__in=[str(s) for s in scopes], text__iregex=rf"\m{re.escape(person)}\M"
+    ).annotate(file_path=F("file__path"))
+    found = [f for f in map(stored_from_row, rows) if names(f.text, person)]
+    merged = sorted(merge_newest(found), key=lambda f: (-f.day.toordinal(), f.fact_id))
+    return {
+        bot: [
+            f
+            for f in merged
+            if f.scope == f"bot:{bot}" or f.scope.removeprefix("project:") in joined[bot]
+        ]
+        for bot in bots
+    }
+
+
+def _reach(*, bot: str, kind: str, person: str, mine: list[StoredFact], rule: Withholding) -> Reach:
     if kind != "direct":
         return Reach(bot=bot, kind=kind, shown=[], left=[Left(f, "room kind") for f in mine])
     ctx = context_open(bot=bot, room_id=PREVIEW_ROOM, room_kind=kind, person=person)
@@ -78,12 +132,22 @@ def _reach(*, bot: str, kind: str, person: str, mine: list[StoredFact]) -> Reach
     block = next((b for b in answer.section.blocks if b.scope == f"user:{person}"), None)
     shown = block.facts if block else []
     ids = {f.fact_id for f in shown}
-    left = [Left(f, _reason(f)) for f in mine if f.fact_id not in ids]
+    left = [Left(f, _reason(f, rule)) for f in mine if f.fact_id not in ids]
     note = next((n.text.strip() for n in answer.notes if n.kind == "you"), "")
     return Reach(bot=bot, kind=kind, shown=shown, left=left, note=note)
 
 
-def _reason(fact: StoredFact) -> Reason:
+def _named_reason(fact: StoredFact, rule: Withholding) -> Reason | None:
+    if withheld := rule.reason(fact):
+        return withheld
+    if fact.visibility in ("hidden", "searchable"):
+        return fact.visibility  # type: ignore[return-value]
+    return None
+
+
+def _reason(fact: StoredFact, rule: Withholding) -> Reason:
+    if withheld := rule.reason(fact):
+        return withheld
     if fact.visibility == "hidden":
         return "hidden"
     if fact.visibility == "searchable":

@@ -1,7 +1,7 @@
 """The `manage.py people` subcommands for a person's memory controls, as a mixin the people
 command wears (so the registry's subcommands and these live in one command):
 
-people pause PERSON            nothing new is learned from them; bots' saves about them refused
+people pause PERSON            nothing learned from them; their memory left out of prompts
 people resume PERSON           undo a pause
 people exclude PERSON TOPIC    a topic bots must not remember about them (any word form)
 people include PERSON TOPIC    take a topic off the list

@@ -104,6 +104,12 @@ def secret_flag(fact: StoredFact) -> str | None:
     return _flagged(fact.text, _meta_key(fact.meta))
 
 
+def line_flagged(text: str) -> str | None:
+    """What kind of secret the detector sees in a text (a fact's, or a history line's), or None;
+    remembered per text like every verdict here."""
+    return _flagged(text, ())
+
+
 def secrets_kept() -> frozenset[str]:
     """The identities of flagged lines a person decided to keep."""
     rows = ProposalReview.objects.filter(source=KEEP_SOURCE, decision=KEPT)

@@ -32,6 +32,7 @@ from memstore.privacy.erase import Reach, fact_erase, reach_of_bot
 from memstore.rooms.access import Context, forget_shards
 from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import secret_kind
+from memstore.rules.withheld import secret_keep, secrets_kept
 from memstore.store.links import fact_links_change
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget
@@ -42,7 +43,7 @@ from memstore.upkeep.usage import usage_of
 
 KINDS = ("secret", "instruction", "contradiction", "duplicate", "junk", "too_long", "unused")
 FIXES = {
-    "secret": ("erase",),
+    "secret": ("erase", "keep"),
     "instruction": ("archive",),
     "contradiction": ("accept", "reject"),
     "duplicate": ("merge", "archive"),
@@ -99,9 +100,12 @@ def health_report(*, shards: list[Shard], limit: int = 500) -> HealthReport:
 
 def _single(facts: list[StoredFact]) -> list[Finding]:
     found = []
+    kept: frozenset[str] | None = None
     for fact in facts:
         if kind := secret_kind(fact.text):
-            found.append(Finding("secret", fact, f"looks like {kind}"))
+            kept = secrets_kept() if kept is None else kept
+            if fact.fact_id not in kept:  # a person said the detector was wrong about it
+                found.append(Finding("secret", fact, f"looks like {kind}"))
         if kind := instruction_kind(fact.body):
             found.append(Finding("instruction", fact, f"reads as an instruction ({kind})"))
         if len(fact.text) > MAX_TEXT_CHARS:
@@ -161,6 +165,9 @@ def health_fix(
     if action == "erase":
         reach = reach or reach_of_bot(shard.bot)
         return len(fact_erase(reach=reach, fact_id=fact.fact_id, by=by, via=via).removed)
+    if action == "keep":  # not a secret after all: shown again in prompts and recall
+        secret_keep(fact=fact, by=by)
+        return 0
     if action == "merge":
         if other is None:
             raise InvalidFact("Say which fact to keep when merging.")
@@ -173,7 +180,7 @@ def health_fix(
             via=via,
         )
         return 1 + len(fact_forget(shards=[shard], fact_id=fact.fact_id, by=by, via=via))
-    raise InvalidFact(f"Unknown fix {action!r}: archive, merge or erase.")
+    raise InvalidFact(f"Unknown fix {action!r}: archive, merge, erase or keep.")
 
 
 def fact_in_shard(*, shard: Shard, fact_id: str) -> StoredFact:

@@ -10,11 +10,12 @@ from django.utils import timezone
 
 from memstore.errors import InvalidName, InvalidTopic, MemoryPaused, TopicExcluded
 from memstore.facts.paths import Scope
-from memstore.rules.controls import Controls, controls_read
 from memstore.models import PersonSettings
 from memstore.registry.people import person_add
 from memstore.rules.controls import (
+    Controls,
     controls_history,
+    controls_read,
     memory_pause,
     memory_resume,
     person_controls,
@@ -96,13 +97,21 @@ def test_a_person_without_a_console_account_has_no_controls_to_set(db, memory_ro
     assert tree(memory_root) == {}
 
 
-@pytest.mark.parametrize("via", ["api", "tool", "learner"])
-def test_a_pause_refuses_bots_saves_about_the_person(ann, memory_root, via):
+def test_a_pause_refuses_what_is_learned_about_the_person(ann, memory_root):
     memory_pause(person="ann", by="ann", via="console")
     with pytest.raises(MemoryPaused) as refused:
-        fact_remember(shard=Scope("user", "ann").shard("ava"), text="Lives in Porto", via=via)
+        fact_remember(shard=Scope("user", "ann").shard("ava"), text="Lives in Porto", via="learner")
     assert refused.value.code == "memory_paused"
     assert texts_on_disk(memory_root) == {}
+
+
+@pytest.mark.parametrize("via", ["api", "tool"])
+def test_a_pause_lets_an_explicit_save_about_the_person_through(ann, memory_root, via):
+    memory_pause(person="ann", by="ann", via="console")
+    fact_remember(shard=Scope("user", "ann").shard("ava"), text="Lives in Porto", via=via)
+    assert texts_on_disk(memory_root) == {
+        "users/ann/memory/by-agent/ava/log/" + _month() + ".md": ["Lives in Porto"]
+    }
 
 
 def test_a_pause_leaves_the_persons_own_edits_and_bots_own_memory(ann, memory_root):
@@ -159,7 +168,9 @@ def test_controls_follow_the_account_the_person_is_registered_with(db, memory_ro
     assert person_controls(person="alice").paused
     assert controls_read(people=["alice"])["alice"] == Controls("alice", True, ("salary",))
     with pytest.raises(MemoryPaused):
-        fact_remember(shard=Scope("user", "alice").shard("ava"), text="Lives in Porto", via="api")
+        fact_remember(
+            shard=Scope("user", "alice").shard("ava"), text="Lives in Porto", via="learner"
+        )
     memory_resume(person="alice", by="alice.smith", via="console")
     with pytest.raises(TopicExcluded):
         fact_remember(shard=Scope("user", "alice").shard("ava"), text="Her salary went up")

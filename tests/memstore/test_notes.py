@@ -8,6 +8,7 @@ import pytest
 
 from memstore.errors import InvalidName, InvalidNote
 from memstore.prompt.notes import (
+    QUOTED,
     Note,
     note_as_of,
     note_path,
@@ -93,8 +94,10 @@ def _note(kind, text, name=""):
 
 def test_the_composer_keeps_order_and_cuts_past_its_budget():
     notes = [_note("workspace", "Acme."), _note("me", "line one\n" * 50, "ada")]
-    text = notes_compose(notes, chars=200)
-    assert text.startswith("## Always-on notes\n### About this workspace\nAcme.\n### About me")
+    text = notes_compose(notes, chars=330)
+    assert text.startswith(
+        "## Always-on notes\n" + QUOTED + "### About this workspace\n> Acme.\n### About me"
+    )
     assert "(the rest of this note is past its budget)" in text
-    assert len(text) <= 200 + 1
+    assert len(text) <= 330 + 1
     assert notes_compose([], chars=200) == ""

@@ -21,6 +21,9 @@ REACH_REASONS = {
     "searchable": "searchable only: recall finds it, prompts don't",
     "budget": "past the prompt's budget: recall still finds it",
     "room kind": "not this room kind: what bots know about you is read only in direct rooms",
+    "topic": "on one of your excluded topics: left out of every prompt and recall",
+    "paused": "memory is paused: left out of prompts and recall until you resume it",
+    "secret": "looks like a secret: left out until someone erases it or keeps it (Health)",
 }
 _CONTROL_ACTIONS = {
     "pause": "paused memory",
@@ -87,6 +90,7 @@ class ReachView:
     left: list[tuple[str, str]]  # (fact text, why it stays out)
     note: str  # the person's "About you" note as the prompt holds it
     note_left: str  # why their note is not in this prompt ("" if it is, or none was written)
+    named: list[tuple[str, str, str]]  # team-wide or project fact naming them: (text, where, why)
 
 
 def reach_views(reaches: list[Reach]) -> list[ReachView]:
@@ -100,6 +104,15 @@ def reach_views(reaches: list[Reach]) -> list[ReachView]:
             left=[(x.fact.body, REACH_REASONS[x.reason]) for x in r.left],
             note=r.note,
             note_left=REACH_REASONS[r.note_left] if r.note_left else "",
+            named=[
+                (x.fact.body, _where(x.fact.scope), REACH_REASONS[x.reason] if x.reason else "")
+                for x in r.named
+            ],
         )
         for r in reaches
     ]
+
+
+def _where(scope: str) -> str:
+    kind, _, name = scope.partition(":")
+    return "the bot's own memory (team-wide)" if kind == "bot" else f"project {name}, when in play"

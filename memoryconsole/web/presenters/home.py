@@ -11,7 +11,13 @@ WARN_KINDS = ("failed", "refused", "held_save", "held_remove")
 
 def nothing_failed(problems: Problems) -> bool:
     """Whether the home page's "What failed" has nothing to list."""
-    return not (problems.refused or problems.unreadable or problems.learning or problems.shards)
+    return not (
+        problems.refused
+        or problems.unreadable
+        or problems.learning
+        or problems.shards
+        or problems.secrets
+    )
 
 
 def learning_kinds(kinds: list[tuple[str, int]]) -> list[tuple[str, str, int]]:

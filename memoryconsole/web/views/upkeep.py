@@ -28,7 +28,7 @@ from memstore.upkeep.readiness import memory_volume_notice
 from memstore.vocabulary import FACT_ID_PATTERN, anchored
 
 _FACT_ID = re.compile(anchored(FACT_ID_PATTERN))
-_FIXES = ("archive", "merge", "erase")
+_FIXES = ("archive", "merge", "erase", "keep")
 
 
 def _back(request, fallback: str):
@@ -74,7 +74,7 @@ def health_page(request, bot: str | None = None):
 
 @console_view("POST")
 def health_fix(request):
-    """One fix (archive, merge, erase) as this person; back to the page it came from."""
+    """One fix (archive, merge, erase, keep) as this person; back to the page it came from."""
     data = request.POST
     action = data.get("action", "")
     if action not in _FIXES or not _FACT_ID.match(data.get("id", "")):
