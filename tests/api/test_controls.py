@@ -1,12 +1,11 @@
 """A person's controls, set in the console, taking effect on the bots' very next API call:
-pause refuses saves about them with `memory_paused` (nothing written), excluded topics refuse
-any word form with `topic_exclude`, and undoing either lets the next call through."""
+pause leaves their memory out of the prompt and recall while an explicit save still goes
+through, excluded topics refuse any word form with `topic_exclude`, and undoing either puts
+things back on the next call."""
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
-
-from tests.helpers import tree
 
 
 @pytest.fixture
@@ -23,20 +22,24 @@ def _control(client, **data):
     assert response.status_code == 200, response.content
 
 
-def test_pause_refuses_the_next_save_about_the_person_and_resume_allows_it(
+def test_pause_leaves_the_memory_out_lets_an_explicit_save_through_and_resume_undoes_it(
     memory_root, bot_a, alice_console
 ):
     assert bot_a.post("/facts", {"text": "Likes window seats", "scope": "user"}).status == 201
-    before = tree(memory_root)
     _control(alice_console, action="pause")
-    refused = bot_a.post("/facts", {"text": "Moved to Porto", "scope": "user"})
-    assert (refused.status, refused.body["code"]) == (409, "memory_paused")
-    assert "alice paused memory" in refused.body["message"]
-    assert {k: v for k, v in tree(memory_root).items() if "controls" not in k} == before
-    own = bot_a.post("/facts", {"text": "Uses metric units"})
-    assert own.status == 201  # the bot's own memory is not about alice
+    saved = bot_a.post("/facts", {"text": "Moved to Porto", "scope": "user"})
+    assert saved.status == 201  # she asked the bot to remember it: the save goes through
+    prompt = bot_a.get("/prompt").body
+    assert "Likes window seats" not in prompt["text"] and "Moved to Porto" not in prompt["text"]
+    assert "### About alice (memory paused)" in prompt["text"]
+    assert "alice paused memory" in prompt["text"]
+    assert bot_a.get("/recall", query="window seats").body["items"] == []
     _control(alice_console, action="resume")
-    assert bot_a.post("/facts", {"text": "Moved to Porto", "scope": "user"}).status == 201
+    prompt = bot_a.get("/prompt").body["text"]
+    assert "Likes window seats" in prompt and "Moved to Porto" in prompt
+    assert [f["text"] for f in bot_a.get("/recall", query="window seats").body["items"]] == [
+        "Likes window seats"
+    ]
 
 
 def test_an_excluded_topic_refuses_the_next_call_in_any_word_form(
