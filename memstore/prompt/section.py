@@ -36,7 +36,7 @@ from memstore.index import index_sync
 from memstore.models import Bot, Fact
 from memstore.prompt.cache import blocks_cached
 from memstore.rooms.access import Context, visible
-from memstore.rules.withheld import Withholding, withholding_for
+from memstore.rules.withheld import Withholding, withholding_for, withholding_parse, withholding_sql
 
 BlockKind = Literal["user", "project", "bot"]
 SliceName = Literal["profile", "recent"]
@@ -414,15 +414,29 @@ def blocks_withheld(inputs: list[BlockInput], rule: Withholding) -> list[BlockIn
     return kept
 
 
+def _team_wide_and_rule(ctx: Context) -> tuple[bool, Withholding]:
+    """Whether the bot's memory is team-wide, and what this context's reads withhold: one
+    statement."""
+    person = ctx.person if ctx.room.kind == "direct" else None
+    rule_sql, rule_params = withholding_sql(person=person)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT EXISTS (SELECT 1 FROM {Bot._meta.db_table} WHERE slug = %s AND in_groups),"
+            f" ({rule_sql})",
+            [ctx.bot, *rule_params],
+        )
+        team_wide, controls = cursor.fetchone()
+    return bool(team_wide), withholding_parse(controls, person=person)
+
+
 def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     scopes = prompt_scopes(ctx)
     index_sync(scopes=[scope for _, scope in scopes])
     budgets = prompt_budgets()
-    rule = withholding_of(ctx)
+    team_wide, rule = _team_wide_and_rule(ctx)
     # A paused person's private facts are withheld: read as outside a direct room.
     private = "private" in visible(ctx) and not rule.paused
     inputs = blocks_withheld(blocks_cached(scopes, budgets, private, _load), rule)
-    team_wide = Bot.objects.filter(slug=ctx.bot, in_groups=True).exists()
     section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide)
     return section, [scope for _, scope in scopes]
 

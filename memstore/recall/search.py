@@ -52,7 +52,7 @@ from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.recall.word_rank import word_rank
 from memstore.rooms.access import Context, readable_scopes, visible
-from memstore.rules.withheld import Withholding, withholding_for
+from memstore.rules.withheld import Withholding, withholding_parse, withholding_sql
 
 logger = logging.getLogger(__name__)
 
@@ -86,19 +86,17 @@ def recall_search(
     """Search the memory this context may read, by words and (with a model) by meaning; a
     blank query raises InvalidQuery. Private facts only in the rooms they are for; nothing the
     read withholds (a paused person's user memory is not even searched)."""
-    rule = withholding_for(person=ctx.person if ctx.room.kind == "direct" else None)
-    scopes = readable_scopes(ctx)
-    if rule.paused:
-        scopes = [scope for scope in scopes if scope.kind != "user"]
     result = recall_in_scopes(
-        scopes=scopes,
+        scopes=readable_scopes(ctx),
         query=query,
         limit=limit,
         include_hidden=include_hidden,
         mode=mode,
-        withheld=rule,
+        # A person (include_hidden: the console) sees what bots are not shown.
+        withhold=not include_hidden,
+        person=ctx.person if ctx.room.kind == "direct" else None,
     )
-    private_ok = "private" in visible(ctx, hidden=include_hidden) and not rule.paused
+    private_ok = "private" in visible(ctx, hidden=include_hidden)
     return result if private_ok else _without_private(result)
 
 
@@ -110,11 +108,13 @@ def recall_in_scopes(
     include_hidden: bool = False,
     mode: Mode = "auto",
     max_chars: int | None = None,
-    withheld: Withholding | None = None,
+    withhold: bool = False,
+    person: str | None = None,
 ) -> RecallResult:
     """The same search over scopes a caller has already decided may be read (the console: the
-    tabs of a bot, or every bot a person may see); `max_chars` overrides the bots' budget;
-    `withheld`: the read-time rule whose facts are skipped (a bot's recall)."""
+    tabs of a bot, or every bot a person may see); `max_chars` overrides the bots' budget.
+    `withhold`: skip what the read-time rule withholds (a bot's recall) in a room with
+    `person` (a direct room's; its controls are read with the query's terms)."""
     limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
     budget = max_chars or settings.RECALL_MAX_CHARS
     query = " ".join(query.split())
@@ -123,7 +123,15 @@ def recall_in_scopes(
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
-    found = _both_sides(scopes, query, embedder, words=used != "semantic", hidden=include_hidden)
+    found = _both_sides(
+        scopes,
+        query,
+        embedder,
+        words=used != "semantic",
+        hidden=include_hidden,
+        withhold=(person,) if withhold else None,
+    )
+    withheld = found.withheld
     if found.model_failed:
         used, note = "lexical", _MODEL_FAILED
     lexical, dense, matched, loaded = found.lexical, found.dense, found.matched, found.loaded
@@ -167,14 +175,23 @@ class _Sides:
     matched: int
     loaded: dict[int, StoredFact] | None  # rows the lexical statement loaded (large searches)
     model_failed: bool
+    withheld: Withholding | None = None  # the read-time rule, read with the query's terms
 
 
-def _both_sides(scopes: list[Scope], query: str, embedder, *, words: bool, hidden: bool) -> _Sides:
+def _both_sides(
+    scopes: list[Scope],
+    query: str,
+    embedder,
+    *,
+    words: bool,
+    hidden: bool,
+    withhold: tuple[str | None] | None = None,
+) -> _Sides:
     # A remembered query vector comes back at once; a new one is computed on the recall pool
     # while this thread syncs and ranks by words (see query_vectors, BESIDE_SQL).
     pending = query_vector_start(embedder, query) if embedder is not None else None
     index_sync(scopes=scopes)
-    terms, versions = _terms_and_versions(query, scopes)
+    terms, versions, rule = _terms_and_versions(query, scopes, withhold)
     searched = sum(version[-1] for version in versions.values())
     keys = [str(scope) for scope in scopes]
     # Scopes that fit in this process are searched from their snapshots; larger searches (a
@@ -193,11 +210,11 @@ def _both_sides(scopes: list[Scope], query: str, embedder, *, words: bool, hidde
     if ranking is not None:
         lexical = [_ranked(hit) for hit in ranking.hits]
         matched = ranking.matched({hit.fact_id for hit in dense})
-        return _Sides(lexical, dense, matched, None, failed)
+        return _Sides(lexical, dense, matched, None, failed, rule)
     if words or failed:
         lexical, matched, loaded = _lexical(scopes, terms, dense, hidden)
-        return _Sides(lexical, dense, matched, loaded, failed)
-    return _Sides([], dense, len({hit.fact_id for hit in dense}), None, failed)
+        return _Sides(lexical, dense, matched, loaded, failed, rule)
+    return _Sides([], dense, len({hit.fact_id for hit in dense}), None, failed, rule)
 
 
 def _vector_or_none(pending):
@@ -218,15 +235,21 @@ def _without_private(result: RecallResult) -> RecallResult:
     return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
 
 
-def _terms_and_versions(query: str, scopes: list[Scope]) -> tuple[list[Term], dict[str, tuple]]:
-    """The query's search terms and the searched scopes' versions: one statement."""
+def _terms_and_versions(
+    query: str, scopes: list[Scope], withhold: tuple[str | None] | None = None
+) -> tuple[list[Term], dict[str, tuple], Withholding | None]:
+    """The query's search terms, the searched scopes' versions and (when `withhold` names the
+    room's person, or None for a room without one) the read-time rule: one statement."""
     keys = [str(scope) for scope in scopes]
+    sql, params = f"SELECT {TERMS_SQL}, ({VERSIONS_SQL})", [query, exact_candidates(query), keys]
+    if withhold is not None:
+        rule_sql, rule_params = withholding_sql(person=withhold[0])
+        sql, params = f"{sql}, ({rule_sql})", [*params, *rule_params]
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {TERMS_SQL}, ({VERSIONS_SQL})", [query, exact_candidates(query), keys]
-        )
-        english, dropped, found = cursor.fetchone()
-    return terms_from(english, dropped), versions_parse(found)
+        cursor.execute(sql, params)
+        english, dropped, found, *controls = cursor.fetchone()
+    rule = withholding_parse(controls[0], person=withhold[0]) if withhold is not None else None
+    return terms_from(english, dropped), versions_parse(found), rule
 
 
 def _dense(

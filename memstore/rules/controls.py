@@ -2,7 +2,7 @@
 recorded in the person's audit history.
 
 The settings are the `PersonSettings` row of the person's console account (the account their
-Person row links, else the account named like them; `settings_of`). `controls_read` is the one
+Person row links, else the account named like them). `controls_read` is the one
 reader: the write path's content check (`memstore.rules.content`), what is withheld from a read
 (`memstore.rules.withheld`), the learner and the console all call it, so a change applies from
 the next call. `Controls.topic_in` is the one test of whether a text touches a person's topics.
@@ -18,14 +18,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache, reduce
-from operator import or_
+from functools import lru_cache
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
-from django.db.models import Q
-from django.db.models.functions import Coalesce
+from django.db import connection, transaction
 
 from memstore.errors import InvalidName, InvalidTopic
 from memstore.facts.files import file_open
@@ -90,38 +87,62 @@ class ControlChange:
     topic: str = ""
 
 
-def settings_of(person) -> Q:
-    """The `PersonSettings` row of a person (a name, or an `OuterRef` to one): the console account
-    their registered Person links, else the account of that username that no Person links."""
-    return Q(user__person__name=person) | Q(user__username=person, user__person__isnull=True)
+def controls_sql(*, people: Iterable[str] = (), with_topics: bool = False) -> tuple[str, list]:
+    """The statement `controls_read` runs, as one JSON value (so a caller can fold it into a
+    statement of its own, as recall does) and its parameters; parse it with `controls_parse`.
+    It selects the settings of these people (of the console account their Person links, else
+    of the account of that username that no Person links) and, with `with_topics`, everyone's
+    who excluded a topic."""
+    names = [check_person(p) for p in dict.fromkeys(people) if p]
+    return _CONTROLS_SQL.format(**_tables()), [names, names, with_topics]
+
+
+def controls_parse(value: list | str | None, *, people: Iterable[str] = ()) -> dict[str, Controls]:
+    """The controls `controls_sql` selected, keyed by name (registered, else the username), with
+    defaults for each of `people` who never set any."""
+    rows = json.loads(value) if isinstance(value, str) else value or []
+    found: dict[str, Controls] = {}
+    for who, paused, topics in sorted(rows, key=lambda row: row[0]):
+        # Two accounts can answer to one name (a linked one and a namesake): both count.
+        before = found.get(who, Controls(who))
+        found[who] = Controls(
+            person=who,
+            paused=before.paused or bool(paused),
+            topics=tuple(dict.fromkeys([*before.topics, *(str(t) for t in topics or ())])),
+        )
+    for name in people:
+        if name:
+            found.setdefault(check_person(name), Controls(check_person(name)))
+    return found
 
 
 def controls_read(*, people: Iterable[str] = (), with_topics: bool = False) -> dict[str, Controls]:
-    """The controls of these people (defaults for one who never set any), keyed by the name
-    asked for; with `with_topics`, also everyone who excluded a topic, keyed by their name
-    (their registered name, else their console username). One query."""
-    asked = [check_person(p) for p in dict.fromkeys(people) if p]
-    wanted = [settings_of(p) for p in asked]
-    if with_topics:
-        wanted.append(~Q(excluded_topics=[]))
-    found: dict[str, Controls] = {}
-    if wanted:
-        rows = (
-            PersonSettings.objects.filter(reduce(or_, wanted))
-            .annotate(who=Coalesce("user__person__name", "user__username"))
-            .values_list("who", "paused", "excluded_topics")
-        )
-        for who, paused, topics in sorted(rows):
-            # Two accounts can answer to one name (a linked one and a namesake): both count.
-            before = found.get(who, Controls(who))
-            found[who] = Controls(
-                person=who,
-                paused=before.paused or paused,
-                topics=tuple(dict.fromkeys([*before.topics, *(str(t) for t in topics or ())])),
-            )
-    for name in asked:
-        found.setdefault(name, Controls(name))
-    return found
+    """The one reader of people's controls: these people's (defaults for one who never set
+    any), and with `with_topics` everyone's who excluded a topic, keyed by name. One query."""
+    people = list(people)
+    sql, params = controls_sql(people=people, with_topics=with_topics)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        value = cursor.fetchone()[0]
+    return controls_parse(value, people=people)
+
+
+_CONTROLS_SQL = (
+    "SELECT coalesce(json_agg(json_build_array(coalesce(p.name, u.username), s.paused,"
+    " s.excluded_topics)), '[]') FROM {settings} s JOIN {users} u ON u.id = s.user_id"
+    " LEFT JOIN {people} p ON p.user_id = u.id"
+    " WHERE p.name = ANY(%s) OR (u.username = ANY(%s) AND p.id IS NULL)"
+    " OR (%s AND s.excluded_topics <> '[]'::jsonb)"
+)
+
+
+@lru_cache(maxsize=1)
+def _tables() -> dict[str, str]:
+    return {
+        "settings": PersonSettings._meta.db_table,
+        "users": get_user_model()._meta.db_table,
+        "people": Person._meta.db_table,
+    }
 
 
 def person_controls(*, person: str) -> Controls:

@@ -29,7 +29,7 @@ from typing import Literal
 
 from memstore.facts.records import StoredFact
 from memstore.models import ProposalReview
-from memstore.rules.controls import Controls, controls_read, words_of
+from memstore.rules.controls import Controls, controls_parse, controls_read, controls_sql, words_of
 from memstore.rules.policy import secret_kind
 
 Reason = Literal["topic", "paused", "secret"]
@@ -90,7 +90,22 @@ class Withholding:
 
 def withholding_for(*, person: str | None) -> Withholding:
     """The rule for a read in a room with this person (a direct room's; None elsewhere)."""
-    controls = controls_read(people=[person] if person else [], with_topics=True)
+    people = [person] if person else []
+    return _withholding(person, controls_read(people=people, with_topics=True))
+
+
+def withholding_sql(*, person: str | None) -> tuple[str, list]:
+    """`withholding_for`'s one statement (a JSON value) and parameters, for a caller to fold
+    into a statement of its own; `withholding_parse` turns its value into the rule."""
+    return controls_sql(people=[person] if person else [], with_topics=True)
+
+
+def withholding_parse(value, *, person: str | None) -> Withholding:
+    """The rule from the value `withholding_sql` selected."""
+    return _withholding(person, controls_parse(value, people=[person] if person else []))
+
+
+def _withholding(person: str | None, controls: dict[str, Controls]) -> Withholding:
     mine = controls.get(person) if person else None
     return Withholding(
         person=person,
