@@ -36,7 +36,13 @@ from memstore.index import index_sync
 from memstore.models import Bot, Fact
 from memstore.prompt.cache import blocks_cached
 from memstore.rooms.access import Context, visible
-from memstore.rules.withheld import Withholding, withholding_for, withholding_parse, withholding_sql
+from memstore.rules.withheld import (
+    Withholding,
+    secret_flag,
+    withholding_for,
+    withholding_parse,
+    withholding_sql,
+)
 
 BlockKind = Literal["user", "project", "bot"]
 SliceName = Literal["profile", "recent"]
@@ -122,6 +128,7 @@ class BlockInput:
     on_disk: Mapping[str, int] | None = None  # "profile", "recent", "searchable"; None: count facts
     private: bool = False  # may visibility=private facts be shown (direct rooms only)
     paused: bool = False  # a paused person's user memory: shown as paused, no facts
+    flagged: frozenset[str] | None = None  # ids the secret detector flags (None: not worked out)
 
 
 # --- pure core ---------------------------------------------------------------------------
@@ -135,7 +142,9 @@ _BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", 
 def fact_text(fact: StoredFact) -> str:
     """A fact as the prompt shows it: its line without metadata, always one line starting
     `- (date)`, so nothing in its text can open a heading or a block of its own."""
-    return line_text(fact.day, fact.text.translate(_BREAKS))
+    text = fact.text
+    # isprintable is False for every break character (and tabs): the translate runs only then.
+    return line_text(fact.day, text if text.isprintable() else text.translate(_BREAKS))
 
 
 def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget, beyond: int = 0) -> Slice:
@@ -359,7 +368,11 @@ def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = Fal
         for row in Fact.objects.filter(pk__in=ids).annotate(file_path=F("file__path"))
     ]
     kind: BlockKind = "bot" if scope.kind == "bot" else scope.kind  # type: ignore[assignment]
-    return BlockInput(kind=kind, name=scope.name, facts=facts, on_disk=on_disk, private=private)
+    # Worked out once per load: a remembered block is checked by the detector only when loaded.
+    flagged = frozenset(f.fact_id for f in facts if secret_flag(f))
+    return BlockInput(
+        kind=kind, name=scope.name, facts=facts, on_disk=on_disk, private=private, flagged=flagged
+    )
 
 
 def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
@@ -394,10 +407,14 @@ def blocks_withheld(inputs: list[BlockInput], rule: Withholding) -> list[BlockIn
         if rule.paused and item.kind == "user" and item.name == rule.person:
             kept.append(BlockInput(kind="user", name=item.name, paused=True))
             continue
+        if rule.secrets_only and item.flagged is not None and not item.flagged:
+            kept.append(item)  # the common case: nothing to withhold, nothing to check
+            continue
         shown: list[StoredFact] = []
         gone: dict[str, StoredFact] = {}  # one per fact: copies in several shards count once
         for fact in item.facts:
-            if rule.reason(fact) is None:
+            flagged = None if item.flagged is None else fact.fact_id in item.flagged
+            if rule.reason(fact, flagged=flagged) is None:
                 shown.append(fact)
             else:
                 gone[fact.fact_id] = fact

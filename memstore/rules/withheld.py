@@ -48,8 +48,16 @@ class Withholding:
     _kept: frozenset[str] | None = field(default=None, repr=False)
     _by_word: dict[str, list[Controls]] | None = field(default=None, repr=False)
 
-    def reason(self, fact: StoredFact) -> Reason | None:
-        """Why this fact is withheld from the read, or None when it may be shown."""
+    @property
+    def secrets_only(self) -> bool:
+        """Nobody is paused here and nobody excluded a topic: only flagged lines are withheld."""
+        return not self.paused and not self.topics
+
+    def reason(self, fact: StoredFact, *, flagged: bool | None = None) -> Reason | None:
+        """Why this fact is withheld from the read, or None when it may be shown. `flagged`:
+        whether the secret detector flags it, when the caller worked that out already."""
+        if self.secrets_only:
+            return self._secret(fact, flagged)
         kind, _, name = fact.scope.partition(":")
         about_person = kind == "user" and self.person is not None and name == self.person
         if self.paused and (about_person or fact.visibility == "private"):
@@ -57,9 +65,12 @@ class Withholding:
         for controls in self._touching(fact.text, name if kind == "user" else None):
             if controls.topic_in(fact.text, about=kind == "user" and name == controls.person):
                 return "topic"
-        if _flagged(fact.text, _meta_key(fact.meta)) and fact.fact_id not in self.kept:
-            return "secret"
-        return None
+        return self._secret(fact, flagged)
+
+    def _secret(self, fact: StoredFact, flagged: bool | None) -> Reason | None:
+        if flagged is None:
+            flagged = secret_flag(fact) is not None
+        return "secret" if flagged and fact.fact_id not in self.kept else None
 
     def shown(self, facts: Iterable[StoredFact]) -> list[StoredFact]:
         """The facts not withheld, in order."""
