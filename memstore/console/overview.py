@@ -10,6 +10,7 @@ person erases or keeps them on the Health page.
 import os
 import re
 import threading
+import time
 from dataclasses import dataclass
 
 from django.db import connection
@@ -29,7 +30,6 @@ from memstore.facts.paging import Page
 from memstore.facts.paths import Scope, Shard, all_scopes, memory_root
 from memstore.index import index_sync
 from memstore.models import Bot, Fact, MemoryFile
-from memstore.recall.versions import versions_read
 from memstore.rules.failures import Failure, failures_recent
 from memstore.rules.withheld import line_flagged, secrets_kept
 from memstore.vocabulary import SLUG_PATTERN
@@ -99,33 +99,61 @@ def _change_flagged(change) -> bool:
     return False
 
 
-# Per scope and version: the identities of its lines the detector flags. The detector costs
-# ~70 µs a fact, so a workspace's count is worked out once per change of a scope, not per page.
+# Per memory file as last synced (its row, mtime and size): the identities of its lines the
+# detector flags. The detector costs ~70 µs a fact, so each file is checked once per change, and
+# a page checks files for at most SECRETS_BUDGET_S: a cold process (100,000 facts: ~7 s of
+# checking) finishes over a few views, saying meanwhile how many files it has still to check.
 _FLAGGED: dict[tuple[str, str], tuple[tuple, frozenset[str]]] = {}
 _FLAGGED_LOCK = threading.Lock()
+SECRETS_BUDGET_S = 0.25
+_CHECK_BATCH = 5  # files whose facts one statement loads (a log file: ~100 facts)
 
 
-def secrets_flagged(*, viewer: Viewer) -> int:
-    """How many fact lines the person may see that the secret detector flags, not kept."""
+@dataclass(frozen=True, slots=True)
+class SecretCount:
+    """Lines on disk the secret detector flags (not kept), and files not checked yet."""
+
+    lines: int = 0
+    unchecked: int = 0
+
+
+def secrets_flagged(*, viewer: Viewer, budget_s: float = SECRETS_BUDGET_S) -> SecretCount:
+    """How many fact lines the person may see that the secret detector flags and nobody kept
+    (files not checked within the budget are counted as unchecked)."""
     keys = [str(s) for s in all_scopes(memory_root()) if viewer.may_see(s)]
-    versions = versions_read(keys)
+    files = MemoryFile.objects.filter(scope_key__in=keys).values_list(
+        "id", "path", "mtime_ns", "size"
+    )
     db = connection.settings_dict["NAME"]
-    flagged: set[str] = set()
-    for key, version in versions.items():
+    current = {(db, path): (pk, mtime, size) for pk, path, mtime, size in files}
+    with _FLAGGED_LOCK:
+        todo = [key for key, stamp in current.items() if _FLAGGED.get(key, ((),))[0] != stamp]
+    started = time.monotonic()
+    for at in range(0, len(todo), _CHECK_BATCH):
+        if time.monotonic() - started > budget_s:
+            break
+        batch = {current[key][0]: key for key in todo[at : at + _CHECK_BATCH]}
+        found: dict[int, set[str]] = {pk: set() for pk in batch}
+        rows = Fact.objects.filter(file_id__in=list(batch)).values_list(
+            "file_id", "fact_id", "text", "meta"
+        )
+        for file_id, fact_id, text, meta in rows:
+            if any(line_flagged(str(v)) for v in (text, *(meta or {}).values())):
+                found[file_id].add(fact_id)
         with _FLAGGED_LOCK:
-            known = _FLAGGED.get((db, key))
-        if known is None or known[0] != version:
-            rows = Fact.objects.filter(scope_key=key).values_list("fact_id", "text", "meta")
-            ids = frozenset(
-                fact_id
-                for fact_id, text, meta in rows
-                if any(line_flagged(str(v)) for v in (text, *(meta or {}).values()))
-            )
-            known = (version, ids)
-            with _FLAGGED_LOCK:
-                _FLAGGED[(db, key)] = known
-        flagged |= known[1]
-    return len(flagged - secrets_kept()) if flagged else 0
+            for pk, key in batch.items():
+                _FLAGGED[key] = (current[key], frozenset(found[pk]))
+    flagged: set[str] = set()
+    unchecked = 0
+    with _FLAGGED_LOCK:
+        for key, stamp in current.items():
+            known = _FLAGGED.get(key)
+            if known is None or known[0] != stamp:
+                unchecked += 1
+            else:
+                flagged |= known[1]
+    lines = len(flagged - secrets_kept()) if flagged else 0
+    return SecretCount(lines=lines, unchecked=unchecked)
 
 
 def bot_shards(*, bot: str, viewer: Viewer) -> list[Shard]:
@@ -161,7 +189,7 @@ class Problems:
     unreadable: list[tuple[str, str]]  # (file, why)
     learning: list  # memstore.learning's failed and refused activity
     shards: list[str]  # shard folders whose name is not a bot slug (relative to MEMORY_ROOT)
-    secrets: int = 0  # lines on disk the secret detector flags, withheld until erased or kept
+    secrets: SecretCount = SecretCount()  # lines the detector flags: withheld until erased/kept
 
 
 def problems_list(*, viewer: Viewer, limit: int = 10) -> Problems:

@@ -16,7 +16,8 @@ def nothing_failed(problems: Problems) -> bool:
         or problems.unreadable
         or problems.learning
         or problems.shards
-        or problems.secrets
+        or problems.secrets.lines
+        or problems.secrets.unchecked
     )
 
 
