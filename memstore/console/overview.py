@@ -94,7 +94,7 @@ def workspace_changes(*, viewer: Viewer, limit: int = 15) -> list[ShardChange]:
 def _change_flagged(change) -> bool:
     for line in (change.line, change.old_line):
         fact = parse_line(line) if line else None
-        if fact is not None and line_flagged(fact.text):
+        if fact is not None and line_flagged(fact.text, fact.meta):
             return True
     return False
 
@@ -138,7 +138,7 @@ def secrets_flagged(*, viewer: Viewer, budget_s: float = SECRETS_BUDGET_S) -> Se
             "file_id", "fact_id", "text", "meta"
         )
         for file_id, fact_id, text, meta in rows:
-            if any(line_flagged(str(v)) for v in (text, *(meta or {}).values())):
+            if line_flagged(text, meta):
                 found[file_id].add(fact_id)
         with _FLAGGED_LOCK:
             for pk, key in batch.items():
