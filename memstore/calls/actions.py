@@ -6,7 +6,7 @@ the caller's say-so), then calls one service or selector. Recall and the prompt 
 `memstore.recall` and `memstore.prompt`.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from memstore.errors import EditConflict, FactHeldElsewhere, FactNotFound
@@ -23,6 +23,7 @@ from memstore.rooms.access import (
     readable_scope,
     readable_scopes,
     visible,
+    withholding_of,
     writable_shard,
 )
 from memstore.rules.failures import refusals_recorded
@@ -184,7 +185,7 @@ def bot_facts_list(
     """Facts this context may read (all of them, or one scope), newest first; hidden facts are
     never shown to bots."""
     scopes = [readable_scope(ctx, scope, project)] if scope else readable_scopes(ctx)
-    return facts_list(
+    page = facts_list(
         scopes=scopes,
         tier=tier,
         month=month,
@@ -193,6 +194,10 @@ def bot_facts_list(
         offset=offset,
         limit=limit,
     )
+    # What every read withholds (an excluded topic, a paused person, a flagged line) is left
+    # out of the page too; the total counts only what may be listed.
+    shown = withholding_of(ctx).shown(page.items)
+    return replace(page, items=shown, total=page.total - (len(page.items) - len(shown)))
 
 
 def _shard_holding(ctx: Context, fact_id: str) -> Shard | None:

@@ -26,9 +26,8 @@ from memstore.prompt.section import (
     prompt_budgets,
     prompt_scopes,
     section_compose,
-    withholding_of,
 )
-from memstore.rooms.access import Context, readable_scopes, visible
+from memstore.rooms.access import Context, readable_scopes, visible, withholding_of
 
 
 def day_end(day: date) -> datetime:

@@ -39,7 +39,6 @@ from memstore.rooms.access import Context, visible
 from memstore.rules.withheld import (
     Withholding,
     secret_flag,
-    withholding_for,
     withholding_parse,
     withholding_sql,
 )
@@ -391,12 +390,6 @@ def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
             [keys, keys, sorted(fact_ids)],
         )
         return {row[0] for row in cursor.fetchall()}
-
-
-def withholding_of(ctx: Context) -> Withholding:
-    """What this context's reads withhold (`memstore.rules.withheld`): the person in a direct
-    room's controls, and everyone's excluded topics."""
-    return withholding_for(person=ctx.person if ctx.room.kind == "direct" else None)
 
 
 def blocks_withheld(inputs: list[BlockInput], rule: Withholding) -> list[BlockInput]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from memstore.errors import InvalidFact, InvalidName, NotAllowed
 from memstore.facts.paths import Scope, ScopeKind, Shard, check_person, check_room, check_slug
+from memstore.rules.withheld import Withholding, withholding_for
 from memstore.vocabulary import PRIVATE_ROOM_KINDS, ROOM_KINDS, VISIBILITIES, RoomKind
 
 __all__ = ["ROOM_KINDS", "RoomKind"]
@@ -143,3 +144,9 @@ def visible(ctx: Context, *, hidden: bool = False) -> frozenset[str]:
     if ctx.room.kind in PRIVATE_ROOM_KINDS:
         seen.add("private")
     return frozenset(seen)
+
+
+def withholding_of(ctx: Context) -> Withholding:
+    """What this context's reads withhold (`memstore.rules.withheld`): the person in a direct
+    room's controls, and everyone's excluded topics."""
+    return withholding_for(person=ctx.person if ctx.room.kind == "direct" else None)
