@@ -36,7 +36,7 @@ from memstore.upkeep.pairs import PER_FACT, Scored, alike_by_meaning, alike_by_w
 COSINE_LIKELY = 0.90
 MEANING_WORDS = 0.45  # the word overlap a match by meaning must also have
 # Measured on the same set by words alone (no embedding model).
-WORDS_LIKELY = 0.60
+WORDS_LIKELY = 0.65
 
 _STOP = frozenset(
     [
@@ -74,6 +74,12 @@ _STOP = frozenset(
         "were",
         "with",
     ]
+)
+# Capitalised first words that are not names.
+_OPENERS = frozenset(
+    "a an the our we my his her their this that these those it i you he she they there here "
+    "is has was had have do does did can will would should must may no not every each all "
+    "some any one two new old team weekly daily monthly".split()
 )
 _WORD_RE = re.compile(r"[\w]+(?:[:.'-][\w]+)*")
 
@@ -123,10 +129,27 @@ def overlap(a: str, b: str) -> float:
     return len(wa & wb) / len(wa | wb) if wa or wb else 0.0
 
 
+def subject(text: str) -> str:
+    """The name a text opens with ("Gina lost her job", "Jon's favourite style"), lower-cased,
+    or "": a capitalised first word that is not a common opener nor a verb ("Prefers")."""
+    tokens = _WORD_RE.findall(text)
+    if not tokens or not tokens[0][:1].isupper():
+        return ""
+    first = tokens[0]
+    name = first[:-2] if first.endswith("'s") else first
+    if name.lower() in _OPENERS or (name.endswith("s") and name is first):
+        return ""
+    return name.lower()
+
+
 def conflicting(a: str, b: str) -> bool:
-    """Whether each text holds a value the other lacks."""
+    """Whether each text holds a value the other lacks, or each is about someone the other
+    does not name ("Gina lost her job" / "Jon lost his job")."""
     va, vb = values(a), values(b)
-    return bool(va - vb) and bool(vb - va)
+    if va - vb and vb - va:
+        return True
+    sa, sb = subject(a), subject(b)
+    return bool(sa and sb and sa != sb) and sa not in b.lower() and sb not in a.lower()
 
 
 def thresholds(by: str) -> float:

@@ -71,9 +71,9 @@ def test_by_words_precision_and_recall(locomo):
     written, real = labelled_measure(LABELLED), labelled_measure(locomo)
     both = labelled_measure(LABELLED + locomo)
     print(f"\nwritten {written}\nlocomo  {real}\nboth    {both}")
-    assert figures(written) == ((1.0, 0.5), (1.0, 0.583))
+    assert figures(written) == ((1.0, 0.5), (1.0, 0.556))
     assert figures(real) == ((1.0, 0.05), (1.0, 0.1))
-    assert figures(both) == ((1.0, 0.339), (1.0, 0.411))
+    assert figures(both) == ((1.0, 0.339), (1.0, 0.393))
 
 
 @pytest.mark.parametrize(
@@ -83,6 +83,11 @@ def test_by_words_precision_and_recall(locomo):
         ("Standup is at 9:30", "Standup is at 10:00", True),
         ("Deploys need two approvals", "Deploys need 2 approvals", False),  # one side only
         ("Weekly sync on Thursdays", "Meets every Thursday", False),  # plural
+        ("Gina lost her job at Door Dash", "Jon lost his job at Door Dash", True),  # who
+        ("Gina's favorite style is jazz", "Jon's favorite style is jazz", True),
+        ("Jon is turning dance into a business", "Gina admires Jon", False),  # both name Jon
+        ("Prefers dark mode", "Likes dark themes", False),  # verbs, not names
+        ("The team standup is at 9:30", "Team standup is at 9:30", False),
     ],
 )
 def test_values_that_differ_on_both_sides_are_never_duplicates(a, b, conflict):
