@@ -77,9 +77,58 @@ _STOP = frozenset(
 )
 # Capitalised first words that are not names.
 _OPENERS = frozenset(
-    "a an the our we my his her their this that these those it i you he she they there here "
-    "is has was had have do does did can will would should must may no not every each all "
-    "some any one two new old team weekly daily monthly".split()
+    [
+        "a",
+        "an",
+        "the",
+        "our",
+        "we",
+        "my",
+        "his",
+        "her",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "i",
+        "you",
+        "he",
+        "she",
+        "they",
+        "there",
+        "here",
+        "is",
+        "has",
+        "was",
+        "had",
+        "have",
+        "do",
+        "does",
+        "did",
+        "can",
+        "will",
+        "would",
+        "should",
+        "must",
+        "may",
+        "no",
+        "not",
+        "every",
+        "each",
+        "all",
+        "some",
+        "any",
+        "one",
+        "two",
+        "new",
+        "old",
+        "team",
+        "weekly",
+        "daily",
+        "monthly",
+    ]
 )
 _WORD_RE = re.compile(r"[\w]+(?:[:.'-][\w]+)*")
 
