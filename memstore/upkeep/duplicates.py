@@ -12,7 +12,8 @@ the table:
   punctuation, an article, a word added). Upkeep merges these on its own: no false merge on
   the set, and no runaway on stores of look-alike sentences;
 - `likely`: cosine >= COSINE_LIKELY *and* word overlap >= MEANING_WORDS (or, without a model,
-  overlap >= WORDS_LIKELY). The health report suggests these merges to a person; they are never
+  overlap >= WORDS_LIKELY), and not one or two words swapped for others (`swapped`: "prefers
+  sushi" / "prefers ramen" is a changed value). The health report suggests these merges to a person; they are never
   applied automatically. Cosine alone is not enough on real text: bge-small puts two different
   facts about one person's one topic at 0.85-0.95 ("Caroline attended a pride parade last week"
   / "... a few weeks ago"), so 0.82 alone suggested 3,068 merges on 2,541 LoCoMo facts.
@@ -215,9 +216,17 @@ def contained(a: str, b: str) -> bool:
     return bool(ca and cb) and (ca <= cb or cb <= ca)
 
 
+def swapped(a: str, b: str) -> bool:
+    """Whether one or two words of each text stand where the other has others: "Ana prefers
+    sushi for lunch" / "... ramen ...", the shape of a changed value, not of a rewording
+    (bge-small puts such pairs at cosine 0.86-0.92)."""
+    wa, wb = words(a), words(b)
+    return len(wa - wb) == len(wb - wa) and 1 <= len(wa - wb) <= 2
+
+
 def likely(a: str, b: str, score: float, by: str) -> bool:
     """Whether two texts with this score are at least a likely duplicate."""
-    if score < thresholds(by) or conflicting(a, b):
+    if score < thresholds(by) or conflicting(a, b) or swapped(a, b):
         return False
     return by != "meaning" or overlap(a, b) >= MEANING_WORDS
 

@@ -4,7 +4,8 @@ two loses nothing) or `different` (about the same subject but saying something e
 contradictions included). Plain data; the tests and `bench upkeep` measure precision and
 recall on it.
 
-- PAIRS: 60 written pairs (18 light edits, 18 paraphrases, 24 related).
+- PAIRS: 66 written pairs (18 light edits, 18 paraphrases, 24 related, 6 swaps: one or two
+  words of a sentence swapped for others, the look-alikes a generated store is full of).
 - LOCOMO_PAIRS: 50 pairs of real facts from the LoCoMo dev split (../shared/bench/locomo-dev,
   CC BY-NC 4.0: referenced by fact id, its text is not copied here), labelled by reading both:
   the 42 pairs of one conversation that bge-small puts at cosine >= 0.90 with word overlap
@@ -223,6 +224,32 @@ PAIRS: list[tuple[str, str, str, str]] = [
     ),
     ("The database is Postgres 16", "The database is MySQL 8", "different", "related"),
     ("Is vegetarian", "Is vegan since 2024", "different", "related"),
+    (
+        "Ana prefers sushi for team lunches",
+        "Ana prefers ramen for team lunches",
+        "different",
+        "swap",
+    ),
+    (
+        "Bruno is learning chess on weekends",
+        "Bruno is learning sailing on weekends",
+        "different",
+        "swap",
+    ),
+    (
+        "Carla's sister lives in the old town",
+        "Carla's cousin lives in the old town",
+        "different",
+        "swap",
+    ),
+    ("Owns a dog called Pepper", "Owns a cat called Pepper", "different", "swap"),
+    (
+        "Keeps the budget notes in a notebook",
+        "Keeps the hiring notes in a spreadsheet",
+        "different",
+        "swap",
+    ),
+    ("Hosts a pasta night every week", "Hosts a board game night every week", "different", "swap"),
 ]
 
 # (LoCoMo fact id, LoCoMo fact id, label), labelled by reading the two texts.

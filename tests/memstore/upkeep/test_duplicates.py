@@ -1,4 +1,4 @@
-"""Duplicate detection measured on the labelled sets (60 written pairs, 50 real LoCoMo pairs):
+"""Duplicate detection measured on the labelled sets (66 written pairs, 50 real LoCoMo pairs):
 the thresholds in memstore/upkeep/duplicates.py must keep giving these figures (a suggested
 merge right at least 9 times in 10), and pairs are found in a store, at most a few per fact."""
 
@@ -38,6 +38,7 @@ def test_the_labelled_set_is_big_enough_and_balanced():
         "light": 18,
         "paraphrase": 18,
         "related": 24,
+        "swap": 6,
     }
 
 
@@ -62,18 +63,18 @@ def test_by_meaning_precision_and_recall(embed, locomo):
     both = labelled_measure(LABELLED + locomo, embed)
     print(f"\nwritten {written}\nlocomo  {real}\nboth    {both}")
     # Upkeep merges on its own only at `certain`: no false merge on either set.
-    assert figures(written) == ((1.0, 0.444), (0.958, 0.639))
-    assert figures(real) == ((1.0, 0.05), (1.0, 0.35))
-    assert figures(both) == ((1.0, 0.304), (0.968, 0.536))
+    assert figures(written) == ((1.0, 0.444), (1.0, 0.528))
+    assert figures(real) == ((1.0, 0.05), (1.0, 0.3))
+    assert figures(both) == ((1.0, 0.304), (1.0, 0.446))
 
 
 def test_by_words_precision_and_recall(locomo):
     written, real = labelled_measure(LABELLED), labelled_measure(locomo)
     both = labelled_measure(LABELLED + locomo)
     print(f"\nwritten {written}\nlocomo  {real}\nboth    {both}")
-    assert figures(written) == ((1.0, 0.5), (1.0, 0.556))
-    assert figures(real) == ((1.0, 0.05), (1.0, 0.1))
-    assert figures(both) == ((1.0, 0.339), (1.0, 0.393))
+    assert figures(written) == ((1.0, 0.5), (1.0, 0.5))
+    assert figures(real) == ((1.0, 0.05), (1.0, 0.05))
+    assert figures(both) == ((1.0, 0.339), (1.0, 0.339))
 
 
 @pytest.mark.parametrize(
