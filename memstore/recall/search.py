@@ -211,7 +211,7 @@ def _both_sides(
         lexical = [_ranked(hit) for hit in ranking.hits]
         coverage = 0.0
         if vector is not None:  # searched by meaning: the floor for words it does not support
-            lexical = fusion.lexical_floor(lexical, dense)
+            lexical = fusion.lexical_floor(lexical, dense, coverage=fusion.LEXICAL_COVERAGE)
             coverage = fusion.LEXICAL_COVERAGE
         matched = ranking.matched({hit.fact_id for hit in dense}, coverage=coverage)
         return _Sides(lexical, dense, matched, None, failed, rule)
@@ -304,7 +304,8 @@ def _lexical(
         coverage=fusion.LEXICAL_COVERAGE if meaning else 0.0,
     )
     lexical = [_ranked(hit) for hit in found.hits]
-    return (fusion.lexical_floor(lexical, dense) if meaning else lexical), found.matched, found.rows
+    floored = fusion.lexical_floor(lexical, dense, coverage=fusion.LEXICAL_COVERAGE)
+    return (floored if meaning else lexical), found.matched, found.rows
 
 
 def _cosine_floor(model: str) -> float:

@@ -16,7 +16,7 @@ from memstore.llm.budget import budget_charge, budget_exhausted
 from memstore.llm.client import ModelClient
 from memstore.llm.config import learner_config
 from memstore.models import Proposal
-from memstore.upkeep.duplicates import contained, similar_pairs
+from memstore.upkeep.duplicates import body_of, contained, similar_pairs
 from memstore.upkeep.pairs import Scored
 from memstore.upkeep.prompts import contradiction_parse, contradiction_prompt
 from memstore.upkeep.proposals import fact_refs, proposal_key, proposal_record
@@ -55,7 +55,11 @@ def candidates(
     if scored is None:
         scored = similar_pairs(facts, vectors, floors=(COSINE_FLOOR, WORDS_FLOOR))
     floor = {"meaning": COSINE_FLOOR, "words": WORDS_FLOOR}
-    scored = [s for s in scored if s[2] >= floor[s[3]] and not contained(s[0].body, s[1].body)]
+    scored = [
+        s
+        for s in scored
+        if s[2] >= floor[s[3]] and not contained(body_of(s[0].text), body_of(s[1].text))
+    ]
     scored.sort(key=lambda s: (-s[2], s[0].fact_id, s[1].fact_id))
     found: list[tuple[StoredFact, StoredFact]] = []
     # Judged pairs are looked up a window at a time: a large store's first windows are

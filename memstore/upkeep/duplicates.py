@@ -26,12 +26,23 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
 
+from memstore.facts.markdown import FactLine
 from memstore.facts.records import StoredFact
-from memstore.upkeep.pairs import PER_FACT, Scored, alike_by_meaning, alike_by_words, unique_facts
+from memstore.upkeep.pairs import (
+    MATRIX_MAX,
+    PER_FACT,
+    Scored,
+    alike_by_meaning,
+    alike_by_meaning_large,
+    alike_by_words,
+    unique_facts,
+)
 
 # Measured on the labelled set with bge-small (see the module docstring).
 COSINE_LIKELY = 0.90
@@ -147,30 +158,48 @@ class Pair:
     certain: bool
 
 
+# Each text's features are computed once per pass, however many pairs it is in (a store of
+# 50,000 facts has hundreds of thousands of candidate pairs); bounded, so a worker stays small.
+_CACHE = 131_072
+
+
 def word_list(text: str) -> list[str]:
     """The text's content words in order, lower-cased, a plural 's' dropped."""
+    return list(_word_tuple(text))
+
+
+@lru_cache(maxsize=_CACHE)
+def _word_tuple(text: str) -> tuple[str, ...]:
     found = []
     for word in _WORD_RE.findall(text.lower()):
         if word in _STOP:
             continue
         plural = len(word) > 3 and word.endswith("s") and not word.endswith("ss")
         found.append(word[:-1] if plural else word)
-    return found
+    return tuple(found)
 
 
-def words(text: str) -> set[str]:
+@lru_cache(maxsize=_CACHE)
+def words(text: str) -> frozenset[str]:
     """The text's content words as a set (see `word_list`)."""
-    return set(word_list(text))
+    return frozenset(_word_tuple(text))
 
 
-def values(text: str) -> set[str]:
+@lru_cache(maxsize=_CACHE)
+def values(text: str) -> frozenset[str]:
     """Numbers, times and names in the text (a capitalised word that does not open it)."""
     found = set()
     for i, token in enumerate(_WORD_RE.findall(text)):
         if any(c.isdigit() for c in token) or (i > 0 and token[0].isupper()):
             token = token.lower()
             found.add(token[:-1] if len(token) > 3 and token.endswith("s") else token)
-    return found
+    return frozenset(found)
+
+
+@lru_cache(maxsize=_CACHE)
+def body_of(text: str) -> str:
+    """A fact text without its [note]/[episode] tag."""
+    return FactLine(day=date.min, text=text).body
 
 
 def overlap(a: str, b: str) -> float:
@@ -179,6 +208,7 @@ def overlap(a: str, b: str) -> float:
     return len(wa & wb) / len(wa | wb) if wa or wb else 0.0
 
 
+@lru_cache(maxsize=_CACHE)
 def subject(text: str) -> str:
     """The name a text opens with ("Gina lost her job", "Jon's favourite style"), lower-cased,
     or "": a capitalised first word that is not a common opener nor a verb ("Prefers")."""
@@ -212,8 +242,13 @@ def thresholds(by: str) -> float:
 def contained(a: str, b: str) -> bool:
     """Whether one text's content words (counted: "data ... data" holds two) are all in the
     other's: a light edit (case, punctuation, an article, a word added)."""
-    ca, cb = Counter(word_list(a)), Counter(word_list(b))
+    ca, cb = _counts(a), _counts(b)
     return bool(ca and cb) and (ca <= cb or cb <= ca)
+
+
+@lru_cache(maxsize=_CACHE)
+def _counts(text: str) -> Counter:
+    return Counter(_word_tuple(text))  # read only: shared by every pair the text is in
 
 
 def swapped(a: str, b: str) -> bool:
@@ -224,18 +259,23 @@ def swapped(a: str, b: str) -> bool:
     return len(wa - wb) == len(wb - wa) and 1 <= len(wa - wb) <= 2
 
 
-def likely(a: str, b: str, score: float, by: str) -> bool:
-    """Whether two texts with this score are at least a likely duplicate."""
-    if score < thresholds(by) or conflicting(a, b) or swapped(a, b):
+def likely(a: str, b: str, score: float, by: str, floor: float | None = None) -> bool:
+    """Whether two texts with this score are at least a likely duplicate (`floor`: the
+    threshold for `by`, when the caller has it at hand)."""
+    floor = thresholds(by) if floor is None else floor
+    if score < floor or (by == "meaning" and overlap(a, b) < MEANING_WORDS):
         return False
-    return by != "meaning" or overlap(a, b) >= MEANING_WORDS
+    return not swapped(a, b) and not conflicting(a, b)
 
 
-def judge(first: StoredFact, second: StoredFact, score: float, by: str) -> Pair | None:
+def judge(
+    first: StoredFact, second: StoredFact, score: float, by: str, floor: float | None = None
+) -> Pair | None:
     """The pair if it is at least a likely duplicate, else None."""
-    if not likely(first.body, second.body, score, by):
+    a, b = body_of(first.text), body_of(second.text)
+    if not likely(a, b, score, by, floor):
         return None
-    certain = contained(first.body, second.body)
+    certain = contained(a, b)
     return Pair(first, second, round(float(score), 4), by, False, certain)
 
 
@@ -248,10 +288,15 @@ def duplicates_find(
     """Likely duplicate pairs among these facts, within each scope, best first. With `vectors`
     (fact id -> unit vector) by meaning; facts without a vector, and every fact when there are
     no vectors, by words. `scored`: candidate pairs already found (at floors no higher)."""
+    floors = {"meaning": thresholds("meaning"), "words": thresholds("words")}
     if scored is None:
-        scored = similar_pairs(facts, vectors, floors=(thresholds("meaning"), thresholds("words")))
+        scored = similar_pairs(
+            facts, vectors, floors=(floors["meaning"], floors["words"]), min_words=MEANING_WORDS
+        )
     pairs = [
-        pair for first, second, score, by in scored if (pair := judge(first, second, score, by))
+        pair
+        for first, second, score, by in scored
+        if score >= floors[by] and (pair := judge(first, second, score, by, floors[by]))
     ]
     return sorted(pairs, key=lambda p: (-p.score, p.first.fact_id, p.second.fact_id))
 
@@ -262,9 +307,11 @@ def similar_pairs(
     *,
     floors: tuple[float, float],
     per_fact: int = PER_FACT,
+    min_words: float = 0.0,
 ) -> list[Scored]:
     """Pairs of one scope scoring at least `floors` (cosine, word overlap): each fact's
-    `per_fact` most alike partners (see `memstore.upkeep.pairs`)."""
+    `per_fact` most alike partners (see `memstore.upkeep.pairs`); by meaning, only pairs whose
+    words overlap about `min_words` or more."""
     by_scope: dict[str, list[StoredFact]] = defaultdict(list)
     for fact in facts:
         by_scope[fact.scope].append(fact)
@@ -275,10 +322,24 @@ def similar_pairs(
         without = [f for f in group if not (vectors and f.fact_id in vectors)]
         if with_vector:
             matrix = np.stack([vectors[f.fact_id] for f in with_vector]).astype(np.float32)  # type: ignore[index]
-            found += alike_by_meaning(with_vector, matrix, floors[0], per_fact=per_fact)
+            large = len(with_vector) > MATRIX_MAX
+            sets = [words(body_of(f.text)) for f in with_vector] if min_words or large else None
+            if large:
+                found += alike_by_meaning_large(
+                    with_vector, matrix, floors[0], sets or [], per_fact=per_fact
+                )
+            else:
+                found += alike_by_meaning(
+                    with_vector,
+                    matrix,
+                    floors[0],
+                    per_fact=per_fact,
+                    word_sets=sets,
+                    min_words=min_words,
+                )
             del matrix
         if without:
-            sets = [words(f.body) for f in without]
+            sets = [words(body_of(f.text)) for f in without]
             found += alike_by_words(without, sets, floors[1], exact=_jaccard, per_fact=per_fact)
     return found
 

@@ -25,6 +25,7 @@ console shows the last finished report and has a new one made in the worker
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import lru_cache
 
 from django.conf import settings
 from django.utils import timezone
@@ -128,11 +129,16 @@ def _duplicates(facts: list[StoredFact]) -> list[Finding]:
     return found
 
 
+# The secret rules cost most of a report's per-fact checks; a worker making reports over and
+# over checks each text once (bounded: 131,072 texts, a few tens of MB).
+_secret_kind = lru_cache(maxsize=131_072)(secret_kind)
+
+
 def _single(facts: list[StoredFact]) -> list[Finding]:
     found = []
     kept: frozenset[str] | None = None
     for fact in facts:
-        if kind := secret_kind(fact.text):
+        if kind := _secret_kind(fact.text):
             kept = secrets_kept() if kept is None else kept
             if fact.fact_id not in kept:  # a person said the detector was wrong about it
                 found.append(Finding("secret", fact, f"looks like {kind}"))

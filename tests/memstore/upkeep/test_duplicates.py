@@ -141,3 +141,26 @@ def test_a_look_alike_store_gives_each_fact_a_few_partners_not_all():
     assert all(a.fact_id < b.fact_id for a, b, _, _ in found)  # each pair once, in order
     by_words = similar_pairs(facts, None, floors=(0.8, 0.3), per_fact=5)
     assert len(by_words) <= 5 * len(facts)
+
+
+def test_a_large_scope_is_searched_by_candidates_and_finds_the_same_close_pairs(embed, monkeypatch):
+    from memstore.upkeep import duplicates
+
+    texts = [
+        "Backups run nightly at 02:00 UTC",
+        "backups run nightly at 02:00 utc.",
+        "Prefers dark mode in every editor",
+        "prefers dark mode in every editor!",
+        "Keeps the roadmap in Linear",
+        "Owns a golden retriever called Biscuit",
+        "The office moved to the harbour building",
+    ]
+    facts = [fact(t) for t in texts]
+    vectors = dict(zip([f.fact_id for f in facts], embed(texts), strict=True))
+    everything = duplicates_find(facts, vectors)
+    monkeypatch.setattr(duplicates, "MATRIX_MAX", 2)
+    by_candidates = duplicates_find(facts, vectors)
+    assert [(p.first.text, p.second.text) for p in by_candidates] == [
+        (p.first.text, p.second.text) for p in everything
+    ]
+    assert len(everything) == 2
