@@ -252,11 +252,25 @@ def _counts(text: str) -> Counter:
 
 
 def swapped(a: str, b: str) -> bool:
-    """Whether one or two words of each text stand where the other has others: "Ana prefers
-    sushi for lunch" / "... ramen ...", the shape of a changed value, not of a rewording
-    (bge-small puts such pairs at cosine 0.86-0.92)."""
+    """Whether one or two words of each text stand where the other has others ("Ana prefers
+    sushi for lunch" / "... ramen ...", the shape of a changed value, not of a rewording:
+    bge-small puts such pairs at cosine 0.86-0.92), or the same words stand in another order
+    ("cannot stand A but loves B" / "... B but loves A": two words trade places, not a block
+    moved as in "Dan works from Berlin on Mondays" / "On Mondays Dan works from Berlin")."""
     wa, wb = words(a), words(b)
-    return len(wa - wb) == len(wb - wa) and 1 <= len(wa - wb) <= 2
+    if len(wa - wb) == len(wb - wa) and 1 <= len(wa - wb) <= 2:
+        return True
+    ta, tb = _word_tuple(a), _word_tuple(b)
+    if len(ta) != len(tb) or _counts(a) != _counts(b):
+        return False
+    moved = [i for i, (x, y) in enumerate(zip(ta, tb, strict=True)) if x != y]
+    return len(moved) == 2 and moved[1] - moved[0] > 1
+
+
+def features_clear() -> None:
+    """Forget the texts' cached features (a pass's end: a worker keeps no store in memory)."""
+    for cached in (_word_tuple, words, values, body_of, subject, _counts):
+        cached.cache_clear()
 
 
 def likely(a: str, b: str, score: float, by: str, floor: float | None = None) -> bool:

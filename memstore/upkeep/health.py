@@ -43,7 +43,7 @@ from memstore.rules.withheld import secret_keep, secrets_kept
 from memstore.store.links import fact_links_change
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget
-from memstore.upkeep.duplicates import duplicates_find, word_list
+from memstore.upkeep.duplicates import duplicates_find, features_clear, word_list
 from memstore.upkeep.junk import junk_reason
 from memstore.upkeep.store import store_facts, store_vectors
 from memstore.upkeep.usage import usage_of
@@ -95,7 +95,10 @@ def health_report(*, shards: list[Shard], limit: int = 500, per_kind: int = 0) -
     findings: list[Finding] = []
     findings += _single(facts)
     findings += _contradictions(shards, facts)
-    findings += _duplicates(facts)
+    try:
+        findings += _duplicates(facts)
+    finally:
+        features_clear()
     findings += _unused(facts)
     return _report(len(facts), findings, limit=limit, per_kind=per_kind)
 

@@ -34,7 +34,13 @@ from memstore.upkeep.contradictions import (
     candidates,
     contradictions_judge,
 )
-from memstore.upkeep.duplicates import duplicates_find, similar_pairs, thresholds, word_list
+from memstore.upkeep.duplicates import (
+    duplicates_find,
+    features_clear,
+    similar_pairs,
+    thresholds,
+    word_list,
+)
 from memstore.upkeep.guard import fact_protected
 from memstore.upkeep.proposals import proposal_apply, proposal_new, proposals_record
 from memstore.upkeep.stale import stale_facts
@@ -72,7 +78,13 @@ def upkeep_run(
     now: datetime | None = None,
 ) -> UpkeepReport:
     """One upkeep pass over a bot's store."""
-    now = now or timezone.now()
+    try:
+        return _pass(bot=bot, mode=mode, client=client, now=now or timezone.now())
+    finally:
+        features_clear()
+
+
+def _pass(*, bot: str, mode: Mode, client: ModelClient | None, now: datetime) -> UpkeepReport:
     report = UpkeepReport(bot=bot, mode=mode)
     facts = store_facts(shards=bot_store_shards(bot))
     report.facts = len(facts)

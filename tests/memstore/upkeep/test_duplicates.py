@@ -164,3 +164,23 @@ def test_a_large_scope_is_searched_by_candidates_and_finds_the_same_close_pairs(
         (p.first.text, p.second.text) for p in everything
     ]
     assert len(everything) == 2
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "swap"),
+    [
+        ("Ana prefers sushi for team lunches", "Ana prefers ramen for team lunches", True),
+        (
+            "Hana cannot stand paella but loves pierogi",
+            "Hana cannot stand pierogi but loves paella",
+            True,
+        ),
+        ("Dan works from Berlin on Mondays", "On Mondays Dan works from Berlin", False),  # moved
+        ("The budget for the offsite is 5000 euros", "The offsite budget is 5000 euros", False),
+        ("Backups run nightly", "backups run nightly.", False),
+    ],
+)
+def test_a_swapped_value_is_not_a_rewording(a, b, swap):
+    from memstore.upkeep.duplicates import swapped
+
+    assert swap == swapped(a, b)
