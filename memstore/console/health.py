@@ -1,17 +1,28 @@
 """The console's health pages and proposal inbox: what a person may see of a bot's (or the
 workspace's) health report and of upkeep and synthesis proposals, and their one-click fixes,
-applied as that person (`by=<username>`, `via=console`) through the ordinary services."""
+applied as that person (`by=<username>`, `via=console`) through the ordinary services.
+
+A health page answers at once from the last finished report (`memstore.upkeep.health_snapshots`:
+made inline for a small store, by the worker for a large one), one kind and one page of
+findings at a time, counted over the scopes this person may see."""
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from memstore.console.viewer import Viewer
 from memstore.console.writes import shard_erase_reach
 from memstore.errors import FactNotFound, NotAllowed
+from memstore.facts.paging import Page
 from memstore.facts.paths import Scope, Shard
 from memstore.models import Proposal
-from memstore.upkeep.health import HealthReport, fact_in_shard, health_fix, health_report
+from memstore.upkeep.health import KINDS, Finding, fact_in_shard, health_fix
+from memstore.upkeep.health_snapshots import (
+    finding_from,
+    health_fixed,
+    health_key,
+    health_state,
+)
 from memstore.upkeep.proposals import proposal_decide
-from memstore.upkeep.store import bot_store_shards, workspace_shards
 
 
 def _shard(viewer: Viewer, value: str) -> Shard:
@@ -21,10 +32,92 @@ def _shard(viewer: Viewer, value: str) -> Shard:
     return shard
 
 
-def health_view(*, viewer: Viewer, bot: str | None = None) -> HealthReport:
-    """The health report of a bot's store, or (bot None) of the workspace, as this person sees it."""
-    shards = bot_store_shards(bot) if bot else workspace_shards()
-    return health_report(shards=[s for s in shards if viewer.may_see(s.scope)])
+@dataclass(frozen=True, slots=True)
+class HealthView:
+    """One page of a health report as a person sees it: the facts checked, how many findings
+    of each kind (in scopes they may see), this page's findings, when the report was made,
+    and whether a newer one is on its way."""
+
+    facts: int
+    counts: dict[str, int]
+    page: Page[Finding]
+    kind: str  # "" for every kind
+    finished_at: datetime | None
+    seconds: float
+    outdated: bool  # the store changed since the report was made
+    requested_at: datetime | None  # a new report is being made since
+    error: str = ""
+
+
+def health_view(
+    *,
+    viewer: Viewer,
+    bot: str | None = None,
+    kind: str = "",
+    offset: int = 0,
+    limit: int = 50,
+    refresh: bool = False,
+) -> HealthView:
+    """The last health report of a bot's store, or (bot None) of the workspace, as this person
+    sees it: one kind (or all) and one page of its findings."""
+    if kind and kind not in KINDS:
+        raise FactNotFound(f"No finding kind {kind!r}.")
+    state = health_state(key=health_key(bot), refresh=refresh)
+    snapshot = state.snapshot
+    if snapshot is None:
+        empty: Page[Finding] = Page(items=[], total=0, offset=0, limit=limit)
+        return HealthView(
+            0, dict.fromkeys(KINDS, 0), empty, kind, None, 0.0, False, state.requested_at
+        )
+    counts = dict.fromkeys(KINDS, 0)
+    for scope, per_kind in snapshot.counts.items():
+        if _visible(viewer, scope):
+            for name, n in per_kind.items():
+                counts[name] = counts.get(name, 0) + n
+    decided = _decided_proposals(snapshot.findings)
+    shown = [
+        item
+        for item in snapshot.findings
+        if (not kind or item["kind"] == kind)
+        and _visible(viewer, item["fact"]["scope"])
+        and (not item.get("other") or _visible(viewer, item["other"]["scope"]))
+        and item.get("proposal") not in decided
+    ]
+    total = counts.get(kind, 0) if kind else sum(counts.values())
+    page = Page(
+        items=[finding_from(item) for item in shown[offset : offset + limit]],
+        total=max(total, len(shown)),
+        offset=offset,
+        limit=limit,
+    )
+    return HealthView(
+        facts=snapshot.facts,
+        counts=counts,
+        page=page,
+        kind=kind,
+        finished_at=snapshot.finished_at,
+        seconds=snapshot.seconds,
+        outdated=state.outdated,
+        requested_at=state.requested_at,
+        error=snapshot.error,
+    )
+
+
+def _visible(viewer: Viewer, scope_key: str) -> bool:
+    kind, _, name = scope_key.partition(":")
+    return viewer.may_see(Scope(kind, name))  # type: ignore[arg-type]
+
+
+def _decided_proposals(findings: list[dict]) -> set[int]:
+    # A contradiction decided since the report was made is no longer a finding.
+    pks = [item["proposal"] for item in findings if item.get("proposal")]
+    if not pks:
+        return set()
+    return set(
+        Proposal.objects.filter(pk__in=pks)
+        .exclude(status=Proposal.PROPOSED)
+        .values_list("pk", flat=True)
+    )
 
 
 def console_health_fix(
@@ -36,9 +129,11 @@ def console_health_fix(
     fact = fact_in_shard(shard=where, fact_id=fact_id)
     other = fact_in_shard(shard=_shard(viewer, keep_shard), fact_id=keep) if keep else None
     reach, _ = shard_erase_reach(viewer=viewer, shard=where)  # as "Delete and erase" reaches
-    return health_fix(
+    changed = health_fix(
         action=action, fact=fact, other=other, by=viewer.person, via="console", reach=reach
     )
+    health_fixed(fact=fact)
+    return changed
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +220,10 @@ KIND_LABELS = {
 }
 
 
-def health_rows(report: HealthReport) -> list[HealthRow]:
-    """The report's findings as rows for the page."""
+def health_rows(findings: list[Finding]) -> list[HealthRow]:
+    """These findings as rows for the page."""
     rows = []
-    for f in report.findings:
+    for f in findings:
         other = f.other
         rows.append(
             HealthRow(

@@ -4,7 +4,7 @@ text (`console_fact_edit`): the text it replaces becomes a version in turn, and 
 meanwhile is not overwritten (EditConflict). Also what a bot knew on a date, as its page shows it."""
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from memstore.console.facts import FactRow, bot_tabs, console_fact_get, shard_of_file
 from memstore.console.viewer import Viewer
@@ -14,7 +14,7 @@ from memstore.facts.history import history_read
 from memstore.facts.paths import memory_root
 from memstore.facts.records import StoredFact
 from memstore.facts.versions import FactVersion, fact_versions
-from memstore.prompt.asof import facts_as_of
+from memstore.prompt.asof import facts_as_of, history_start
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,3 +60,11 @@ def console_bot_as_of(*, viewer: Viewer, bot: str, day: date) -> list[StoredFact
         facts += [f for f in found if tab.shard_bot is None or f.shard_bot == tab.shard_bot]
     facts.sort(key=lambda f: (-f.day.toordinal(), -f.rank, f.scope, f.fact_id))
     return facts
+
+
+def console_history_start(*, viewer: Viewer, bot: str) -> datetime | None:
+    """When the history of the memory this bot's page shows this viewer starts (None: none)."""
+    scopes = [
+        scope for tab in bot_tabs(bot=bot, viewer=viewer, counts=False) for scope in tab.scopes
+    ]
+    return history_start(scopes=list(dict.fromkeys(scopes)))

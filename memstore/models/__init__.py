@@ -5,7 +5,8 @@
 `people` is the people registry: people, bot links, room bindings, console editors.
 `vectors` caches embeddings by fact identity; it survives rebuilds.
 `links` indexes the links between facts (rebuilt from files like `index`).
-`upkeep` counts fact usage and keeps upkeep and synthesis proposals (not rebuilt).
+`upkeep` counts fact usage, keeps upkeep and synthesis proposals and the last health reports
+(not rebuilt).
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 `review` records what people decided about proposals (the learner's report-mode decisions).
 """
@@ -17,7 +18,7 @@ from memstore.models.links import Link
 from memstore.models.people import BotEditor, Person, PersonLink, RoomBinding
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 from memstore.models.review import ProposalReview
-from memstore.models.upkeep import FactUsage, Proposal
+from memstore.models.upkeep import FactUsage, HealthSnapshot, Proposal
 from memstore.models.vectors import Embedding
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "Exchange",
     "Fact",
     "FactUsage",
+    "HealthSnapshot",
     "IdempotentReply",
     "LearningEvent",
     "Link",

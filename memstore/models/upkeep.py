@@ -60,3 +60,26 @@ class Proposal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.origin} {self.action} for {self.bot} ({self.status})"
+
+
+class HealthSnapshot(models.Model):
+    """The last finished health report of a bot's store (`key` "bot:<slug>") or of the
+    workspace ("workspace"), so a page shows it at once, and whether a new one is on its way.
+
+    `findings` keeps at most a few hundred of each kind (as JSON: kind, why, fact, other,
+    proposal); `counts` counts all of them per scope and kind, so a person who may see only
+    some scopes gets counts of those. `versions` is what the store's scopes looked like when it
+    was made: when they change, the report is out of date."""
+
+    key = models.CharField(max_length=80, unique=True)
+    facts = models.IntegerField(default=0)
+    counts = models.JSONField(default=dict)  # {scope: {kind: n}}
+    findings = models.JSONField(default=list)
+    versions = models.JSONField(default=dict)
+    finished_at = models.DateTimeField(null=True)  # None: none finished yet
+    seconds = models.FloatField(default=0.0)
+    requested_at = models.DateTimeField(null=True)  # a new report is queued or running since
+    error = models.TextField(blank=True)  # why the last attempt failed, if it did
+
+    def __str__(self) -> str:
+        return f"health of {self.key} ({self.facts} facts, {self.finished_at})"

@@ -5,17 +5,35 @@ History records every change, hand edits included (noticed at the next sync), so
 since shows its old text, a forgotten one is still there, and one saved later is not. Notes are
 taken from their versions (`memstore.prompt.notes.note_as_of`).
 
+Before history: lines that were in a file when the index first saw it (the file's first
+recorded batch, all hand-edit adds) and lines history never mentions (a store indexed by
+`reindex`, which records nothing) count as known from their own date, not from the day the
+index noticed them: a store of facts dated months back was known then. `history_start` says
+from when the record itself runs.
+
 Does not: change anything, or read the index (the files' history is the record).
 """
 
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, date, datetime, time
+from pathlib import Path
 
 from memstore.calls.actions import readable_scope
-from memstore.facts.history import copies_as_of, history_read
-from memstore.facts.markdown import parse_line
+from memstore.errors import UnreadableFile
+from memstore.facts.files import decode, read_bytes
+from memstore.facts.history import Change, copies_as_of, history_read
+from memstore.facts.markdown import parse_line, parse_text
 from memstore.facts.paging import Page
-from memstore.facts.paths import Scope, ScopeKind, locate, memory_root, scope_shards
+from memstore.facts.paths import (
+    Scope,
+    ScopeKind,
+    Shard,
+    locate,
+    memory_root,
+    scope_shards,
+    shard_files,
+)
 from memstore.facts.ranking import derived
 from memstore.facts.records import StoredFact
 from memstore.models import Bot
@@ -41,7 +59,7 @@ def facts_as_of(*, scopes: Iterable[Scope], day: date) -> list[StoredFact]:
     found: list[StoredFact] = []
     for scope in scopes:
         for shard in scope_shards(root, scope):
-            copies = copies_as_of(history_read(root, shard), day_end(day))
+            copies = copies_as_of(shard_record(root, shard), day_end(day))
             for (file, fact_id), line in sorted(copies.items()):
                 fact, location = parse_line(line), locate(file)
                 if fact is None or location is None:
@@ -62,6 +80,58 @@ def facts_as_of(*, scopes: Iterable[Scope], day: date) -> list[StoredFact]:
                     )
                 )
     return found
+
+
+def shard_record(root: Path, shard: Shard) -> list[Change]:
+    """A shard's history as "as of" replays it: lines first seen in their file's first batch
+    dated back to their own day, and lines history never mentions added on theirs."""
+    changes = history_read(root, shard)
+    first: dict[str, str] = {}
+    for change in changes:
+        if change.file not in first or change.at < first[change.file]:
+            first[change.file] = change.at
+    dated = [
+        replace(change, at=min(change.at, _day_start(change.line)))
+        if change.op == "add" and change.via == "hand-edit" and change.at == first[change.file]
+        else change
+        for change in changes
+    ]
+    mentioned = {(c.file, c.fact_id) for c in changes} | {(c.file, c.old_fact_id) for c in changes}
+    for file in shard_files(root, shard):
+        for fact_id, line in _file_facts(root / file):
+            if (file, fact_id) not in mentioned:
+                dated.append(
+                    Change(op="add", file=file, fact_id=fact_id, line=line, at=_day_start(line))
+                )
+    return dated
+
+
+def history_start(*, scopes: Iterable[Scope]) -> datetime | None:
+    """When the first change these scopes' history records was made (None: no history yet)."""
+    root = memory_root()
+    stamps = [
+        change.at
+        for scope in scopes
+        for shard in scope_shards(root, scope)
+        for change in history_read(root, shard)
+    ]
+    return datetime.fromisoformat(min(stamps)) if stamps else None
+
+
+def _day_start(line: str) -> str:
+    fact = parse_line(line)
+    if fact is None:
+        return "9999"  # not a fact line: never earlier than its record
+    return datetime.combine(fact.day, time.min, UTC).isoformat(timespec="microseconds")
+
+
+def _file_facts(path: Path) -> list[tuple[str, str]]:
+    try:
+        data, _ = read_bytes(path)
+        lines = parse_text(decode(data, path))
+    except (OSError, UnreadableFile):
+        return []  # unreadable now: what history recorded stands
+    return [(line.fact.identity, str(line.fact)) for line in lines if line.fact is not None]
 
 
 def bot_facts_as_of(

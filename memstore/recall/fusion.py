@@ -9,9 +9,14 @@ date ("in March", "on 1 February, 2023"), the candidates saved around then form 
 in fused order, with the same say as words. Ties break by date, then by identity: never by row id, so the
 order does not depend on the order facts were indexed in.
 
-The relevance floor keeps a semantic hit only if it is close to the best one and above an
-absolute similarity below which matches are noise; every lexical hit shares a real word and
-stays. Fewer results beat padded ones.
+The relevance floor, fewer results beat padded ones, at any store size:
+- a semantic hit stays only if it is close to the best one and above an absolute similarity
+  below which matches are noise; when the list holds every fact searched (a small store),
+  also only if it stands SEPARATION above the median fact: a query that matches nothing in
+  particular ("restrat") sits near the median everywhere, however high that is;
+- a lexical hit that meaning does not support (searched by meaning, not among its hits) stays
+  only if it holds at least LEXICAL_COVERAGE of the query's term weight: "window seats
+  flights" does not find "The card table in the lounge seats six" by "seats" alone.
 """
 
 from collections.abc import Callable
@@ -31,16 +36,21 @@ DATE_WEIGHT = 0.5
 COSINE_FLOORS = {"bge-small-en-v1.5-int8/single": 0.55}
 COSINE_FLOOR = 0.3  # a model without a measured floor
 COSINE_MARGIN = 0.2
+SEPARATION = 0.12  # above the median fact, when every fact's cosine is known
+MIN_BACKGROUND = 8  # facts it takes for a median to mean something
+LEXICAL_COVERAGE = 0.5  # of the query's term weight, for a hit meaning does not support
 
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
-    """A fact row in one list: its row id, identity, date and score in that list."""
+    """A fact row in one list: its row id, identity, date and score in that list (`coverage`:
+    for a lexical hit, the share of the query's term weight it holds)."""
 
     pk: int
     fact_id: str
     day: date
     score: float
+    coverage: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +65,32 @@ class Fused:
     cosine: float | None = None  # None: not found by meaning (or no model)
 
 
-def dense_floor(hits: list[Ranked], *, floor: float = COSINE_FLOOR, margin: float = COSINE_MARGIN):
-    """The semantic hits worth keeping: above `floor` and within `margin` of the best."""
+def dense_floor(
+    hits: list[Ranked],
+    *,
+    floor: float = COSINE_FLOOR,
+    margin: float = COSINE_MARGIN,
+    complete: bool = False,
+    separation: float = SEPARATION,
+) -> list[Ranked]:
+    """The semantic hits worth keeping: above `floor` and within `margin` of the best; when
+    `complete` (the hits are every fact searched), also `separation` above their median."""
     if not hits:
         return []
-    best = max(hit.score for hit in hits)
-    cut = max(floor, best - margin)
+    scores = sorted(hit.score for hit in hits)
+    cut = max(floor, scores[-1] - margin)
+    if complete and len(scores) >= MIN_BACKGROUND:
+        cut = max(cut, scores[len(scores) // 2] + separation)
     return [hit for hit in hits if hit.score >= cut]
+
+
+def lexical_floor(
+    lexical: list[Ranked], dense: list[Ranked], *, coverage: float = LEXICAL_COVERAGE
+) -> list[Ranked]:
+    """The lexical hits worth keeping once meaning was searched (`dense`: its kept hits): those
+    meaning found too, and those holding at least `coverage` of the query's term weight."""
+    supported = {hit.fact_id for hit in dense}
+    return [hit for hit in lexical if hit.fact_id in supported or hit.coverage >= coverage]
 
 
 def fuse(

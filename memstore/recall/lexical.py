@@ -84,12 +84,14 @@ def terms_from(english: list[str], dropped: list[str]) -> list[Term]:
 
 @dataclass(frozen=True, slots=True)
 class LexicalHit:
-    """A fact row that shares words with the query, and its score (> 0)."""
+    """A fact row that shares words with the query, and its score (> 0); `coverage`: the
+    share of the query's term weight it holds (1.0 when not measured: the statement's path)."""
 
     pk: int
     fact_id: str
     day: date
     score: float
+    coverage: float = field(default=1.0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,31 +117,33 @@ def lexical_search(
     limit: int,
     include_hidden: bool = False,
     also: list[int] = (),
+    coverage: float = 0.0,
 ) -> LexicalResult:
     """Rows of these scopes sharing any term, best first (ties: newer, then by identity,
     scope and shard, so the order never depends on the order rows were indexed in).
     `matched` counts the distinct facts that passed the relevance floor (a score above zero: a
     word too common to count does not make a match) or are among the visible `also` rows (found
     another way), so a caller learns the size of the union in the same round trip; the `also`
-    rows are loaded too but do not change the ranking."""
+    rows are loaded too but do not change the ranking. `coverage`: `matched` counts only facts
+    holding at least that share of the query's term weight (each hit says its share)."""
     if not terms and not also:
         return LexicalResult(hits=[], matched=0)
     keys = [str(scope) for scope in scopes]
     flag_params = [term.param for term in terms]
     sql = _lexical_sql(terms, include_hidden=include_hidden)
     also = list(also)
-    params = [*flag_params, keys, *flag_params, keys, limit, also, also, keys]
+    params = [*flag_params, keys, *flag_params, keys, limit, also, coverage, also, keys]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     return LexicalResult(
         hits=[
-            LexicalHit(pk=r[0], fact_id=r[1], day=r[2], score=r[3])
+            LexicalHit(pk=r[0], fact_id=r[1], day=r[2], score=r[3], coverage=r[5])
             for r in rows
             if r[0] is not None
         ],
         matched=rows[0][4],
-        rows={r[5]: stored_from_values(r[6:]) for r in rows if r[5] is not None},
+        rows={r[6]: stored_from_values(r[7:]) for r in rows if r[6] is not None},
     )
 
 
@@ -155,6 +159,11 @@ def _weight_sql(count: int) -> tuple[str, str, str]:
     dfs = "".join(f", sum(m{i}::int)::float8 AS df{i}" for i in range(count))
     idf_sum = " + ".join(f"CASE WHEN c.m{i} THEN w.w{i} ELSE 0 END" for i in range(count)) or "0"
     return dfs, weights, idf_sum
+
+
+def _total_sql(count: int) -> str:
+    # The query's whole term weight, added in term order (as `word_rank` adds it).
+    return "(" + (" + ".join(f"w.w{i}" for i in range(count)) or "0") + ")::float8"
 
 
 def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
@@ -188,28 +197,31 @@ def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
         scored AS MATERIALIZED (
             SELECT c.id, c.fact_id, c.day, c.scope_key, c.shard_bot,
                    ({idf_sum}) * {BM25_K1 + 1}
-                   / (1 + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * c.len / w.avglen)) AS score
+                   / (1 + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * c.len / w.avglen)) AS score,
+                   coalesce(({idf_sum}) / nullif({_total_sql(count)}, 0), 0) AS coverage
             FROM cand c, w
         ),
         top AS MATERIALIZED (
-            SELECT id, fact_id, day, score, scope_key, shard_bot FROM scored WHERE score > 0
+            SELECT id, fact_id, day, score, coverage, scope_key, shard_bot FROM scored
+            WHERE score > 0
             ORDER BY score DESC, day DESC, fact_id COLLATE "C", scope_key COLLATE "C",
                      shard_bot COLLATE "C", id
             LIMIT %s
         ),
         ranked AS (
-            SELECT id, fact_id, day, score, row_number() OVER (
+            SELECT id, fact_id, day, score, coverage, row_number() OVER (
                 ORDER BY score DESC, day DESC, fact_id COLLATE "C", scope_key COLLATE "C",
                          shard_bot COLLATE "C", id) AS rk
             FROM top
         ),
         wanted AS (SELECT id FROM top UNION SELECT unnest(%s::bigint[])),
         found AS (
-            SELECT fact_id FROM scored WHERE score > 0
+            SELECT fact_id FROM scored WHERE score > 0 AND coverage >= %s
             UNION SELECT f.fact_id FROM memstore_fact f
             WHERE f.id = ANY(%s) AND f.scope_key = ANY(%s) {hidden}
         )
-        SELECT r.id, r.fact_id, r.day, r.score, mc.matched, f.id, {STORED_COLUMNS_BY_ROW}
+        SELECT r.id, r.fact_id, r.day, r.score, mc.matched, r.coverage, f.id,
+               {STORED_COLUMNS_BY_ROW}
         FROM (SELECT count(*) AS matched FROM found) mc
         LEFT JOIN (wanted w JOIN memstore_fact f ON f.id = w.id) ON true
         LEFT JOIN ranked r ON r.id = f.id

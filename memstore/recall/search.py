@@ -209,10 +209,16 @@ def _both_sides(
     failed = pending is not None and vector is None
     if ranking is not None:
         lexical = [_ranked(hit) for hit in ranking.hits]
-        matched = ranking.matched({hit.fact_id for hit in dense})
+        coverage = 0.0
+        if vector is not None:  # searched by meaning: the floor for words it does not support
+            lexical = fusion.lexical_floor(lexical, dense, coverage=fusion.LEXICAL_COVERAGE)
+            coverage = fusion.LEXICAL_COVERAGE
+        matched = ranking.matched({hit.fact_id for hit in dense}, coverage=coverage)
         return _Sides(lexical, dense, matched, None, failed, rule)
     if words or failed:
-        lexical, matched, loaded = _lexical(scopes, terms, dense, hidden)
+        lexical, matched, loaded = _lexical(
+            scopes, terms, dense, hidden, meaning=vector is not None
+        )
         return _Sides(lexical, dense, matched, loaded, failed, rule)
     return _Sides([], dense, len({hit.fact_id for hit in dense}), None, failed, rule)
 
@@ -267,26 +273,39 @@ def _dense(
     return fusion.dense_floor(
         [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
         floor=_cosine_floor(embedder.name),
+        # Fewer hits than asked for: they are every fact searched, so their median is known.
+        complete=len(hits) < CANDIDATES,
     )
 
 
 def _ranked(hit: LexicalHit) -> fusion.Ranked:
-    return fusion.Ranked(pk=hit.pk, fact_id=hit.fact_id, day=hit.day, score=hit.score)
+    return fusion.Ranked(
+        pk=hit.pk, fact_id=hit.fact_id, day=hit.day, score=hit.score, coverage=hit.coverage
+    )
 
 
 def _lexical(
-    scopes: list[Scope], terms: list[Term], dense: list[fusion.Ranked], include_hidden: bool
+    scopes: list[Scope],
+    terms: list[Term],
+    dense: list[fusion.Ranked],
+    include_hidden: bool,
+    *,
+    meaning: bool,
 ) -> tuple[list[fusion.Ranked], int, dict[int, StoredFact]]:
     # The dense hits ride along so `matched` counts facts found either way, and so the same
-    # round trip loads every row fusion can pick.
+    # round trip loads every row fusion can pick. Searched by meaning too, the floor for
+    # words meaning does not support applies (as on the in-process path).
     found = lexical_search(
         scopes=scopes,
         terms=terms,
         limit=CANDIDATES,
         include_hidden=include_hidden,
         also=[hit.pk for hit in dense],
+        coverage=fusion.LEXICAL_COVERAGE if meaning else 0.0,
     )
-    return [_ranked(hit) for hit in found.hits], found.matched, found.rows
+    lexical = [_ranked(hit) for hit in found.hits]
+    floored = fusion.lexical_floor(lexical, dense, coverage=fusion.LEXICAL_COVERAGE)
+    return (floored if meaning else lexical), found.matched, found.rows
 
 
 def _cosine_floor(model: str) -> float:

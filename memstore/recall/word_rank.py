@@ -31,11 +31,14 @@ class WordRanking:
     hits: list[LexicalHit]
     _parts: list["_Candidates"]
 
-    def matched(self, also: set[str] = frozenset()) -> int:
+    def matched(self, also: set[str] = frozenset(), *, coverage: float = 0.0) -> int:
         """How many distinct facts passed the relevance floor (a score above zero: a word too
-        common to count does not make a match) or are among `also` (identities found another
-        way)."""
-        codes = [part.snapshot.codes[part.rows[part.scores > 0]] for part in self._parts]
+        common to count does not make a match; and at least `coverage` of the query's term
+        weight) or are among `also` (identities found another way)."""
+        codes = [
+            part.snapshot.codes[part.rows[(part.scores > 0) & (part.coverage >= coverage)]]
+            for part in self._parts
+        ]
         codes.append(np.array([int(fact_id, 16) for fact_id in also], dtype=np.uint64))
         return len(np.unique(np.concatenate(codes)))
 
@@ -72,6 +75,7 @@ class _Candidates:
     holding: list[np.ndarray]  # rows holding term i
     rows: np.ndarray  # the candidates: rows holding any term, ascending
     scores: np.ndarray | None = None  # per candidate
+    coverage: np.ndarray | None = None  # per candidate: share of the query's term weight held
 
     @classmethod
     def of(cls, snapshot: Snapshot, terms: list[Term], include_hidden: bool) -> "_Candidates":
@@ -88,6 +92,8 @@ class _Candidates:
         for holding, weight in zip(self.holding, weights, strict=True):
             idf[holding] += weight
         idf = idf[self.rows]
+        total = sum(weights)
+        self.coverage = idf / total if total > 0 else np.zeros(len(self.rows))
         lens = self.snapshot.lens[self.rows]
         self.scores = idf * (BM25_K1 + 1) / (1 + BM25_K1 * ((1 - BM25_B) + BM25_B * lens / avglen))
 
@@ -122,7 +128,7 @@ def _best(parts: list[_Candidates], limit: int) -> list[LexicalHit]:
         k = int(at[i - starts[which]])
         s, row = part.snapshot, int(part.rows[k])
         key = (-float(part.scores[k]), -int(s.days[row]), *s.keys[row][:3], int(s.pks[row]))
-        pool.append((key, s, row))
+        pool.append((key, s, row, float(part.coverage[k])))
     pool.sort(key=lambda item: item[0])
     return [
         LexicalHit(
@@ -130,6 +136,7 @@ def _best(parts: list[_Candidates], limit: int) -> list[LexicalHit]:
             fact_id=s.fact_ids[row],
             day=date.fromordinal(int(s.days[row])),
             score=-key[0],
+            coverage=coverage,
         )
-        for key, s, row in pool[:limit]
+        for key, s, row, coverage in pool[:limit]
     ]

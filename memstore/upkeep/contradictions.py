@@ -16,14 +16,16 @@ from memstore.llm.budget import budget_charge, budget_exhausted
 from memstore.llm.client import ModelClient
 from memstore.llm.config import learner_config
 from memstore.models import Proposal
-from memstore.upkeep.duplicates import contained, similar_pairs
+from memstore.upkeep.duplicates import body_of, contained, similar_pairs
+from memstore.upkeep.pairs import Scored
 from memstore.upkeep.prompts import contradiction_parse, contradiction_prompt
-from memstore.upkeep.proposals import proposal_key, proposal_record
+from memstore.upkeep.proposals import fact_refs, proposal_key, proposal_record
 
 ORIGIN = "contradiction"
 COSINE_FLOOR = 0.80  # same subject by meaning
 WORDS_FLOOR = 0.30  # same subject by words
 BATCH = 10
+KEY_WINDOW = 2_000  # candidate pairs whose verdicts are looked up at once
 MAX_TOKENS = 400
 
 
@@ -39,17 +41,37 @@ class Judged:
 
 
 def candidates(
-    facts: list[StoredFact], vectors: dict[str, np.ndarray] | None
+    facts: list[StoredFact],
+    vectors: dict[str, np.ndarray] | None,
+    *,
+    bot: str,
+    scored: list[Scored] | None = None,
+    limit: int | None = None,
 ) -> list[tuple[StoredFact, StoredFact]]:
-    """Pairs about the same subject that are not certain duplicates and were never judged,
-    most alike first, as (older, newer)."""
-    scored = similar_pairs(facts, vectors, floors=(COSINE_FLOOR, WORDS_FLOOR))
-    scored = [s for s in scored if not contained(s[0].body, s[1].body)]
+    """Up to `limit` (UPKEEP_MAX_PAIRS) pairs about the same subject that are not certain
+    duplicates and were never judged, most alike first, as (older, newer). `scored`: candidate
+    pairs already found at floors no higher than this module's."""
+    limit = limit or int(getattr(settings, "UPKEEP_MAX_PAIRS", 200))
+    if scored is None:
+        scored = similar_pairs(facts, vectors, floors=(COSINE_FLOOR, WORDS_FLOOR))
+    floor = {"meaning": COSINE_FLOOR, "words": WORDS_FLOOR}
+    scored = [
+        s
+        for s in scored
+        if s[2] >= floor[s[3]] and not contained(body_of(s[0].text), body_of(s[1].text))
+    ]
     scored.sort(key=lambda s: (-s[2], s[0].fact_id, s[1].fact_id))
-    pairs = [_ordered(a, b) for a, b, _, _ in scored]
-    keys = {_key(older, newer): (older, newer) for older, newer in pairs}
-    judged = set(Proposal.objects.filter(key__in=list(keys)).values_list("key", flat=True))
-    return [pair for key, pair in keys.items() if key not in judged]
+    found: list[tuple[StoredFact, StoredFact]] = []
+    # Judged pairs are looked up a window at a time: a large store's first windows are
+    # judged after a few passes, and a pass needs only `limit` new ones.
+    for start in range(0, len(scored), KEY_WINDOW):
+        pairs = [_ordered(a, b) for a, b, _, _ in scored[start : start + KEY_WINDOW]]
+        keys = {_key(bot, older, newer): (older, newer) for older, newer in pairs}
+        judged = set(Proposal.objects.filter(key__in=list(keys)).values_list("key", flat=True))
+        found += [pair for key, pair in keys.items() if key not in judged]
+        if len(found) > limit:
+            break
+    return found
 
 
 def contradictions_judge(
@@ -92,5 +114,5 @@ def _ordered(a: StoredFact, b: StoredFact) -> tuple[StoredFact, StoredFact]:
     return (a, b) if (a.day, a.fact_id) <= (b.day, b.fact_id) else (b, a)
 
 
-def _key(older: StoredFact, newer: StoredFact) -> str:
-    return proposal_key(origin=ORIGIN, action="supersede", fact_ids=[older.fact_id, newer.fact_id])
+def _key(bot: str, older: StoredFact, newer: StoredFact) -> str:
+    return proposal_key(origin=ORIGIN, action="supersede", bot=bot, facts=fact_refs([older, newer]))

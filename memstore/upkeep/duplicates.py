@@ -4,32 +4,51 @@ A pair's score is the cosine of its two vectors (the embedding model recall uses
 model, the overlap of their words. A pair whose sides each hold a "value" the other lacks (a
 number, a time, a name: "in Lisbon" / "in Porto", "9:30" / "10:00") is never a duplicate, however
 close: it is a candidate contradiction instead. Two levels, chosen on the labelled set in
-tests/memstore/upkeep/labelled_pairs.py (docs/benchmarks.md has the table):
+tests/memstore/upkeep/labelled_pairs.py: 60 written pairs and 50 pairs of real LoCoMo facts
+that embed alike (same person, same topic; most say different things). docs/benchmarks.md has
+the table:
 
-- `certain`: one fact's content words are all in the other's (a light edit: case, punctuation,
-  an article, a word added). Upkeep merges these on its own: precision 1.00 on the set, and no
-  runaway on stores of look-alike sentences (a cosine threshold alone merged thousands of
-  "X prefers updates about the billing team" / "... the search team" pairs in the bench);
-- `likely`: cosine >= COSINE_LIKELY (or, without a model, overlap >= WORDS_LIKELY). The health
-  report suggests these merges to a person; they are never applied automatically.
+- `certain`: likely, and one fact's content words are all in the other's (a light edit: case,
+  punctuation, an article, a word added). Upkeep merges these on its own: no false merge on
+  the set, and no runaway on stores of look-alike sentences;
+- `likely`: cosine >= COSINE_LIKELY *and* word overlap >= MEANING_WORDS (or, without a model,
+  overlap >= WORDS_LIKELY), and not one or two words swapped for others (`swapped`: "prefers
+  sushi" / "prefers ramen" is a changed value). The health report suggests these merges to a person; they are never
+  applied automatically. Cosine alone is not enough on real text: bge-small puts two different
+  facts about one person's one topic at 0.85-0.95 ("Caroline attended a pride parade last week"
+  / "... a few weeks ago"), so 0.82 alone suggested 3,068 merges on 2,541 LoCoMo facts.
 
-Pure scoring plus candidate search over a store's vectors (a matrix product in chunks); no writes.
+Pure scoring, plus the candidate search of `memstore.upkeep.pairs` over a store's vectors; no
+writes.
 """
 
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
 
+from memstore.facts.markdown import FactLine
 from memstore.facts.records import StoredFact
+from memstore.upkeep.pairs import (
+    MATRIX_MAX,
+    PER_FACT,
+    Scored,
+    alike_by_meaning,
+    alike_by_meaning_large,
+    alike_by_words,
+    unique_facts,
+)
 
 # Measured on the labelled set with bge-small (see the module docstring).
-COSINE_LIKELY = 0.82
+COSINE_LIKELY = 0.90
+MEANING_WORDS = 0.45  # the word overlap a match by meaning must also have
 # Measured on the same set by words alone (no embedding model).
-WORDS_LIKELY = 0.45
+WORDS_LIKELY = 0.65
 
 _STOP = frozenset(
     [
@@ -68,6 +87,61 @@ _STOP = frozenset(
         "with",
     ]
 )
+# Capitalised first words that are not names.
+_OPENERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "our",
+        "we",
+        "my",
+        "his",
+        "her",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "i",
+        "you",
+        "he",
+        "she",
+        "they",
+        "there",
+        "here",
+        "is",
+        "has",
+        "was",
+        "had",
+        "have",
+        "do",
+        "does",
+        "did",
+        "can",
+        "will",
+        "would",
+        "should",
+        "must",
+        "may",
+        "no",
+        "not",
+        "every",
+        "each",
+        "all",
+        "some",
+        "any",
+        "one",
+        "two",
+        "new",
+        "old",
+        "team",
+        "weekly",
+        "daily",
+        "monthly",
+    ]
+)
 _WORD_RE = re.compile(r"[\w]+(?:[:.'-][\w]+)*")
 
 
@@ -84,30 +158,48 @@ class Pair:
     certain: bool
 
 
+# Each text's features are computed once per pass, however many pairs it is in (a store of
+# 50,000 facts has hundreds of thousands of candidate pairs); bounded, so a worker stays small.
+_CACHE = 131_072
+
+
 def word_list(text: str) -> list[str]:
     """The text's content words in order, lower-cased, a plural 's' dropped."""
+    return list(_word_tuple(text))
+
+
+@lru_cache(maxsize=_CACHE)
+def _word_tuple(text: str) -> tuple[str, ...]:
     found = []
     for word in _WORD_RE.findall(text.lower()):
         if word in _STOP:
             continue
         plural = len(word) > 3 and word.endswith("s") and not word.endswith("ss")
         found.append(word[:-1] if plural else word)
-    return found
+    return tuple(found)
 
 
-def words(text: str) -> set[str]:
+@lru_cache(maxsize=_CACHE)
+def words(text: str) -> frozenset[str]:
     """The text's content words as a set (see `word_list`)."""
-    return set(word_list(text))
+    return frozenset(_word_tuple(text))
 
 
-def values(text: str) -> set[str]:
+@lru_cache(maxsize=_CACHE)
+def values(text: str) -> frozenset[str]:
     """Numbers, times and names in the text (a capitalised word that does not open it)."""
     found = set()
     for i, token in enumerate(_WORD_RE.findall(text)):
         if any(c.isdigit() for c in token) or (i > 0 and token[0].isupper()):
             token = token.lower()
             found.add(token[:-1] if len(token) > 3 and token.endswith("s") else token)
-    return found
+    return frozenset(found)
+
+
+@lru_cache(maxsize=_CACHE)
+def body_of(text: str) -> str:
+    """A fact text without its [note]/[episode] tag."""
+    return FactLine(day=date.min, text=text).body
 
 
 def overlap(a: str, b: str) -> float:
@@ -116,10 +208,28 @@ def overlap(a: str, b: str) -> float:
     return len(wa & wb) / len(wa | wb) if wa or wb else 0.0
 
 
+@lru_cache(maxsize=_CACHE)
+def subject(text: str) -> str:
+    """The name a text opens with ("Gina lost her job", "Jon's favourite style"), lower-cased,
+    or "": a capitalised first word that is not a common opener nor a verb ("Prefers")."""
+    tokens = _WORD_RE.findall(text)
+    if not tokens or not tokens[0][:1].isupper():
+        return ""
+    first = tokens[0]
+    name = first[:-2] if first.endswith("'s") else first
+    if name.lower() in _OPENERS or (name.endswith("s") and name is first):
+        return ""
+    return name.lower()
+
+
 def conflicting(a: str, b: str) -> bool:
-    """Whether each text holds a value the other lacks."""
+    """Whether each text holds a value the other lacks, or each is about someone the other
+    does not name ("Gina lost her job" / "Jon lost his job")."""
     va, vb = values(a), values(b)
-    return bool(va - vb) and bool(vb - va)
+    if va - vb and vb - va:
+        return True
+    sa, sb = subject(a), subject(b)
+    return bool(sa and sb and sa != sb) and sa not in b.lower() and sb not in a.lower()
 
 
 def thresholds(by: str) -> float:
@@ -132,32 +242,75 @@ def thresholds(by: str) -> float:
 def contained(a: str, b: str) -> bool:
     """Whether one text's content words (counted: "data ... data" holds two) are all in the
     other's: a light edit (case, punctuation, an article, a word added)."""
-    ca, cb = Counter(word_list(a)), Counter(word_list(b))
+    ca, cb = _counts(a), _counts(b)
     return bool(ca and cb) and (ca <= cb or cb <= ca)
 
 
-def judge(first: StoredFact, second: StoredFact, score: float, by: str) -> Pair | None:
+@lru_cache(maxsize=_CACHE)
+def _counts(text: str) -> Counter:
+    return Counter(_word_tuple(text))  # read only: shared by every pair the text is in
+
+
+def swapped(a: str, b: str) -> bool:
+    """Whether one or two words of each text stand where the other has others ("Ana prefers
+    sushi for lunch" / "... ramen ...", the shape of a changed value, not of a rewording:
+    bge-small puts such pairs at cosine 0.86-0.92), or the same words stand in another order
+    ("cannot stand A but loves B" / "... B but loves A": two words trade places, not a block
+    moved as in "Dan works from Berlin on Mondays" / "On Mondays Dan works from Berlin")."""
+    wa, wb = words(a), words(b)
+    if len(wa - wb) == len(wb - wa) and 1 <= len(wa - wb) <= 2:
+        return True
+    ta, tb = _word_tuple(a), _word_tuple(b)
+    if len(ta) != len(tb) or _counts(a) != _counts(b):
+        return False
+    moved = [i for i, (x, y) in enumerate(zip(ta, tb, strict=True)) if x != y]
+    return len(moved) == 2 and moved[1] - moved[0] > 1
+
+
+def features_clear() -> None:
+    """Forget the texts' cached features (a pass's end: a worker keeps no store in memory)."""
+    for cached in (_word_tuple, words, values, body_of, subject, _counts):
+        cached.cache_clear()
+
+
+def likely(a: str, b: str, score: float, by: str, floor: float | None = None) -> bool:
+    """Whether two texts with this score are at least a likely duplicate (`floor`: the
+    threshold for `by`, when the caller has it at hand)."""
+    floor = thresholds(by) if floor is None else floor
+    if score < floor or (by == "meaning" and overlap(a, b) < MEANING_WORDS):
+        return False
+    return not swapped(a, b) and not conflicting(a, b)
+
+
+def judge(
+    first: StoredFact, second: StoredFact, score: float, by: str, floor: float | None = None
+) -> Pair | None:
     """The pair if it is at least a likely duplicate, else None."""
-    if score < thresholds(by) or conflicting(first.body, second.body):
+    a, b = body_of(first.text), body_of(second.text)
+    if not likely(a, b, score, by, floor):
         return None
-    certain = contained(first.body, second.body)
+    certain = contained(a, b)
     return Pair(first, second, round(float(score), 4), by, False, certain)
 
 
-Scored = tuple[StoredFact, StoredFact, float, str]  # first, second, score, by
-
-
 def duplicates_find(
-    facts: Sequence[StoredFact], vectors: dict[str, np.ndarray] | None = None, *, chunk: int = 1000
+    facts: Sequence[StoredFact],
+    vectors: dict[str, np.ndarray] | None = None,
+    *,
+    scored: list[Scored] | None = None,
 ) -> list[Pair]:
     """Likely duplicate pairs among these facts, within each scope, best first. With `vectors`
     (fact id -> unit vector) by meaning; facts without a vector, and every fact when there are
-    no vectors, by words."""
-    floors = (thresholds("meaning"), thresholds("words"))
+    no vectors, by words. `scored`: candidate pairs already found (at floors no higher)."""
+    floors = {"meaning": thresholds("meaning"), "words": thresholds("words")}
+    if scored is None:
+        scored = similar_pairs(
+            facts, vectors, floors=(floors["meaning"], floors["words"]), min_words=MEANING_WORDS
+        )
     pairs = [
         pair
-        for first, second, score, by in similar_pairs(facts, vectors, floors=floors, chunk=chunk)
-        if (pair := judge(first, second, score, by))
+        for first, second, score, by in scored
+        if score >= floors[by] and (pair := judge(first, second, score, by, floors[by]))
     ]
     return sorted(pairs, key=lambda p: (-p.score, p.first.fact_id, p.second.fact_id))
 
@@ -167,66 +320,47 @@ def similar_pairs(
     vectors: dict[str, np.ndarray] | None,
     *,
     floors: tuple[float, float],
-    chunk: int = 1000,
+    per_fact: int = PER_FACT,
+    min_words: float = 0.0,
 ) -> list[Scored]:
-    """Every pair of one scope scoring at least `floors` (cosine, word overlap)."""
+    """Pairs of one scope scoring at least `floors` (cosine, word overlap): each fact's
+    `per_fact` most alike partners (see `memstore.upkeep.pairs`); by meaning, only pairs whose
+    words overlap about `min_words` or more."""
     by_scope: dict[str, list[StoredFact]] = defaultdict(list)
     for fact in facts:
         by_scope[fact.scope].append(fact)
     found: list[Scored] = []
     for group in by_scope.values():
-        group = _unique(group)
+        group = unique_facts(group)
         with_vector = [f for f in group if vectors and f.fact_id in vectors]
         without = [f for f in group if not (vectors and f.fact_id in vectors)]
         if with_vector:
-            found += _by_meaning(with_vector, vectors or {}, floors[0], chunk)
-        found += _by_words(without, floors[1])
+            matrix = np.stack([vectors[f.fact_id] for f in with_vector]).astype(np.float32)  # type: ignore[index]
+            large = len(with_vector) > MATRIX_MAX
+            sets = [words(body_of(f.text)) for f in with_vector] if min_words or large else None
+            if large:
+                found += alike_by_meaning_large(
+                    with_vector, matrix, floors[0], sets or [], per_fact=per_fact
+                )
+            else:
+                found += alike_by_meaning(
+                    with_vector,
+                    matrix,
+                    floors[0],
+                    per_fact=per_fact,
+                    word_sets=sets,
+                    min_words=min_words,
+                )
+            del matrix
+        if without:
+            sets = [words(body_of(f.text)) for f in without]
+            found += alike_by_words(without, sets, floors[1], exact=_jaccard, per_fact=per_fact)
     return found
 
 
-def _unique(group: list[StoredFact]) -> list[StoredFact]:
-    # The same identity in two files of a scope is one fact (readers merge them).
-    seen: dict[str, StoredFact] = {}
-    for fact in group:
-        if fact.fact_id not in seen or fact.day > seen[fact.fact_id].day:
-            seen[fact.fact_id] = fact
-    return sorted(seen.values(), key=lambda f: f.fact_id)
-
-
-def _by_meaning(
-    group: list[StoredFact], vectors: dict[str, np.ndarray], floor: float, chunk: int
-) -> list[Scored]:
-    matrix = np.stack([vectors[f.fact_id] for f in group]).astype(np.float32)
-    found = []
-    for start in range(0, len(group), chunk):
-        block = matrix[start : start + chunk] @ matrix.T
-        rows, cols = np.nonzero(block >= floor)
-        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
-            i = start + r
-            if c > i:
-                found.append((group[i], group[c], float(block[r, c]), "meaning"))
-    return found
-
-
-def _by_words(group: list[StoredFact], floor: float) -> list[Scored]:
-    # Candidates share a word that few facts hold; each candidate pair is scored once.
-    holders: dict[str, list[int]] = defaultdict(list)
-    sets = [words(f.body) for f in group]
-    for i, found in enumerate(sets):
-        for word in found:
-            holders[word].append(i)
-    cap = max(50, len(group) // 20)
-    candidates: set[tuple[int, int]] = set()
-    for members in holders.values():
-        if len(members) <= cap:
-            candidates.update((a, b) for n, a in enumerate(members) for b in members[n + 1 :])
-    found = []
-    for a, b in sorted(candidates):
-        union = sets[a] | sets[b]
-        score = len(sets[a] & sets[b]) / len(union) if union else 0.0
-        if score >= floor:
-            found.append((group[a], group[b], score, "words"))
-    return found
+def _jaccard(a: set[str], b: set[str]) -> float:
+    union = a | b
+    return len(a & b) / len(union) if union else 0.0
 
 
 def pair_scores(texts: Iterable[tuple[str, str]], embed=None) -> list[tuple[float, str, bool]]:
@@ -266,8 +400,8 @@ def labelled_measure(
     results = []
     for level in ("certain", "likely"):
         tp = fp = fn = 0
-        for (score, _, conflict), (a, b, same) in zip(scores, labelled, strict=True):
-            said = score >= floor and not conflict and (level == "likely" or contained(a, b))
+        for (score, _, _), (a, b, same) in zip(scores, labelled, strict=True):
+            said = likely(a, b, score, by) and (level == "likely" or contained(a, b))
             tp += said and same
             fp += said and not same
             fn += same and not said

@@ -15,10 +15,17 @@ Fixes go through the ordinary services as the person or bot asking (`by`, `via`)
 (forget, restorable from history), merge (archive one of a pair; the kept fact gets a
 `supersedes` link), erase (the one erasure, `memstore.privacy.erase`, within the asker's reach:
 no copy of the text is left there, in files, history, vectors or stored records).
+
+Bounded at any size (50,000 facts in seconds, in a few hundred MB): each check is one pass
+over the facts, pairs come from `memstore.upkeep.pairs` (vectorised blocks, a few partners a
+fact), and no vector is computed here (a fact not yet embedded is compared by words). The
+console shows the last finished report and has a new one made in the worker
+(`memstore.upkeep.health_snapshots`).
 """
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import lru_cache
 
 from django.conf import settings
 from django.utils import timezone
@@ -36,7 +43,7 @@ from memstore.rules.withheld import secret_keep, secrets_kept
 from memstore.store.links import fact_links_change
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget
-from memstore.upkeep.duplicates import duplicates_find
+from memstore.upkeep.duplicates import duplicates_find, features_clear, word_list
 from memstore.upkeep.junk import junk_reason
 from memstore.upkeep.store import store_facts, store_vectors
 from memstore.upkeep.usage import usage_of
@@ -72,37 +79,69 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class HealthReport:
-    """Findings over some shards, most serious kind first, and how many of each kind."""
+    """Findings over some shards, most serious kind first (at most `limit`), how many of each
+    kind in all, and (`by_scope`) how many of each kind in each scope."""
 
     facts: int
     findings: list[Finding]
     counts: dict[str, int] = field(default_factory=dict)
+    by_scope: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-def health_report(*, shards: list[Shard], limit: int = 500) -> HealthReport:
-    """What is wrong with the facts of these shards (synced first)."""
+def health_report(*, shards: list[Shard], limit: int = 500, per_kind: int = 0) -> HealthReport:
+    """What is wrong with the facts of these shards (synced first); `per_kind`: keep at most
+    that many findings of each kind (0: no cap) before `limit`."""
     facts = store_facts(shards=shards)
     findings: list[Finding] = []
     findings += _single(facts)
-    findings += _contradictions(shards, {f.fact_id: f for f in facts})
-    for pair in duplicates_find(facts, store_vectors(facts)):
-        newer, older = sorted(
-            (pair.first, pair.second), key=lambda f: (f.day, f.text), reverse=True
-        )
-        why = f"{'meaning' if pair.by == 'meaning' else 'words'} {pair.score:.2f} alike"
-        findings.append(Finding("duplicate", older, why, other=newer))
+    findings += _contradictions(shards, facts)
+    try:
+        findings += _duplicates(facts)
+    finally:
+        features_clear()
     findings += _unused(facts)
+    return _report(len(facts), findings, limit=limit, per_kind=per_kind)
+
+
+def _report(facts: int, findings: list[Finding], *, limit: int, per_kind: int) -> HealthReport:
     order = {kind: i for i, kind in enumerate(KINDS)}
     findings.sort(key=lambda f: (order[f.kind], f.fact.scope, f.fact.fact_id))
-    counts = {kind: sum(1 for f in findings if f.kind == kind) for kind in KINDS}
-    return HealthReport(facts=len(facts), findings=findings[:limit], counts=counts)
+    counts = dict.fromkeys(KINDS, 0)
+    by_scope: dict[str, dict[str, int]] = {}
+    kept = []
+    for finding in findings:
+        counts[finding.kind] += 1
+        scope = by_scope.setdefault(finding.fact.scope, dict.fromkeys(KINDS, 0))
+        scope[finding.kind] += 1
+        if not per_kind or counts[finding.kind] <= per_kind:
+            kept.append(finding)
+    return HealthReport(facts=facts, findings=kept[:limit], counts=counts, by_scope=by_scope)
+
+
+def _duplicates(facts: list[StoredFact]) -> list[Finding]:
+    found = []
+    for pair in duplicates_find(facts, store_vectors(facts)):
+        # Keep the fuller fact (its words hold the other's, or it is longer), then the newer.
+        kept, archived = sorted(
+            (pair.first, pair.second),
+            key=lambda f: (len(word_list(f.body)), f.day, f.text),
+            reverse=True,
+        )
+        why = f"{'meaning' if pair.by == 'meaning' else 'words'} {pair.score:.2f} alike"
+        found.append(Finding("duplicate", archived, why, other=kept))
+    return found
+
+
+# The secret rules cost most of a report's per-fact checks; a worker making reports over and
+# over checks each text once (bounded: 131,072 texts, a few tens of MB).
+_secret_kind = lru_cache(maxsize=131_072)(secret_kind)
 
 
 def _single(facts: list[StoredFact]) -> list[Finding]:
     found = []
     kept: frozenset[str] | None = None
     for fact in facts:
-        if kind := secret_kind(fact.text):
+        if kind := _secret_kind(fact.text):
             kept = secrets_kept() if kept is None else kept
             if fact.fact_id not in kept:  # a person said the detector was wrong about it
                 found.append(Finding("secret", fact, f"looks like {kind}"))
@@ -117,16 +156,20 @@ def _single(facts: list[StoredFact]) -> list[Finding]:
     return found
 
 
-def _contradictions(shards: list[Shard], by_id: dict[str, StoredFact]) -> list[Finding]:
+def _contradictions(shards: list[Shard], facts: list[StoredFact]) -> list[Finding]:
     keys = {str(s.scope) for s in shards}
+    by_ref = {(f.scope, f.shard_bot, f.fact_id): f for f in facts}
     open_ = Proposal.objects.filter(
         origin="contradiction", action="supersede", status=Proposal.PROPOSED, scope_key__in=keys
     )
     found = []
-    for proposal in open_.order_by("created_at"):
-        ids = [item.get("id") for item in proposal.evidence]
-        if len(ids) == 2 and ids[0] in by_id and ids[1] in by_id:
-            older, newer = by_id[ids[0]], by_id[ids[1]]
+    for proposal in open_.order_by("created_at").iterator(chunk_size=500):
+        refs = [
+            (i.get("scope", proposal.scope_key), i.get("bot", proposal.bot), i.get("id"))
+            for i in proposal.evidence
+        ]
+        if len(refs) == 2 and refs[0] in by_ref and refs[1] in by_ref:
+            older, newer = by_ref[refs[0]], by_ref[refs[1]]
             found.append(
                 Finding("contradiction", older, proposal.reason, other=newer, proposal=proposal.pk)
             )

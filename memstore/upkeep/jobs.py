@@ -5,6 +5,9 @@ pass per bot that has memory, each with a queueing lock per bot so a slow pass i
 twice. Both are off until UPKEEP_MODE / SYNTHESIS_MODE say report or write. A worker killed
 mid-pass leaves its job to the learner's stalled-job recovery; a re-run repeats nothing
 (proposals are keyed; applying one is idempotent).
+
+The console asks for a health report of a large store here too (`health_enqueue`, a queueing
+lock per store), and shows the last finished one until the worker has made it.
 """
 
 import logging
@@ -86,5 +89,24 @@ def upkeep_tick(timestamp: int) -> int:
     close_old_connections()
     try:
         return upkeep_enqueue_all()
+    finally:
+        close_old_connections()
+
+
+def health_enqueue(*, key: str) -> int:
+    """Queue a health report of a store (`memstore.upkeep.health_snapshots` keys); 0 when one
+    is already waiting."""
+    return _defer(health_store, f"health-{key}", key=key)
+
+
+@app.task(name="memstore.upkeep.health", queue=QUEUE)
+def health_store(key: str) -> str:
+    """Make and keep the health report of a store (a bot's, or the workspace's)."""
+    from memstore.upkeep.health_snapshots import health_job
+
+    close_old_connections()
+    commits_relaxed()
+    try:
+        return health_job(key=key)
     finally:
         close_old_connections()

@@ -30,13 +30,25 @@ from memstore.upkeep.guard import fact_archive, fact_protected, fact_supersede
 ACTIONS = ("supersede", "merge", "rewrite", "retire")
 
 
-def proposal_key(*, origin: str, action: str, fact_ids: list[str], text: str = "") -> str:
-    """The identity of a proposal: the same change to the same facts is proposed once."""
-    payload = json.dumps([origin, action, sorted(fact_ids), " ".join(text.lower().split())])
+def proposal_key(
+    *, origin: str, action: str, bot: str, facts: list[tuple[str, str, str]], text: str = ""
+) -> str:
+    """The identity of a proposal: the same change by one bot to the same facts, each named by
+    (scope, shard bot, fact id), is proposed once. Not by fact id alone: that is the text's
+    identity, so bot B's copy of a text bot A also holds would share A's proposal and be
+    skipped."""
+    payload = json.dumps(
+        [origin, action, bot, sorted(map(list, facts)), " ".join(text.lower().split())]
+    )
     return hashlib.sha1(payload.encode()).hexdigest()
 
 
-def proposal_record(
+def fact_refs(facts: list[StoredFact]) -> list[tuple[str, str, str]]:
+    """(scope, shard bot, fact id) of each fact: what a proposal key names."""
+    return [(f.scope, f.shard_bot, f.fact_id) for f in facts]
+
+
+def proposal_new(
     *,
     origin: str,
     action: str,
@@ -46,36 +58,56 @@ def proposal_record(
     reason: str = "",
     verdict: str = "",
     status: str = Proposal.PROPOSED,
-) -> tuple[Proposal, bool]:
-    """Store a proposal unless the same one exists; (proposal, created)."""
+) -> Proposal:
+    """A proposal, not yet stored, with its key."""
     if action not in ACTIONS:
         raise InvalidFact(f"Unknown proposal action {action!r}.")
-    key = proposal_key(
-        origin=origin, action=action, fact_ids=[f.fact_id for f in evidence], text=text
+    return Proposal(
+        key=proposal_key(
+            origin=origin, action=action, bot=bot, facts=fact_refs(evidence), text=text
+        ),
+        origin=origin,
+        action=action,
+        bot=bot,
+        scope_key=evidence[0].scope,
+        evidence=[
+            {
+                "id": f.fact_id,
+                "text": f.text,
+                "day": f.day.isoformat(),
+                "bot": f.shard_bot,
+                "scope": f.scope,
+            }
+            for f in evidence
+        ],
+        text=text,
+        reason=reason,
+        verdict=verdict,
+        status=status,
     )
-    return Proposal.objects.get_or_create(
-        key=key,
-        defaults={
-            "origin": origin,
-            "action": action,
-            "bot": bot,
-            "scope_key": evidence[0].scope,
-            "evidence": [
-                {
-                    "id": f.fact_id,
-                    "text": f.text,
-                    "day": f.day.isoformat(),
-                    "bot": f.shard_bot,
-                    "scope": f.scope,
-                }
-                for f in evidence
-            ],
-            "text": text,
-            "reason": reason,
-            "verdict": verdict,
-            "status": status,
-        },
-    )
+
+
+def proposal_record(**fields) -> tuple[Proposal, bool]:
+    """Store a proposal (the fields of `proposal_new`) unless the same one exists;
+    (proposal, created)."""
+    new = proposal_new(**fields)
+    values = {f.attname: getattr(new, f.attname) for f in Proposal._meta.concrete_fields}
+    values = {k: v for k, v in values.items() if k not in ("id", "key", "created_at")}
+    return Proposal.objects.get_or_create(key=new.key, defaults=values)
+
+
+def proposals_record(proposals: list[Proposal], *, chunk: int = 2_000) -> list[Proposal]:
+    """Store the proposals whose key is new, a chunk per statement; returns those stored (a
+    large pass, thousands of stale facts, costs a few statements, not one per fact)."""
+    stored: list[Proposal] = []
+    for start in range(0, len(proposals), chunk):
+        batch = {p.key: p for p in proposals[start : start + chunk]}
+        known = set(Proposal.objects.filter(key__in=list(batch)).values_list("key", flat=True))
+        fresh = [p for key, p in batch.items() if key not in known]
+        # A concurrent pass may store the same key meanwhile: that one stands.
+        Proposal.objects.bulk_create(fresh, ignore_conflicts=True)
+        stored += fresh
+    return stored
 
 
 def proposal_apply(*, proposal: Proposal, automatic: bool, by: str, via: str) -> dict:

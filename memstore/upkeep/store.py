@@ -1,6 +1,7 @@
 """A bot's store as upkeep, synthesis and the health report see it: every shard the bot writes
 (its own memory, and its shards of people's and projects' memory), read from the index after a
-sync, and the vectors of those facts under the current embedding model (computed if missing)."""
+sync, and the vectors of those facts under the current embedding model (a bounded number
+computed if missing)."""
 
 from django.db.models import F, Q
 
@@ -58,15 +59,21 @@ def store_facts(*, shards: list[Shard]) -> list[StoredFact]:
     return [stored_from_row(r) for r in rows.order_by("day", "fact_id")]
 
 
-def store_vectors(facts: list[StoredFact]) -> dict | None:
-    """Unit vectors of these facts under the current embedding model (missing ones computed),
-    or None when no model is installed: then duplicates are found by words."""
+def store_vectors(facts: list[StoredFact], *, compute: int = 0) -> dict | None:
+    """Unit vectors of these facts under the current embedding model, or None when no model is
+    installed: then duplicates are found by words. At most `compute` missing vectors are
+    computed here (the health report computes none: a fact not yet embedded is compared by
+    words until the background embedding reaches it)."""
     embedder = embedder_current()
     if embedder is None or not facts:
         return None
     texts = {f.fact_id: f.text for f in facts}
-    try:
-        vectors_ensure(texts, embedder=embedder)
-    except Exception:  # a remote model that is down: fall back to words, as recall does
-        return None
-    return vectors_fetch(embedder.name, list(texts))
+    found = vectors_fetch(embedder.name, list(texts))
+    missing = [fact_id for fact_id in texts if fact_id not in found][:compute]
+    if missing:
+        try:
+            vectors_ensure({fact_id: texts[fact_id] for fact_id in missing}, embedder=embedder)
+        except Exception:  # a remote model that is down: those go by words, as recall does
+            return found
+        found.update(vectors_fetch(embedder.name, missing))
+    return found

@@ -30,7 +30,7 @@ from memstore.llm.config import learner_config
 from memstore.models import Proposal
 from memstore.upkeep.guard import fact_protected
 from memstore.upkeep.prompts import synthesis_parse, synthesis_prompt, verify_parse, verify_prompt
-from memstore.upkeep.proposals import proposal_apply, proposal_key, proposal_record
+from memstore.upkeep.proposals import fact_refs, proposal_apply, proposal_key, proposal_record
 from memstore.upkeep.store import bot_store_shards, store_facts
 
 ORIGIN = "synthesis"
@@ -117,7 +117,9 @@ def _propose(
     ):
         evidence = [by_id[i] for i in item.ids]
         action = item.action
-        key = proposal_key(origin=ORIGIN, action=action, fact_ids=list(item.ids), text=item.text)
+        key = proposal_key(
+            origin=ORIGIN, action=action, bot=bot, facts=fact_refs(evidence), text=item.text
+        )
         if Proposal.objects.filter(key=key).exists():
             continue  # proposed before (this pass was re-run): nothing twice
         refusal = _refusal(evidence, item.text)

@@ -8,8 +8,8 @@ import pytest
 from memstore.calls.actions import bot_edit, bot_forget, bot_remember
 from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import Scope
-from memstore.index import index_sync
-from memstore.prompt.asof import bot_facts_as_of, facts_as_of, prompt_as_of
+from memstore.index import index_rebuild, index_sync
+from memstore.prompt.asof import bot_facts_as_of, facts_as_of, history_start, prompt_as_of
 from memstore.rooms.access import Context, Room
 from tests.helpers import HistoryClock
 
@@ -66,3 +66,42 @@ def test_the_prompt_as_of_a_date_is_built_from_that_day(scripted):
     assert "Deploys on Friday" in before and "Likes tea" in before
     assert "Deploys on Monday" in after and "Friday" not in after and "Likes tea" not in after
     assert after.index("Alice is vegetarian") < after.index("Deploys on Monday")  # block order
+
+
+def _written_before(memory_root) -> None:
+    log = memory_root / "agents/ada/memory/log"
+    log.mkdir(parents=True)
+    (log / "2026-06.md").write_text(
+        "# Memory log\n\n- (2026-06-03) Moved to Porto\n- (2026-06-20) Started pottery\n"
+    )
+
+
+def test_lines_in_the_files_when_history_starts_are_known_from_their_own_date(
+    db, memory_root, monkeypatch
+):
+    _written_before(memory_root)
+    clock = HistoryClock(monkeypatch, _day(1))
+    index_sync(scopes=[Scope("bot", "ada")])  # the index first sees the file: history starts
+    ctx = Context(bot="ada", room=Room("dm-1", "direct"), person="alice")
+    clock.at(_day(2))
+    bot_remember(ctx=ctx, text="Likes tea")
+    texts = lambda day: sorted(f.text for f in bot_facts_as_of(ctx=ctx, day=day).items)  # noqa: E731
+    assert texts(date(2026, 6, 1)) == []
+    assert texts(date(2026, 6, 10)) == ["Moved to Porto"]
+    assert texts(date(2026, 10, 31)) == ["Moved to Porto", "Started pottery"]
+    assert texts(date(2026, 11, 2)) == ["Likes tea", "Moved to Porto", "Started pottery"]
+    assert history_start(scopes=[Scope("bot", "ada")]) == _day(1)
+
+
+def test_a_store_indexed_by_reindex_has_no_history_yet_its_lines_count_by_date(db, memory_root):
+    _written_before(memory_root)
+    index_rebuild()
+    found = facts_as_of(scopes=[Scope("bot", "ada")], day=date(2026, 6, 10))
+    assert [f.text for f in found] == ["Moved to Porto"]
+    assert history_start(scopes=[Scope("bot", "ada")]) is None
+
+
+def test_a_later_hand_edit_is_known_from_when_it_was_noticed(scripted):
+    # The file's history began with saves on day 1; the line added by hand on day 4, dated
+    # 2026-11-04, was not there when history started.
+    assert "Added by hand" not in _texts(scripted, 3)

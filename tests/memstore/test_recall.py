@@ -14,7 +14,7 @@ from memstore.index import index_rebuild
 from memstore.models import Embedding
 from memstore.recall import embeddings, recall_search, search, vectors
 from memstore.recall.dates import DateMention, date_mentions
-from memstore.recall.fusion import Ranked, dense_floor, fuse
+from memstore.recall.fusion import Ranked, dense_floor, fuse, lexical_floor
 from memstore.recall.words import STOPWORDS, words_search
 from memstore.rooms.access import Context, Room
 from memstore.store.services import fact_edit
@@ -418,3 +418,55 @@ def test_more_counts_only_matches_past_the_relevance_floor(memory_root, words_on
     log(memory_root, "bot", "ada", "2026-11", *lines, "- (2026-11-09) Alice prefers tea")
     result = recall_search(ctx=own(), query="alice tea")
     assert (texts(result), result.more) == (["Alice prefers tea"], 0)
+
+
+# --- the relevance floor on small stores (issue 21) ----------------------------------------
+
+LOUNGE = [
+    "- (2026-11-01) The card table in the lounge seats six",
+    "- (2026-11-02) Prefers aisle seats on long trips",
+    "- (2026-11-03) Booked a flight to Lisbon for the offsite",
+    "- (2026-11-04) Owns a golden retriever called Biscuit",
+    "- (2026-11-05) Restarted the pottery class in March",
+    "- (2026-11-06) Bakes sourdough on weekends",
+    "- (2026-11-07) Has two cats named Miso and Tofu",
+    "- (2026-11-08) Collects vinyl records",
+    "- (2026-11-09) Sister lives in Porto",
+    "- (2026-11-10) Takes the train to work",
+]
+
+
+def test_a_word_meaning_does_not_support_is_not_enough_for_a_longer_query(memory_root, bge):
+    log(memory_root, "bot", "ada", "2026-11", *LOUNGE)
+    found = texts(recall_search(ctx=own(), query="window seats flights"))
+    assert "The card table in the lounge seats six" not in found
+    assert found[:2] == [
+        "Prefers aisle seats on long trips",
+        "Booked a flight to Lisbon for the offsite",
+    ]
+    # Asked for that word alone, it is a match.
+    assert "The card table in the lounge seats six" in texts(
+        recall_search(ctx=own(), query="seats")
+    )
+
+
+@pytest.mark.parametrize("query", ["restrat", "zxqv blorp", "quantum chromodynamics"])
+def test_a_query_matching_nothing_in_particular_finds_little_on_a_small_store(
+    memory_root, bge, query
+):
+    log(memory_root, "bot", "ada", "2026-11", *LOUNGE)
+    result = recall_search(ctx=own(), query=query)
+    assert len(result.items) + result.more <= 1
+
+
+def test_the_floors_are_pure():
+    day = date(2026, 1, 1)
+    flat = [Ranked(pk=i, fact_id=str(i), day=day, score=0.56 + i / 1000) for i in range(10)]
+    assert dense_floor(flat, floor=0.55, margin=0.2) == flat  # a long list: no median known
+    assert dense_floor(flat, floor=0.55, margin=0.2, complete=True) == []  # nothing stands out
+    peak = [*flat, Ranked(pk=99, fact_id="best", day=day, score=0.8)]
+    assert [h.fact_id for h in dense_floor(peak, floor=0.55, margin=0.2, complete=True)] == ["best"]
+    one_word = Ranked(pk=1, fact_id="w", day=day, score=2.0, coverage=0.3)
+    most = Ranked(pk=2, fact_id="m", day=day, score=1.0, coverage=0.7)
+    assert lexical_floor([one_word, most], []) == [most]
+    assert lexical_floor([one_word, most], [one_word]) == [one_word, most]  # meaning agrees

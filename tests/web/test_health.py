@@ -94,3 +94,85 @@ def test_proposals_inbox_accept_applies_and_reject_changes_nothing(ann, workspac
     texts = [f.text for f in facts_on_disk(workspace)["agents/ava/memory/profile.md"]]
     assert "Plans offsites and budgets for the Lisbon team" not in texts
     assert "No proposed proposals" in ann.get("/bots/ava/proposals/").content.decode()
+
+
+def queued_health() -> list[str]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT args->>'key' FROM procrastinate_jobs "
+            "WHERE task_name = 'memstore.upkeep.health' AND status = 'todo' ORDER BY id"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+@pytest.fixture
+def large(settings):
+    """Every store counts as large: its report is made by the worker, not by the page."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE procrastinate_jobs CASCADE")
+    settings.HEALTH_INLINE_FACTS = 0
+
+
+def test_a_large_store_shows_the_last_report_while_the_worker_makes_a_new_one(
+    ann, workspace, large
+):
+    from memstore.index import index_sync
+    from memstore.upkeep.health_snapshots import health_job
+    from memstore.upkeep.store import bot_store_shards
+
+    write_memory(workspace, LOG.format(month="2020-02"), f"- ({day(1)}) Build succeeded")
+    index_sync(scopes=[s.scope for s in bot_store_shards("ava")])
+    first = ann.get("/bots/ava/health/").content.decode()
+    assert "first report of this memory is being prepared" in first
+    assert kinds(first) == []
+    assert queued_health() == ["bot:ava"]
+    ann.get("/bots/ava/health/")
+    assert queued_health() == ["bot:ava"]  # asked once, not once a visit
+    health_job(key="bot:ava")  # what the worker runs
+    done = ann.get("/bots/ava/health/").content.decode()
+    assert "junk" in kinds(done)
+    assert "being prepared" not in done
+
+    write_memory(
+        workspace,
+        LOG.format(month="2020-02"),
+        f"- ({day(1)}) Build succeeded",
+        f"- ({day(1)}) Tests passed",
+    )
+    index_sync(scopes=[s.scope for s in bot_store_shards("ava")])
+    changed = ann.get("/bots/ava/health/").content.decode()
+    assert "The memory changed since this report" in changed
+    assert "Build succeeded" in changed and "Tests passed" not in changed  # the last report
+    health_job(key="bot:ava")
+    assert "Tests passed" in ann.get("/bots/ava/health/").content.decode()
+
+
+def test_a_fix_leaves_the_kept_report_at_once(ann, workspace, large):
+    from memstore.upkeep.health_snapshots import health_job
+
+    write_memory(workspace, LOG.format(month="2020-02"), f"- ({day(1)}) Build succeeded")
+    ann.get("/bots/ava/health/")
+    health_job(key="bot:ava")
+    fact_id = markdown.fact_identity("Build succeeded")
+    ann.post("/health/fix/", {"action": "archive", "shard": "bot:ava|ava", "id": fact_id})
+    assert "Build succeeded" not in ann.get("/bots/ava/health/").content.decode()
+
+
+def test_findings_come_a_kind_and_a_page_at_a_time(ann, workspace, large):
+    from memstore.upkeep.health_snapshots import health_job
+
+    lines = [f"- ({day(1)}) Build succeeded{'!' * n}" for n in range(60)]
+    write_memory(workspace, LOG.format(month="2020-02"), *lines)
+    ann.get("/bots/ava/health/")
+    health_job(key="bot:ava")
+    page = ann.get("/bots/ava/health/?kind=junk").content.decode()
+    assert (kinds(page), "Showing 1–50 of 60" in page) == (["junk"] * 50, True)
+    assert 'href="/bots/ava/health/?kind=junk&amp;offset=50"' in page
+    rest = ann.get("/bots/ava/health/?kind=junk&offset=50").content.decode()
+    assert kinds(rest) == ["junk"] * 10
+    assert ann.post("/bots/ava/health/").status_code == 302  # check again: queued
+    assert queued_health() == ["bot:ava"]

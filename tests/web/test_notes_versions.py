@@ -131,7 +131,11 @@ def test_as_of_a_date_shows_what_the_bot_knew(ann, workspace, monkeypatch):
     now = plain(ann.get(f"/bots/ava/as-of/?day={timezone.localdate() + timedelta(days=1)}"))
     assert TEXT in then and "Ann wants reports" in then and "Sam is vegetarian" not in then
     assert TEXT not in now
-    assert "Nothing was known yet" in plain(ann.get("/bots/ava/as-of/?day=2025-12-31"))
+    # Before history: the lines on disk when it began count from their own dates.
+    before = plain(ann.get("/bots/ava/as-of/?day=2025-12-31"))
+    assert "History starts on 2026-01-01" in before
+    assert "Old memories of 2020" in before and TEXT not in before
+    assert "Nothing was known yet" in plain(ann.get("/bots/ava/as-of/?day=2019-12-31"))
 
 
 def test_the_importance_filter_keeps_high_or_low_importance_facts(ann, workspace):

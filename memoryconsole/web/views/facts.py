@@ -20,7 +20,7 @@ from memoryconsole.web.views.common import (
 from memoryconsole.web.views.rows import fact_urls
 from memstore.console.facts import IMPORTANCE_LEVELS, bot_tabs, fact_rows
 from memstore.console.search import bot_search
-from memstore.console.versions import console_bot_as_of
+from memstore.console.versions import console_bot_as_of, console_history_start
 from memstore.console.writes import (
     clear_preview,
     clear_undo_open,
@@ -176,12 +176,16 @@ def as_of_page(request, bot: str):
     """What this bot knew on a date (a date picker; replayed from history)."""
     form = AsOfForm(request.GET or {"day": timezone.localdate().isoformat()})
     day = form.cleaned_data["day"] if form.is_valid() else None
-    facts = console_bot_as_of(viewer=viewer_of(request), bot=bot, day=day) if day else []
+    viewer = viewer_of(request)
+    facts = console_bot_as_of(viewer=viewer, bot=bot, day=day) if day else []
+    start = console_history_start(viewer=viewer, bot=bot)
     context = {
         "bot": bot,
         "here": "as-of",
         "form": form,
         "day": day,
+        "history_start": start,
+        "before_history": bool(day and start and day < start.date()),
         "rows": [(f, common.scope_label(f.scope)) for f in facts],
     }
     return render(request, "web/as_of.html", context)

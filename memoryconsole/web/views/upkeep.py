@@ -12,7 +12,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from memoryconsole.web.views.common import console_view, viewer_of
+from memoryconsole.web.views.common import console_view, url_with, viewer_of
 from memstore.console.graph import bot_graph, fact_graph
 from memstore.console.health import (
     KIND_LABELS,
@@ -54,20 +54,38 @@ def graph_page(request, bot: str):
     return render(request, "web/graph.html", context)
 
 
-@console_view("GET")
+@console_view("GET", "POST")
 def health_page(request, bot: str | None = None):
-    """What looks wrong in a bot's memory (or the workspace's), each with its fix."""
-    report = health_view(viewer=viewer_of(request), bot=bot)
-    counts = [(kind, label, report.counts.get(kind, 0)) for kind, label in KIND_LABELS.items()]
+    """What looks wrong in a bot's memory (or the workspace's), each with its fix: the last
+    finished report, one kind and one page at a time; POST asks for a new report."""
+    if request.method == "POST":
+        health_view(viewer=viewer_of(request), bot=bot, refresh=True)
+        return redirect(request.path)
+    kind = request.GET.get("kind", "")
+    kind = kind if kind in KIND_LABELS else ""
+    offset = request.GET.get("offset", "")
+    offset = min(int(offset), 10**6) if offset.isdigit() else 0
+    view = health_view(viewer=viewer_of(request), bot=bot, kind=kind, offset=offset)
+    counts = [(k, label, view.counts.get(k, 0)) for k, label in KIND_LABELS.items()]
+    page = view.page
     volume_code, volume_notice = memory_volume_notice()
     context = {
         "volume_code": volume_code,
         "volume_notice": volume_notice,
         "bot": bot,
         "here": "health",
-        "report": report,
+        "report": view,
         "counts": counts,
-        "rows": health_rows(report),
+        "kind": kind,
+        "rows": health_rows(page.items),
+        "first": page.offset + 1,
+        "last": page.offset + len(page.items),
+        "more_url": url_with(request, offset=page.offset + len(page.items))
+        if page.has_more and page.items
+        else "",
+        "back_url": url_with(request, offset=max(0, page.offset - page.limit) or None)
+        if page.offset
+        else "",
     }
     return render(request, "web/health.html", context)
 

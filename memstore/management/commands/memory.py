@@ -43,8 +43,8 @@ from memstore.privacy.stores import RECORD_KINDS
 from memstore.rooms.context import context_open
 from memstore.store.selectors import facts_list
 from memstore.store.services import fact_forget, fact_remember
-from memstore.upkeep.health import health_report
-from memstore.upkeep.store import bot_store_shards, workspace_shards
+from memstore.upkeep.health import KINDS
+from memstore.upkeep.health_snapshots import finding_from, health_key, health_refresh
 from memstore.vocabulary import FACT_ID_PATTERN
 
 
@@ -196,13 +196,17 @@ class Command(BaseCommand):
     def do_health(self, *, bot, all, limit, **_):
         if bool(bot) == bool(all):
             raise CommandError("Name a BOT or give --all (one of them).")
-        shards = workspace_shards() if all else bot_store_shards(bot)
-        report = health_report(shards=shards, limit=limit)
+        # Kept as the console's last report too, so its page shows this one at once.
+        snapshot = health_refresh(key=health_key(None if all else bot))
+        counts = dict.fromkeys(KINDS, 0)
+        for per_kind in snapshot.counts.values():
+            for kind, n in per_kind.items():
+                counts[kind] = counts.get(kind, 0) + n
         self.stdout.write(
-            f"{report.facts:,} facts; "
-            + ", ".join(f"{n} {kind.replace('_', '-')}" for kind, n in report.counts.items())
+            f"{snapshot.facts:,} facts; "
+            + ", ".join(f"{n} {kind.replace('_', '-')}" for kind, n in counts.items())
         )
-        for f in report.findings:
+        for f in map(finding_from, snapshot.findings[:limit]):
             other = f"  (other: {f.other.fact_id})" if f.other else ""
             self.stdout.write(
                 f"{f.kind:<13}  {f.fact.fact_id}  {f.fact.scope:<20}  {f.why}: {f.fact.text[:80]}"

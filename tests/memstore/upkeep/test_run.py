@@ -224,3 +224,32 @@ def test_no_model_call_once_the_daily_budget_is_spent(memory_root, client, fake_
     report = upkeep_run(bot="ada", mode="write", client=client, now=timezone.now() + timedelta(0))
     assert (report.model_calls, fake_model.requests) == (0, [])
     assert "budget" in report.notes[0]
+
+
+def test_two_bots_with_the_same_stale_text_each_get_their_own_proposal(memory_root):
+    line = f"- (2020-01-02) Mentioned a cat once {LEARNED}"
+    log(memory_root, "bot", "ada", "2020-01", line)
+    log(memory_root, "bot", "bo", "2020-01", line, bot="bo")
+    log(memory_root, "project", "ops", "2020-01", line)  # ada's shard of a project
+    assert (upkeep_run(bot="ada").stale, upkeep_run(bot="bo").stale) == (2, 1)
+    assert upkeep_run(bot="bo").stale == 0  # a re-run repeats nothing
+    held = sorted(
+        (p.bot, p.scope_key, p.evidence[0]["bot"]) for p in Proposal.objects.filter(origin="stale")
+    )
+    assert held == [
+        ("ada", "bot:ada", "ada"),
+        ("ada", "project:ops", "ada"),
+        ("bo", "bot:bo", "bo"),
+    ]
+    assert upkeep_run(bot="bo", mode="write").applied == 1
+    assert texts(memory_root) == ["Mentioned a cat once", "Mentioned a cat once"]
+
+
+def test_the_migration_rekeys_proposals_as_upkeep_keys_them(memory_root):
+    import importlib
+
+    migration = importlib.import_module("memstore.migrations.0015_proposal_keys_by_bot_and_shard")
+    log(memory_root, "bot", "ada", "2020-01", f"- (2020-01-02) Mentioned a cat once {LEARNED}")
+    upkeep_run(bot="ada")
+    [proposal] = Proposal.objects.all()
+    assert migration._key(proposal) == proposal.key
