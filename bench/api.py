@@ -8,7 +8,7 @@ gunicorn as the README runs it in production; drives it from loopback client thr
 http.client, one connection each, reconnecting when the server closes it); and reports
 requests/s, p50 and p99 per endpoint as the median over several runs, with the ratio to
 /api/v1/health measured in the same run. Each request picks a random bot and talks from its
-direct room with its person and project. Writes the table under "## API (issue 4)" in
+direct room with its person and project. Writes the table under "## API: requests per second and latency" in
 docs/benchmarks.md. Targets: recall p50 <= 15 ms, p99 <= 40 ms at 4 clients.
 """
 
@@ -44,7 +44,7 @@ BENCH_DIR = VAR / "bench" / "api"
 DB_NAME = "memoryconsole_bench_api"
 BOTS, OWN_FACTS, PERSONS, PROJECTS, MEMBERS = 100, 1000, 20, 10, 10
 LAYOUT = f"v1 bots={BOTS} facts={OWN_FACTS} persons={PERSONS} projects={PROJECTS}"
-SECTION = "## API (issue 4)"
+SECTION = "## API: requests per second and latency"
 ENDPOINTS = ("health", "me", "list", "prompt", "recall")
 
 WORDS = {

@@ -8,7 +8,7 @@ their histories are real), logs in a staff person, and times requests through th
 stack (middleware, session, sync, queries, templates) with the test client. Reports medians
 and the number of SQL queries per request, and, as a baseline from the same run, the
 foundation's offset-and-substring `facts_list` selector doing the same work. Writes the
-figures under "## Console (issue 5)" in docs/benchmarks.md.
+figures under "## Console search and paging" in docs/benchmarks.md.
 """
 
 import argparse
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench._workspace import docs_section_write, isolated_workspace, log
 
-HEADING = "## Console (issues 5, 12)"
+HEADING = "## Console search and paging"
 TARGET_PAGE_MS, TARGET_KEY_MS = 100.0, 50.0
 WORDS = [
     "lisbon",
@@ -213,10 +213,10 @@ def write_docs(results, runs, median_key, median_base, base_deep, ours_deep) -> 
         f"ratio {median_base / median_key:.1f}×. An old page by keyset: {ours_deep:.1f} ms for "
         f"the request vs {base_deep:.1f} ms for `facts_list(offset=40000)` alone.",
         "",
-        "How (issue 12): a search is the API's recall over every tab of the bot "
+        "How: a search is the API's recall over every tab of the bot "
         "(`recall_in_scopes`): the query is embedded (bge-small, ONNX) and compared with every "
         "fact's vector in memory, the lexical side ranks every fact sharing a stemmed word by "
-        "BM25 over the scope's posting lists in the worker (issue 15; the same scores as the SQL "
+        "BM25 over the scope's posting lists in the worker (the same scores as the SQL "
         "statement), the two are fused with the relevance floor, and only when "
         "nothing matches a literal substring match reads a window of the newest rows. Typos "
         "('budjet', 'lisbn') are corrected first from the scope's vocabulary, held in the process "
@@ -227,7 +227,7 @@ def write_docs(results, runs, median_key, median_base, base_deep, ours_deep) -> 
         "(day, id) on the index `fact_scope_day_id`, so page 1,000 costs what page 1 does.",
         "",
         f"Load average while measuring: {load} (2 cores shared with the other engineers' runs; "
-        "issue 5's figures were taken at a load average of about 2, when the 50,000-fact page "
+        "the first console figures were taken at a load average of about 2, when the 50,000-fact page "
         "took 50 ms against the figure above).",
         "",
     ]

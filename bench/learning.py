@@ -1,4 +1,4 @@
-"""Learning (issue 6): the learner's own cost per exchange, and one worker's throughput.
+"""Learning: the learner's own cost per exchange, and one worker's throughput.
 
     python -m bench learning [--exchanges 120] [--runs 5]
 
@@ -11,7 +11,7 @@ own memory, 400 in the person's user memory):
   worker     exchanges queued, then one procrastinate worker draining them through the
              production OpenAI client against a loopback HTTP server answering at once
 
-Reports medians over the runs and writes them under "## Learning (issue 6)" in
+Reports medians over the runs and writes them under "## Learning: the learner's cost and throughput" in
 docs/benchmarks.md.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench._workspace import docs_section_write, isolated_workspace, log
 
-HEADING = "## Learning (issue 6)"
+HEADING = "## Learning: the learner's cost and throughput"
 TARGET = 50.0  # exchanges/s of overhead capacity
 CHUNK = 12  # exchanges per measured chunk (two rooms, so an episode in each)
 

@@ -1,4 +1,4 @@
-"""Recall latency on a 100,000-fact workspace (issue 3).
+"""Recall latency on a 100,000-fact workspace.
 
     python -m bench recall [--facts 100000] [--runs 5] [--queries 100] [--layout team|solo|both]
 

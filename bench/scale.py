@@ -1,4 +1,4 @@
-"""A million facts (issue 15): recall, the prompt, the console and a no-op sync as the workspace
+"""A million facts: recall, the prompt, the console and a no-op sync as the workspace
 around one bot grows.
 
     python -m bench scale [--sizes 100000,1000000] [--runs 3] [--samples 20] [--explain]
@@ -43,7 +43,7 @@ from datetime import date
 from bench._scale import ensure, hnsw_restore
 from bench._workspace import REPO, docs_section_write, log
 
-PARENT = "## Recall in fewer round trips, the API, a million facts (issue 15)"
+PARENT = "## Recall in fewer round trips, the API, a million facts"
 HEADING = "### A million facts"
 KEY_PHRASES = ["lisbon flight", "offsite budget", "sql migration", "hotel near the venue"]
 ROWS = {  # key: (label, target note)
@@ -269,7 +269,7 @@ def report(results: dict, runs: int, samples: int) -> str:
         f"Command: `python -m bench scale --sizes {','.join(map(str, sizes))} --runs {runs} "
         f"--samples {samples}`, {date.today()}, on the shared 2-core box, each size in a fresh "
         f"process. Median of {runs} runs' medians over {samples} calls each (p95: median of the "
-        "runs' p95s); in brackets, the SQL statements of one call. Targets (issue 15): the "
+        "runs' p95s); in brackets, the SQL statements of one call. Targets: the "
         "console and the API within 2× of their 100,000-fact figures.",
         "",
     ]

@@ -6,7 +6,7 @@ Builds an isolated workspace (its own database and MEMORY_ROOT), runs the demo c
 workspace, serves it on a live server thread, and drives Debian's headless Chromium with
 Playwright through the pages a person uses: login, home, a bot's memory, a search, a fact being
 edited, the history, the clear confirmation, the prompt preview, a hand-written file and the
-learning page, and (issue 12) the workspace search, adding a fact, the review inbox, tokens
+learning page, and the workspace search, adding a fact, the review inbox, tokens
 and the connect page. Writes
 <width>-<page>.png files (desktop = 1280 px, phone = 390 px).
 """

@@ -1,4 +1,4 @@
-"""The foundation's index benchmarks (issue 2): sync before read, and a full rebuild.
+"""The foundation's index benchmarks: sync before read, and a full rebuild.
 
     python -m bench sync [--runs 30] [--files 10000] [--facts 1000000] [--skip-rebuild]
 

@@ -1,4 +1,4 @@
-"""Upkeep (issue 13): one pass over a 10,000-fact store, and duplicate detection on the labelled
+"""Upkeep: one pass over a 10,000-fact store, and duplicate detection on the labelled
 set.
 
     python -m bench upkeep [--facts 10000] [--embeddings bge-small|none]
@@ -16,7 +16,7 @@ value, saved later) and 300 old, unused, low-importance learned facts. Then:
 
 Contradictions are judged by an in-process model that answers at once (conflict when the two
 sentences differ in a value), so the times are upkeep's own and the calls are what a real model
-would be asked. Writes the figures under "## Upkeep (issue 13)" in docs/benchmarks.md.
+would be asked. Writes the figures under "## Upkeep: duplicates and one pass" in docs/benchmarks.md.
 """
 
 import argparse
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from bench._workspace import REPO, docs_section_write, isolated_workspace, log
 
-HEADING = "## Upkeep (issue 13)"
+HEADING = "## Upkeep: duplicates and one pass"
 SUBJECTS = [f"{a} {b}" for a in ("billing", "search", "mobile", "data", "growth", "design", "infra", "support", "sales", "legal") for b in ("team", "service", "project", "review", "budget", "roadmap", "dashboard", "pipeline", "launch", "audit")]  # fmt: skip
 PEOPLE = ["Ana", "Bruno", "Carla", "Dan", "Eva", "Filipe", "Gil", "Hana", "Ivo", "Joana", "Kai", "Lia"]  # fmt: skip
 CITIES = ["Lisbon", "Porto", "Berlin", "Madrid", "Paris", "Dublin", "Warsaw", "Prague"]
@@ -201,7 +201,7 @@ def _section(args, planted, certain, likely, first, second, write, times, calls_
 | certain: one side's words all in the other's | upkeep merges on its own | {certain.precision:.2f} | {certain.recall:.2f} |
 | likely: {likely.by} ≥ {likely.threshold} (and word overlap ≥ 0.45 by meaning) | the health report suggests a merge | {likely.precision:.2f} | {likely.recall:.2f} |
 
-By words alone (no embedding model): precision 1.00 at both levels, recall 0.34. The first thresholds (cosine ≥ 0.82 alone) were chosen on the written pairs only; on real text they suggested 3,068 merges among 2,541 LoCoMo facts, none of 8 sampled real (issue 21). See "Health and upkeep at 50,000 facts (issue 21)".
+By words alone (no embedding model): precision 1.00 at both levels, recall 0.34. The first thresholds (cosine ≥ 0.82 alone) were chosen on the written pairs only; on real text they suggested 3,068 merges among 2,541 LoCoMo facts, none of 8 sampled real. See "Health and upkeep at 50,000 facts".
 
 ### One pass over a {planted["facts"]:,}-fact store
 

@@ -71,7 +71,6 @@ def test_an_excluded_topic_withholds_what_was_saved_before_from_every_prompt_and
     assert SALARY not in shown and "Sam likes window seats" in shown
 
 
-
 def test_a_bots_fact_list_withholds_what_its_prompt_does(tokens, sam, memory_root):
     direct, group, _ = _rooms(tokens)
     assert direct.post("/facts", {"text": SALARY, "scope": "user"}).status == 201
@@ -85,6 +84,7 @@ def test_a_bots_fact_list_withholds_what_its_prompt_does(tokens, sam, memory_roo
     assert [i["text"] for i in direct.get("/facts", scope="user").body["items"]] == [
         "Sam likes window seats"
     ]
+
 
 @pytest.mark.parametrize(
     "body",
