@@ -238,7 +238,7 @@ def embedded_shared_buffers() -> str:
     """Postgres's own cache for the embedded server: a quarter of this machine's memory, at
     least 128 MB (Postgres's default) and at most 1 GB. The default is too small to hold a
     100,000-fact workspace's HNSW index (about 200 MB), and a search by meaning that reads the
-    graph back from the OS cache takes twice as long (docs/benchmarks.md, issue 15)."""
+    graph back from the OS cache takes twice as long (docs/benchmarks.md)."""
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
     return f"{min(1024, max(128, total // 4))}MB"
 

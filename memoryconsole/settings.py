@@ -71,7 +71,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    # A view that loses the database answers a styled 503 page (issue 28).
+    # A view that loses the database answers a styled 503 page.
     "memoryconsole.web.errors.DatabaseUnavailableMiddleware",
 ]
 
@@ -102,7 +102,7 @@ LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/login/"
 
-# --- console (issue 5): Content Security Policy -------------------------------------------
+# --- console: Content Security Policy -------------------------------------------
 # Scripts only from our own static files, each tag carrying the per-response nonce; no inline
 # scripts, styles or event handlers anywhere, so an injected <script> in a fact could not run.
 SECURE_CSP = {
@@ -145,7 +145,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 
-# --- Recall and the prompt's memory section (issue 3; SPEC §5.2, §5.3) ---
+# --- Recall and the prompt's memory section (SPEC §5.2, §5.3) ---
 # EMBEDDINGS: "bge-small" (the bundled ONNX model; falls back to words only when it is not
 # installed), "openai:<model>" (any OpenAI-compatible /v1/embeddings server at
 # EMBEDDINGS_BASE_URL), or "none" (recall by words only).
@@ -162,20 +162,20 @@ PROMPT_BUDGETS = {
     "project": {"profile": (25, 2_500), "recent": (10, 1_500)},
 }
 RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)
-# A prompt that never waits (issue 11): reading memory for a prompt or a recall gives the sync
+# A prompt that never waits: reading memory for a prompt or a recall gives the sync
 # this many milliseconds (lock and statements included); past it, the answer comes from the
 # index as it stands ("stale") or without memory ("unavailable").
 MEMORY_READ_BUDGET_MS = env_number("MEMORY_READ_BUDGET_MS", 500)
-# Always-on notes (issue 11): at most this many characters each, and their share of the prompt.
+# Always-on notes: at most this many characters each, and their share of the prompt.
 NOTE_MAX_CHARS = 1500
 NOTES_PROMPT_CHARS = env_number("NOTES_PROMPT_CHARS", 4500)
 
-# --- Room tickets (issue 10): the chat platform vouches for every call ---------------------
+# --- Room tickets: the chat platform vouches for every call ---------------------
 # ROOM_TICKET_KEY  when set, every memory call must carry X-Room-Ticket, an HMAC-SHA256 over
 #                  bot, room, kind, person, projects and expiry made with this key (docs/api.md)
 ROOM_TICKET_KEY = os.environ.get("ROOM_TICKET_KEY", "")
 
-# --- Learning (issue 6): the background learner ---------------------------------------------
+# --- Learning: the background learner ---------------------------------------------
 # LEARNING_BASE_URL  an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1
 # LEARNING_MODEL     the model name; learning stays off until both are set
 # LEARNING_API_KEY   sent as a bearer token (local servers usually need none)
@@ -205,7 +205,7 @@ LEARNING_SMALL_TALK = (
 PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
 # --- end of learning settings ------------------------------------------------------------------
 
-# --- A console that resists guessing (issue 10): log-in throttling and HTTPS ----------------
+# --- A console that resists guessing: log-in throttling and HTTPS ----------------
 # django-axes counts failed console log-ins. After AXES_FAILURE_LIMIT failures for one account
 # (from anywhere) or from one address (for any account), log-in answers with the "locked" page
 # (HTTP 429) until AXES_COOLOFF_TIME has passed; a successful log-in clears the account's count.
@@ -248,7 +248,7 @@ if HTTPS:
     AXES_CLIENT_IP_CALLABLE = _client_address
 # --- end of log-in throttling and HTTPS ----------------------------------------------------
 
-# --- Upkeep and synthesis (issue 13): memory that keeps itself clean --------------------------
+# --- Upkeep and synthesis: memory that keeps itself clean --------------------------
 # UPKEEP_MODE       off (the default) | report (record proposals for the console) | write
 # UPKEEP_CRON       when the periodic job queues one upkeep pass per bot (procrastinate cron)
 # UPKEEP_STALE_DAYS a learned, low-importance fact unused this long is archived

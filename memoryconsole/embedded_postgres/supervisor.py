@@ -1,5 +1,5 @@
 """Keeping the embedded Postgres up: a server that died (killed, crashed, OOM) is started again
-by the next process that needs a connection, with no person acting (issue 28).
+by the next process that needs a connection, with no person acting.
 
 `server_ensure` runs before every new connection (Django opens one per thread and keeps it up
 to CONN_MAX_AGE, so this is not per query). It reads `postmaster.pid` and asks the kernel

@@ -1,4 +1,4 @@
-"""The always-on notes in the console, with who may read and write each (issue 11):
+"""The always-on notes in the console, with who may read and write each:
 
 - About this workspace: everyone reads it; staff edit it.
 - About you: the person reads and writes their own; staff may open anyone's.

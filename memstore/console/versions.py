@@ -1,4 +1,4 @@
-"""A fact's versions in the console (issue 11): list the texts it had before each edit and
+"""A fact's versions in the console: list the texts it had before each edit and
 restore any of them, as the person, in scopes they may see. A restore is an edit back to the old
 text (`console_fact_edit`): the text it replaces becomes a version in turn, and a fact changed
 meanwhile is not overwritten (EditConflict). Also what a bot knew on a date, as its page shows it."""

@@ -1,4 +1,4 @@
-"""The person looking at the console, and what they may see and change (SPEC §6, issue 10)."""
+"""The person looking at the console, and what they may see and change (SPEC §6)."""
 
 from dataclasses import dataclass, field
 

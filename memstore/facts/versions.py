@@ -1,4 +1,4 @@
-"""A fact's versions (issue 11): the texts it had before each edit, read from its shard's
+"""A fact's versions: the texts it had before each edit, read from its shard's
 history (`memstore.facts.history`), newest first. An edit keeps the old line in history as the same
 fact's previous version, so nothing here writes; restoring a version is an ordinary edit back
 to that text (see `memstore.console.versions`), which in turn keeps the text it replaces.

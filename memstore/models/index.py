@@ -61,7 +61,7 @@ class Fact(models.Model):
             models.Index(fields=["scope_key", "tier", "-rank"]),
             models.Index(fields=["fact_id"]),
             GinIndex(fields=["search"]),
-            # console: newest-first keyset paging through one scope (issue 5)
+            # console: newest-first keyset paging through one scope
             models.Index(fields=["scope_key", "-day", "-id"], name="fact_scope_day_id"),
         ]
 

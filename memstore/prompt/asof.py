@@ -1,4 +1,4 @@
-"""What a bot knew on a date (issue 11): its facts and its prompt section as of the end of a
+"""What a bot knew on a date: its facts and its prompt section as of the end of a
 day (UTC), replayed from the shards' history (`memstore.facts.history`), not from the index.
 
 History records every change, hand edits included (noticed at the next sync), so a fact edited

@@ -1,4 +1,4 @@
-"""A prompt that never waits (SPEC §5.2, issue 11): reading memory for a prompt or a recall
+"""A prompt that never waits (SPEC §5.2): reading memory for a prompt or a recall
 within a time budget (`settings.MEMORY_READ_BUDGET_MS`, default 500 ms).
 
 `memory_read` runs the sync first, in its own transaction with Postgres `lock_timeout` and

@@ -6,7 +6,7 @@ vector is a function of the query text and the model alone (see memstore.recall.
 remembered one is exactly what a fresh run would give. With `BESIDE_SQL` (on) the model runs on
 the recall pool (`threads`) while the caller syncs, reads the versions and ranks by words
 (onnxruntime and an HTTP call release the GIL). Measured on the 2-core box (docs/benchmarks.md,
-issue 15): on a quiet machine that takes 2 ms off a new question's 10 (p50); when every core is
+"Recall in fewer round trips"): on a quiet machine that takes 2 ms off a new question's 10 (p50); when every core is
 busy it gains nothing, as there is no idle core to overlap onto.
 
 Does not: decide what to do when the model fails (the future raises; the caller falls back to

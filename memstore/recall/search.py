@@ -236,7 +236,7 @@ def _vector_or_none(pending):
 
 
 def _without_private(result: RecallResult) -> RecallResult:
-    # visibility=private facts are used only in direct rooms (SPEC §11, issue 11).
+    # visibility=private facts are used only in direct rooms (SPEC §11).
     items = [f for f in result.items if f.visibility != "private"]
     return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
 

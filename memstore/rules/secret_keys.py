@@ -1,4 +1,4 @@
-"""Our own key shapes (the ones detect-secrets lacks, and the families of issue 26): each a
+"""Our own key shapes (the ones detect-secrets lacks): each a
 kind (what a refusal names), a pattern, an optional check of the match, and a gate. Used by
 `memstore.rules.secrets`, which adds detect-secrets' plugins and the prose rules; texts arrive
 folded (`memstore.rules.normalise`). A gate is searched in the lower-cased text: a rule is tried

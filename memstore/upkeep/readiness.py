@@ -1,5 +1,5 @@
 """Can this server do its work right now? The database, the memory volume and the learning
-queue, as `GET /api/v1/health` and the console's home page report them (issue 28).
+queue, as `GET /api/v1/health` and the console's home page report them.
 
 `server_health` asks the database one short question under a statement timeout (a dead or
 unreachable database is "unavailable", never an exception), statvfs's the memory volume, and

@@ -1,4 +1,4 @@
-"""Always-on notes for bots (issue 11): read the notes this room's prompt opens with, and read,
+"""Always-on notes for bots: read the notes this room's prompt opens with, and read,
 write and list the versions of the bot's own "About me". The workspace note and the people's
 "About you" notes are written in the console only.
 

@@ -10,7 +10,7 @@ services, hand the result to the presenters, render.
     aboutme   a person's About me page, their controls, forget everywhere, export, and what
               can reach their prompts
     aboutrows one fact row of About me: show, edit, forget one bot's copy, undo
-    upkeep    links graph, health report with fixes, proposals inbox (issue 13)
+    upkeep    links graph, health report with fixes, proposals inbox
 
 One view per endpoint, one template per page; an htmx request gets a named partial of the same
 template (`web/bot.html#fact-list`). Every view wears `common.console_view` (login, methods,

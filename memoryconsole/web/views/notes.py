@@ -1,4 +1,4 @@
-"""The always-on notes' pages (issue 11): About this workspace, a person's About you, a bot's
+"""The always-on notes' pages: About this workspace, a person's About you, a bot's
 About me. One page each: the text (editable by those who may), its earlier versions, restore."""
 
 from django.contrib import messages

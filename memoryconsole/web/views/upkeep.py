@@ -1,4 +1,4 @@
-"""Console pages of memory upkeep (issue 13): the graph of links (a bot's store or one fact's neighbourhood,
+"""Console pages of memory upkeep: the graph of links (a bot's store or one fact's neighbourhood,
 server-rendered SVG), the health report (per bot and for the workspace) with one-click fixes,
 and the inbox of upkeep and synthesis proposals with accept and reject.
 
