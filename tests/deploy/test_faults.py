@@ -301,6 +301,12 @@ def external() -> Iterator[tuple[Deployment, object]]:
         import pgserver
 
         database = pgserver.get_server(folder / "pgdata", cleanup_mode="delete")
+    # Sized as docs/deploy.md asks of a DATABASE_URL server: above workers x threads (2 x 48,
+    # each keeping its connection) plus the learning worker; the default 100 leaves it none.
+    database.psql("ALTER SYSTEM SET max_connections = '200'")
+    pg_ctl(database, "-w", "-m", "fast", "stop")
+    with database._lock:
+        database.ensure_postgres_running()
     for deployment in deployed(folder, database.get_uri()):
         yield deployment, database
     database.cleanup()
