@@ -47,9 +47,13 @@ def fact_archive(*, fact: StoredFact, by: str, via: str) -> list[Change]:
     return removed
 
 
-def fact_supersede(*, newer: StoredFact, older: StoredFact, by: str, via: str) -> bool:
-    """Link `newer` --supersedes--> `older` in the newer line if that line is machine-made;
-    a protected line is not touched (returns False). Raises FactNotFound if it is gone."""
+def fact_supersede(
+    *, newer: StoredFact, older: StoredFact, by: str, via: str, protect: bool = True
+) -> bool:
+    """Link `newer` --supersedes--> `older` in the newer line. With `protect` (upkeep acting on
+    its own) only if that line is machine-made: a protected line is not touched (returns
+    False); a person approving the change links it whatever made it. Raises FactNotFound if
+    the newer line is gone."""
     try:
         fact_links_change(
             shards=[newer.shard],
@@ -57,7 +61,7 @@ def fact_supersede(*, newer: StoredFact, older: StoredFact, by: str, via: str) -
             change=lambda links: [*links, ("supersedes", older.fact_id)],
             by=by,
             via=via,
-            guard=_refuse_protected,
+            guard=_refuse_protected if protect else None,
         )
     except FactProtected:
         return False

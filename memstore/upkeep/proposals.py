@@ -185,26 +185,9 @@ def _supersede(proposal, facts, *, automatic, by, via) -> dict:
         raise FactNotFound("The newer fact is gone; nothing to supersede with.")
     linked = False
     if older is not None:
-        linked = (
-            fact_supersede(newer=newer, older=older, by=by, via=via)
-            if automatic
-            else _link(newer, older, by=by, via=via)
-        )
+        linked = fact_supersede(newer=newer, older=older, by=by, via=via, protect=automatic)
     archived = older is not None and _archive(older, automatic=automatic, by=by, via=via)
     return {"linked": linked, "archived": [ids[0]] if archived else []}
-
-
-def _link(newer: StoredFact, older: StoredFact, *, by: str, via: str) -> bool:
-    from memstore.store.links import fact_links_change
-
-    fact_links_change(
-        shards=[newer.shard],
-        fact_id=newer.fact_id,
-        change=lambda links: [*links, ("supersedes", older.fact_id)],
-        by=by,
-        via=via,
-    )
-    return True
 
 
 def _replace(proposal, facts, *, automatic, by, via) -> dict:
