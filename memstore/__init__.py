@@ -6,14 +6,15 @@ The folders are the architecture. Each layer may import the layers below it, nev
     kernel      vocabulary, errors, models/: the words, the domain errors, the Django models
     facts/      the truth on disk: the fact-line grammar, scopes and paths, files, locks,
                 history, ranking rules, the read-side records
-    rules/      what may be stored: secret detectors, the content check, a person's controls,
-                and the log of what was refused or failed
+    rules/      what may be stored and what a read withholds: secret and instruction
+                detectors, the content check, a person's controls, and the failure log
     index/      the Postgres mirror of the files: sync before read, rebuild
     registry/   bots, people and tokens
     rooms/      a bot in a room: the one `Context` opener, access (what a room may see), tickets
                 and bindings, idempotent replies
     store/      the one write path (remember, forget, edit, restore, clear), reads, links
-    privacy/    the one erasure, verify-forgotten, export
+    privacy/    the one erasure (over every place that can hold a fact's text),
+                verify-forgotten, export
     calls/      what a bot may do from its room (the `bot_*` use cases)
     recall/     search by words and by meaning, embeddings
     llm/        the model client, its settings and the daily token budget
