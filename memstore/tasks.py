@@ -2,6 +2,15 @@
 (it imports `<app>.tasks` of every installed app when the worker starts)."""
 
 from memstore.learning.queue import learn_exchange, recover_stalled
+from memstore.recall.jobs import embed_backfill, embed_tick
 from memstore.upkeep.jobs import synthesize_store, upkeep_store, upkeep_tick
 
-__all__ = ["learn_exchange", "recover_stalled", "synthesize_store", "upkeep_store", "upkeep_tick"]
+__all__ = [
+    "embed_backfill",
+    "embed_tick",
+    "learn_exchange",
+    "recover_stalled",
+    "synthesize_store",
+    "upkeep_store",
+    "upkeep_tick",
+]

@@ -229,6 +229,17 @@ def embed(*texts: str) -> None:
     vectors_ensure({markdown.fact_identity(t): t for t in texts}, embedder=StubEmbedder())
 
 
+def meaning_ready(embedder=None) -> int:
+    """What the worker does after files change: sync every scope, then make the missing vectors
+    (with `embedder`, else the configured model); how many it made."""
+    from memstore.facts.paths import memory_root
+    from memstore.recall import vectors
+    from memstore.recall.backfill import backfill_run
+
+    index_sync(scopes=all_scopes(memory_root()))
+    return backfill_run(embedder=embedder or vectors.embedder_current()).embedded
+
+
 # --- the bots' API --------------------------------------------------------------------------
 
 

@@ -2,8 +2,13 @@
 
 Owns: the per-process matrices (row i of a scope's matrix is row i of its `snapshot`), kept per
 (database, model, scope) and rebuilt when the snapshot changes, reusing the vectors of the
-identities it already held and fetching (or computing) only new ones; and `matrices_search`,
-the cosine ranking over them. A matrix product over 10,000 facts takes well under a millisecond.
+identities it already held and fetching only new ones; and `matrices_search`, the cosine
+ranking over them, which also says how many facts have no vector yet. A matrix product over
+10,000 facts takes well under a millisecond.
+
+Vectors are made in the background (`backfill`), never here: a fact without one is left out of
+the ranking by meaning (words still find it). A matrix with such facts fetches them again at
+most every `RECHECK_S` seconds, so meaning arrives in search soon after the backfill stores it.
 
 Results do not depend on the order facts were indexed in or rows come back from Postgres: ties
 break by date, then the snapshot's content key (identity, scope, shard, file), never by row id
@@ -12,6 +17,7 @@ or position.
 Does not: decide when the approximate HNSW path serves instead (see `vectors`), store vectors.
 """
 
+import time
 from dataclasses import dataclass
 from datetime import date
 
@@ -28,6 +34,7 @@ from memstore.recall.top import best_rows
 # a 384-dimension model, so up to about 450 MB for a process that serves many bots (a matrix
 # rebuilt after eviction refetches its vectors: ~16 ms per 1,000 facts).
 CACHE_MAX_FACTS = 300_000
+RECHECK_S = 1.0  # a matrix with facts still waiting for vectors asks for them again this often
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +47,33 @@ class VectorHit:
     cosine: float
 
 
+@dataclass(frozen=True, slots=True)
+class Nearest:
+    """The rows nearest by meaning, and how many searched facts have no vector yet."""
+
+    hits: list[VectorHit]
+    waiting: int  # distinct identities among the searched facts (hidden ones too) without one
+
+
 @dataclass(slots=True)
 class _Matrix:
     snapshot: Snapshot
     matrix: np.ndarray  # (rows, dim) float32, L2-normalised; zero where `missing`
-    missing: np.ndarray  # bool: no vector (the model failed on that fact)
+    missing: np.ndarray  # bool: no vector yet (the backfill has not reached it, or failed)
+    waiting: int  # distinct identities of the missing rows
+    built: float  # time.monotonic() when built
+    added: int  # `_added` when built
 
 
 _cache: BuiltCache[_Matrix] = BuiltCache(CACHE_MAX_FACTS, size=lambda held: held.snapshot.rows)
+_added = 0  # vectors stored by this process: a matrix waiting for some is rebuilt at once
+
+
+def matrices_vectors_added() -> None:
+    """Vectors were stored in this process: matrices still waiting for some look again now
+    (another process's vectors are seen within RECHECK_S)."""
+    global _added
+    _added += 1
 
 
 def matrices_search(
@@ -58,19 +84,22 @@ def matrices_search(
     limit: int,
     include_hidden: bool,
     fetch,
-) -> list[VectorHit]:
+) -> Nearest:
     """The `limit` rows of these snapshots nearest to the query vector, most similar first
-    (ties: newer first, then by the snapshot's content key). `fetch(fact_ids, scope_key)` gives
-    the vectors of these identities of that scope, computing the missing ones it can."""
+    (ties: newer first, then by the snapshot's content key), and how many facts wait for a
+    vector. `fetch(fact_ids)` gives the stored vectors of these identities (never computes)."""
     entries = [m for m in _current(snapshots, embedder, fetch) if m.snapshot.rows]
     if not entries:
-        return []
+        return Nearest(hits=[], waiting=0)
+    waiting = sum(m.waiting for m in entries)
     scores = _products([m.matrix for m in entries], query)
     skip = np.concatenate(
         [m.missing if include_hidden else m.missing | m.snapshot.hidden for m in entries]
     )
     scores[skip] = -np.inf
-    return _top([m.snapshot for m in entries], scores, limit)
+    if skip.all():
+        return Nearest(hits=[], waiting=waiting)
+    return Nearest(hits=_top([m.snapshot for m in entries], scores, limit), waiting=waiting)
 
 
 PARALLEL_MIN_ROWS = 4_000  # below this, handing half the product to another thread costs more
@@ -94,10 +123,17 @@ def _products(matrices: list[np.ndarray], query: np.ndarray) -> np.ndarray:
 
 def _current(snapshots: list[Snapshot], embedder: Embedder, fetch) -> list[_Matrix]:
     db = connection.settings_dict["NAME"]
+    now = time.monotonic()
+
+    def fresh(held: _Matrix, snapshot: Snapshot) -> bool:
+        if held.snapshot is not snapshot:
+            return False
+        return not held.waiting or (held.added == _added and now - held.built < RECHECK_S)
+
     return [
         _cache.get(
             (db, embedder.name, snapshot.key),
-            fresh=lambda held, snapshot=snapshot: held.snapshot is snapshot,
+            fresh=lambda held, snapshot=snapshot: fresh(held, snapshot),
             build=lambda old, snapshot=snapshot: _rebuilt(embedder, snapshot, old, fetch),
         )
         for snapshot in snapshots
@@ -109,9 +145,10 @@ def _rebuilt(embedder: Embedder, snapshot: Snapshot, old: _Matrix | None, fetch)
     if old is not None:
         held = old.snapshot.fact_ids
         known = {held[i]: old.matrix[i] for i in np.flatnonzero(~old.missing)}
+    built, added = time.monotonic(), _added
     wanted = sorted(set(snapshot.fact_ids) - known.keys())
     if wanted:
-        known.update(fetch(wanted, snapshot.key))
+        known.update(fetch(wanted))
     matrix = np.zeros((snapshot.rows, embedder.dim), dtype=np.float32)
     missing = np.ones(snapshot.rows, dtype=bool)
     for i, fact_id in enumerate(snapshot.fact_ids):
@@ -119,7 +156,10 @@ def _rebuilt(embedder: Embedder, snapshot: Snapshot, old: _Matrix | None, fetch)
         if vector is not None:
             matrix[i] = vector
             missing[i] = False
-    return _Matrix(snapshot=snapshot, matrix=matrix, missing=missing)
+    waiting = len(np.unique(snapshot.codes[missing])) if missing.any() else 0
+    return _Matrix(
+        snapshot=snapshot, matrix=matrix, missing=missing, waiting=waiting, built=built, added=added
+    )
 
 
 def _top(snapshots: list[Snapshot], scores: np.ndarray, limit: int) -> list[VectorHit]:

@@ -15,6 +15,10 @@ process over the scopes' snapshots (`snapshot`, `word_rank`, `matrices`), which 
 refreshes file by file. A search over more facts than a process holds is ranked by Postgres
 instead (`lexical`'s statement, which also loads every row either side can contribute, and the
 HNSW index). A recent query's vector is remembered (see `query_vectors`).
+
+No fact is embedded here: facts without a vector yet are found by their words, the answer says
+how many are waiting (`waiting` of `searched`), and the worker is asked to make them
+(`jobs.backfill_wanted`).
 """
 
 import logging
@@ -38,6 +42,7 @@ from memstore.index import index_sync
 from memstore.models import Fact
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
+from memstore.recall.jobs import backfill_wanted
 from memstore.recall.lexical import (
     TERMS_SQL,
     LexicalHit,
@@ -73,6 +78,8 @@ class RecallResult:
     note: str = ""
     scores: dict[str, float] = field(default_factory=dict)  # fact_id -> fused score
     literal: bool = False  # found by the substring fallback (nothing matched otherwise)
+    searched: int = 0  # facts in the searched scopes
+    waiting: int = 0  # of them, facts without a vector yet: found by their words only
 
 
 def recall_search(
@@ -134,6 +141,8 @@ def recall_in_scopes(
     withheld = found.withheld
     if found.model_failed:
         used, note = "lexical", _MODEL_FAILED
+    elif found.waiting:
+        note = " ".join(filter(None, [note, _waiting_note(found.waiting, found.searched)]))
     lexical, dense, matched, loaded = found.lexical, found.dense, found.matched, found.loaded
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
@@ -148,7 +157,12 @@ def recall_in_scopes(
             budget=budget,
             withheld=withheld,
         )
-        return replace(result, note=" ".join(filter(None, [note, result.note])))
+        return replace(
+            result,
+            note=" ".join(filter(None, [note, result.note])),
+            searched=found.searched,
+            waiting=found.waiting,
+        )
     order = [f.pk for f in fused]
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
     # The lexical statement loaded every candidate of either side; otherwise they load here.
@@ -163,6 +177,16 @@ def recall_in_scopes(
         mode=used,
         note=note,
         scores={f.fact_id: f.score for f in fused},
+        searched=found.searched,
+        waiting=found.waiting,
+    )
+
+
+def _waiting_note(waiting: int, searched: int) -> str:
+    ready = max(0, searched - waiting)
+    return (
+        f"Preparing search by meaning: {ready:,} of {searched:,} facts; "
+        f"the other {waiting:,} were searched by their words only."
     )
 
 
@@ -176,6 +200,8 @@ class _Sides:
     loaded: dict[int, StoredFact] | None  # rows the lexical statement loaded (large searches)
     model_failed: bool
     withheld: Withholding | None = None  # the read-time rule, read with the query's terms
+    searched: int = 0  # facts in the searched scopes
+    waiting: int = 0  # of them, facts without a vector yet
 
 
 def _both_sides(
@@ -203,10 +229,13 @@ def _both_sides(
             snapshots, terms, facts=searched, limit=CANDIDATES, include_hidden=hidden
         )
     vector = _vector_or_none(pending)
-    dense = []
+    dense, waiting = [], 0
     if vector is not None:
-        dense = _dense(scopes, vector, embedder, hidden, versions, snapshots)
+        dense, waiting = _dense(scopes, vector, embedder, hidden, versions, snapshots)
+        if waiting:
+            backfill_wanted()  # the worker makes the missing vectors; this search goes on
     failed = pending is not None and vector is None
+    counts = {"searched": searched, "waiting": waiting}
     if ranking is not None:
         lexical = [_ranked(hit) for hit in ranking.hits]
         coverage = 0.0
@@ -214,13 +243,13 @@ def _both_sides(
             lexical = fusion.lexical_floor(lexical, dense, coverage=fusion.LEXICAL_COVERAGE)
             coverage = fusion.LEXICAL_COVERAGE
         matched = ranking.matched({hit.fact_id for hit in dense}, coverage=coverage)
-        return _Sides(lexical, dense, matched, None, failed, rule)
+        return _Sides(lexical, dense, matched, None, failed, rule, **counts)
     if words or failed:
         lexical, matched, loaded = _lexical(
             scopes, terms, dense, hidden, meaning=vector is not None
         )
-        return _Sides(lexical, dense, matched, loaded, failed, rule)
-    return _Sides([], dense, len({hit.fact_id for hit in dense}), None, failed, rule)
+        return _Sides(lexical, dense, matched, loaded, failed, rule, **counts)
+    return _Sides([], dense, len({hit.fact_id for hit in dense}), None, failed, rule, **counts)
 
 
 def _vector_or_none(pending):
@@ -260,8 +289,8 @@ def _terms_and_versions(
 
 def _dense(
     scopes: list[Scope], vector, embedder, include_hidden: bool, versions: dict, snapshots
-) -> list[fusion.Ranked]:
-    hits = vectors_search(
+) -> tuple[list[fusion.Ranked], int]:
+    nearest = vectors_search(
         scopes=scopes,
         query=vector,
         embedder=embedder,
@@ -270,12 +299,16 @@ def _dense(
         versions=versions,
         snapshots=snapshots,
     )
-    return fusion.dense_floor(
-        [fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in hits],
+    ranked = fusion.dense_floor(
+        [
+            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine)
+            for h in nearest.hits
+        ],
         floor=_cosine_floor(embedder.name),
         # Fewer hits than asked for: they are every fact searched, so their median is known.
-        complete=len(hits) < CANDIDATES,
+        complete=len(nearest.hits) < CANDIDATES and not nearest.waiting,
     )
+    return ranked, nearest.waiting
 
 
 def _ranked(hit: LexicalHit) -> fusion.Ranked:

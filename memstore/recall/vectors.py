@@ -1,8 +1,9 @@
 """The semantic side of recall: fact vectors, cached by identity, and nearest-neighbour search.
 
 Owns: which embedder the settings name (`embedder_current`), computing and storing vectors for
-facts that have none (`vectors_ensure`), and cosine search over the facts of some scopes
-(`vectors_search`).
+facts that have none (`vectors_ensure`: the backfill and bulk commands call it, never a
+request), cosine search over the facts of some scopes (`vectors_search`), and how many of them
+still wait for a vector (`vectors_waiting`).
 
 Vectors live in `memstore_embedding`, keyed by (model, fact identity): a rebuild of the index,
 a fact moved between files or the same text saved in another scope never recomputes one. The
@@ -33,9 +34,16 @@ from django.db import connection
 
 from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Scope
-from memstore.models import Embedding, Fact
+from memstore.models import Embedding
 from memstore.recall.embeddings import Embedder, embedder_load
-from memstore.recall.matrices import VectorHit, matrices_clear, matrices_search
+from memstore.recall.matrices import (
+    RECHECK_S,
+    Nearest,
+    VectorHit,
+    matrices_clear,
+    matrices_search,
+    matrices_vectors_added,
+)
 from memstore.recall.snapshot import Snapshot, snapshots_clear, snapshots_current
 from memstore.recall.versions import versions_read
 
@@ -134,6 +142,8 @@ def _store(embedder: Embedder, fact_ids: list[str], vectors: np.ndarray) -> None
             f"VALUES (%s, %s, %s, %s{cast}) ON CONFLICT (model, fact_id) DO NOTHING",
             rows,
         )
+    matrices_vectors_added()
+    _waiting.clear()
 
 
 def vectors_fetch(model: str, fact_ids: list[str]) -> dict[str, np.ndarray]:
@@ -153,25 +163,6 @@ def vectors_fetch(model: str, fact_ids: list[str]) -> dict[str, np.ndarray]:
     return found
 
 
-def _scope_vectors(embedder: Embedder, fact_ids: list[str], key: str) -> dict[str, np.ndarray]:
-    """Vectors of these identities of one scope: stored ones, and the missing ones computed now
-    (when the model fails, those facts stay findable by words and are embedded on a later
-    search that finds the scope changed)."""
-    known = vectors_fetch(embedder.name, fact_ids)
-    missing = [fact_id for fact_id in fact_ids if fact_id not in known]
-    if missing:
-        texts = dict(
-            Fact.objects.filter(scope_key=key, fact_id__in=missing).values_list("fact_id", "text")
-        )
-        try:
-            vectors_ensure(texts, embedder=embedder)
-        except Exception:
-            # A model that fails (a remote endpoint down) must not take recall down.
-            logger.exception("could not embed %d facts of %s", len(texts), key)
-        known.update(vectors_fetch(embedder.name, missing))
-    return known
-
-
 def vectors_search(
     *,
     scopes: list[Scope],
@@ -181,11 +172,12 @@ def vectors_search(
     include_hidden: bool = False,
     versions: dict[str, tuple] | None = None,
     snapshots: list[Snapshot] | None = None,
-) -> list[VectorHit]:
+) -> Nearest:
     """The `limit` fact rows of these scopes nearest to the query vector, most similar first
-    (ties: newer first, then by identity, scope, shard and file). `versions` (from
-    `memstore.recall.versions`) saves the statement that reads them; `snapshots` of the same
-    scopes (from `snapshot`) the work of finding them."""
+    (ties: newer first, then by identity, scope, shard and file), and how many of the scopes'
+    facts have no vector yet (the backfill makes them; nothing is embedded here). `versions`
+    (from `memstore.recall.versions`) saves the statement that reads them; `snapshots` of the
+    same scopes (from `snapshot`) the work of finding them."""
     keys = [str(scope) for scope in scopes]
     if versions is None:
         versions = versions_read(keys)
@@ -193,16 +185,43 @@ def vectors_search(
     if searched >= ANN_MIN_FACTS and (share := _ann_share(embedder, searched)):
         # Ask for enough neighbours that about `limit` survive the filter to these scopes.
         pool = max(limit, min(ANN_POOL_MAX, int(1.5 * limit / share)))
-        return _ann_search(scopes, query, embedder, limit, include_hidden, pool)
+        hits = _ann_search(scopes, query, embedder, limit, include_hidden, pool)
+        return Nearest(hits=hits, waiting=vectors_waiting(embedder.name, keys, versions))
     if snapshots is None:
         snapshots = snapshots_current(versions, keys)
 
-    def fetch(fact_ids: list[str], key: str) -> dict[str, np.ndarray]:
-        return _scope_vectors(embedder, fact_ids, key)
+    def fetch(fact_ids: list[str]) -> dict[str, np.ndarray]:
+        return vectors_fetch(embedder.name, fact_ids)
 
     return matrices_search(
         snapshots, query, embedder, limit=limit, include_hidden=include_hidden, fetch=fetch
     )
+
+
+_WAITING_SQL = (
+    "SELECT count(DISTINCT f.fact_id) FROM memstore_fact f WHERE f.scope_key = ANY(%s)"
+    " AND NOT EXISTS (SELECT 1 FROM memstore_embedding e"
+    " WHERE e.model = %s AND e.fact_id = f.fact_id)"
+)
+_waiting: dict[tuple, tuple[float, int]] = {}  # (db, model, versions) -> (when counted, count)
+
+
+def vectors_waiting(model: str, keys: list[str], versions: dict[str, tuple] | None = None) -> int:
+    """How many distinct facts of these scopes have no vector under `model` yet (counted again
+    at most every RECHECK_S seconds while the scopes' versions are unchanged)."""
+    versions = versions if versions is not None else versions_read(keys)
+    key = (connection.settings_dict["NAME"], model, tuple(sorted(versions.items())))
+    now = time.monotonic()
+    when, count = _waiting.get(key, (-RECHECK_S, 0))
+    if now - when < RECHECK_S:
+        return count
+    with connection.cursor() as cursor:
+        cursor.execute(_WAITING_SQL, [keys, model])
+        count = int(cursor.fetchone()[0])
+    if len(_waiting) > 1000:
+        _waiting.clear()
+    _waiting[key] = (now, count)
+    return count
 
 
 _ann_ready: dict[tuple[str, str], bool] = {}
@@ -293,11 +312,14 @@ def _ef_search_set(cursor, pool: int) -> None:
 def vectors_cache_clear() -> None:
     """Forget every snapshot, matrix and query vector in this process (tests, after a model
     change)."""
+    from memstore.recall.backfill import backfill_forget
     from memstore.recall.query_vectors import query_vectors_clear
 
+    backfill_forget()
     matrices_clear()
     snapshots_clear()
     query_vectors_clear()
     _storage_by_db.clear()
     _ann_ready.clear()
     _stored.clear()
+    _waiting.clear()

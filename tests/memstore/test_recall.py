@@ -13,12 +13,13 @@ from memstore.facts.records import StoredFact
 from memstore.index import index_rebuild
 from memstore.models import Embedding
 from memstore.recall import embeddings, recall_search, search, vectors
+from memstore.recall.backfill import backfill_forget
 from memstore.recall.dates import DateMention, date_mentions
 from memstore.recall.fusion import Ranked, dense_floor, fuse, lexical_floor
 from memstore.recall.words import STOPWORDS, words_search
 from memstore.rooms.access import Context, Room
 from memstore.store.services import fact_edit
-from tests.helpers import log
+from tests.helpers import log, meaning_ready
 
 pytestmark = pytest.mark.django_db
 
@@ -137,6 +138,7 @@ def test_literal_substring_fallback_when_no_word_matches(memory_root, words_only
 
 
 def test_paraphrase_found_by_meaning(office, bge):
+    meaning_ready()
     result = recall_search(ctx=own(), query="plane ticket")
     assert result.mode == "hybrid"
     assert texts(result)[0] == "Booked a flight to Lisbon for the offsite"
@@ -144,6 +146,7 @@ def test_paraphrase_found_by_meaning(office, bge):
 
 
 def test_floor_unrelated_query_returns_nothing(office, bge):
+    meaning_ready()
     result = recall_search(ctx=own(), query="quantum chromodynamics lattice simulation")
     assert (result.items, result.more) == ([], 0)
 
@@ -177,18 +180,21 @@ def test_dense_floor_keeps_hits_near_the_best():
 
 @pytest.mark.django_db(transaction=True)  # the rebuild TRUNCATEs, which a test transaction can't
 def test_embeddings_are_cached_by_identity_across_a_rebuild(office, fake):
-    recall_search(ctx=own(), query="tea")
+    meaning_ready(fake)
     assert sorted(fake.embedded) == sorted(line.split(") ", 1)[1] for line in OFFICE)
     assert Embedding.objects.filter(model="fake-words").count() == len(OFFICE)
     fake.embedded.clear()
     index_rebuild()
     vectors.vectors_cache_clear()
+    backfill_forget()
+    assert meaning_ready(fake) == 0
     result = recall_search(ctx=own(), query="golden retriever")
     assert texts(result)[0] == "Owns a golden retriever called Biscuit"
     assert fake.embedded == []  # nothing recomputed: every text was known by its identity
 
 
-def test_new_fact_is_embedded_once(office, fake):
+def test_new_fact_is_embedded_once_in_the_background(office, fake):
+    meaning_ready(fake)
     recall_search(ctx=own(), query="tea")
     fake.embedded.clear()
     log(
@@ -199,9 +205,16 @@ def test_new_fact_is_embedded_once(office, fake):
         "- (2026-12-01) Adopted a second dog",
         "- (2026-12-02) [note] Prefers tea over coffee",
     )
-    assert texts(recall_search(ctx=own(), query="second dog"))[0] == "Adopted a second dog"
+    # Found by its words at once; nothing is embedded inside the search, which says so.
+    first = recall_search(ctx=own(), query="second dog")
+    assert "Adopted a second dog" in texts(first)
+    assert (fake.embedded, first.waiting, first.searched) == ([], 2, len(OFFICE) + 2)
+    assert "Preparing search by meaning: 8 of 10 facts" in first.note
+    assert meaning_ready(fake) == 2
     # The note's tag is part of its identity but not of its meaning.
     assert sorted(fake.embedded) == ["Adopted a second dog", "Prefers tea over coffee"]
+    after = recall_search(ctx=own(), query="a dog again")
+    assert (texts(after)[0], after.waiting, after.note) == ("Adopted a second dog", 0, "")
 
 
 def test_vectors_round_trip_in_both_storages():
@@ -251,6 +264,7 @@ def test_hidden_facts_are_for_people_only(memory_root, fake):
         "- (2026-11-01) Gate code is 4821 <!-- visibility=hidden -->",
         "- (2026-11-02) Searchable gate notes <!-- visibility=searchable -->",
     )
+    meaning_ready(fake)
     assert texts(recall_search(ctx=own(), query="gate")) == ["Searchable gate notes"]
     shown = texts(recall_search(ctx=own(), query="gate", include_hidden=True))
     assert sorted(shown) == ["Gate code is 4821", "Searchable gate notes"]
@@ -362,6 +376,7 @@ def test_a_named_date_prefers_facts_saved_then(memory_root, words_only):
 def test_large_searches_use_the_hnsw_index_and_agree_with_the_exact_scan(office, fake, monkeypatch):
     if vectors._storage() != "vector":
         pytest.skip("pgvector is not installed in this Postgres")
+    meaning_ready(fake)
     exact = texts(recall_search(ctx=own(), query="golden retriever"))
     with connection.cursor() as cursor:
         cursor.execute(
@@ -378,7 +393,8 @@ def test_large_searches_use_the_hnsw_index_and_agree_with_the_exact_scan(office,
     assert used == [1]
 
 
-def test_an_edit_is_searched_by_meaning_at_once(office, fake):
+def test_an_edit_is_searched_by_meaning_once_embedded(office, fake):
+    meaning_ready(fake)
     recall_search(ctx=own(), query="tea")  # the scope's vectors are now cached in this process
     shard = Scope("bot", "ada").shard("ada")
     fact_edit(
@@ -386,13 +402,15 @@ def test_an_edit_is_searched_by_meaning_at_once(office, fake):
         fact_id=fact_identity("Prefers tea over coffee"),
         text="Prefers green smoothies",
     )
-    hits = vectors.vectors_search(
+    meaning_ready(fake)
+    nearest = vectors.vectors_search(
         scopes=[Scope("bot", "ada")],
         query=fake.embed_query("green smoothies"),
         embedder=fake,
         limit=1,
     )
-    assert [hit.fact_id for hit in hits] == [fact_identity("Prefers green smoothies")]
+    assert [hit.fact_id for hit in nearest.hits] == [fact_identity("Prefers green smoothies")]
+    assert nearest.waiting == 0
 
 
 def test_a_failing_model_falls_back_to_words(office, fake, monkeypatch):

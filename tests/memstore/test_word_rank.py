@@ -19,7 +19,7 @@ from memstore.recall.search import recall_in_scopes
 from memstore.recall.snapshot import snapshots_clear, snapshots_current
 from memstore.recall.versions import versions_read
 from memstore.recall.word_rank import word_rank
-from tests.helpers import log
+from tests.helpers import log, meaning_ready
 
 pytestmark = pytest.mark.django_db
 
@@ -146,6 +146,7 @@ def test_recall_answers_the_same_when_postgres_ranks_a_search_too_large_to_hold(
     vectors.vectors_cache_clear()
     for (kind, name, month, bot), lines in _facts(seed=5, count=80).items():
         log(memory_root, kind, name, month, *lines, bot=bot)
+    meaning_ready(embedder)
     scopes = [Scope(kind, name) for kind, name in SCOPES]
     for query in ["tea mornings", "Lisbon flight booked", "the US budget", "Will Alice plan"]:
         answers = []

@@ -1,0 +1,111 @@
+"""Meaning in the background: vectors for the indexed facts that have none yet.
+
+Owns: `backfill_run`, which embeds the index's facts that have no vector under the current model,
+a chunk at a time in row order, until none is left or its time is up; and `backfill_state`, how
+many facts the index holds and how many of them wait. Sync indexes words at once; this is what
+makes the meaning afterwards, in the worker (`memstore.recall.jobs`) or `manage.py
+recall_embed`, never inside a prompt, recall or console request.
+
+Each process remembers the highest fact row it has seen embedded (rows only grow: a new or
+changed line is a new row), so a run over an index that is up to date costs one short query.
+A chunk the model fails on raises: nothing after it is marked done, so the next run (the job's
+retry) starts from it again and nothing is lost. Facts stay findable by words meanwhile.
+
+Does not: search, or decide when to run (the job and its callers do).
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import connection
+
+from memstore.recall.embeddings import Embedder
+from memstore.recall.vectors import embedder_current, vectors_ensure
+
+CHUNK = 64  # facts per step: a step is short, so a stop (or a failure) loses little work
+
+_PENDING_SQL = (
+    "SELECT f.id, f.fact_id, f.text FROM memstore_fact f WHERE f.id > %s"
+    " AND NOT EXISTS (SELECT 1 FROM memstore_embedding e"
+    " WHERE e.model = %s AND e.fact_id = f.fact_id) ORDER BY f.id LIMIT %s"
+)
+_STATE_SQL = (
+    "SELECT count(DISTINCT f.fact_id), count(DISTINCT f.fact_id) FILTER (WHERE NOT EXISTS"
+    " (SELECT 1 FROM memstore_embedding e WHERE e.model = %s AND e.fact_id = f.fact_id))"
+    " FROM memstore_fact f"
+)
+
+_after: dict[tuple[str, str], int] = {}  # (database, model) -> every row up to it has a vector
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillReport:
+    """What one run did: vectors computed, and whether facts are still waiting."""
+
+    embedded: int
+    more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillState:
+    """The index's distinct facts, and how many of them have no vector yet."""
+
+    facts: int
+    waiting: int
+
+
+def backfill_run(
+    *,
+    embedder: Embedder | None = None,
+    seconds: float | None = None,
+    chunk: int = CHUNK,
+    progress: Callable[[int], None] | None = None,
+) -> BackfillReport:
+    """Embed facts without a vector until none is left or `seconds` have passed (None: no
+    limit); `progress(n)` after each step with the vectors computed so far. A model error
+    propagates once the steps before it are stored."""
+    embedder = embedder or embedder_current()
+    if embedder is None:
+        return BackfillReport(embedded=0, more=False)
+    key = (connection.settings_dict["NAME"], embedder.name)
+    started = time.monotonic()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT coalesce(max(id), 0) FROM memstore_fact")
+        top = cursor.fetchone()[0]
+    after, done = min(_after.get(key, 0), top), 0
+    while True:
+        rows = _pending(after, embedder.name, chunk)
+        if not rows:
+            _after[key] = max(after, top)
+            return BackfillReport(embedded=done, more=False)
+        done += vectors_ensure({fact_id: text for _, fact_id, text in rows}, embedder=embedder)
+        after = _after[key] = rows[-1][0]
+        if progress is not None:
+            progress(done)
+        if seconds is not None and time.monotonic() - started >= seconds:
+            return BackfillReport(embedded=done, more=bool(_pending(after, embedder.name, 1)))
+
+
+def _pending(after: int, model: str, limit: int) -> list[tuple[int, str, str]]:
+    with connection.cursor() as cursor:
+        cursor.execute(_PENDING_SQL, [after, model, limit])
+        return cursor.fetchall()
+
+
+def backfill_state(*, embedder: Embedder | None = None) -> BackfillState:
+    """How many distinct facts the index holds and how many wait for a vector (one scan of
+    the index: for commands and benchmarks, not for requests)."""
+    embedder = embedder or embedder_current()
+    with connection.cursor() as cursor:
+        if embedder is None:
+            cursor.execute("SELECT count(DISTINCT fact_id) FROM memstore_fact")
+            return BackfillState(facts=cursor.fetchone()[0], waiting=0)
+        cursor.execute(_STATE_SQL, [embedder.name])
+        facts, waiting = cursor.fetchone()
+    return BackfillState(facts=facts, waiting=waiting)
+
+
+def backfill_forget() -> None:
+    """Forget what this process has seen embedded (tests; after vectors were deleted)."""
+    _after.clear()
