@@ -7,7 +7,11 @@ as typed. Hidden facts are found too (people see them; bots never do). Each hit 
 page and which tab it belongs to, so the console can label it by scope; the bot page's filters
 (scope, tier, type, month) narrow the hits.
 
-Does not: rank (recall does), decide wording or highlighting (the console's presenters do).
+Searches run within the reads' time budget (`memory_read`), as the bots' recall does: large
+changes on disk are indexed in the background meanwhile, and facts without a vector yet are
+found by their words ("Preparing search by meaning: 1,200 of 5,000 facts").
+
+Does not: rank (recall does), decide highlighting (the console's presenters do).
 """
 
 from dataclasses import dataclass, field
@@ -19,10 +23,13 @@ from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
 from memstore.facts.paths import Scope, all_scopes, memory_root
 from memstore.facts.records import StoredFact
-from memstore.recall import recall_in_scopes
+from memstore.prompt.budget import memory_read
+from memstore.recall import RecallResult, recall_in_scopes
 
 RESULTS = 50  # the most a console search shows (recall's own maximum)
 _NO_BUDGET = 10**9  # people read a list; the bots' character budget does not apply
+_STALE = "Files changed on disk are still being indexed: this is what was indexed before."
+_UNAVAILABLE = "Search is unavailable right now (the database did not answer in time)."
 TAB_OF_KIND = {"bot": "own", "user": "people", "project": "projects", "room": "rooms"}
 
 
@@ -44,8 +51,11 @@ class SearchResults:
     searched: str  # the query actually searched (the corrected one, if it was corrected)
     corrected: bool
     literal: bool  # nothing matched by words or meaning: facts containing the text as typed
-    note: str  # recall's note (searched by words only, and why), or ""
+    note: str  # recall's note (searched by words only, and why; meaning still in preparation)
     per_tab: dict[str, int] = field(default_factory=dict)
+    waiting: int = 0  # facts searched by words only: their vectors are still being made
+    stale: bool = False  # large changes are still being indexed: the index as it stood
+    unavailable: bool = False  # the search could not finish within the time budget
 
 
 def bot_search(
@@ -88,13 +98,20 @@ def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
     text = " ".join(query.q.split())
     corrected = "" if query.exact else query_corrected(text, scopes)
     searched = corrected or text
-    result = recall_in_scopes(
+    # Within the reads' time budget, as the bots' recall: a drop-in of thousands of lines is
+    # indexed in the background meanwhile, and no vector is made in this request.
+    timed = memory_read(
         scopes=scopes,
-        query=searched,
-        limit=RESULTS,
-        include_hidden=True,
-        max_chars=_NO_BUDGET,
+        read=lambda: recall_in_scopes(
+            scopes=scopes,
+            query=searched,
+            limit=RESULTS,
+            include_hidden=True,
+            max_chars=_NO_BUDGET,
+        ),
+        empty=lambda: RecallResult(items=[], more=0, mode="lexical", note=_UNAVAILABLE),
     )
+    result = timed.value
     facts, places = [], []
     for fact in result.items:
         where = place(fact)
@@ -107,7 +124,11 @@ def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
     for hit in hits:
         per_tab[hit.tab] = per_tab.get(hit.tab, 0) + 1
     literal = result.literal
-    note = "" if literal or not result.items else result.note
+    note = "" if literal or not (result.items or result.waiting) else result.note
+    if timed.memory == "unavailable":
+        note = _UNAVAILABLE
+    elif timed.stale:
+        note = " ".join(filter(None, [_STALE, note]))
     return SearchResults(
         hits=hits,
         more=result.more if len(hits) == len(result.items) else 0,
@@ -116,6 +137,9 @@ def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
         literal=literal,
         note=note,
         per_tab=per_tab,
+        waiting=result.waiting,
+        stale=timed.stale,
+        unavailable=timed.memory == "unavailable",
     )
 
 

@@ -5,10 +5,16 @@ query, so when nothing changed it costs the stats plus one query. A changed file
 under its writing bot's lock and only the lines that differ are deleted or inserted.
 Differences the caller did not declare are hand edits: they are recorded in the shard's history
 as `via=hand-edit`. `index_sync_file` is what a service calls after writing a file.
+
+Within `sync_bounded` (a read with a time budget) changed files are parsed inline only up to
+`SYNC_INLINE_BYTES` in all (about 1 ms per KB on the 2-core box): the rest, and every changed
+file of a bot whose files are already being synced here, go to this process's background thread
+(`behind`) and the read answers from the index as it stands (`SyncReport.deferred`). Vectors
+are never made here: the backfill makes them after the words are indexed.
 """
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -21,6 +27,7 @@ from memstore.facts.files import content_digest, read_bytes
 from memstore.facts.history import Change, history_append
 from memstore.facts.locks import bot_sync_lock
 from memstore.facts.paths import FileLocation, Scope, locate, memory_root
+from memstore.index.behind import behind_busy, behind_sync
 from memstore.index.links import links_replace
 from memstore.index.rows import (
     RACY_NS,
@@ -41,6 +48,10 @@ _SYNC_QUERY = (
 
 
 _SKIPPED: ContextVar[bool] = ContextVar("memstore_sync_skipped", default=False)
+_BOUNDED: ContextVar[tuple[int, Callable[[], object] | None] | None] = ContextVar(
+    "memstore_sync_bounded", default=None
+)
+SYNC_INLINE_BYTES = 128 * 1024  # changed bytes a bounded sync parses inline (~130 ms here)
 
 
 @contextmanager
@@ -54,12 +65,28 @@ def sync_skipped() -> Iterator[None]:
         _SKIPPED.reset(token)
 
 
+@contextmanager
+def sync_bounded(
+    inline_bytes: int = SYNC_INLINE_BYTES, *, then: Callable[[], object] | None = None
+) -> Iterator[None]:
+    """Within the block `index_sync` parses at most `inline_bytes` of changed files itself and
+    hands larger changes to the background thread (see the module doc), which calls `then()`
+    once it has synced them (the reader asks for their vectors)."""
+    token = _BOUNDED.set((inline_bytes, then))
+    try:
+        yield
+    finally:
+        _BOUNDED.reset(token)
+
+
 @dataclass(frozen=True, slots=True)
 class SyncReport:
-    """How much a sync looked at and how much it had to do."""
+    """How much a sync looked at, how much it did, and how many files it left to the
+    background (a bounded sync: the index does not hold their changes yet)."""
 
     files: int
     changed: int
+    deferred: int = 0
 
 
 def index_sync(*, scopes: Iterable[Scope]) -> SyncReport:
@@ -77,15 +104,43 @@ def index_sync(*, scopes: Iterable[Scope]) -> SyncReport:
         rows = cursor.fetchall()
     files = len(on_disk)
     stale = []
+    sizes: dict[str, int] = {}  # of the changed files still on disk
     now = time.time_ns()
     for path, mtime_ns, size, inode, recheck, digest in rows:
         found = on_disk.pop(path, None)
         changed = found != (mtime_ns, size, inode)
         if changed or (recheck and _recheck_due(root / path, mtime_ns, digest, now)):
             stale.append(path)
+            sizes[path] = found[1] if found is not None else 0
     stale += on_disk  # files the index has never seen
+    bounded = _BOUNDED.get()
+    later: list[str] = []
+    if bounded is not None and stale:
+        inline_bytes, then = bounded
+        sizes.update((rel, stat[1]) for rel, stat in on_disk.items())
+        stale, later = _split(stale, sizes, inline_bytes)
+        if later:
+            behind_sync(later, _sync_paths, then=then)
     _sync_paths(stale)
-    return SyncReport(files=files, changed=len(stale))
+    return SyncReport(files=files, changed=len(stale), deferred=len(later))
+
+
+def _split(stale: list[str], sizes: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
+    """The changed files to sync now, smallest first within `budget` bytes, and the rest; a
+    bot with any file left for later (or being synced behind) leaves all of its files."""
+    bots = {rel: location.shard.bot for rel in stale if (location := locate(rel)) is not None}
+    now, later, used = [], [], 0
+    for rel in sorted(stale, key=lambda rel: sizes.get(rel, 0)):
+        size = sizes.get(rel, 0)
+        if used + size <= budget and not behind_busy(bots.get(rel, "")):
+            now.append(rel)
+            used += size
+        else:
+            later.append(rel)
+    held = {bots.get(rel) for rel in later}
+    return [rel for rel in now if bots.get(rel) not in held], later + [
+        rel for rel in now if bots.get(rel) in held
+    ]
 
 
 def _recheck_due(path: Path, mtime_ns: int, digest: str, now: int) -> bool:

@@ -4,7 +4,10 @@ within a time budget (`settings.MEMORY_READ_BUDGET_MS`, default 500 ms).
 `memory_read` runs the sync first, in its own transaction with Postgres `lock_timeout` and
 `statement_timeout` set to the sync's share of the budget: a writer holding the bot's lock (the
 sync takes it as a transaction-scoped advisory lock, see `memstore.facts.locks`) makes the lock wait
-fail instead of block. Then it runs the read itself with every `index_sync` inside it skipped
+fail instead of block. The sync is bounded (`sync_bounded`): a change too large to parse within
+the budget (a drop-in of thousands of lines) is synced on a background thread while the read
+answers from the index as it stands, marked stale; new facts are found by their words as soon as
+they are indexed, and by meaning once the worker has embedded them (`recall.jobs`). Then it runs the read itself with every `index_sync` inside it skipped
 (`sync_skipped`) and a statement timeout for what is left of the budget (with a small floor):
 - the sync finished: the answer is fresh;
 - the sync ran out of time: the answer comes from the index as it stands, marked `stale`;
@@ -30,11 +33,12 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from memstore.facts.paths import Scope
 from memstore.index import index_sync
-from memstore.index.sync import sync_skipped
+from memstore.index.sync import sync_bounded, sync_skipped
 from memstore.prompt.asof import day_end, prompt_as_of
 from memstore.prompt.notes import Note, notes_compose, notes_for
 from memstore.prompt.section import PromptSection, prompt_build, prompt_scopes
 from memstore.recall import RecallResult, recall_search
+from memstore.recall.jobs import backfill_wanted
 from memstore.rooms.access import Context, readable_scopes
 from memstore.upkeep.usage import usage_note
 
@@ -87,15 +91,23 @@ def _timeouts(ms: int, *, nested: bool) -> Iterator[None]:
 
 
 def _try_sync(scopes: list[Scope], ms: int) -> bool:
-    """Sync these scopes within `ms`; False when it ran out of time (nothing half-done stays)."""
+    """Sync these scopes within `ms`; False when it ran out of time (nothing half-done stays)
+    or left large changes to the background (`sync_bounded`)."""
     nested = connection.in_atomic_block
     try:
-        with transaction.atomic(), _timeouts(ms, nested=nested):
-            index_sync(scopes=scopes)
-        return True
+        bounded = sync_bounded(then=_vectors_wanted)
+        with transaction.atomic(), _timeouts(ms, nested=nested), bounded:
+            report = index_sync(scopes=scopes)
     except DatabaseError as error:
         logger.warning("memory sync skipped (budget %d ms): %s", ms, error)
         return False
+    if report.changed:
+        backfill_wanted()  # new facts need vectors: the worker makes them, nobody waits
+    return not report.deferred
+
+
+def _vectors_wanted() -> None:
+    backfill_wanted(force=True)
 
 
 def memory_read[T](

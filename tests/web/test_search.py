@@ -5,7 +5,7 @@ import pytest
 
 from memstore.console.spelling import distance, query_corrected
 from memstore.facts.paths import Scope
-from tests.helpers import HX, day, marked, texts, write_memory
+from tests.helpers import HX, day, marked, meaning_ready, texts, write_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -47,9 +47,14 @@ def test_search_by_meaning(ann, workspace, memory_root):
         f"- ({day(3)}) Booked a flight to Lisbon for the March offsite",
         f"- ({day(4)}) The office coffee machine is broken",
     )
-    assert texts(ann.get("/bots/ava/?q=plane ticket", **HX))[:1] == [
-        "Booked a flight to Lisbon for the March offsite"
-    ]
+    # Before the worker has made their vectors, facts are found by their words, and it says so.
+    first = ann.get("/bots/ava/?q=flight tickets", **HX)
+    assert texts(first)[:1] == ["Booked a flight to Lisbon for the March offsite"]
+    assert "Preparing search by meaning: " in first.content.decode()
+    meaning_ready()
+    response = ann.get("/bots/ava/?q=plane ticket", **HX)
+    assert texts(response)[:1] == ["Booked a flight to Lisbon for the March offsite"]
+    assert "Preparing search by meaning" not in response.content.decode()
 
 
 def test_literal_fallback_says_so(ann, workspace, settings):

@@ -26,7 +26,10 @@ from memstore.vocabulary import (
 # --- recall and prompt ---------------------------------------------------------------------------
 
 
-_STALE = "true: the files could not be synced within the time budget; the index as it stood."
+_STALE = (
+    "true: the files could not be synced within the time budget (or a large change is still "
+    "being indexed in the background); the index as it stood."
+)
 _MEMORY = "unavailable: memory could not be read within the time budget; answered without it."
 
 
@@ -70,6 +73,12 @@ class RecallOut(Out):
     )
     stale: bool = Field(False, description=_STALE)
     memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
+    waiting: int = Field(
+        0,
+        description="Facts searched by their words only: their meaning (vectors) is still being "
+        "computed in the background.",
+    )
+    searched: int = Field(0, description="Facts in the searched memory.")
 
     @classmethod
     def of(cls, timed: Any, near: Any = None) -> "RecallOut":
@@ -83,6 +92,8 @@ class RecallOut(Out):
             note=result.note,
             stale=timed.stale,
             memory=timed.memory,
+            waiting=result.waiting,
+            searched=result.searched,
             links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]
             if near
             else [],

@@ -1,0 +1,86 @@
+"""Syncs too large for a read's time budget, finished on one background thread of this process.
+
+Owns: the per-process queue of memory files a bounded sync (`sync.sync_bounded`) handed over,
+the thread that syncs them (with no time limit, each bot's files under its lock as usual), and
+`behind_busy`, which tells a read that a bot's files are being synced here so it answers from
+the index as it stands instead of waiting on that bot's lock. A file that fails is dropped from
+the queue and logged; the next read that finds it changed hands it over again.
+
+Does not: decide what is too large (sync does), or parse and write rows (the `run` it is given).
+"""
+
+import logging
+import threading
+from collections.abc import Callable
+
+from django.db import connection
+
+from memstore.facts.paths import locate
+
+logger = logging.getLogger(__name__)
+
+_pending: dict[str, Callable[[], object] | None] = {}  # path -> what to call once it is synced
+_bots: set[str] = set()  # writing bots of the files pending or being synced
+_lock = threading.Lock()
+_idle = threading.Condition(_lock)
+_thread: threading.Thread | None = None
+
+
+def behind_sync(
+    rels: list[str], run: Callable[[list[str]], None], *, then: Callable[[], object] | None = None
+) -> None:
+    """Queue these files for the background thread (started if needed), which calls `run` on
+    them and then `then()`."""
+    global _thread
+    with _lock:
+        for rel in rels:
+            _pending[rel] = then
+            if (location := locate(rel)) is not None:
+                _bots.add(location.shard.bot)
+        if _thread is None:
+            _thread = threading.Thread(
+                target=_work, args=(run,), name="memstore-sync-behind", daemon=True
+            )
+            _thread.start()
+
+
+def behind_busy(bot: str) -> bool:
+    """Whether this process is syncing (or about to sync) some of `bot`'s files."""
+    with _lock:
+        return bot in _bots
+
+
+def behind_wait(timeout: float | None = None) -> bool:
+    """Wait until nothing is queued or being synced (tests, benchmarks); False on timeout."""
+    with _idle:
+        return _idle.wait_for(lambda: not _bots and not _pending, timeout)
+
+
+def _work(run: Callable[[list[str]], None]) -> None:
+    global _thread
+    try:
+        while True:
+            with _lock:
+                rels = list(_pending)
+                thens = {id(then): then for then in _pending.values() if then is not None}
+                _pending.clear()
+                if not rels:
+                    # Under the lock: a file handed over from now on starts a new thread.
+                    _bots.clear()
+                    _thread = None
+                    _idle.notify_all()
+                    return
+            try:
+                run(rels)
+                for then in thens.values():
+                    then()
+            except Exception:
+                logger.exception("background sync of %d files failed", len(rels))
+    finally:
+        connection.close()  # this thread's own connection
+        with _lock:
+            if _thread is threading.current_thread():  # died of something worse than an error
+                _thread = None
+                _pending.clear()
+                _bots.clear()
+                _idle.notify_all()
