@@ -152,6 +152,11 @@ LOGGING = {
 EMBEDDINGS = os.environ.get("EMBEDDINGS", "bge-small")
 EMBEDDINGS_BASE_URL = os.environ.get("EMBEDDINGS_BASE_URL") or None
 EMBEDDINGS_API_KEY = os.environ.get("EMBEDDINGS_API_KEY") or None
+# The worker's backfill embeds new facts on this many threads (the same vectors whatever the
+# number; 1 leaves a core to the web workers on a small box), retrying a failure after
+# EMBEDDINGS_RETRY_WAIT seconds, doubled per attempt.
+EMBEDDINGS_BACKFILL_THREADS = env_number("EMBEDDINGS_BACKFILL_THREADS", 1)
+EMBEDDINGS_RETRY_WAIT = env_number("EMBEDDINGS_RETRY_WAIT", 5)
 RECALL_DEFAULT_RESULTS = 20
 RECALL_MAX_RESULTS = 50
 RECALL_MAX_CHARS = 4000

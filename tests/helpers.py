@@ -323,7 +323,7 @@ def plain(response) -> str:
 
 
 # --- the scripted model server ----------------------------------------------------------------
-# A small OpenAI-compatible chat endpoint on 127.0.0.1 answering from a script, so tests drive
+# A small OpenAI-compatible chat (and embeddings) endpoint on 127.0.0.1 answering from a script, so tests drive
 # the production model client (and the queue's retries) over real HTTP. Each request takes the
 # next scripted `Reply`; with the script empty, `responder(request)` (or a plain NONE) answers.
 # Replies can be good text, an HTTP status (429, 500, 401…), a malformed body, a slow answer, or
@@ -381,6 +381,8 @@ class FakeModel:
                 elif reply.status != 200:
                     error = {"error": {"message": f"scripted {reply.status}", "type": "test"}}
                     self._send(reply.status, json.dumps(error).encode())
+                elif self.path.endswith("/embeddings"):
+                    self._send(200, json.dumps(_embeddings(body)).encode())
                 else:
                     self._send(200, json.dumps(_completion(body, reply)).encode())
 
@@ -425,6 +427,47 @@ def learner_on(settings, model: FakeModel, *, mode: str = "write", attempts: int
     settings.LEARNING_RETRY_ATTEMPTS = attempts
     settings.LEARNING_RETRY_WAIT = 0.0
     return model
+
+
+def worker_run(queues: list[str]) -> None:
+    """One in-process procrastinate worker that stops when no job of these queues is ready."""
+    from django.db import connections
+    from procrastinate.contrib.django import app
+
+    def close_connections(process_task, context, worker):
+        # Sync tasks run in worker threads, each with its own Django connection; close it so
+        # the test database can be flushed and dropped.
+        try:
+            return process_task()
+        finally:
+            connections.close_all()
+
+    with app.replace_connector(app.connector.get_worker_connector()):
+        app.run_worker(
+            queues=queues,
+            wait=False,
+            install_signal_handlers=False,
+            listen_notify=False,
+            task_middleware=[close_connections],
+        )
+
+
+def word_vector(text: str, dim: int = 64) -> list[float]:
+    """A bag-of-words vector: texts sharing words are near, deterministic, instant."""
+    vector = [0.0] * dim
+    for word in re.findall(r"\w+", text.lower()):
+        vector[sum(word.encode()) * 7919 % dim] += 1.0
+    return vector if any(vector) else [1.0] + [0.0] * (dim - 1)
+
+
+def _embeddings(request: dict) -> dict:
+    texts = request["input"] if isinstance(request["input"], list) else [request["input"]]
+    data = [
+        {"object": "embedding", "index": i, "embedding": word_vector(t)}
+        for i, t in enumerate(texts)
+    ]
+    usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
+    return {"object": "list", "data": data, "model": request.get("model", ""), "usage": usage}
 
 
 def is_episode(request: dict) -> bool:

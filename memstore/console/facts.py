@@ -18,6 +18,7 @@ from memstore.facts.activity import Provenance, fact_writers
 from memstore.facts.paths import Scope, Shard, all_scopes, check_slug, locate, memory_root
 from memstore.facts.records import StoredFact, stored_from_row
 from memstore.index import index_sync
+from memstore.index.sync import sync_bounded
 from memstore.models import Bot, Fact, MemoryFile, ProjectMember
 
 TABS = ("own", "people", "projects", "rooms")
@@ -127,7 +128,8 @@ def bot_tabs(*, bot: str, viewer: Viewer, counts: bool = True) -> list[Tab]:
     ]
     if not counts:
         return tabs
-    index_sync(scopes=[s for tab in tabs for s in tab.scopes])
+    with sync_bounded():  # a drop-in of thousands of lines is indexed in the background
+        index_sync(scopes=[s for tab in tabs for s in tab.scopes])
     condition = Q(pk__in=[])
     for tab in tabs:
         condition |= tab.q()
@@ -160,7 +162,8 @@ def fact_rows(
             raise NotAllowed("That scope is not shown on this tab.")
     if not shown:
         return FactRows(rows=[], total=0, capped=False, next_cursor="", scopes=tab.scopes)
-    index_sync(scopes=shown)
+    with sync_bounded():
+        index_sync(scopes=shown)
     rows = Fact.objects.filter(Tab(tab.name, shown, tab.shard_bot).q())
     if query.tier:
         rows = rows.filter(tier=query.tier)

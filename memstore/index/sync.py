@@ -65,6 +65,12 @@ def sync_skipped() -> Iterator[None]:
         _SKIPPED.reset(token)
 
 
+def sync_is_skipped() -> bool:
+    """Whether this is a budgeted read (inside `sync_skipped`): work that may take long (a large
+    snapshot) should be left to the background."""
+    return _SKIPPED.get()
+
+
 @contextmanager
 def sync_bounded(
     inline_bytes: int = SYNC_INLINE_BYTES, *, then: Callable[[], object] | None = None

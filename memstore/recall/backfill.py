@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection
 
 from memstore.recall.embeddings import Embedder
@@ -61,11 +62,15 @@ def backfill_run(
     seconds: float | None = None,
     chunk: int = CHUNK,
     progress: Callable[[int], None] | None = None,
+    threads: int | None = None,
 ) -> BackfillReport:
     """Embed facts without a vector until none is left or `seconds` have passed (None: no
-    limit); `progress(n)` after each step with the vectors computed so far. A model error
-    propagates once the steps before it are stored."""
+    limit), on `threads` threads (default EMBEDDINGS_BACKFILL_THREADS); `progress(n)` after
+    each step with the vectors computed so far. A model error propagates once the steps
+    before it are stored."""
     embedder = embedder or embedder_current()
+    if threads is None:
+        threads = int(getattr(settings, "EMBEDDINGS_BACKFILL_THREADS", 1))
     if embedder is None:
         return BackfillReport(embedded=0, more=False)
     key = (connection.settings_dict["NAME"], embedder.name)
@@ -79,7 +84,8 @@ def backfill_run(
         if not rows:
             _after[key] = max(after, top)
             return BackfillReport(embedded=done, more=False)
-        done += vectors_ensure({fact_id: text for _, fact_id, text in rows}, embedder=embedder)
+        texts = {fact_id: text for _, fact_id, text in rows}
+        done += vectors_ensure(texts, embedder=embedder, threads=threads)
         after = _after[key] = rows[-1][0]
         if progress is not None:
             progress(done)

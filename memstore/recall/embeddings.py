@@ -105,6 +105,7 @@ class OnnxBgeEmbedder:
     # "/single": one text per run. A change of how vectors are made must change the name.
     name = "bge-small-en-v1.5-int8/single"
     dim = 384
+    one_per_run = True  # texts may be embedded on several threads at once: the same vectors
 
     def __init__(self, model_dir: Path, *, threads: int = 1) -> None:
         import onnxruntime

@@ -43,6 +43,11 @@ class BuiltCache[V]:
             self._keep(key, built)
             return built
 
+    def peek(self, key: Hashable) -> V | None:
+        """The value held for `key`, fresh or not, without building or reordering anything."""
+        with self._lock:
+            return self._values.get(key)
+
     def clear(self) -> None:
         with self._lock:
             self._values.clear()

@@ -9,6 +9,8 @@ ranking over them, which also says how many facts have no vector yet. A matrix p
 Vectors are made in the background (`backfill`), never here: a fact without one is left out of
 the ranking by meaning (words still find it). A matrix with such facts fetches them again at
 most every `RECHECK_S` seconds, so meaning arrives in search soon after the backfill stores it.
+Within a read's budget a rebuild fetches vectors for at most `FETCH_BUDGET_S` (a scope of 50,000
+new vectors takes most of a second); the rest count as waiting and the next search goes on.
 
 Results do not depend on the order facts were indexed in or rows come back from Postgres: ties
 break by date, then the snapshot's content key (identity, scope, shard, file), never by row id
@@ -24,6 +26,7 @@ from datetime import date
 import numpy as np
 from django.db import connection
 
+from memstore.index.sync import sync_is_skipped
 from memstore.recall.embeddings import Embedder
 from memstore.recall.lru import BuiltCache
 from memstore.recall.snapshot import Snapshot
@@ -35,6 +38,8 @@ from memstore.recall.top import best_rows
 # rebuilt after eviction refetches its vectors: ~16 ms per 1,000 facts).
 CACHE_MAX_FACTS = 300_000
 RECHECK_S = 1.0  # a matrix with facts still waiting for vectors asks for them again this often
+FETCH_CHUNK = 2_000  # vectors per statement when a matrix is (re)built
+FETCH_BUDGET_S = 0.1  # within a read's budget a rebuild fetches this long; the rest next time
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,7 @@ class _Matrix:
     waiting: int  # distinct identities of the missing rows
     built: float  # time.monotonic() when built
     added: int  # `_added` when built
+    complete: bool  # False: the fetch stopped at FETCH_BUDGET_S (the next search goes on)
 
 
 _cache: BuiltCache[_Matrix] = BuiltCache(CACHE_MAX_FACTS, size=lambda held: held.snapshot.rows)
@@ -126,7 +132,7 @@ def _current(snapshots: list[Snapshot], embedder: Embedder, fetch) -> list[_Matr
     now = time.monotonic()
 
     def fresh(held: _Matrix, snapshot: Snapshot) -> bool:
-        if held.snapshot is not snapshot:
+        if held.snapshot is not snapshot or not held.complete:
             return False
         return not held.waiting or (held.added == _added and now - held.built < RECHECK_S)
 
@@ -147,8 +153,12 @@ def _rebuilt(embedder: Embedder, snapshot: Snapshot, old: _Matrix | None, fetch)
         known = {held[i]: old.matrix[i] for i in np.flatnonzero(~old.missing)}
     built, added = time.monotonic(), _added
     wanted = sorted(set(snapshot.fact_ids) - known.keys())
-    if wanted:
-        known.update(fetch(wanted))
+    complete, bounded = True, sync_is_skipped()
+    for start in range(0, len(wanted), FETCH_CHUNK):
+        if start and bounded and time.monotonic() - built >= FETCH_BUDGET_S:
+            complete = False  # within a read's budget: the rest count as waiting this time
+            break
+        known.update(fetch(wanted[start : start + FETCH_CHUNK]))
     matrix = np.zeros((snapshot.rows, embedder.dim), dtype=np.float32)
     missing = np.ones(snapshot.rows, dtype=bool)
     for i, fact_id in enumerate(snapshot.fact_ids):
@@ -158,7 +168,13 @@ def _rebuilt(embedder: Embedder, snapshot: Snapshot, old: _Matrix | None, fetch)
             missing[i] = False
     waiting = len(np.unique(snapshot.codes[missing])) if missing.any() else 0
     return _Matrix(
-        snapshot=snapshot, matrix=matrix, missing=missing, waiting=waiting, built=built, added=added
+        snapshot=snapshot,
+        matrix=matrix,
+        missing=missing,
+        waiting=waiting,
+        built=built,
+        added=added,
+        complete=complete,
     )
 
 

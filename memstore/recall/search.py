@@ -39,6 +39,7 @@ from memstore.facts.records import (
     stored_from_values,
 )
 from memstore.index import index_sync
+from memstore.index.sync import sync_is_skipped
 from memstore.models import Fact
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
@@ -52,7 +53,7 @@ from memstore.recall.lexical import (
     terms_from,
 )
 from memstore.recall.query_vectors import query_vector_start
-from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current
+from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current, snapshots_ready
 from memstore.recall.vectors import embedder_current, vectors_search
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.recall.word_rank import word_rank
@@ -222,7 +223,17 @@ def _both_sides(
     keys = [str(scope) for scope in scopes]
     # Scopes that fit in this process are searched from their snapshots; larger searches (a
     # person's whole workspace in the console) are ranked by Postgres, which loads the rows.
-    snapshots = snapshots_current(versions, keys) if searched <= LOCAL_MAX_FACTS else None
+    # Within a read's budget a snapshot too large to read now is built behind this search,
+    # which meanwhile is ranked by Postgres, by words only.
+    snapshots, building = None, False
+    if searched <= LOCAL_MAX_FACTS:
+        if sync_is_skipped():
+            snapshots = snapshots_ready(versions, keys)
+            building = snapshots is None
+        else:
+            snapshots = snapshots_current(versions, keys)
+    if building:
+        pending = None
     ranking = None
     if words and snapshots is not None:
         ranking = word_rank(
@@ -235,7 +246,7 @@ def _both_sides(
         if waiting:
             backfill_wanted()  # the worker makes the missing vectors; this search goes on
     failed = pending is not None and vector is None
-    counts = {"searched": searched, "waiting": waiting}
+    counts = {"searched": searched, "waiting": searched if building else waiting}
     if ranking is not None:
         lexical = [_ranked(hit) for hit in ranking.hits]
         coverage = 0.0

@@ -12,11 +12,15 @@ is unchanged. When it changes, only the facts of the scope's files whose row cha
 again (a file's row records a new stat and sync time whenever the sync touched its facts); the
 arrays and posting lists are then re-laid from the files' parts. Snapshots are dropped least
 recently used first past `CACHE_MAX_FACTS` rows in this process; one scope is read by one thread
-at a time while other scopes are served (`lru`).
+at a time while other scopes are served (`lru`). A search within a time budget asks with
+`snapshots_ready`, which builds a snapshot needing more than `INLINE_BUILD_FACTS` rows read on a
+background thread and lets the search go on without snapshots meanwhile.
 
 Does not: decide which scopes may be read, rank anything, or write index rows.
 """
 
+import logging
+import threading
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -25,6 +29,8 @@ from django.db import connection
 
 from memstore.recall.lexical import Term
 from memstore.recall.lru import BuiltCache
+
+logger = logging.getLogger(__name__)
 
 # Rows held per process before the least recently used scope goes: about 46 MB per 100,000
 # (measured with `bench recall`'s facts: row ids, identities, tie keys and posting lists).
@@ -138,6 +144,67 @@ def snapshots_current(versions: dict[str, tuple], keys: list[str]) -> list[Snaps
             )
         )
     return result
+
+
+INLINE_BUILD_FACTS = 5_000  # rows a search reads into a snapshot itself (~50 ms); more: behind
+_building: set[tuple[str, str]] = set()  # (database, scope) being built on a background thread
+_building_lock = threading.Lock()
+
+
+def snapshots_ready(versions: dict[str, tuple], keys: list[str]) -> list[Snapshot] | None:
+    """`snapshots_current`, unless a scope would need more than INLINE_BUILD_FACTS rows read
+    (a drop-in of thousands of lines, or a large scope seen for the first time): then those are
+    built on a background thread and None says to search without snapshots this time."""
+    db = connection.settings_dict["NAME"]
+    behind = []
+    for key in keys:
+        version = versions.get(key)
+        if version is None:
+            continue
+        held = _cache.peek((db, key))
+        if held is not None and held.version == version:
+            continue
+        if version[-1] > INLINE_BUILD_FACTS and _to_read(key, held) > INLINE_BUILD_FACTS:
+            behind.append((key, version))
+    if not behind:
+        return snapshots_current(versions, keys)
+    for key, version in behind:
+        _build_behind(db, key, version)
+    return None
+
+
+def _to_read(key: str, held: Snapshot | None) -> int:
+    """How many fact rows a refresh of this scope's snapshot would read (its changed files')."""
+    with connection.cursor() as cursor:
+        cursor.execute(_FILES_SQL, [key])
+        files = {row[0]: tuple(row[1:]) for row in cursor.fetchall()}
+    kept = held.parts if held is not None else {}
+    return sum(v[-1] for fid, v in files.items() if fid not in kept or kept[fid].version != v)
+
+
+def _build_behind(db: str, key: str, version: tuple) -> None:
+    with _building_lock:
+        if (db, key) in _building:
+            return
+        _building.add((db, key))
+
+    def build() -> None:
+        try:
+            snapshots_current({key: version}, [key])
+        except Exception:
+            logger.exception("could not build the snapshot of %s", key)
+        finally:
+            connection.close()  # this thread's own connection
+            with _building_lock:
+                _building.discard((db, key))
+
+    threading.Thread(target=build, name="memstore-snapshot", daemon=True).start()
+
+
+def snapshots_building() -> bool:
+    """Whether a snapshot is being built on a background thread (tests, benchmarks)."""
+    with _building_lock:
+        return bool(_building)
 
 
 def snapshots_clear() -> None:

@@ -23,8 +23,10 @@ pass scopes), or write index rows.
 """
 
 import logging
+import os
 import time
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from weakref import WeakKeyDictionary
 
@@ -108,9 +110,13 @@ def _chunks[T](items: list[T], size: int) -> Iterable[list[T]]:
         yield items[start : start + size]
 
 
-def vectors_ensure(texts: Mapping[str, str], *, embedder: Embedder | None = None) -> int:
+def vectors_ensure(
+    texts: Mapping[str, str], *, embedder: Embedder | None = None, threads: int = 1
+) -> int:
     """Compute and store vectors for the fact identities in `texts` (identity -> fact text)
-    that have none yet under the current model; returns how many were computed."""
+    that have none yet under the current model; returns how many were computed. With
+    `threads` > 1 a model that embeds one text per run (the bundled one) runs on that many
+    threads at once: each vector is still made alone, so they are the same bits."""
     embedder = embedder or embedder_current()
     if embedder is None or not texts:
         return 0
@@ -121,8 +127,26 @@ def vectors_ensure(texts: Mapping[str, str], *, embedder: Embedder | None = None
     for chunk in _chunks(missing, EMBED_BATCH):
         # The tier tag ("[note] ...") says nothing about meaning; embed the body.
         bodies = [FactLine(day=date.min, text=texts[fact_id]).body for fact_id in chunk]
-        _store(embedder, chunk, embedder.embed_passages(bodies))
+        _store(embedder, chunk, _embedded(embedder, bodies, threads))
     return len(missing)
+
+
+_pools: dict[tuple[int, int], ThreadPoolExecutor] = {}  # (process, threads) -> pool
+
+
+def _embedded(embedder: Embedder, bodies: list[str], threads: int) -> np.ndarray:
+    if threads <= 1 or len(bodies) < 2 or not getattr(embedder, "one_per_run", False):
+        return embedder.embed_passages(bodies)
+    key = (os.getpid(), threads)
+    pool = _pools.get(key) or _pools.setdefault(
+        key, ThreadPoolExecutor(max_workers=threads, thread_name_prefix="embed")
+    )
+    # Interleaved shares, so every thread gets texts of every length.
+    parts = list(pool.map(embedder.embed_passages, [bodies[i::threads] for i in range(threads)]))
+    result = np.empty((len(bodies), embedder.dim), dtype=np.float32)
+    for i, part in enumerate(parts):
+        result[i::threads] = part
+    return result
 
 
 def _embedding_rows(model: str, fact_ids: list[str]):

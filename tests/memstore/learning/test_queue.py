@@ -8,8 +8,7 @@ import sys
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections
-from procrastinate.contrib.django import app
+from django.db import connection
 
 from memstore.learning import activity_list, exchange_submit, learning_status
 from memstore.models import Exchange
@@ -24,6 +23,7 @@ from tests.helpers import (
     prompt_of,
     status,
     wait_until,
+    worker_run,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -41,23 +41,7 @@ def empty_queue():
 
 def run_worker() -> None:
     """One in-process worker that stops when no job is ready (retries at wait 0 are ready)."""
-    with app.replace_connector(app.connector.get_worker_connector()):
-        app.run_worker(
-            queues=["learning"],
-            wait=False,
-            install_signal_handlers=False,
-            listen_notify=False,
-            task_middleware=[_close_connections],
-        )
-
-
-def _close_connections(process_task, context, worker):
-    # Sync tasks run in worker threads, each with its own Django connection; close it so the
-    # test database can be flushed and dropped.
-    try:
-        return process_task()
-    finally:
-        connections.close_all()
+    worker_run(["learning"])
 
 
 def submit(n: int, message: str = "I moved to Lisbon last week"):
