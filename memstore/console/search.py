@@ -96,22 +96,27 @@ def workspace_search(*, viewer: Viewer, query: FactQuery) -> SearchResults:
 
 def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
     text = " ".join(query.q.split())
-    corrected = "" if query.exact else query_corrected(text, scopes)
-    searched = corrected or text
+
+    def read() -> tuple[str, RecallResult]:
+        corrected = "" if query.exact else query_corrected(text, scopes)
+        result = recall_in_scopes(
+            scopes=scopes,
+            query=corrected or text,
+            limit=RESULTS,
+            include_hidden=True,
+            max_chars=_NO_BUDGET,
+        )
+        return corrected, result
+
     # Within the reads' time budget, as the bots' recall: a drop-in of thousands of lines is
     # indexed in the background meanwhile, and no vector is made in this request.
     timed = memory_read(
         scopes=scopes,
-        read=lambda: recall_in_scopes(
-            scopes=scopes,
-            query=searched,
-            limit=RESULTS,
-            include_hidden=True,
-            max_chars=_NO_BUDGET,
-        ),
-        empty=lambda: RecallResult(items=[], more=0, mode="lexical", note=_UNAVAILABLE),
+        read=read,
+        empty=lambda: ("", RecallResult(items=[], more=0, mode="lexical", note=_UNAVAILABLE)),
     )
-    result = timed.value
+    corrected, result = timed.value
+    searched = corrected or text
     facts, places = [], []
     for fact in result.items:
         where = place(fact)

@@ -23,6 +23,7 @@ from django.db import connection
 
 from memstore.facts.paths import Scope
 from memstore.index import index_sync
+from memstore.index.sync import sync_is_skipped
 
 MIN_LENGTH = 4
 _WORD_RE = re.compile(r"[^\W\d_]{2,}")
@@ -79,18 +80,51 @@ def vocabularies(scopes: list[Scope]) -> list[Vocabulary]:
         )
         stamps = {row[0]: tuple(row[1:]) for row in cursor.fetchall()}
     stale = [k for k in stamps if k not in _cache or _cache[k].stamp != stamps[k]]
+    if stale and sync_is_skipped():
+        # Within a read's budget a large vocabulary is rebuilt behind the search, which uses
+        # the one it had (or none) meanwhile: a spelling hint is not worth the wait.
+        large = [k for k in stale if stamps[k][1] > INLINE_FACTS]
+        if large:
+            _rebuild_behind(large, stamps)
+            stale = [k for k in stale if k not in large]
     if stale:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT scope_key, text FROM memstore_fact WHERE scope_key = ANY(%s)", [stale]
-            )
-            texts: dict[str, list[str]] = {k: [] for k in stale}
-            for key, text in cursor.fetchall():
-                texts[key].append(text)
-        built = {key: _build(stamps[key], texts[key]) for key in stale}
-        with _lock:
-            _cache.update(built)
-    return [_cache[k] for k in keys if k in stamps]
+        _rebuild(stale, stamps)
+    return [_cache[k] for k in keys if k in stamps and k in _cache]
+
+
+INLINE_FACTS = 5_000  # facts a budgeted search reads into a vocabulary itself
+_behind: set[str] = set()
+
+
+def _rebuild(stale: list[str], stamps: dict[str, tuple]) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT scope_key, text FROM memstore_fact WHERE scope_key = ANY(%s)", [stale]
+        )
+        texts: dict[str, list[str]] = {k: [] for k in stale}
+        for key, text in cursor.fetchall():
+            texts[key].append(text)
+    built = {key: _build(stamps[key], texts[key]) for key in stale}
+    with _lock:
+        _cache.update(built)
+
+
+def _rebuild_behind(keys: list[str], stamps: dict[str, tuple]) -> None:
+    with _lock:
+        keys = [k for k in keys if k not in _behind]
+        _behind.update(keys)
+    if not keys:
+        return
+
+    def rebuild() -> None:
+        try:
+            _rebuild(keys, stamps)
+        finally:
+            connection.close()  # this thread's own connection
+            with _lock:
+                _behind.difference_update(keys)
+
+    threading.Thread(target=rebuild, name="memstore-vocabulary", daemon=True).start()
 
 
 def distance(a: str, b: str) -> int:

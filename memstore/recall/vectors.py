@@ -127,14 +127,15 @@ def vectors_ensure(
     for chunk in _chunks(missing, EMBED_BATCH):
         # The tier tag ("[note] ...") says nothing about meaning; embed the body.
         bodies = [FactLine(day=date.min, text=texts[fact_id]).body for fact_id in chunk]
-        _store(embedder, chunk, _embedded(embedder, bodies, threads))
+        _store(embedder, chunk, vectors_embedded(embedder, bodies, threads))
     return len(missing)
 
 
 _pools: dict[tuple[int, int], ThreadPoolExecutor] = {}  # (process, threads) -> pool
 
 
-def _embedded(embedder: Embedder, bodies: list[str], threads: int) -> np.ndarray:
+def vectors_embedded(embedder: Embedder, bodies: list[str], threads: int = 1) -> np.ndarray:
+    """The passages' vectors, on `threads` threads when the model embeds one text per run."""
     if threads <= 1 or len(bodies) < 2 or not getattr(embedder, "one_per_run", False):
         return embedder.embed_passages(bodies)
     key = (os.getpid(), threads)

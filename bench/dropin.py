@@ -1,0 +1,401 @@
+"""Drop-in (issue 21): thousands of hand-written facts land in a bot's files at once.
+
+    python -m bench dropin [--sizes 5000,50000] [--runs 3] [--samples 5] [--no-docs]
+
+Each run is a child process with its own database (`memstore_dropin`, dropped and recreated)
+and MEMORY_ROOT, and a real worker (`manage.py procrastinate worker --queues embeddings`,
+started before the drop-in, as in production):
+
+1. bot `ada` holds the 353 LoCoMo dev facts (../shared/bench/locomo-dev), indexed and embedded;
+   the prompt, a recall and a console search of the bot's page are timed on this unchanged
+   store (`--samples` each, medians: the "before" column; recall and console questions come
+   from the LoCoMo queries, a new one every time);
+2. N hand-written facts are dropped into ada's monthly logs: LoCoMo facts retold about other
+   people, the upkeep bench's sentences, recall's template facts and free diary sentences, so
+   the words vary (no single template);
+3. the first prompt, recall and console search after the drop-in, each timed once (the
+   "first after" column), and whether each kept the facts indexed before;
+4. until every fact is searchable by meaning, a recall every 2 s (median and worst: the
+   "during catch-up" column); the time until the words of every new fact are indexed (the
+   background sync) and until every fact has a vector (the worker's backfill).
+
+The figures are medians over --runs; the load average is printed beside them (the box is shared).
+Writes "## Drop-in: meaning off the request path (issue 21)" in docs/benchmarks.md.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date, timedelta
+from pathlib import Path
+
+from bench._workspace import REPO, VAR, bench_database, django_start, docs_section_write, log
+
+HEADING = "## Drop-in: meaning off the request path (issue 21)"
+LOCOMO = REPO.parent / "shared" / "bench" / "locomo-dev"
+DB = "memstore_dropin"
+NAMES = ["Ana", "Bruno", "Carla", "Dmitri", "Eva", "Farah", "Gustavo", "Hana", "Ivo", "Jun", "Kemal", "Lena", "Mateo", "Nia", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tariq", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe"]  # fmt: skip
+VERBS = ["repaired", "painted", "borrowed", "sold", "photographed", "planted", "cooked", "sketched", "returned", "rebuilt", "ordered", "found", "lost", "packed", "polished", "tuned", "framed", "wrapped", "carried", "sorted"]  # fmt: skip
+ADJECTIVES = ["old", "blue", "heavy", "tiny", "wooden", "broken", "shiny", "antique", "folding", "spare", "hand-made", "second-hand", "green", "noisy", "fragile"]  # fmt: skip
+NOUNS = ["bicycle", "kayak", "piano", "lantern", "bookshelf", "telescope", "violin", "tent", "sewing machine", "camera", "greenhouse", "canoe", "record player", "workbench", "aquarium", "quilt", "skateboard", "birdhouse", "typewriter", "harp"]  # fmt: skip
+PLACES = ["at the flea market", "in the garage", "by the lake", "for the school fair", "at grandma's house", "in the community garden", "before the storm", "after the concert", "for a neighbour", "on the balcony", "at the harbour", "during the holidays"]  # fmt: skip
+
+
+# --- the facts --------------------------------------------------------------------------------
+
+
+def locomo_facts() -> list[dict]:
+    with (LOCOMO / "facts.jsonl").open(encoding="utf-8") as stream:
+        return [json.loads(line) for line in stream if line.strip()]
+
+
+def locomo_questions() -> list[str]:
+    with (LOCOMO / "queries.jsonl").open(encoding="utf-8") as stream:
+        return [json.loads(line)["question"] for line in stream if line.strip()]
+
+
+def diary(rng: random.Random) -> str:
+    return (
+        f"{rng.choice(NAMES)} {rng.choice(VERBS)} the {rng.choice(ADJECTIVES)} "
+        f"{rng.choice(NOUNS)} {rng.choice(PLACES)}"
+    )
+
+
+def hand_written(n: int, seed: int = 21) -> list[str]:
+    """n distinct fact texts from four sources with varied words."""
+    from bench.recall import fact_texts
+    from bench.upkeep import sentence
+
+    rng = random.Random(seed)
+    speakers = sorted({fact["speaker"] for fact in locomo_facts()})
+    retold = [fact["text"] for fact in locomo_facts()]
+    templated = iter(fact_texts(n, seed=seed))
+    texts: dict[str, str] = {}
+    while len(texts) < n:
+        source = len(texts) % 4
+        if source == 0:
+            text = rng.choice(retold)
+            for speaker in speakers:
+                text = text.replace(speaker, rng.choice(NAMES))
+        elif source == 1:
+            text = sentence(rng)
+        elif source == 2:
+            text = next(templated)
+        else:
+            text = diary(rng)
+        texts.setdefault(text.lower(), text)
+    return list(texts.values())
+
+
+def drop_in(root: Path, texts: list[str]) -> None:
+    """The texts as fact lines in ada's monthly logs (2025-01 onwards, 1,000 a month)."""
+    folder = root / "agents/ada/memory/log"
+    folder.mkdir(parents=True, exist_ok=True)
+    month = date(2025, 1, 1)
+    for start in range(0, len(texts), 1000):
+        lines = [
+            f"- ({month + timedelta(days=i % 28)}) {text}\n"
+            for i, text in enumerate(texts[start : start + 1000])
+        ]
+        (folder / f"{month:%Y-%m}.md").write_text("# Dropped in\n\n" + "".join(lines))
+        month = (month + timedelta(days=32)).replace(day=1)
+
+
+def base_store(root: Path) -> list[str]:
+    """ada's 353 LoCoMo facts (profile and logs), as written before the drop-in."""
+    folder = root / "agents/ada/memory"
+    (folder / "log").mkdir(parents=True, exist_ok=True)
+    by_month: dict[str, list[str]] = {}
+    texts = []
+    for fact in locomo_facts():
+        by_month.setdefault(fact["date"][:7], []).append(f"- ({fact['date']}) {fact['text']}\n")
+        texts.append(fact["text"])
+    for month, lines in by_month.items():
+        (folder / "log" / f"{month}.md").write_text("# Memory log\n\n" + "".join(lines))
+    return texts
+
+
+# --- one run (child process) ------------------------------------------------------------------
+
+
+def one_run(size: int, samples: int) -> dict:
+    root = VAR / "bench-dropin" / "memory"
+    if root.exists():
+        import shutil
+
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    bench_database(DB, fresh=True)
+    django_start(root)
+
+    from memstore.facts.paths import Scope
+    from memstore.index import index_sync
+    from memstore.recall.backfill import backfill_run
+
+    before_texts = base_store(root)
+    index_sync(scopes=[Scope("bot", "ada")])
+    backfill_run()
+    questions = itertools.cycle(random.Random(size).sample(locomo_questions(), 200))
+    worker = _worker()
+    try:
+        reads = Reads(before_texts, questions)
+        for _ in range(samples):
+            reads.all("before")
+        texts = hand_written(size)
+        written = time.monotonic()
+        drop_in(root, texts)
+        reads.all("first")
+        from django.conf import settings
+
+        budget = settings.MEMORY_READ_BUDGET_MS
+        caught_up = _catch_up(reads, written, size)
+        return {"size": size, "budget": budget, **reads.results, **caught_up}
+    finally:
+        worker.terminate()
+        worker.wait(30)
+
+
+def _worker() -> subprocess.Popen:
+    log("starting a worker (queue: embeddings)")
+    command = [sys.executable, "manage.py", "procrastinate", "--skip-checks", "worker"]
+    return subprocess.Popen(
+        [*command, "--queues=embeddings"],
+        cwd=REPO,
+        env=os.environ.copy(),
+        stdout=subprocess.DEVNULL,
+        stderr=(VAR / "bench-dropin" / "worker.log").open("w"),
+    )
+
+
+class Reads:
+    """The three reads, timed, with what they answered."""
+
+    def __init__(self, before: list[str], questions) -> None:
+        from memstore.rooms.access import Context, Room
+
+        self.ctx = Context(bot="ada", room=Room("room-1", "routine"))
+        self.before = set(before)
+        self.questions = questions
+        self.results: dict[str, list] = {}
+
+    def _keep(self, name: str, ms: float, **facts) -> None:
+        self.results.setdefault(name, []).append({"ms": round(ms, 1), **facts})
+
+    def prompt(self, label: str) -> None:
+        from memstore.prompt.budget import prompt_answer
+
+        started = time.perf_counter()
+        answer = prompt_answer(ctx=self.ctx, count_usage=False)
+        ms = (time.perf_counter() - started) * 1000
+        shown = {f.text for block in answer.section.blocks for f in block.facts}
+        kept = len(shown & self.before)
+        self._keep(f"prompt_{label}", ms, memory=answer.memory, stale=answer.stale, kept=kept)
+
+    def recall(self, label: str) -> None:
+        from memstore.prompt.budget import recall_answer
+
+        started = time.perf_counter()
+        timed = recall_answer(ctx=self.ctx, query=next(self.questions))
+        ms = (time.perf_counter() - started) * 1000
+        result = timed.value
+        self._keep(
+            f"recall_{label}",
+            ms,
+            memory=timed.memory,
+            stale=timed.stale,
+            found=len(result.items),
+            waiting=result.waiting,
+        )
+
+    def console(self, label: str) -> None:
+        from memstore.console.facts import FactQuery
+        from memstore.console.search import bot_search
+        from memstore.console.viewer import Viewer
+
+        started = time.perf_counter()
+        found = bot_search(
+            bot="ada",
+            viewer=Viewer(person="ann", staff=True),
+            query=FactQuery(q=next(self.questions)),
+        )
+        ms = (time.perf_counter() - started) * 1000
+        self._keep(f"console_{label}", ms, found=len(found.hits), waiting=found.waiting)
+
+    def all(self, label: str) -> None:
+        self.prompt(label)
+        self.recall(label)
+        self.console(label)
+
+
+def _catch_up(reads: Reads, written: float, size: int) -> dict:
+    from memstore.index.behind import behind_wait
+    from memstore.recall.backfill import backfill_state
+
+    words = meaning = None
+    deadline = written + 60 + size / 20  # far more than a slow box needs
+    while time.monotonic() < deadline:
+        reads.recall("during")
+        if words is None and behind_wait(timeout=0):
+            words = time.monotonic() - written
+            log(f"  words of every fact indexed after {words:.1f} s")
+        state = backfill_state()
+        if words is not None and state.waiting == 0:
+            meaning = time.monotonic() - written
+            log(f"  every fact searchable by meaning after {meaning:.1f} s")
+            break
+        log(f"  {state.waiting:,} of {state.facts:,} facts waiting for a vector")
+        time.sleep(2.0)
+    return {"words_s": words, "meaning_s": meaning, "load": os.getloadavg()}
+
+
+# --- the parent: runs, medians, docs ------------------------------------------------------------
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench dropin")
+    parser.add_argument("--sizes", default="5000,50000")
+    parser.add_argument("--runs", default="3,2", help="runs per size (one number, or per size)")
+    parser.add_argument("--texts", type=int, default=400, help="texts per throughput repeat")
+    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--no-docs", action="store_true")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child's single run
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(one_run(args.one, args.samples)))
+        return 0
+    results = {}
+    load_before = os.getloadavg()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    runs = [int(r) for r in args.runs.split(",")]
+    speed = _throughput(args.texts)
+    for size, count in zip(sizes, runs + runs[-1:] * len(sizes), strict=False):
+        results[size] = [_child(size, args.samples, run) for run in range(count)]
+    budget = next(iter(results.values()))[0]["budget"]
+    body = _section(results, budget, args, load_before, os.getloadavg()) + "\n\n" + speed
+    print(body)
+    if not args.no_docs:
+        docs_section_write(HEADING, body)
+    return 0
+
+
+def _throughput(n: int, repeats: int = 3) -> str:
+    """Facts per second of the bundled model on 1 and 2 threads (the same texts, medians of
+    `repeats`), and whether the vectors are the same bits."""
+    import numpy as np
+
+    django_start(migrate=False)
+    from memstore.recall.embeddings import OnnxBgeEmbedder, bge_small_dir
+    from memstore.recall.vectors import vectors_embedded
+
+    folder = bge_small_dir()
+    if folder is None:
+        return "Throughput: the bundled model is not installed."
+    embedder = OnnxBgeEmbedder(folder)
+    texts = hand_written(n, seed=5)
+    rates, vectors = {}, {}
+    for threads in (1, 2, 1, 2, 1, 2)[: 2 * repeats]:
+        started = time.perf_counter()
+        vectors[threads] = vectors_embedded(embedder, texts, threads)
+        rates.setdefault(threads, []).append(n / (time.perf_counter() - started))
+    same = np.array_equal(vectors[1], vectors[2])
+    one, two = (statistics.median(rates[t]) for t in (1, 2))
+    log(f"throughput: {one:.0f} facts/s on 1 thread, {two:.0f} on 2 (same bits: {same})")
+
+    def takes(facts: int, rate: float) -> str:
+        seconds = facts / rate
+        return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
+    sizes = (5_000, 100_000, 1_000_000)
+    return "\n".join(
+        [
+            f"Embedding throughput (bundled bge-small int8, one text per run, {n} of these "
+            f"texts, medians of {repeats}; load average {os.getloadavg()[0]:.1f}): "
+            f"**{one:.0f} facts/s on 1 thread, {two:.0f} facts/s on 2** "
+            f"(EMBEDDINGS_BACKFILL_THREADS=2 or `recall_embed --threads 2`); vectors "
+            f"{'bit-identical' if same else 'NOT identical'} between the two.",
+            "",
+            "| facts | 1 thread | 2 threads |",
+            "| ---: | ---: | ---: |",
+            *(f"| {f:,} | {takes(f, one)} | {takes(f, two)} |" for f in sizes),
+        ]
+    )
+
+
+def _child(size: int, samples: int, run: int) -> dict:
+    log(f"drop-in of {size:,} facts, run {run + 1}")
+    command = [sys.executable, "-m", "bench", "dropin", "--one", str(size)]
+    done = subprocess.run(
+        [*command, "--samples", str(samples)], cwd=REPO, capture_output=True, text=True
+    )
+    sys.stderr.write(done.stderr[-4000:] if done.returncode else "")
+    done.check_returncode()
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _median(runs: list[dict], key: str, field: str = "ms") -> float:
+    return statistics.median(statistics.median(s[field] for s in run[key]) for run in runs)
+
+
+def _worst(runs: list[dict], key: str) -> float:
+    return max(max(s["ms"] for s in run[key]) for run in runs)
+
+
+def _section(results: dict, budget: int, args, load_before, load_after) -> str:
+    rows = []
+    for size, runs in results.items():
+        for read in ("prompt", "recall", "console"):
+            during = (
+                f"{_median(runs, 'recall_during'):.0f} (worst {_worst(runs, 'recall_during'):.0f})"
+                if read == "recall"
+                else ""
+            )
+            first = runs[0][f"{read}_first"][0]
+            notes = ", ".join(f"{k}={v}" for k, v in first.items() if k != "ms")
+            rows.append(
+                f"| {size:,} | {read} | {_median(runs, f'{read}_before'):.0f} "
+                f"| {_median(runs, f'{read}_first'):.0f} | {during} | {notes} |"
+            )
+    times = []
+    for size, runs in results.items():
+        words = [r["words_s"] for r in runs if r["words_s"] is not None]
+        meaning = [r["meaning_s"] for r in runs if r["meaning_s"] is not None]
+        rate = size / statistics.median(meaning) if meaning else 0
+        times.append(
+            f"| {size:,} | {statistics.median(words):.1f} | "
+            f"{statistics.median(meaning):.1f} | {rate:.0f} | "
+            f"{', '.join(f'{r["load"][0]:.1f}' for r in runs)} |"
+            if words and meaning
+            else f"| {size:,} | not reached | not reached | | |"
+        )
+    return "\n".join(
+        [
+            f"`python -m bench dropin --sizes {args.sizes} --runs {args.runs} --samples "
+            f"{args.samples}` on the shared 2-core box (load average {load_before[0]:.1f} before, "
+            f"{load_after[0]:.1f} after). Budget: {budget} ms for every prompt and recall read, "
+            "sync included (MEMORY_READ_BUDGET_MS). A worker runs throughout (1 embedding "
+            "thread). Milliseconds, medians over the runs; `first after` is the first read after "
+            "the drop-in (its flags are from the first run).",
+            "",
+            "| facts dropped | read | unchanged store | first after | during catch-up | "
+            "first answer |",
+            "| ---: | --- | ---: | ---: | ---: | --- |",
+            *rows,
+            "",
+            "Until searchable (seconds from the files being written):",
+            "",
+            "| facts dropped | by words (indexed) | by meaning (every vector) | facts/s | "
+            "load average per run |",
+            "| ---: | ---: | ---: | ---: | --- |",
+            *times,
+        ]
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
