@@ -8,8 +8,10 @@ HTTP (the scripted server in tests/helpers.py) that can be made to fail.
 """
 
 import random
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 
 from memstore.console.facts import FactQuery
@@ -231,3 +233,15 @@ def _jobs(status_name: str) -> int:
             ["memstore.recall.embed", status_name],
         )
         return cursor.fetchone()[0]
+
+
+def test_recall_embed_makes_every_missing_vector_with_a_progress_bar(indexed):
+    drop_in(indexed, 150)
+    out, err = StringIO(), StringIO()
+    call_command("recall_embed", stdout=out, stderr=err)
+    assert "150 of 153 facts need a vector (openai:words)" in err.getvalue()
+    assert "150/150 facts" in err.getvalue()  # the bar's last line
+    assert out.getvalue().startswith("150 new embeddings (openai:words)")
+    assert backfill_state().waiting == 0
+    call_command("recall_embed", stdout=out, stderr=err)
+    assert "0 new embeddings" in out.getvalue()
