@@ -146,7 +146,7 @@ def snapshots_current(versions: dict[str, tuple], keys: list[str]) -> list[Snaps
     return result
 
 
-INLINE_BUILD_FACTS = 5_000  # rows a search reads into a snapshot itself (~50 ms); more: behind
+INLINE_BUILD_FACTS = 2_000  # rows a search reads into a snapshot itself (~20 ms idle); more: behind
 _building: set[tuple[str, str]] = set()  # (database, scope) being built on a background thread
 _building_lock = threading.Lock()
 

@@ -35,7 +35,16 @@ from tests.deploy.processes import (
     learning_worker,
     wait_until_up,
 )
-from tests.helpers import FakeModel, Reply, database_url, is_episode, ok, prompt_of, wait_until
+from tests.helpers import (
+    FakeModel,
+    Reply,
+    database_url,
+    is_episode,
+    meaning_ready,
+    ok,
+    prompt_of,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -277,6 +286,7 @@ def test_a_write_or_hand_edit_is_seen_by_the_other_server_on_the_next_request(se
         for _ in range(4):  # each of server 1's workers likely caches the scope's vectors now
             assert servers.bot(1).recall("tea") == {"Prefers tea over coffee"}
         assert servers.bot(0).remember("Booked a flight to Lisbon", scope="user").status == 201
+        meaning_ready()  # what a worker does next: the servers never embed a fact themselves
         answer = servers.bot(1).call("GET", "/recall", query="plane ticket")
         assert answer.body["mode"] == "hybrid"
         assert answer.body["items"][0]["text"] == "Booked a flight to Lisbon"
