@@ -224,7 +224,8 @@ def _both_sides(
     # Scopes that fit in this process are searched from their snapshots; larger searches (a
     # person's whole workspace in the console) are ranked by Postgres, which loads the rows.
     # Within a read's budget a snapshot too large to read now is built behind this search,
-    # which meanwhile is ranked by Postgres, by words only.
+    # which meanwhile uses the one held before (its new facts wait, as for a vector) or, with
+    # none held yet, is ranked by Postgres, by words only.
     snapshots, building = None, False
     if searched <= LOCAL_MAX_FACTS:
         if sync_is_skipped():
@@ -246,6 +247,8 @@ def _both_sides(
         if waiting:
             backfill_wanted()  # the worker makes the missing vectors; this search goes on
     failed = pending is not None and vector is None
+    if snapshots is not None:  # facts not in the snapshots used (being read behind)
+        waiting += max(0, searched - sum(snapshot.rows for snapshot in snapshots))
     counts = {"searched": searched, "waiting": searched if building else waiting}
     if ranking is not None:
         lexical = [_ranked(hit) for hit in ranking.hits]

@@ -152,11 +152,12 @@ _building_lock = threading.Lock()
 
 
 def snapshots_ready(versions: dict[str, tuple], keys: list[str]) -> list[Snapshot] | None:
-    """`snapshots_current`, unless a scope would need more than INLINE_BUILD_FACTS rows read
-    (a drop-in of thousands of lines, or a large scope seen for the first time): then those are
-    built on a background thread and None says to search without snapshots this time."""
+    """`snapshots_current`, except for scopes whose refresh would read more than
+    INLINE_BUILD_FACTS rows (a drop-in of thousands of lines, a large scope seen for the first
+    time): those are built on a background thread and the snapshot held before is used
+    meanwhile; None when a scope has none yet (search without snapshots this time)."""
     db = connection.settings_dict["NAME"]
-    behind = []
+    behind: dict[str, Snapshot | None] = {}
     for key in keys:
         version = versions.get(key)
         if version is None:
@@ -165,12 +166,14 @@ def snapshots_ready(versions: dict[str, tuple], keys: list[str]) -> list[Snapsho
         if held is not None and held.version == version:
             continue
         if version[-1] > INLINE_BUILD_FACTS and _to_read(key, held) > INLINE_BUILD_FACTS:
-            behind.append((key, version))
+            _build_behind(db, key, version)
+            behind[key] = held
     if not behind:
         return snapshots_current(versions, keys)
-    for key, version in behind:
-        _build_behind(db, key, version)
-    return None
+    if any(held is None for held in behind.values()):
+        return None
+    now = snapshots_current({k: v for k, v in versions.items() if k not in behind}, keys)
+    return sorted([*now, *behind.values()], key=lambda snapshot: keys.index(snapshot.key))
 
 
 def _to_read(key: str, held: Snapshot | None) -> int:

@@ -170,6 +170,8 @@ def test_a_drop_in_while_the_worker_is_stopped_catches_up_when_it_starts(indexed
     assert (first.memory, first.stale) == ("ok", True)  # 3,000 lines: indexed behind the read
     assert [f.text for f in first.value.items][:1] == ["Booked a flight to Lisbon for the offsite"]
     assert behind_wait(timeout=120)
+    recall_answer(ctx=ADA, query="item 2999")  # reads the new facts into its snapshot, behind
+    wait_until(lambda: not snapshots_building())
     words = recall_answer(ctx=ADA, query="item 2999")
     assert "item 2999" in words.value.items[0].text
     assert words.value.waiting == 3_000
