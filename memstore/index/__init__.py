@@ -1,6 +1,7 @@
 """The index: the only writer of `MemoryFile` and `Fact` rows, which mirror the memory files.
 
     sync.py     index_sync (before every read), index_sync_file (after every write)
+    behind.py   the background thread that finishes syncs too large for a read's budget
     rebuild.py  index_rebuild (`manage.py reindex`)
     rows.py     what both share: finding files, reading them, computing row columns
 

@@ -2,6 +2,7 @@
 
 - lexical: Postgres full-text search; English stems OR-ed, BM25-style ranking, exact short tokens
 - vectors: embeddings cached by fact identity; exact cosine search per scope
+- backfill, jobs: vectors for new facts, made by the worker (never inside a request)
 - fusion: pure; weighted reciprocal-rank fusion and the relevance floor
 - dates: pure; the dates a query names ("in March", "on 1 February, 2023")
 - search: `recall_search`; sync, both sides, fusion, budget, substring fallback
