@@ -77,8 +77,9 @@ def sync_bounded(
 ) -> Iterator[None]:
     """Within the block `index_sync` parses at most `inline_bytes` of changed files itself and
     hands larger changes to the background thread (see the module doc), which calls `then()`
-    once it has synced them (the reader asks for their vectors)."""
-    token = _BOUNDED.set((inline_bytes, then))
+    once it has synced them (the reader asks for their vectors). Entered inside a transaction
+    (a caller's, a test's) it bounds nothing: the thread could not see its uncommitted rows."""
+    token = _BOUNDED.set(None if connection.in_atomic_block else (inline_bytes, then))
     try:
         yield
     finally:

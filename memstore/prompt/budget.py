@@ -96,7 +96,7 @@ def _try_sync(scopes: list[Scope], ms: int) -> bool:
     nested = connection.in_atomic_block
     try:
         bounded = sync_bounded(then=_vectors_wanted)
-        with transaction.atomic(), _timeouts(ms, nested=nested), bounded:
+        with bounded, transaction.atomic(), _timeouts(ms, nested=nested):
             report = index_sync(scopes=scopes)
     except DatabaseError as error:
         logger.warning("memory sync skipped (budget %d ms): %s", ms, error)
