@@ -54,7 +54,7 @@ from memstore.recall.lexical import (
 )
 from memstore.recall.query_vectors import query_vector_start
 from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current, snapshots_ready
-from memstore.recall.vectors import embedder_current, vectors_search
+from memstore.recall.vectors import embedder_current, vectors_missing, vectors_search
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.recall.word_rank import word_rank
 from memstore.rooms.access import Context, readable_scopes, visible
@@ -253,15 +253,19 @@ def _both_sides(
     if ranking is not None:
         lexical = [_ranked(hit) for hit in ranking.hits]
         coverage = 0.0
+        supported = dense
         if vector is not None:  # searched by meaning: the floor for words it does not support
-            lexical = fusion.lexical_floor(lexical, dense, coverage=fusion.LEXICAL_COVERAGE)
+            if waiting:  # a fact meaning could not judge yet (no vector) keeps its words
+                unjudged = vectors_missing(embedder.name, [hit.fact_id for hit in lexical])
+                supported = dense + [hit for hit in lexical if hit.fact_id in unjudged]
+            lexical = fusion.lexical_floor(lexical, supported, coverage=fusion.LEXICAL_COVERAGE)
             coverage = fusion.LEXICAL_COVERAGE
-        matched = ranking.matched({hit.fact_id for hit in dense}, coverage=coverage)
+        matched = ranking.matched({hit.fact_id for hit in supported}, coverage=coverage)
         return _Sides(lexical, dense, matched, None, failed, rule, **counts)
     if words or failed:
-        lexical, matched, loaded = _lexical(
-            scopes, terms, dense, hidden, meaning=vector is not None
-        )
+        # Ranked by Postgres with facts still waiting for vectors: no floor for words this time.
+        floor = vector is not None and not counts["waiting"]
+        lexical, matched, loaded = _lexical(scopes, terms, dense, hidden, meaning=floor)
         return _Sides(lexical, dense, matched, loaded, failed, rule, **counts)
     return _Sides([], dense, len({hit.fact_id for hit in dense}), None, failed, rule, **counts)
 

@@ -223,6 +223,19 @@ def vectors_search(
     )
 
 
+def vectors_missing(model: str, fact_ids: list[str]) -> set[str]:
+    """Which of these identities have no vector under `model` yet (one short query)."""
+    if not fact_ids:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT fact_id FROM memstore_embedding WHERE model = %s AND fact_id = ANY(%s)",
+            [model, fact_ids],
+        )
+        have = {row[0] for row in cursor.fetchall()}
+    return set(fact_ids) - have
+
+
 _WAITING_SQL = (
     "SELECT count(DISTINCT f.fact_id) FROM memstore_fact f WHERE f.scope_key = ANY(%s)"
     " AND NOT EXISTS (SELECT 1 FROM memstore_embedding e"

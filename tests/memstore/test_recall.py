@@ -456,6 +456,7 @@ LOUNGE = [
 
 def test_a_word_meaning_does_not_support_is_not_enough_for_a_longer_query(memory_root, bge):
     log(memory_root, "bot", "ada", "2026-11", *LOUNGE)
+    meaning_ready()
     found = texts(recall_search(ctx=own(), query="window seats flights"))
     assert "The card table in the lounge seats six" not in found
     assert found[:2] == [

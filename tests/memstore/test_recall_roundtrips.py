@@ -14,7 +14,7 @@ from memstore.facts.paths import Scope
 from memstore.recall import query_vectors, recall_search, search, vectors
 from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.rooms.access import Context, Room
-from tests.helpers import log
+from tests.helpers import log, meaning_ready
 
 pytestmark = pytest.mark.django_db
 
@@ -59,6 +59,7 @@ def counting(memory_root, monkeypatch):
     monkeypatch.setattr(search, "embedder_current", lambda: embedder)
     monkeypatch.setattr(vectors, "embedder_current", lambda: embedder)
     vectors.vectors_cache_clear()
+    meaning_ready(embedder)  # what the worker does after the files are written
     yield embedder
     vectors.vectors_cache_clear()
 
