@@ -1,4 +1,4 @@
-"""Drop-in (issue 21): thousands of hand-written facts land in a bot's files at once.
+"""Drop-in: thousands of hand-written facts land in a bot's files at once.
 
     python -m bench dropin [--sizes 5000,50000] [--runs 3] [--samples 5] [--no-docs]
 
@@ -20,7 +20,7 @@ started before the drop-in, as in production):
    background sync) and until every fact has a vector (the worker's backfill).
 
 The figures are medians over --runs; the load average is printed beside them (the box is shared).
-Writes "## Drop-in: meaning off the request path (issue 21)" in docs/benchmarks.md.
+Writes "## Drop-in: meaning off the request path" in docs/benchmarks.md.
 """
 
 import argparse
@@ -37,7 +37,7 @@ from pathlib import Path
 
 from bench._workspace import REPO, VAR, bench_database, django_start, docs_section_write, log
 
-HEADING = "## Drop-in: meaning off the request path (issue 21)"
+HEADING = "## Drop-in: meaning off the request path"
 LOCOMO = REPO.parent / "shared" / "bench" / "locomo-dev"
 DB = "memstore_dropin"
 NAMES = ["Ana", "Bruno", "Carla", "Dmitri", "Eva", "Farah", "Gustavo", "Hana", "Ivo", "Jun", "Kemal", "Lena", "Mateo", "Nia", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tariq", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe"]  # fmt: skip
