@@ -15,18 +15,18 @@ import time
 # Functions `recall_search` calls, wrapped to time each stage (whichever the code has: the
 # stages moved between versions). Names: (module, attribute).
 STAGES = {
-    "sync (stat the files, 1 statement)": ("memstore.recall.search", "index_sync"),
+    "sync (stat the files, 1 statement)": ("memstore.recall.sides", "index_sync"),
     "query terms (1 statement)": ("memstore.recall.lexical", "lexical_terms"),
     "query terms + scope versions (1 statement)": (
-        "memstore.recall.search",
+        "memstore.recall.sides",
         "_terms_and_versions",
     ),
-    "scope snapshots (in process)": ("memstore.recall.search", "snapshots_current"),
-    "words (in process)": ("memstore.recall.search", "word_rank"),
+    "scope snapshots (in process)": ("memstore.recall.sides", "snapshots_current"),
+    "words (in process)": ("memstore.recall.sides", "word_rank"),
     "query embedding (model run)": (None, "embed_query"),
     "waiting for the query vector": ("concurrent.futures", "Future.result"),
-    "meaning (versions + matrix product)": ("memstore.recall.search", "vectors_search"),
-    "words (BM25 statement)": ("memstore.recall.search", "lexical_search"),
+    "meaning (versions + matrix product)": ("memstore.recall.sides", "vectors_search"),
+    "words (BM25 statement)": ("memstore.recall.sides", "lexical_search"),
     "loading the results (1 statement)": ("memstore.recall.search", "_rows"),
     "fusion": ("memstore.recall.fusion", "fuse"),
 }

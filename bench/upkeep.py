@@ -129,7 +129,7 @@ def labelled(embeddings: str) -> tuple:
     import sys
 
     from memstore.recall.vectors import embedder_current
-    from memstore.upkeep.duplicates import labelled_measure
+    from memstore.upkeep.precision import labelled_measure
 
     sys.path.insert(0, str(REPO))
     from memstore.recall.evaluation import locomo_dev_dir

@@ -37,14 +37,8 @@ from memstore.facts.paths import (
 from memstore.facts.ranking import derived
 from memstore.facts.records import StoredFact
 from memstore.models import Bot
-from memstore.prompt.section import (
-    BlockInput,
-    PromptSection,
-    blocks_withheld,
-    prompt_budgets,
-    prompt_scopes,
-    section_compose,
-)
+from memstore.prompt.compose import BlockInput, PromptSection, section_compose
+from memstore.prompt.section import blocks_withheld, prompt_budgets, prompt_scopes
 from memstore.rooms.access import Context, readable_scopes, visible, withholding_of
 
 

@@ -35,8 +35,9 @@ from memstore.facts.paths import Scope
 from memstore.index import index_sync
 from memstore.index.sync import sync_bounded, sync_skipped
 from memstore.prompt.asof import day_end, prompt_as_of
+from memstore.prompt.compose import PromptSection
 from memstore.prompt.notes import Note, notes_compose, notes_for
-from memstore.prompt.section import PromptSection, prompt_build, prompt_scopes
+from memstore.prompt.section import prompt_build, prompt_scopes
 from memstore.recall import RecallResult, recall_search
 from memstore.recall.jobs import backfill_wanted
 from memstore.rooms.access import Context, readable_scopes

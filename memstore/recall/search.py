@@ -38,35 +38,19 @@ from memstore.facts.records import (
     stored_from_row,
     stored_from_values,
 )
-from memstore.index import index_sync
-from memstore.index.sync import sync_is_skipped
 from memstore.models import Fact
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
-from memstore.recall.jobs import backfill_wanted
-from memstore.recall.lexical import (
-    TERMS_SQL,
-    LexicalHit,
-    Term,
-    exact_candidates,
-    lexical_search,
-    terms_from,
-)
-from memstore.recall.query_vectors import query_vector_start
-from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current, snapshots_ready
-from memstore.recall.vectors import embedder_current, vectors_missing, vectors_search
-from memstore.recall.versions import VERSIONS_SQL, versions_parse
-from memstore.recall.word_rank import word_rank
+from memstore.recall.sides import Sides, both_sides
+from memstore.recall.vectors import embedder_current
 from memstore.rooms.access import Context, readable_scopes, visible
-from memstore.rules.withheld import Withholding, withholding_parse, withholding_sql
+from memstore.rules.withheld import Withholding
 
 logger = logging.getLogger(__name__)
 
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
 _MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
-CANDIDATES = 100  # rows each side contributes to fusion
 FALLBACK_COUNT_CAP = 10_000  # the substring fallback counts its matches up to this
-LOCAL_MAX_FACTS = CACHE_MAX_FACTS  # searched facts ranked in this process; more go to Postgres
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +115,7 @@ def recall_in_scopes(
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else _no_model_note()
-    found = _both_sides(
+    found = both_sides(
         scopes,
         query,
         embedder,
@@ -144,10 +128,9 @@ def recall_in_scopes(
         used, note = "lexical", _MODEL_FAILED
     elif found.waiting:
         note = " ".join(filter(None, [note, _waiting_note(found.waiting, found.searched)]))
-    lexical, dense, matched, loaded = found.lexical, found.dense, found.matched, found.loaded
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
-    fused = fusion.fuse(lexical=lexical, dense=dense, dated=dated)
+    fused = fusion.fuse(lexical=found.lexical, dense=found.dense, dated=dated)
     if not fused:
         result = _substring_fallback(
             scopes=scopes,
@@ -164,9 +147,16 @@ def recall_in_scopes(
             searched=found.searched,
             waiting=found.waiting,
         )
-    order = [f.pk for f in fused]
+    return _fused_result(found, fused, limit=limit, budget=budget, mode=used, note=note)
+
+
+def _fused_result(
+    found: "Sides", fused: list, *, limit: int, budget: int, mode: str, note: str
+) -> RecallResult:
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
     # The lexical statement loaded every candidate of either side; otherwise they load here.
+    order = [f.pk for f in fused]
+    loaded, withheld = found.loaded, found.withheld
     rows = loaded if loaded is not None else _rows(order[: limit + 10])
     items, skipped = _budgeted(rows, order, limit, budget, withheld)
     if skipped and len(items) < limit and loaded is None and len(order) > limit + 10:
@@ -174,8 +164,8 @@ def recall_in_scopes(
         items, skipped = _budgeted(rows, order, limit, budget, withheld)
     return RecallResult(
         items=items,
-        more=max(0, max(matched, len(fused)) - len(items) - skipped),
-        mode=used,
+        more=max(0, max(found.matched, len(fused)) - len(items) - skipped),
+        mode=mode,
         note=note,
         scores={f.fact_id: f.score for f in fused},
         searched=found.searched,
@@ -191,179 +181,10 @@ def _waiting_note(waiting: int, searched: int) -> str:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Sides:
-    """What each side found before fusion, how many facts matched, and any rows loaded."""
-
-    lexical: list[fusion.Ranked]
-    dense: list[fusion.Ranked]
-    matched: int
-    loaded: dict[int, StoredFact] | None  # rows the lexical statement loaded (large searches)
-    model_failed: bool
-    withheld: Withholding | None = None  # the read-time rule, read with the query's terms
-    searched: int = 0  # facts in the searched scopes
-    waiting: int = 0  # of them, facts without a vector yet
-
-
-def _both_sides(
-    scopes: list[Scope],
-    query: str,
-    embedder,
-    *,
-    words: bool,
-    hidden: bool,
-    withhold: tuple[str | None] | None = None,
-) -> _Sides:
-    # A remembered query vector comes back at once; a new one is computed on the recall pool
-    # while this thread syncs and ranks by words (see query_vectors, BESIDE_SQL).
-    pending = query_vector_start(embedder, query) if embedder is not None else None
-    index_sync(scopes=scopes)
-    terms, versions, rule = _terms_and_versions(query, scopes, withhold)
-    searched = sum(version[-1] for version in versions.values())
-    keys = [str(scope) for scope in scopes]
-    # Scopes that fit in this process are searched from their snapshots; larger searches (a
-    # person's whole workspace in the console) are ranked by Postgres, which loads the rows.
-    # Within a read's budget a snapshot too large to read now is built behind this search,
-    # which meanwhile uses the one held before (its new facts wait, as for a vector) or, with
-    # none held yet, is ranked by Postgres, by words only.
-    snapshots, building = None, False
-    if searched <= LOCAL_MAX_FACTS:
-        if sync_is_skipped():
-            snapshots = snapshots_ready(versions, keys)
-            building = snapshots is None
-        else:
-            snapshots = snapshots_current(versions, keys)
-    if building:
-        pending = None
-    ranking = None
-    if words and snapshots is not None:
-        ranking = word_rank(
-            snapshots, terms, facts=searched, limit=CANDIDATES, include_hidden=hidden
-        )
-    vector = _vector_or_none(pending)
-    dense, waiting = [], 0
-    if vector is not None:
-        dense, waiting = _dense(scopes, vector, embedder, hidden, versions, snapshots)
-        if waiting:
-            backfill_wanted()  # the worker makes the missing vectors; this search goes on
-    failed = pending is not None and vector is None
-    if snapshots is not None:  # facts not in the snapshots used (being read behind)
-        waiting += max(0, searched - sum(snapshot.rows for snapshot in snapshots))
-    counts = {"searched": searched, "waiting": searched if building else waiting}
-    if ranking is not None:
-        lexical = [_ranked(hit) for hit in ranking.hits]
-        coverage = 0.0
-        supported = dense
-        if vector is not None:  # searched by meaning: the floor for words it does not support
-            if waiting:  # a fact meaning could not judge yet (no vector) keeps its words
-                unjudged = vectors_missing(embedder.name, [hit.fact_id for hit in lexical])
-                supported = dense + [hit for hit in lexical if hit.fact_id in unjudged]
-            lexical = fusion.lexical_floor(lexical, supported, coverage=fusion.LEXICAL_COVERAGE)
-            coverage = fusion.LEXICAL_COVERAGE
-        matched = ranking.matched({hit.fact_id for hit in supported}, coverage=coverage)
-        return _Sides(lexical, dense, matched, None, failed, rule, **counts)
-    if words or failed:
-        # Ranked by Postgres with facts still waiting for vectors: no floor for words this time.
-        floor = vector is not None and not counts["waiting"]
-        lexical, matched, loaded = _lexical(scopes, terms, dense, hidden, meaning=floor)
-        return _Sides(lexical, dense, matched, loaded, failed, rule, **counts)
-    return _Sides([], dense, len({hit.fact_id for hit in dense}), None, failed, rule, **counts)
-
-
-def _vector_or_none(pending):
-    """The query's vector, or None without a model or when the model failed for it."""
-    if pending is None:
-        return None
-    try:
-        return pending.result()
-    except Exception:
-        # A remote embedding endpoint that is down must not take recall down with it.
-        logger.exception("query embedding failed; searching by words only")
-        return None
-
-
 def _without_private(result: RecallResult) -> RecallResult:
     # visibility=private facts are used only in direct rooms (SPEC §11).
     items = [f for f in result.items if f.visibility != "private"]
     return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
-
-
-def _terms_and_versions(
-    query: str, scopes: list[Scope], withhold: tuple[str | None] | None = None
-) -> tuple[list[Term], dict[str, tuple], Withholding | None]:
-    """The query's search terms, the searched scopes' versions and (when `withhold` names the
-    room's person, or None for a room without one) the read-time rule: one statement."""
-    keys = [str(scope) for scope in scopes]
-    sql, params = f"SELECT {TERMS_SQL}, ({VERSIONS_SQL})", [query, exact_candidates(query), keys]
-    if withhold is not None:
-        rule_sql, rule_params = withholding_sql(person=withhold[0])
-        sql, params = f"{sql}, ({rule_sql})", [*params, *rule_params]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        english, dropped, found, *controls = cursor.fetchone()
-    rule = withholding_parse(controls[0], person=withhold[0]) if withhold is not None else None
-    return terms_from(english, dropped), versions_parse(found), rule
-
-
-def _dense(
-    scopes: list[Scope], vector, embedder, include_hidden: bool, versions: dict, snapshots
-) -> tuple[list[fusion.Ranked], int]:
-    nearest = vectors_search(
-        scopes=scopes,
-        query=vector,
-        embedder=embedder,
-        limit=CANDIDATES,
-        include_hidden=include_hidden,
-        versions=versions,
-        snapshots=snapshots,
-    )
-    ranked = fusion.dense_floor(
-        [
-            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine)
-            for h in nearest.hits
-        ],
-        floor=_cosine_floor(embedder.name),
-        # Fewer hits than asked for: they are every fact searched, so their median is known.
-        complete=len(nearest.hits) < CANDIDATES and not nearest.waiting,
-    )
-    return ranked, nearest.waiting
-
-
-def _ranked(hit: LexicalHit) -> fusion.Ranked:
-    return fusion.Ranked(
-        pk=hit.pk, fact_id=hit.fact_id, day=hit.day, score=hit.score, coverage=hit.coverage
-    )
-
-
-def _lexical(
-    scopes: list[Scope],
-    terms: list[Term],
-    dense: list[fusion.Ranked],
-    include_hidden: bool,
-    *,
-    meaning: bool,
-) -> tuple[list[fusion.Ranked], int, dict[int, StoredFact]]:
-    # The dense hits ride along so `matched` counts facts found either way, and so the same
-    # round trip loads every row fusion can pick. Searched by meaning too, the floor for
-    # words meaning does not support applies (as on the in-process path).
-    found = lexical_search(
-        scopes=scopes,
-        terms=terms,
-        limit=CANDIDATES,
-        include_hidden=include_hidden,
-        also=[hit.pk for hit in dense],
-        coverage=fusion.LEXICAL_COVERAGE if meaning else 0.0,
-    )
-    lexical = [_ranked(hit) for hit in found.hits]
-    floored = fusion.lexical_floor(lexical, dense, coverage=fusion.LEXICAL_COVERAGE)
-    return (floored if meaning else lexical), found.matched, found.rows
-
-
-def _cosine_floor(model: str) -> float:
-    configured = getattr(settings, "RECALL_COSINE_FLOOR", None)
-    if configured is not None:
-        return float(configured)
-    return fusion.COSINE_FLOORS.get(model, fusion.COSINE_FLOOR)
 
 
 def _no_model_note() -> str:

@@ -24,7 +24,7 @@ writes.
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -361,59 +361,3 @@ def similar_pairs(
 def _jaccard(a: set[str], b: set[str]) -> float:
     union = a | b
     return len(a & b) / len(union) if union else 0.0
-
-
-def pair_scores(texts: Iterable[tuple[str, str]], embed=None) -> list[tuple[float, str, bool]]:
-    """(score, by, conflict) for text pairs: the measurement the labelled set is run through.
-    `embed(list[str]) -> unit vectors` scores by meaning; without it, by words."""
-    texts = list(texts)
-    if embed is None:
-        return [(overlap(a, b), "words", conflicting(a, b)) for a, b in texts]
-    first = embed([a for a, _ in texts])
-    second = embed([b for _, b in texts])
-    cosines = (np.asarray(first) * np.asarray(second)).sum(axis=1)
-    return [
-        (float(c), "meaning", conflicting(a, b)) for c, (a, b) in zip(cosines, texts, strict=True)
-    ]
-
-
-@dataclass(frozen=True, slots=True)
-class Measured:
-    """Precision and recall of duplicate detection at one threshold on a labelled set."""
-
-    by: str
-    threshold: float
-    precision: float
-    recall: float
-    true_pos: int
-    false_pos: int
-    false_neg: int
-
-
-def labelled_measure(
-    labelled: Sequence[tuple[str, str, bool]], embed=None
-) -> tuple[Measured, Measured]:
-    """(certain, likely) precision and recall on pairs (first, second, is_duplicate)."""
-    scores = pair_scores([(a, b) for a, b, _ in labelled], embed)
-    by = scores[0][1] if scores else "words"
-    floor = thresholds(by)
-    results = []
-    for level in ("certain", "likely"):
-        tp = fp = fn = 0
-        for (score, _, _), (a, b, same) in zip(scores, labelled, strict=True):
-            said = likely(a, b, score, by) and (level == "likely" or contained(a, b))
-            tp += said and same
-            fp += said and not same
-            fn += same and not said
-        results.append(
-            Measured(
-                by,
-                floor,
-                round(tp / (tp + fp), 3) if tp + fp else 1.0,
-                round(tp / (tp + fn), 3) if tp + fn else 1.0,
-                tp,
-                fp,
-                fn,
-            )
-        )
-    return results[0], results[1]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from memstore.facts.paths import Scope
 from memstore.index import index_sync
-from memstore.recall import fusion, search, vectors
+from memstore.recall import fusion, search, sides, vectors
 from memstore.recall.lexical import lexical_search, lexical_terms
 from memstore.recall.search import recall_in_scopes
 from memstore.recall.snapshot import snapshots_clear, snapshots_current
@@ -151,7 +151,7 @@ def test_recall_answers_the_same_when_postgres_ranks_a_search_too_large_to_hold(
     for query in ["tea mornings", "Lisbon flight booked", "the US budget", "Will Alice plan"]:
         answers = []
         for largest in (10**9, 0):  # in this process, then as if too large to hold
-            monkeypatch.setattr(search, "LOCAL_MAX_FACTS", largest)
+            monkeypatch.setattr(sides, "LOCAL_MAX_FACTS", largest)
             found = recall_in_scopes(scopes=scopes, query=query, limit=8, mode=mode)
             answers.append(([f.fact_id for f in found.items], found.more, found.mode))
         assert answers[0] == answers[1], query

@@ -12,12 +12,8 @@ from memstore.facts.records import StoredFact
 from memstore.recall import embeddings
 from memstore.recall.embeddings import embedder_load
 from memstore.recall.evaluation import locomo_dev_dir
-from memstore.upkeep.duplicates import (
-    conflicting,
-    duplicates_find,
-    labelled_measure,
-    similar_pairs,
-)
+from memstore.upkeep.duplicates import conflicting, duplicates_find, similar_pairs
+from memstore.upkeep.precision import labelled_measure
 from tests.memstore.upkeep.labelled_pairs import LOCOMO_PAIRS, PAIRS, locomo_pairs
 
 LABELLED = [(a, b, label == "same") for a, b, label, _ in PAIRS]
