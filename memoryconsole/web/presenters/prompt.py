@@ -6,7 +6,7 @@ Pure: no queries, no file I/O (as every presenter)."""
 from dataclasses import dataclass
 
 from memoryconsole.web.presenters.common import plural
-from memstore.prompt.section import Block, PromptSection, Slice
+from memstore.prompt.compose import Block, PromptSection, Slice
 
 
 @dataclass(frozen=True, slots=True)
