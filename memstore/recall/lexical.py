@@ -171,13 +171,12 @@ def _lexical_sql(terms: list[Term], *, include_hidden: bool) -> str:
     flags = "".join(f", {_match(term)} AS m{i}" for i, term in enumerate(terms))
     any_term = " OR ".join(_match(term) for term in terms) or "false"
     hidden = "" if include_hidden else "AND f.visibility <> 'hidden'"
-    # Document frequencies come from the candidates themselves: every fact holding a term
-    # is a candidate. Each matching term adds BM25's idf; a fact's term frequency is taken as 1
-    # (facts are one sentence), so BM25's saturation reduces to its length normalisation.
-    # A word in more than half the searched facts (the person a memory is about) says little
-    # and drowns rarer words: it counts only when no rarer query word is found at all.
-    # Term weights are computed once per query (one row); each candidate then only adds up
-    # floats, which keeps a search over 100,000 facts to milliseconds.
+    # Document frequencies come from the candidates themselves (every fact holding a term is
+    # one). Each matching term adds BM25's idf; a fact's term frequency is taken as 1 (facts are
+    # one sentence), so BM25's saturation reduces to its length normalisation. A word in more
+    # than half the searched facts (the person a memory is about) says little and drowns rarer
+    # words: it counts only when no rarer query word is found at all. Term weights are computed
+    # once per query; each candidate only adds up floats (milliseconds over 100,000 facts).
     dfs, weights, idf_sum = _weight_sql(count)
     return f"""
         WITH cand AS MATERIALIZED (
