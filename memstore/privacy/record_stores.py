@@ -1,6 +1,6 @@
 """The database's places for a fact's text: index rows, cached embeddings, and the stored
 records that quote it (exchanges, learning events, upkeep proposals, review decisions,
-idempotent replies). Each is a `Store` (`memstore.privacy.place`); `memstore.privacy.stores`
+idempotent replies, kept health reports). Each is a `Store` (`memstore.privacy.place`); `memstore.privacy.stores`
 lists them.
 
 Candidate rows are found with one Postgres regular expression per store, then confirmed (and
@@ -18,6 +18,7 @@ from memstore.models import (
     Embedding,
     Exchange,
     Fact,
+    HealthSnapshot,
     IdempotentReply,
     LearningEvent,
     Proposal,
@@ -230,6 +231,25 @@ class Replies(RedactedRows):
 
     def where(self, row: IdempotentReply) -> str:
         return f"idempotent reply {row.pk} ({row.bot.slug})"
+
+
+class HealthReports(RedactedRows):
+    """The last finished health reports kept for the pages (their findings quote facts). A
+    report is a cache of what the files held: any erasure of a fact redacts the reports that
+    quote it, whoever's copy they quote (the next report is made from the files again)."""
+
+    kind, model, jsons = "health", HealthSnapshot, ("findings",)
+
+    def owners(self, rows: list[HealthSnapshot]) -> list[tuple[str | None, str | None]]:
+        return [(row.key.removeprefix("bot:") if row.key.startswith("bot:") else None, None)
+                for row in rows]  # fmt: skip
+
+    def where(self, row: HealthSnapshot) -> str:
+        return f"health report {row.key}"
+
+    def rows(self, target: Target, reach: Reach) -> list:
+        found = _matching(self.queryset(), target, self.texts, self.jsons)
+        return [row for row in found if self.holds_in(row, target)]
 
 
 def _reply_person(body: object) -> str | None:

@@ -24,6 +24,7 @@ from memstore.privacy.place import Store
 from memstore.privacy.record_stores import (
     Embeddings,
     Exchanges,
+    HealthReports,
     IndexRows,
     LearningEvents,
     Proposals,
@@ -41,11 +42,12 @@ STORES: tuple[Store, ...] = (
     Proposals(),
     Reviews(),
     Replies(),
+    HealthReports(),
     Notes(),
     OtherFiles(),
 )
 KINDS = tuple(store.kind for store in STORES)
-RECORD_KINDS = ("exchange", "learning", "proposal", "review", "reply", "note", "other")
+RECORD_KINDS = ("exchange", "learning", "proposal", "review", "reply", "health", "note", "other")
 
 TEXT_FREE: dict[str, str] = {
     "MemoryFile.path": "a path", "MemoryFile.scope_key": "a scope",
@@ -70,6 +72,8 @@ TEXT_FREE: dict[str, str] = {
     "ProposalReview.source": "a word", "ProposalReview.ref": "an id",
     "ProposalReview.bot": "a slug", "ProposalReview.decision": "a word",
     "ProposalReview.by": "a name",
+    "HealthSnapshot.key": "a key", "HealthSnapshot.counts": "counts per scope and kind",
+    "HealthSnapshot.versions": "scope versions", "HealthSnapshot.error": "why a report failed",
     "IdempotentReply.key": "the caller's key", "IdempotentReply.fingerprint": "a hash",
     "FactUsage.scope_key": "a scope", "FactUsage.fact_id": "an identity",
     "Bot.slug": "a slug", "Bot.display_name": "a name", "ProjectMember.project": "a slug",

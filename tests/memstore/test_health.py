@@ -193,3 +193,19 @@ def test_memory_health_command(memory_root):
     assert run_command("memory", "health", "--all").splitlines()[1:] == out[1:]
     with pytest.raises(CommandError):
         run_command("memory", "health")
+
+
+def test_a_kept_health_report_forgets_an_erased_fact(memory_root):
+    """The last finished report (kept for the pages) quotes the facts it found; erasing one
+    leaves no copy there for verify-forgotten to find."""
+    from memstore.models import HealthSnapshot
+    from tests.helpers import run_command
+
+    profile(memory_root, "bot", "ada", f"- ({day(1)}) Build succeeded", f"- ({day(1)}) Prefers tea")
+    run_command("memory", "health", "ada")
+    assert "Build succeeded" in str(HealthSnapshot.objects.get(key="bot:ada").findings)
+    run_command("memory", "erase", "--all", "--text", "Build succeeded")
+    assert "Build succeeded" not in str(HealthSnapshot.objects.get(key="bot:ada").findings)
+    assert (
+        run_command("memory", "verify-forgotten", "Build succeeded").strip() == "No copy remains."
+    )
