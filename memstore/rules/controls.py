@@ -13,6 +13,7 @@ this module does not decide who may call them (`memstore.console.aboutme` does f
 """
 
 import json
+import logging
 import os
 import re
 from collections.abc import Iterable
@@ -24,11 +25,14 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
-from memstore.errors import InvalidName, InvalidTopic
+from memstore.errors import InvalidName, InvalidTopic, MemoryVolumeFull, MemoryVolumeReadOnly
 from memstore.facts.files import file_open
 from memstore.facts.paths import check_person, memory_root
+from memstore.facts.volume import volume_errors
 from memstore.models import Person, PersonSettings
 from memstore.rules.policy import excluded_topic, normalise
+
+logger = logging.getLogger(__name__)
 
 AUDIT_FILE = "controls.jsonl"
 MAX_TOPIC_CHARS = 80
@@ -255,12 +259,20 @@ def _audit(person: str, change: ControlChange) -> None:
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     record = {k: getattr(change, k) for k in _FIELDS} | {"at": stamp}
     path = _audit_path(person)
-    # O_APPEND keeps concurrent records whole; the file is never rewritten.
-    fd = file_open(path, os.O_WRONLY | os.O_APPEND)
+    # O_APPEND keeps concurrent records whole; the file is never rewritten. A full or
+    # read-only volume must not undo a person's pause or exclusion (already in force): the
+    # change stands, and the missing record is logged.
     try:
-        os.write(fd, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
-    finally:
-        os.close(fd)
+        with volume_errors(path):
+            fd = file_open(path, os.O_WRONLY | os.O_APPEND)
+            try:
+                os.write(fd, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+            finally:
+                os.close(fd)
+    except (MemoryVolumeFull, MemoryVolumeReadOnly) as error:
+        logger.warning(
+            "controls of %s changed (%s) but not recorded: %s", person, change.action, error.message
+        )
 
 
 _FIELDS = tuple(ControlChange.__dataclass_fields__)

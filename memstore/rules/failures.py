@@ -11,6 +11,7 @@ message never quotes a secret.
 import functools
 import inspect
 import json
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +27,8 @@ from memstore.facts.activity import lines_backwards
 from memstore.facts.files import file_open
 from memstore.facts.paths import locate
 from memstore.rules.policy import secret_kind
+
+logger = logging.getLogger(__name__)
 
 FAILURES_FILE = "failures.jsonl"
 _WITHHELD = "Refused; the message is not kept because it quoted what looks like a secret."
@@ -84,11 +87,14 @@ def failure_record(
     if getattr(error, "recorded", False):
         return failure
     error.recorded = True  # type: ignore[attr-defined]
-    fd = file_open(root / FAILURES_FILE, os.O_WRONLY | os.O_APPEND)
     try:
-        os.write(fd, (json.dumps(asdict(failure), ensure_ascii=False) + "\n").encode("utf-8"))
-    finally:
-        os.close(fd)
+        fd = file_open(root / FAILURES_FILE, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, (json.dumps(asdict(failure), ensure_ascii=False) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError as exc:  # a full or read-only volume: the refusal itself is what answers
+        logger.warning("failure not recorded (%s): %s %s", exc.strerror, failure.op, failure.code)
     return failure
 
 

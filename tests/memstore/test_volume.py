@@ -127,3 +127,27 @@ def test_a_history_line_the_volume_cuts_short_is_removed(tmp_path, monkeypatch):
     finally:
         os.close(fd)
     assert path.read_bytes() == b'{"op": "add"}\n'
+
+
+def test_on_a_read_only_volume_a_refusal_is_said_and_a_pause_still_holds(volume, django_user_model):
+    """Neither log a write may leave behind (the failure log, a person's controls record) turns
+    a read-only volume into a 500: the call answers the volume's refusal, and a person's
+    pause, already in force, stands."""
+    from memstore.calls.actions import bot_remember
+    from memstore.registry.bots import bot_create
+    from memstore.registry.people import person_add
+    from memstore.rooms.context import context_open
+    from memstore.rules.controls import memory_pause, person_controls
+
+    bot_create(slug="ada")
+    django_user_model.objects.create_user("ann")
+    person_add(name="ann", username="ann")
+    subprocess.run(["mount", "-o", "remount,ro", volume], check=True)
+    try:
+        ctx = context_open(bot="ada", room_id="team", room_kind="group")
+        with pytest.raises(MemoryVolumeReadOnly):
+            bot_remember(ctx=ctx, text="Refused by the volume")
+        memory_pause(person="ann", by="ann", via="console")
+        assert person_controls(person="ann").paused
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", volume], check=True)
