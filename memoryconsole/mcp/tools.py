@@ -138,12 +138,17 @@ async def forget(
     project: Project = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
+    erase: Annotated[
+        bool,
+        Field(description="Also leave no trace of its text where this bot may manage (history, "
+              "embeddings, stored exchanges and replies), as the API's erase."),
+    ] = False,  # fmt: skip
 ) -> ForgetOut:
     """Forget a fact by id or by text from every shard this bot may change here (or one
     scope), listing the copies other bots' shards still hold (`remaining`: they still reach
-    this bot's prompt). Refused with not_found if none held it, held_by_other_bots if only
-    other bots' shards do."""
-    body = checked(ForgetIn, id=id, text=text, scope=scope, project=project)
+    this bot's prompt); `erase` also erases its text (the API's erase=true). Refused with
+    not_found if none held it, held_by_other_bots if only other bots' shards do."""
+    body = checked(ForgetIn, id=id, text=text, scope=scope, project=project, erase=erase)
 
     def call() -> ForgetOut:
         ctx = room_context(room_id, room_kind, person, projects)
@@ -153,6 +158,7 @@ async def forget(
             text=body.text,
             scope=body.scope,
             project=body.project,
+            erase=body.erase,
             via="tool",
         )
         return ForgetOut.of(answer)

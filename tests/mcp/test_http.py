@@ -242,3 +242,24 @@ def test_room_tickets_are_required_when_the_deployment_wants_them(
     refused = run_async(lambda: call({}))
     assert refused.is_error and "ticket_missing:" in refused.content[0].text
     assert not run_async(lambda: call({"X-Room-Ticket": ticket})).is_error
+
+
+def test_forget_with_erase_leaves_no_history_over_mcp(live_server, scout_token, memory_root):
+    """MCP's forget takes `erase` as the API does: the text goes from the file and from the
+    shard's history too (a plain forget keeps it in history)."""
+
+    async def step():
+        async with mcp_http_client(live_server.url + "/mcp", scout_token) as client:
+            for text in ("Door code rotates weekly", "Likes the blue mugs"):
+                await client.call_tool("remember", {**MCP_DIRECT, "text": text, "scope": "user"})
+            plain = await client.call_tool("forget", {**MCP_DIRECT, "text": "Likes the blue mugs"})
+            erased = await client.call_tool(
+                "forget", {**MCP_DIRECT, "text": "Door code rotates weekly", "erase": True}
+            )
+            return plain.structured_content, erased.structured_content
+
+    plain, erased = run_async(step)
+    assert plain["forgotten"] == 1 and erased["forgotten"] == 1
+    history = "".join(p.read_text() for p in memory_root.rglob("history.jsonl"))
+    assert "Likes the blue mugs" in history  # a plain forget keeps its history
+    assert "Door code rotates weekly" not in history
