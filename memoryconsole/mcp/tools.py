@@ -140,8 +140,10 @@ async def forget(
     projects: Projects = [],  # noqa: B006
     erase: Annotated[
         bool,
-        Field(description="Also leave no trace of its text where this bot may manage (history, "
-              "embeddings, stored exchanges and replies), as the API's erase."),
+        Field(
+            description="Also leave no trace of its text where this bot may manage (history, "
+            "embeddings, stored exchanges and replies), as the API's erase."
+        ),
     ] = False,  # fmt: skip
 ) -> ForgetOut:
     """Forget a fact by id or by text from every shard this bot may change here (or one

@@ -234,9 +234,8 @@ def fact_in_shard(*, shard: Shard, fact_id: str) -> StoredFact:
     raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
 
 
-def bot_health(*, ctx: Context) -> HealthReport:
-    """The health of what a bot may change from this room (hidden facts left out)."""
-    report = health_report(shards=forget_shards(ctx, []))
+def bot_shown(report: HealthReport) -> HealthReport:
+    """A report as a bot may see it: hidden facts left out, and counted again."""
     shown = [
         f
         for f in report.findings

@@ -22,9 +22,11 @@ from django.utils import timezone
 from memstore.facts.paths import Shard
 from memstore.facts.records import StoredFact
 from memstore.index import index_sync
+from memstore.index.sync import sync_bounded
 from memstore.models import HealthSnapshot
 from memstore.recall.versions import versions_read
-from memstore.upkeep.health import Finding, health_report
+from memstore.rooms.access import Context, forget_shards
+from memstore.upkeep.health import KINDS, Finding, HealthReport, bot_shown, health_report
 from memstore.upkeep.store import bot_store_shards, workspace_shards
 
 WORKSPACE = "workspace"
@@ -197,3 +199,41 @@ def _versions(versions: dict[str, tuple]) -> dict[str, list]:
 
 def _inline_facts() -> int:
     return int(getattr(settings, "HEALTH_INLINE_FACTS", INLINE_FACTS))
+
+
+@dataclass(frozen=True, slots=True)
+class BotHealth:
+    """What a bot is told of its memory's health: the report, when it was made, whether the
+    store changed since (`outdated`) and whether a new one is being made (`preparing`)."""
+
+    report: HealthReport
+    finished_at: datetime | None = None
+    outdated: bool = False
+    preparing: bool = False
+
+
+def bot_health(*, ctx: Context) -> BotHealth:
+    """The health of what a bot may change from this room (hidden facts left out): made now
+    for a small store; for a large one, its last finished report narrowed to these shards,
+    while the worker makes a new one when the store changed since (a bot never waits for a
+    50,000-fact report)."""
+    shards = forget_shards(ctx, [])
+    scopes = list(dict.fromkeys(s.scope for s in shards))
+    with sync_bounded():  # a large drop-in is indexed behind this call, not in it
+        index_sync(scopes=scopes)
+    if sum(v[-1] for v in versions_read([str(s) for s in scopes]).values()) <= _inline_facts():
+        return BotHealth(bot_shown(health_report(shards=shards)), finished_at=timezone.now())
+    state = health_state(key=health_key(ctx.bot))
+    preparing = state.requested_at is not None
+    if state.snapshot is None:
+        empty = HealthReport(facts=0, findings=[], counts=dict.fromkeys(KINDS, 0))
+        return BotHealth(empty, preparing=True)
+    allowed = {(str(s.scope), s.bot) for s in shards}
+
+    def inside(fact: StoredFact | None) -> bool:
+        return fact is None or (fact.scope, fact.shard_bot) in allowed
+
+    findings = [finding_from(item) for item in state.snapshot.findings]
+    kept = [f for f in findings if inside(f.fact) and inside(f.other)]
+    report = bot_shown(HealthReport(facts=state.snapshot.facts, findings=kept))
+    return BotHealth(report, state.snapshot.finished_at, state.outdated, preparing)

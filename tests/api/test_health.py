@@ -58,3 +58,19 @@ def test_fixing_a_fact_it_cannot_change_is_404_and_changes_nothing(bot_a, memory
     assert (answer.status, answer.body["code"]) == (404, "not_found")
     assert before == path.read_bytes()
     assert bot_a.post("/health/memory/fix", {"action": "shred", "id": "0" * 16}).status == 422
+
+
+def test_a_large_stores_health_comes_from_the_worker_at_once(bot_a, memory_root, settings):
+    """Past HEALTH_INLINE_FACTS, a bot's health call never makes the report in the request: it
+    answers the last finished one narrowed to this room's shards (or says it is being made)."""
+    from memstore.upkeep.health_snapshots import health_job, health_key
+
+    settings.HEALTH_INLINE_FACTS = 1
+    lines = [f"- ({day(1)}) Build succeeded", f"- ({day(1)}) Prefers tea"]
+    profile(memory_root, "bot", "a", *lines, bot="a")
+    first = bot_a.get("/health/memory")
+    assert first.status == 200 and first.body["preparing"] and first.body["findings"] == []
+    health_job(key=health_key("a"))  # what the worker does
+    answer = bot_a.get("/health/memory").body
+    assert not answer["preparing"] and not answer["outdated"] and answer["made_at"]
+    assert [f["fact"]["text"] for f in answer["findings"]] == ["Build succeeded"]

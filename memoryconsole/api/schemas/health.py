@@ -1,11 +1,12 @@
 """Request and response shapes of the health endpoints (`memoryconsole.api.routers.health`)."""
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field
 
 from memoryconsole.api.schemas import FACT_ID, FactOut, Out, StrictIn
-from memstore.upkeep.health import HealthReport
+from memstore.upkeep.health_snapshots import BotHealth
 
 Kind = Literal["secret", "instruction", "contradiction", "duplicate", "junk", "too_long", "unused"]
 
@@ -22,12 +23,21 @@ class MemoryHealthOut(Out):
     facts: int = Field(description="Facts looked at: those this bot may change from this room.")
     counts: dict[str, int]
     findings: list[FindingOut]
+    made_at: datetime | None = Field(
+        None, description="When the report was made (a large store's comes from the worker)."
+    )
+    outdated: bool = Field(False, description="The memory changed since the report was made.")
+    preparing: bool = Field(False, description="A new report is being made by the worker.")
 
     @staticmethod
-    def of(report: HealthReport) -> "MemoryHealthOut":
+    def of(health: BotHealth) -> "MemoryHealthOut":
+        report = health.report
         return MemoryHealthOut(
             facts=report.facts,
             counts=report.counts,
+            made_at=health.finished_at,
+            outdated=health.outdated,
+            preparing=health.preparing,
             findings=[
                 FindingOut(
                     kind=f.kind,  # type: ignore[arg-type]
