@@ -6,8 +6,8 @@ Builds an isolated workspace (its own database and MEMORY_ROOT), runs the demo c
 workspace, serves it on a live server thread, and drives Debian's headless Chromium with
 Playwright through the pages a person uses: login, home, a bot's memory, a search, a fact being
 edited, the history, the clear confirmation, the prompt preview, a hand-written file and the
-learning page, and the workspace search, adding a fact, the review inbox, tokens
-and the connect page. Writes
+learning page, and the workspace search, adding a fact, the review inbox, tokens,
+the connect page, workspace health, About me and what can reach a person's prompts. Writes
 <width>-<page>.png files (desktop = 1280 px, phone = 390 px).
 """
 
@@ -123,3 +123,9 @@ def _pages(page, base: str, out: Path, width: str) -> None:
     shot("tokens")
     page.goto(f"{base}/bots/ava/connect/")
     shot("connect")
+    page.goto(f"{base}/health/")
+    shot("health")
+    page.goto(f"{base}/me/")
+    shot("about-me")
+    page.goto(f"{base}/people/demo/prompts/")
+    shot("reach")
