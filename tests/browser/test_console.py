@@ -147,3 +147,26 @@ def test_refusals_are_shown_where_they_were_asked_for(chromium, live_server, set
     page.get_by_label("Search").fill("lisbon")
     page.locator("#fact-list .summary", has_text="for “lisbon”").wait_for()
     context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_delete_and_erase_asks_first_with_cancel_focused(chromium, live_server, setup, width):
+    """An irreversible erase asks first, and the safe answer is the focused one: Enter on the
+    confirmation cancels; only the red button erases."""
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    log_in(page, live_server.url)
+    row = page.locator("#fact-list li.fact", has_text="rooftop")
+    row.get_by_role("link", name=re.compile("Delete and erase")).click()
+    confirm = page.locator("#fact-list li.fact.editing")
+    confirm.get_by_text("This cannot be undone.").wait_for()
+    assert page.evaluate("document.activeElement.textContent") == "Cancel"
+    page.keyboard.press("Enter")
+    confirm.wait_for(state="detached")
+    assert "rooftop" in (setup / PROFILE).read_text()
+    row.get_by_role("link", name=re.compile("Delete and erase")).click()
+    page.get_by_role("button", name="Delete and erase").click()
+    page.locator("#fact-list li.fact.removed").wait_for()
+    assert "rooftop" not in (setup / PROFILE).read_text()
+    context.close()
