@@ -158,8 +158,10 @@ def console_erase_as_the_person(world: World) -> None:
 
 
 def _health_fix(client: Client) -> None:
-    form = {"action": "erase", "shard": "user:alice|ada", "id": FACT_ID}
-    answer = client.post("/health/fix/", form, HTTP_REFERER="/health/")
+    form = {"action": "erase", "shard": "user:alice|ada", "id": FACT_ID, "next": "/health/"}
+    asked = client.post("/health/fix/", form).content.decode()  # irreversible: asked first
+    assert "Erase this fact everywhere?" in asked and "autofocus>Cancel</a>" in asked
+    answer = client.post("/health/fix/", {**form, "confirmed": "1"}, HTTP_REFERER="/health/")
     assert answer.status_code == 302
     messages = [str(m) for m in answer.wsgi_request._messages]
     assert messages == ["Done: erase (1 line)."]

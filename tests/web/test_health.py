@@ -2,6 +2,7 @@
 inbox with accept and reject."""
 
 import re
+import secrets
 
 import pytest
 
@@ -176,3 +177,27 @@ def test_findings_come_a_kind_and_a_page_at_a_time(ann, workspace, large):
     assert kinds(rest) == ["junk"] * 10
     assert ann.post("/bots/ava/health/").status_code == 302  # check again: queued
     assert queued_health() == ["bot:ava"]
+
+
+def test_erase_everywhere_asks_first_and_does_nothing_until_confirmed(boss, memory_root):
+    """Health's Erase everywhere is irreversible: the first POST only asks (Cancel focused,
+    back to the page it came from); the file changes on the confirmed one."""
+    from tests.helpers import profile
+
+    key = secrets.token_urlsafe(12)  # generated: nothing secret-shaped is committed
+    profile(memory_root, "bot", "ava", f"- ({day(1)}) The office wifi password is {key}", bot="ava")
+    fact_id = markdown.fact_identity(f"The office wifi password is {key}")
+    form = {
+        "action": "erase",
+        "shard": "bot:ava|ava",
+        "id": fact_id,
+        "next": "/health/?kind=secret",
+    }
+    asked = boss.post("/health/fix/", form)
+    html = asked.content.decode()
+    assert asked.status_code == 200 and "This cannot be undone." in html
+    assert '<a class="button" href="/health/?kind=secret" autofocus>Cancel</a>' in html
+    assert key in (memory_root / "agents/ava/memory/profile.md").read_text()
+    done = boss.post("/health/fix/", {**form, "confirmed": "1"})
+    assert done.status_code == 302
+    assert key not in (memory_root / "agents/ava/memory/profile.md").read_text()

@@ -97,6 +97,13 @@ def health_fix(request):
     action = data.get("action", "")
     if action not in _FIXES or not _FACT_ID.match(data.get("id", "")):
         raise Http404("No such fix.")
+    if action == "erase" and data.get("confirmed") != "1":
+        # Irreversible: asked first, with Cancel the focused answer.
+        fields = [(k, data[k]) for k in ("action", "shard", "id", "next") if k in data]
+        back = data.get("next", "")
+        if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+            back = "/health/"
+        return render(request, "web/health_erase.html", {"fields": fields, "back": back})
     try:
         changed = console_health_fix(
             viewer=viewer_of(request),
