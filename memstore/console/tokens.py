@@ -57,11 +57,17 @@ def console_token_create(*, viewer: Viewer, bot: str, name: str) -> NewToken:
     return token_create(bot=bot, name=name.strip())
 
 
+def console_token_of(*, viewer: Viewer, bot: str, prefix: str) -> TokenInfo:
+    """One of this bot's tokens by its prefix, for staff (UnknownToken if it is not this bot's)."""
+    for token in console_tokens(viewer=viewer, bot=bot):
+        if token.prefix == prefix:
+            return token
+    raise UnknownToken("That is not one of this bot's tokens.")
+
+
 def console_token_revoke(*, viewer: Viewer, bot: str, prefix: str) -> TokenInfo:
     """Revoke one of this bot's tokens by its prefix (UnknownToken if it is not this bot's)."""
-    _staff(viewer)
-    if prefix not in {t.prefix for t in console_tokens(viewer=viewer, bot=bot)}:
-        raise UnknownToken("That is not one of this bot's tokens.")
+    console_token_of(viewer=viewer, bot=bot, prefix=prefix)
     return token_revoke(prefix=prefix)
 
 

@@ -33,7 +33,11 @@ def test_last_use_is_listed(boss, workspace):
 def test_revoke(boss, workspace):
     html = boss.post("/bots/ava/tokens/", {"name": "old"}).content.decode()
     token = re.search(r"<code>(mct_[^<]+)</code>", html).group(1)
-    response = boss.post("/bots/ava/tokens/revoke/", {"prefix": token[:12]})
+    asked = boss.post("/bots/ava/tokens/revoke/", {"prefix": token[:12]})
+    assert asked.status_code == 200 and "This cannot be undone." in asked.content.decode()
+    assert "autofocus>Cancel</a>" in asked.content.decode()
+    assert token_verify(token=token).bot == "ava"  # asked only: still valid
+    response = boss.post("/bots/ava/tokens/revoke/", {"prefix": token[:12], "confirmed": "1"})
     assert response.status_code == 302
     assert token_verify(token=token) is None
     assert "Revoked" in boss.get("/bots/ava/tokens/").content.decode()

@@ -10,6 +10,7 @@ from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.tokens import (
     connect_person,
     console_token_create,
+    console_token_of,
     console_token_revoke,
     console_tokens,
 )
@@ -43,7 +44,13 @@ def tokens_page(request, bot: str):
 
 @console_view("POST")
 def revoke_token(request, bot: str):
-    """Revoke one of the bot's tokens by its prefix."""
+    """Revoke one of the bot's tokens by its prefix, once the person confirmed (irreversible:
+    the first POST asks, with Cancel the focused answer)."""
+    if request.POST.get("confirmed") != "1":
+        token = console_token_of(
+            viewer=viewer_of(request), bot=bot, prefix=request.POST.get("prefix", "")
+        )
+        return render(request, "web/token_revoke.html", {"bot": bot, "prefix": token.prefix})
     info = console_token_revoke(
         viewer=viewer_of(request), bot=bot, prefix=request.POST.get("prefix", "")
     )
