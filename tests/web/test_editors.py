@@ -102,7 +102,11 @@ def test_staff_register_link_make_editors_and_reset_rooms(boss, workspace):
     assert list(PersonLink.objects.values_list("person__name", "bot__slug")) == [("Sam", "ava")]
     room_bind(room_id="dm-1", kind="direct", person="Sam", bot="ava")
     page = re.sub(r">\s+<", "><", boss.get("/people/").content.decode())
-    assert '<th scope="row">Sam</th><td data-label="Console account">sam</td>' in page
+    assert '<th scope="row"><a href="/people/Sam/">Sam</a>' in page  # their About me page
+    assert '<a class="small" href="/people/Sam/prompts/"' in page  # and what reaches prompts
+    assert '</th><td data-label="Console account">sam</td>' in page
+    for link in ("/people/Sam/", "/people/Sam/prompts/"):
+        assert boss.get(link).status_code == 200
     assert 'name="bot" value="ava">ava <button class="small danger-text" aria-label="Unlink' in page
     assert 'name="user" value="ann"><input type="hidden" name="bot" value="ava">ann <button' in page
     assert '<th scope="row">dm-1</th><td data-label="Kind">direct</td>' in page
