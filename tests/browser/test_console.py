@@ -170,3 +170,29 @@ def test_delete_and_erase_asks_first_with_cancel_focused(chromium, live_server, 
     page.locator("#fact-list li.fact.removed").wait_for()
     assert "rooftop" not in (setup / PROFILE).read_text()
     context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_slow_save_shows_it_is_saving(chromium, live_server, setup, width):
+    """While a save is on its way its form dims and says "Saving…" (slowed here on purpose)."""
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    log_in(page, live_server.url)
+    held = []
+    page.route(
+        "**/facts/edit/**",
+        lambda route: held.append(route) if route.request.method == "POST" else route.continue_(),
+    )
+    row = page.locator("#fact-list li.fact", has_text="rooftop")
+    row.get_by_role("link", name=re.compile("^Edit")).click()
+    page.get_by_label("Fact text").fill("Prefers rooftop venues for summer dinners")
+    page.get_by_role("button", name="Save").click()
+    form = page.locator("#fact-list li.fact.editing form")
+    page.wait_for_function("document.querySelector('#fact-list li.fact.editing form.htmx-request')")
+    assert form.evaluate("f => getComputedStyle(f).opacity") == "0.6"
+    saying = form.locator(".actions").evaluate("a => getComputedStyle(a, '::after').content")
+    assert "Saving" in saying
+    held[0].continue_()
+    page.locator("#fact-list .fact-text", has_text="summer dinners").wait_for()
+    context.close()
