@@ -3,7 +3,7 @@ real HTTP) pulls facts out of a long text; the learner's parser and rules decide
 
 import pytest
 
-from tests.helpers import BotClient, FakeModel, ok, prompt_of, status, tree
+from tests.helpers import BotClient, FakeModel, learner_on, ok, prompt_of, status, tree
 
 NOTES = (
     "Meeting notes, Apollo weekly. Alice will lead the launch. We chose Postgres for the index. "
@@ -20,12 +20,7 @@ REPLY = (
 
 @pytest.fixture
 def model(settings):
-    fake = FakeModel()
-    settings.LEARNING_BASE_URL = fake.url
-    settings.LEARNING_MODEL = "scripted"
-    settings.LEARNING_MODE = "write"
-    settings.LEARNING_DAILY_TOKENS = 1_000_000
-    settings.LEARNING_TIMEOUT = 2.0
+    fake = learner_on(settings, FakeModel())
     yield fake
     fake.close()
 

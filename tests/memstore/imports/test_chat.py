@@ -14,7 +14,7 @@ import pytest
 
 from memstore.registry.bots import bot_create
 from memstore.registry.people import person_add
-from tests.helpers import FakeModel, ok, prompt_of
+from tests.helpers import FakeModel, learner_on, ok, prompt_of
 from tests.memstore.imports.common import all_facts, md_tree, run_import, write
 
 
@@ -54,12 +54,7 @@ EXPORT = [
 
 @pytest.fixture
 def model(settings):
-    fake = FakeModel()
-    settings.LEARNING_BASE_URL = fake.url
-    settings.LEARNING_MODEL = "scripted"
-    settings.LEARNING_MODE = "write"
-    settings.LEARNING_DAILY_TOKENS = 1_000_000
-    settings.LEARNING_TIMEOUT = 2.0
+    fake = learner_on(settings, FakeModel())
     yield fake
     fake.close()
 
