@@ -31,6 +31,31 @@ then does not wait for the model (docs/benchmarks.md, "Model load and worker mem
 master opens no database connection. Code changes need a restart, not a HUP.
 """
 
+import os
+import shutil
+from pathlib import Path
+
+
+# /metrics adds up every worker's counters (memstore.metrics): each worker writes its values to
+# files in a folder of this server's own, which must be named before the app (and
+# prometheus_client) is imported. A folder left by a server that is gone is removed, so a restart
+# begins from zero rather than from a dead server's values.
+def _metrics_folder() -> Path:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    base = Path(os.environ.get("VAR_DIR") or Path(__file__).resolve().parent / "var") / "metrics"
+    for old in base.glob("gunicorn-*"):
+        pid = old.name.removeprefix("gunicorn-")
+        if not pid.isdigit() or not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(old, ignore_errors=True)
+    return base / f"gunicorn-{os.getpid()}"
+
+
+_METRICS_DIR = _metrics_folder()
+_METRICS_DIR.mkdir(parents=True, exist_ok=True)
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(_METRICS_DIR)
+
+
 worker_class = "gthread"
 workers = 2
 threads = 48
@@ -65,3 +90,10 @@ def when_ready(server) -> None:
 def post_worker_init(worker) -> None:
     """In each worker, once it has the app and before it serves: load and warm the model."""
     _model_warm()
+
+
+def child_exit(server, worker) -> None:
+    """A worker is gone: its live gauges stop counting (its counters stay in the totals)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

@@ -61,6 +61,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Counts and times every request for /metrics (first, so it sees them all).
+    "memoryconsole.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -131,6 +133,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+
+# /metrics (Prometheus text): staff in the console, or a scraper sending this bearer token.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
 
 # --- bots' API (memoryconsole/api) ---
 # Largest request body the API reads; bigger ones get 413 before anything parses them. The

@@ -39,6 +39,7 @@ from memstore.index.rows import (
     stat_scope,
     unique_facts,
 )
+from memstore.metrics import sync_observed
 from memstore.models import Fact, MemoryFile
 
 _SYNC_QUERY = (
@@ -100,8 +101,14 @@ def index_sync(*, scopes: Iterable[Scope]) -> SyncReport:
     """Bring the index up to date with the files of these scopes (stat first, parse what changed)."""
     if _SKIPPED.get():
         return SyncReport(files=0, changed=0)
+    started = time.perf_counter()
+    report = _index_sync(list(dict.fromkeys(scopes)))
+    sync_observed(time.perf_counter() - started, report.changed, report.deferred)
+    return report
+
+
+def _index_sync(scopes: list[Scope]) -> SyncReport:
     root = memory_root()
-    scopes = list(dict.fromkeys(scopes))
     on_disk: dict[str, Stat] = {}
     for scope in scopes:
         stat_scope(str(root), root, scope, on_disk)
