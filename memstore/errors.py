@@ -226,3 +226,20 @@ class MemoryVolumeReadOnly(MemoryVolumeError):
 
     code = "memory_volume_read_only"
     status = 503
+
+
+class OAuthRefused(MemstoreError):
+    """An OAuth request is refused: `error` is the RFC 6749 / 7591 error code (invalid_grant,
+    invalid_client, invalid_request, invalid_scope, invalid_redirect_uri, …) the client gets.
+
+    `redirect` is False when the error must be shown to the person instead of sent back to the
+    client (an unknown client or a redirect URI it did not register: RFC 6749 §4.1.2.1)."""
+
+    code = "oauth_refused"
+    status = 400
+
+    def __init__(self, error: str, message: str, *, redirect: bool = True, status: int = 400):
+        super().__init__(message)
+        self.error = error
+        self.redirect = redirect
+        self.status = status

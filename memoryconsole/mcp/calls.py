@@ -2,7 +2,9 @@
 running one memstore call with the API's validation and error codes.
 
 Who is calling is `CALLER`, set by the front door: the bot and its joined projects from the
-bearer token over HTTP; `--bot` on stdio, whose projects are read at each call (None).
+bearer token over HTTP; `--bot` on stdio, whose projects are read at each call (None). A
+connection made with OAuth may be bound to one room (`BINDING`): its tools then take no room
+arguments, and the schemas it lists leave them out.
 """
 
 import json
@@ -13,12 +15,14 @@ from typing import Annotated, Any
 
 from asgiref.sync import sync_to_async
 from django.db import InterfaceError, OperationalError
+from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import Tool, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from memoryconsole.api.errors import database_unavailable
 from memstore.errors import MemstoreError
+from memstore.registry.oauth import Binding
 from memstore.rooms.access import Context
 from memstore.rooms.context import call_context, call_succeeded
 from memstore.vocabulary import (
@@ -35,11 +39,17 @@ logger = logging.getLogger("memoryconsole.mcp")
 CALLER: ContextVar[tuple[str, frozenset[str] | None]] = ContextVar("mcp_caller")
 # The request's `X-Room-Ticket` (one JSON-RPC call per request here, so one room per ticket).
 TICKET: ContextVar[str | None] = ContextVar("mcp_room_ticket", default=None)
+BINDING: ContextVar[Binding | None] = ContextVar("mcp_binding", default=None)
+ROOM_ARGUMENTS = ("room_id", "room_kind", "person", "projects")
 _CALLED: ContextVar[Context | None] = ContextVar("mcp_call_context", default=None)
 
-RoomId = Annotated[str, Field(pattern=anchored(ROOM_PATTERN), description="The conversation's id.")]
+# Required unless the connection is bound to a room (`rooms_required` puts them back in the
+# schema a caller sees when it must send them).
+RoomId = Annotated[
+    str | None, Field(pattern=anchored(ROOM_PATTERN), description="The conversation's id.")
+]
 Kind = Annotated[
-    RoomKind,
+    RoomKind | None,
     Field(description="direct (one person, one bot), group, routine, bot (bot-to-bot) or event."),
 ]
 Person = Annotated[
@@ -85,8 +95,51 @@ def checked[T](schema: type[T], **fields: Any) -> T:
         raise ToolError(f"invalid_request: {problems}") from None
 
 
-def room_context(room_id: str, room_kind: str, person: str | None, projects: list[str]) -> Context:
+class MemoryServer(MCPServer):
+    """The SDK's server, listing each tool's room arguments as this caller must send them."""
+
+    async def list_tools(self) -> list[Tool]:
+        bound = BINDING.get() is not None
+        return [_as_listed(tool, bound) for tool in await super().list_tools()]
+
+
+def _as_listed(tool: Tool, bound: bool) -> Tool:
+    schema = dict(tool.input_schema)
+    properties = dict(schema.get("properties", {}))
+    if "room_id" not in properties:
+        return tool
+    required = [name for name in schema.get("required", []) if name not in ROOM_ARGUMENTS]
+    if bound:
+        for name in ROOM_ARGUMENTS:
+            properties.pop(name, None)
+    else:
+        required = ["room_id", "room_kind", *required]
+    schema["properties"] = properties
+    schema["required"] = required
+    return tool.model_copy(update={"input_schema": schema})
+
+
+def room_context(
+    room_id: str | None, room_kind: str | None, person: str | None, projects: list[str]
+) -> Context:
+    """The call's Context: the bound room for a bound connection (room arguments naming another
+    room are refused), else the room the arguments name (both room_id and room_kind needed)."""
     bot, joined = CALLER.get()
+    binding = BINDING.get()
+    if binding is not None:
+        if (room_id and room_id != binding.room_id) or (
+            room_kind and room_kind != binding.room_kind
+        ):
+            raise ToolError(
+                f"room_bound: this connection is bound to room {binding.room_id} "
+                f"({binding.room_kind}); leave room_id and room_kind out."
+            )
+        room_id, room_kind, person = binding.room_id, binding.room_kind, binding.person
+    elif not room_id or not room_kind:
+        raise ToolError(
+            "invalid_request: room_id and room_kind are required (this connection is not "
+            "bound to a room)."
+        )
     ctx = call_context(
         bot=bot,
         room_id=room_id,

@@ -1,5 +1,8 @@
-"""Streamable HTTP at /mcp: one Django view that checks the bot's bearer token, then lets the
-official MCP SDK answer the request.
+"""Streamable HTTP at /mcp: one Django view that checks the caller's bearer token (a bot token,
+or an OAuth access token issued for this endpoint), then lets the official MCP SDK answer the
+request. Without a valid token it answers 401 with `WWW-Authenticate: Bearer
+resource_metadata=…` (the MCP authorization spec: where to discover how to sign in); an OAuth
+token without the scope a tool needs gets 403 `insufficient_scope`.
 
 Why a Django view and not the SDK's Starlette app: the app runs under gunicorn's synchronous
 workers, and a Django view keeps one process model, one URL map, one body-size limit and the
@@ -22,8 +25,10 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from memoryconsole.api.body_limit import body_check, max_body_bytes
 from memoryconsole.api.errors import RETRY_AFTER_SECONDS, EdgeError, database_unavailable
-from memoryconsole.mcp.calls import TICKET
+from memoryconsole.mcp.calls import BINDING, TICKET
+from memoryconsole.mcp.oauth import challenge, missing_scope, resource_of
 from memoryconsole.mcp.tools import CALLER, server
+from memstore.registry.oauth import OAuthCaller, access_verify
 from memstore.registry.tokens import Caller, token_verify
 
 # The longest a call may run (a summarize waits on the model); a worker is never held longer.
@@ -59,14 +64,26 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
             request_id=_request_id(request.body),
         )
     if caller is None:
+        sent = request.headers.get("Authorization", "").strip() != ""
         return _rpc_error(
             401,
             -32001,
-            "Send a valid bot token: `Authorization: Bearer mct_…` "
-            "(`manage.py bots token SLUG` prints one).",
-            {"WWW-Authenticate": 'Bearer realm="memory"'},
+            "Sign in with OAuth (this server's metadata is in WWW-Authenticate) or send a valid "
+            "bot token: `Authorization: Bearer mct_…` (`manage.py bots token SLUG` prints one).",
+            {"WWW-Authenticate": challenge(request, error="invalid_token" if sent else "")},
             request_id=_request_id(request.body),
         )
+    if isinstance(caller, OAuthCaller):
+        needed = missing_scope(caller.scopes, request.body)
+        if needed:
+            return _rpc_error(
+                403,
+                -32001,
+                f"insufficient_scope: this connection may not {needed[1]}; sign in again and "
+                f"allow {needed[0]}.",
+                {"WWW-Authenticate": challenge(request, error="insufficient_scope")},
+                request_id=_request_id(request.body),
+            )
     ticket = request.headers.get("X-Room-Ticket") or None
     status, headers, body = async_to_sync(_serve)(caller, _scope(request), request.body, ticket)
     response = HttpResponse(body, status=status)
@@ -76,11 +93,13 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _caller(request: HttpRequest) -> Caller | None:
+def _caller(request: HttpRequest) -> Caller | OAuthCaller | None:
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
-    return token_verify(token=token.strip())
+    return token_verify(token=token.strip()) or access_verify(
+        token=token.strip(), resource=resource_of(request)
+    )
 
 
 def _rpc_error(
@@ -128,10 +147,11 @@ def _scope(request: HttpRequest) -> dict:
 
 
 async def _serve(
-    caller: Caller, scope: dict, body: bytes, ticket: str | None
+    caller: Caller | OAuthCaller, scope: dict, body: bytes, ticket: str | None
 ) -> tuple[int, list, bytes]:
     """Run the SDK's stateless JSON-mode handler for one request and collect its response."""
     CALLER.set((caller.bot, caller.joined))
+    BINDING.set(caller.binding if isinstance(caller, OAuthCaller) else None)
     TICKET.set(ticket)
     sent = {"status": 500, "headers": [], "body": bytearray()}
     delivered = False

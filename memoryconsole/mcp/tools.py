@@ -11,7 +11,6 @@ memory.
 
 from typing import Annotated
 
-from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from memoryconsole.api.schemas import (
@@ -38,6 +37,7 @@ from memoryconsole.mcp.calls import (
     REMOVE,
     FactId,
     Kind,
+    MemoryServer,
     Person,
     Project,
     Projects,
@@ -50,24 +50,25 @@ from memstore.calls.actions import bot_edit, bot_facts_list, bot_forget_answer, 
 from memstore.learning import exchange_submit
 from memstore.learning.summarize import text_summarize
 from memstore.prompt.budget import prompt_or_unavailable, recall_answer
+from memstore.registry.oauth import READ as READ_SCOPE
+from memstore.registry.oauth import WRITE
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
-__all__ = ["CALLER", "server"]
+__all__ = ["CALLER", "TOOL_SCOPES", "server"]
 
 INSTRUCTIONS = """\
 Long-term memory for this bot. Every tool takes the room you are talking in: room_id,
-room_kind (direct, group, routine, bot, event), person (direct rooms) and projects (up to 3).
+room_kind (direct, group, routine, bot, event), person (direct rooms) and projects (up to 3),
+unless this connection is bound to one room: then the tools list no room arguments.
 The server decides what that room may read and write: a person's memory only in their direct
 rooms, project memory only for projects the bot joined. Call prompt_section at the start of a
 conversation, recall to search, remember to save one fact, report_exchange after each reply."""
 
-server: MCPServer = MCPServer("memory-console", instructions=INSTRUCTIONS)
+server = MemoryServer("memory-console", title="Memory Console", instructions=INSTRUCTIONS)
 
 
-@server.tool(annotations=ADD)
+@server.tool(title="Remember a fact", annotations=ADD)
 async def remember(
-    room_id: RoomId,
-    room_kind: Kind,
     text: Annotated[str, Field(description="One fact, at most 500 characters.")],
     scope: WritableScopeKind = "bot",
     project: Project = None,
@@ -75,6 +76,8 @@ async def remember(
     type: FactType | None = None,
     importance: Annotated[float | None, Field(ge=0, le=1)] = None,
     visibility: Visibility | None = None,
+    room_id: RoomId = None,
+    room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006 - pydantic copies defaults
 ) -> RememberOut:
@@ -108,12 +111,12 @@ async def remember(
     return await run_call(call)
 
 
-@server.tool(annotations=READ)
+@server.tool(title="Recall memory", annotations=READ)
 async def recall(
-    room_id: RoomId,
-    room_kind: Kind,
     query: Annotated[str, Field(description="Words or a question.")],
     limit: Annotated[int, Field(ge=1, le=50)] = 20,
+    room_id: RoomId = None,
+    room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
 ) -> RecallOut:
@@ -128,14 +131,14 @@ async def recall(
     return await run_call(call)
 
 
-@server.tool(annotations=REMOVE)
+@server.tool(title="Forget a fact", annotations=REMOVE)
 async def forget(
-    room_id: RoomId,
-    room_kind: Kind,
     id: FactId | None = None,
     text: Annotated[str | None, Field(description="The fact's text (any case).")] = None,
     scope: ScopeKind | None = None,
     project: Project = None,
+    room_id: RoomId = None,
+    room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
     erase: Annotated[
@@ -168,10 +171,8 @@ async def forget(
     return await run_call(call)
 
 
-@server.tool(annotations=READ)
+@server.tool(title="List facts", annotations=READ)
 async def list_facts(
-    room_id: RoomId,
-    room_kind: Kind,
     scope: ScopeKind | None = None,
     project: Project = None,
     tier: Tier | None = None,
@@ -179,6 +180,8 @@ async def list_facts(
     contains: Annotated[str | None, Field(description="Text contains this.")] = None,
     offset: Annotated[int, Field(ge=0)] = 0,
     limit: Annotated[int, Field(ge=1, le=200)] = 50,
+    room_id: RoomId = None,
+    room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
 ) -> FactPageOut:
@@ -210,10 +213,8 @@ async def list_facts(
     return await run_call(call)
 
 
-@server.tool(annotations=CHANGE)
+@server.tool(title="Edit a fact", annotations=CHANGE)
 async def edit_fact(
-    room_id: RoomId,
-    room_kind: Kind,
     id: FactId,
     text: Annotated[str, Field(description="The new text, at most 500 characters.")],
     expected_text: Annotated[
@@ -221,6 +222,8 @@ async def edit_fact(
     ] = None,
     scope: WritableScopeKind | None = None,
     project: Project = None,
+    room_id: RoomId = None,
+    room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
 ) -> FactOut:
@@ -242,10 +245,10 @@ async def edit_fact(
     return await run_call(call)
 
 
-@server.tool(annotations=READ)
+@server.tool(title="Memory for the prompt", annotations=READ)
 async def prompt_section(
-    room_id: RoomId,
-    room_kind: Kind,
+    room_id: RoomId = None,
+    room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
 ) -> PromptOut:
@@ -261,10 +264,8 @@ async def prompt_section(
     return await run_call(call)
 
 
-@server.tool(annotations=ADD)
+@server.tool(title="Report an exchange", annotations=ADD)
 async def report_exchange(
-    room_id: RoomId,
-    room_kind: Kind,
     message: Annotated[str, Field(description="What the person said.")],
     reply: Annotated[str, Field(description="What the bot answered.")],
     message_id: Annotated[str, Field(description="The message's id in your system.")],
@@ -272,6 +273,8 @@ async def report_exchange(
     recalled: Annotated[
         list[str], Field(description="Ids or texts of facts recalled for this reply.")
     ] = [],  # noqa: B006
+    room_id: RoomId = None,
+    room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
 ) -> ExchangeOut:
@@ -300,13 +303,13 @@ async def report_exchange(
     return await run_call(call)
 
 
-@server.tool(annotations=ADD)
+@server.tool(title="Summarize a conversation", annotations=ADD)
 async def summarize(
-    room_id: RoomId,
-    room_kind: Kind,
     text: Annotated[str, Field(description="A long text: a document, notes, a chat log.")],
     scope: WritableScopeKind | None = None,
     project: Project = None,
+    room_id: RoomId = None,
+    room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
 ) -> SummarizeOut:
@@ -324,3 +327,16 @@ async def summarize(
         return SummarizeOut.of(summary)
 
     return await run_call(call)
+
+
+# The OAuth scope each tool needs (a bot token may call every tool).
+TOOL_SCOPES = {
+    "remember": WRITE,
+    "recall": READ_SCOPE,
+    "forget": WRITE,
+    "list_facts": READ_SCOPE,
+    "edit_fact": WRITE,
+    "prompt_section": READ_SCOPE,
+    "report_exchange": WRITE,
+    "summarize": WRITE,
+}

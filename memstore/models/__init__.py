@@ -9,12 +9,14 @@
 (not rebuilt).
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 `review` records what people decided about proposals (the learner's report-mode decisions).
+`oauth` holds MCP clients' OAuth registrations, connections, codes and tokens (not rebuilt).
 """
 
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.links import Link
+from memstore.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthToken
 from memstore.models.people import BotEditor, Person, PersonLink, RoomBinding
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 from memstore.models.review import ProposalReview
@@ -34,6 +36,10 @@ __all__ = [
     "LearningEvent",
     "Link",
     "MemoryFile",
+    "OAuthClient",
+    "OAuthCode",
+    "OAuthGrant",
+    "OAuthToken",
     "Person",
     "PersonLink",
     "PersonSettings",

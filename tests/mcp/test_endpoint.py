@@ -27,10 +27,16 @@ def test_get_and_delete_are_refused_at_once(scout_token):
 def test_no_token_is_a_json_rpc_error_for_that_request(scout_token):
     response = post(LIST)
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == 'Bearer realm="memory"'
+    # The MCP authorization spec: where to find how to sign in (RFC 9728), and what to ask for.
+    assert response["WWW-Authenticate"] == (
+        'Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp", '
+        'scope="memory:read memory:write"'
+    )
     assert response.json()["id"] == 7
     assert response.json()["error"]["code"] == -32001
-    assert post(LIST, "mct_" + "x" * 43).status_code == 401
+    wrong = post(LIST, "mct_" + "x" * 43)
+    assert wrong.status_code == 401
+    assert wrong["WWW-Authenticate"].startswith('Bearer error="invalid_token", resource_metadata=')
 
 
 def test_malformed_and_oversized_bodies(scout_token, settings):

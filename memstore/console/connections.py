@@ -1,0 +1,123 @@
+"""Connecting an MCP client through the console (OAuth consent) and the connections a person
+made: which bots a signed-in person may connect, as what, and revoking a connection.
+
+Who may consent to what: staff connect any registered bot, either bound to a room and person
+or unbound (the client names the room in every call, as with a bot token). Anyone else connects
+only bots linked to them, and only "as me, in a direct room": a connection never lets a client
+act for anyone but the person who allowed it, and never outside their direct room, unless staff
+made it.
+
+Does not: check OAuth requests or issue codes and tokens (`memstore.registry.oauth`).
+"""
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from memstore.console.tokens import BotIdentity
+from memstore.console.viewer import Viewer
+from memstore.errors import NotAllowed, OAuthRefused
+from memstore.models import Bot, OAuthGrant
+from memstore.registry.oauth import AuthRequest, Binding, code_issue, grant_end
+from memstore.registry.people import person_bots
+from memstore.vocabulary import ROOM_PATTERN
+
+AS_ME = "me"
+ANY_ROOM = "any"
+
+
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """A connection a person allowed, as their list shows it."""
+
+    id: int
+    client: str
+    bot: str
+    scopes: tuple[str, ...]
+    room: str  # "dm-ann (direct, as ann)" or "" when the client names the room
+    created_at: datetime
+    signed_in_at: datetime | None  # the last time it got tokens (sign-in or refresh)
+
+
+def consent_bots(*, viewer: Viewer) -> list[BotIdentity]:
+    """The bots this person may connect a client to (registered ones only)."""
+    rows = Bot.objects.order_by("slug")
+    if not viewer.staff:
+        rows = rows.filter(slug__in=person_bots(person=viewer.person))
+    return [BotIdentity(slug=b.slug, display_name=b.display_name, registered=True) for b in rows]
+
+
+def consent_allow(
+    *,
+    viewer: Viewer,
+    user_id: int,
+    request: AuthRequest,
+    bot: str,
+    scopes: tuple[str, ...],
+    bind: str,
+    room_id: str,
+) -> str:
+    """Allow `request` for `bot`: the redirect URL (with a code) to send the browser to.
+    NotAllowed when this person may not connect that bot that way."""
+    if bot not in {b.slug for b in consent_bots(viewer=viewer)}:
+        raise NotAllowed(
+            f"You may not connect {bot!r}: only bots linked to you (staff link people to bots "
+            "on the People page)."
+        )
+    if bind == ANY_ROOM:
+        if not viewer.staff:
+            raise NotAllowed("Only staff make connections that may name any room.")
+        binding = None
+    elif bind == AS_ME:
+        if bot not in person_bots(person=viewer.person):
+            raise NotAllowed(
+                f"{bot} is not linked to you ({viewer.person}), so it may not act as you: staff "
+                "link people to bots on the People page."
+            )
+        room_id = room_id.strip() or default_room(viewer=viewer, bot=bot)
+        if re.fullmatch(ROOM_PATTERN, room_id) is None:
+            raise OAuthRefused(
+                "invalid_request",
+                f"Room id {room_id[:80]!r} may hold only letters, digits and _.:- "
+                "(at most 64 characters, starting with a letter or digit).",
+                redirect=False,
+            )
+        binding = Binding(room_id=room_id, room_kind="direct", person=viewer.person)
+    else:
+        raise OAuthRefused("invalid_request", "Choose how the bot connects.", redirect=False)
+    return code_issue(request=request, user_id=user_id, bot=bot, scopes=scopes, binding=binding)
+
+
+def default_room(*, viewer: Viewer, bot: str) -> str:
+    """The direct room a connection "as me" uses unless the person names another."""
+    return f"mcp-{bot}-{viewer.person}"[:64]
+
+
+def connections_of(*, user_id: int) -> list[Connection]:
+    """The live connections this person allowed, newest first."""
+    rows = (
+        OAuthGrant.objects.filter(user_id=user_id, revoked_at__isnull=True)
+        .select_related("client", "bot")
+        .order_by("-created_at", "-pk")
+    )
+    found = []
+    for grant in rows:
+        used = grant.tokens.order_by("-created_at").values_list("created_at", flat=True).first()
+        room = f"{grant.room_id} (direct, as {grant.person})" if grant.room_id else ""
+        found.append(
+            Connection(
+                id=grant.pk,
+                client=grant.client.name or grant.client.client_id,
+                bot=grant.bot.slug,
+                scopes=tuple(grant.scopes),
+                room=room,
+                created_at=grant.created_at,
+                signed_in_at=used,
+            )
+        )
+    return found
+
+
+def connection_end(*, user_id: int, connection_id: int) -> bool:
+    """Revoke one of this person's connections (False if it is not theirs or already ended)."""
+    return grant_end(grant_id=connection_id, user_id=user_id)
