@@ -4,6 +4,8 @@ tools, for agents that speak MCP.
     tools.py   the tools (one memstore call each) and the server that lists them
     calls.py   what the tools share: the caller, room arguments, annotations, error mapping
     http.py    Streamable HTTP at /mcp: bearer token check, then the SDK answers the request
+    oauth.py   OAuth 2.1 for /mcp: the metadata documents, registration, token and revocation
+               endpoints (the consent page is a console page, web/views/consent.py)
 
 `manage.py mcp --bot SLUG` serves the same tools over stdio. Nothing here decides what a bot may
 read or write: every tool calls the memstore function the matching API handler calls.
