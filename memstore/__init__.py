@@ -10,7 +10,7 @@ The folders are the architecture. Each layer may import the layers below it, nev
     rules/      what may be stored and what a read withholds: secret and instruction
                 detectors, the content check, a person's controls, and the failure log
     index/      the Postgres mirror of the files: sync before read, rebuild
-    registry/   bots, people and tokens
+    registry/   bots, people and tokens; OAuth clients, connections, codes and tokens for MCP
     rooms/      a bot in a room: the one `Context` opener, access (what a room may see), tickets
                 and bindings, idempotent replies
     store/      the one write path (remember, forget, edit, restore, clear), reads, links

@@ -22,13 +22,8 @@ from memoryconsole.api.body_limit import body_check
 from memoryconsole.api.errors import EdgeError
 from memoryconsole.mcp.tools import TOOL_SCOPES
 from memstore.errors import OAuthRefused
-from memstore.registry.oauth import (
-    SCOPES,
-    client_register,
-    code_exchange,
-    token_refresh,
-    token_revoke_any,
-)
+from memstore.registry.oauth import code_exchange, token_refresh, token_revoke_any
+from memstore.registry.oauth_clients import SCOPES, client_register
 
 _FORM_LIMIT = 64 * 1024
 

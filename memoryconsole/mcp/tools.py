@@ -50,8 +50,8 @@ from memstore.calls.actions import bot_edit, bot_facts_list, bot_forget_answer, 
 from memstore.learning import exchange_submit
 from memstore.learning.summarize import text_summarize
 from memstore.prompt.budget import prompt_or_unavailable, recall_answer
-from memstore.registry.oauth import READ as READ_SCOPE
-from memstore.registry.oauth import WRITE
+from memstore.registry.oauth_clients import READ as READ_SCOPE
+from memstore.registry.oauth_clients import WRITE
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
 __all__ = ["CALLER", "TOOL_SCOPES", "server"]

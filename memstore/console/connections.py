@@ -18,7 +18,8 @@ from memstore.console.tokens import BotIdentity
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed, OAuthRefused
 from memstore.models import Bot, OAuthGrant
-from memstore.registry.oauth import AuthRequest, Binding, code_issue, grant_end
+from memstore.registry.oauth import Binding, code_issue, grant_end
+from memstore.registry.oauth_clients import AuthRequest
 from memstore.registry.people import person_bots
 from memstore.vocabulary import ROOM_PATTERN
 

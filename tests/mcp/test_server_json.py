@@ -8,7 +8,7 @@ import tomllib
 from django.urls import reverse
 
 from memoryconsole.mcp.tools import TOOL_SCOPES, server
-from memstore.registry.oauth import SCOPES
+from memstore.registry.oauth_clients import SCOPES
 from tests.helpers import REPO, run_async
 
 

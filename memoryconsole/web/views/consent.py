@@ -28,7 +28,7 @@ from memstore.console.connections import (
     default_room,
 )
 from memstore.errors import MemstoreError, OAuthRefused
-from memstore.registry.oauth import SCOPES, AuthRequest, authorization_request
+from memstore.registry.oauth_clients import SCOPES, AuthRequest, authorization_request
 
 
 @console_view("GET", "POST")
