@@ -27,6 +27,7 @@ from memstore.registry.oauth_clients import SCOPES, AuthRequest, scopes_ordered
 ACCESS_LIFETIME = timedelta(hours=1)
 REFRESH_LIFETIME = timedelta(days=30)
 CODE_LIFETIME = timedelta(minutes=2)
+KEPT_AFTER_EXPIRY = timedelta(days=1)
 ACCESS_START = "mco_"
 REFRESH_START = "mcr_"
 
@@ -238,6 +239,11 @@ _VERIFY_SQL = f"""
 
 
 def _issue(grant: OAuthGrant, now) -> TokenPair:
+    # The connection's rows past their expiry by a day go (a spent refresh token is kept until
+    # it expires, so a replay is still recognised and ends the connection).
+    stale = now - KEPT_AFTER_EXPIRY
+    OAuthToken.objects.filter(grant=grant, expires_at__lt=stale).delete()
+    OAuthCode.objects.filter(grant=grant, expires_at__lt=stale).delete()
     access = ACCESS_START + secrets.token_urlsafe(32)
     refresh = REFRESH_START + secrets.token_urlsafe(32)
     OAuthToken.objects.bulk_create(

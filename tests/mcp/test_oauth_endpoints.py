@@ -42,6 +42,10 @@ def _pkce() -> tuple[str, str]:
     return verifier, base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
 
+def _sha(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def _register(base: str, **metadata) -> httpx2.Response:
     body = {"client_name": "Test client", "redirect_uris": [REDIRECT], **metadata}
     return httpx2.post(base + "/oauth/register", json=body)
@@ -271,8 +275,7 @@ def test_refresh_rotates_and_a_reused_refresh_token_ends_the_connection(live_ser
     tokens = flow.tokens()
     assert tokens["expires_in"] == 3600
     assert tokens["scope"] == "memory:read memory:write"
-    stored = hashlib.sha256(tokens["access_token"].encode()).hexdigest()
-    assert OAuthToken.objects.get(kind="access").digest == stored  # only its digest is kept
+    assert OAuthToken.objects.get(kind="access").digest == _sha(tokens["access_token"])
 
     newer = flow.refresh(tokens["refresh_token"]).json()
     assert newer["refresh_token"] != tokens["refresh_token"]
@@ -283,9 +286,21 @@ def test_refresh_rotates_and_a_reused_refresh_token_ends_the_connection(live_ser
     assert flow.refresh(newer["refresh_token"]).json()["error"] == "invalid_grant"
 
     OAuthToken.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
-    assert flow.mcp(flow.tokens()["access_token"]).status_code == 200  # a fresh sign-in works
-    OAuthToken.objects.filter(kind="access").update(expires_at=timezone.now())
-    assert flow.mcp(newer["access_token"]).status_code == 401  # expired
+    fresh = flow.tokens()
+    assert flow.mcp(fresh["access_token"]).status_code == 200  # a fresh sign-in works
+    # A connection's rows a day past their expiry go when it next gets tokens; another
+    # connection's stay until it does.
+    second = flow.refresh(fresh["refresh_token"]).json()
+    two_days_ago = timezone.now() - timedelta(days=2)
+    OAuthToken.objects.filter(digest=_sha(fresh["access_token"])).update(expires_at=two_days_ago)
+    OAuthToken.objects.filter(digest=_sha(tokens["access_token"])).update(expires_at=two_days_ago)
+    third = flow.refresh(second["refresh_token"]).json()
+    assert not OAuthToken.objects.filter(digest=_sha(fresh["access_token"])).exists()
+    assert OAuthToken.objects.filter(digest=_sha(tokens["access_token"])).exists()
+    # A live access token stops at its expiry.
+    assert flow.mcp(third["access_token"]).status_code == 200
+    OAuthToken.objects.filter(digest=_sha(third["access_token"])).update(expires_at=timezone.now())
+    assert flow.mcp(third["access_token"]).status_code == 401
 
 
 def test_revocation(live_server, people):
