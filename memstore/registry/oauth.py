@@ -111,7 +111,8 @@ def code_exchange(
 ) -> TokenPair:
     """Trade a code for tokens (OAuthRefused invalid_grant when the code is unknown, used,
     expired, another client's, for another redirect URI, or the PKCE verifier does not match).
-    A code presented twice also revokes everything issued with it (RFC 6749 §4.1.2)."""
+    A code presented twice also revokes everything issued with it (RFC 6749 §4.1.2). The
+    client's earlier connections for this person end (`_replaced`)."""
     _client_known(client_id)
     now = timezone.now()
     with transaction.atomic():  # no raising inside: a refusal's revocations must be kept
@@ -128,10 +129,23 @@ def code_exchange(
             else:
                 row.used_at = now  # spent by any attempt, so a guessed verifier gets one try
                 row.save(update_fields=["used_at"])
-        pair = _issue(row.grant, now) if problem is None else None
+        pair = None
+        if problem is None:
+            _replaced(row.grant, now)
+            pair = _issue(row.grant, now)
     if pair is None:
         raise problem
     return pair
+
+
+def _replaced(grant: OAuthGrant, now) -> None:
+    """The same client signing the same person in again (a new device login, more scopes)
+    replaces its earlier connections: they end once the new one has its tokens."""
+    earlier = OAuthGrant.objects.filter(
+        client_id=grant.client_id, user_id=grant.user_id, revoked_at__isnull=True
+    ).exclude(pk=grant.pk)
+    for other in earlier:
+        _grant_end(other, now)
 
 
 def _code_problem(row, client_id, redirect_uri, verifier, resource, now) -> OAuthRefused | None:

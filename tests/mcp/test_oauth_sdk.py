@@ -19,8 +19,8 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
+from memstore.models import OAuthGrant, RoomBinding
 from memstore.models import OAuthToken as TokenRow
-from memstore.models import RoomBinding
 from memstore.registry.bots import bot_create
 from memstore.registry.people import person_add, person_link
 from memstore.registry.tokens import token_create
@@ -60,14 +60,18 @@ def ann(django_user_model, settings, memory_root):
     return memory_root
 
 
-def _provider(base: str, storage: Storage, sent_to: list[str]) -> OAuthClientProvider:
+def _provider(
+    base: str, storage: Storage, sent_to: list[str], choices: list[dict] | None = None
+) -> OAuthClientProvider:
     person = logged_in(base, "ann")
     answer: dict[str, str] = {}
 
     async def redirect_handler(url: str) -> None:
-        # The browser's part: the person opens the page, keeps "as me", presses Allow.
+        # The browser's part: the person opens the page, keeps "as me", presses Allow (with
+        # the next of `choices` changed, if any).
         sent_to.append(url)
-        answer.update(code_of(consent(person, url, bot="ava")))
+        changed = choices.pop(0) if choices else {}
+        answer.update(code_of(consent(person, url, bot="ava", **changed)))
 
     async def callback_handler() -> AuthorizationCodeResult:
         return AuthorizationCodeResult(code=answer["code"], state=answer.get("state"))
@@ -144,6 +148,27 @@ def test_sdk_oauth_client_signs_in_lists_tools_and_calls_them(live_server, ann):
     assert storage.tokens.access_token != first.access_token
     assert storage.tokens.refresh_token != first.refresh_token
     assert TokenRow.objects.filter(kind="refresh", used_at__isnull=False).count() == 1
+
+
+def test_sdk_steps_up_when_a_read_only_connection_calls_a_writing_tool(live_server, ann):
+    base = live_server.url
+    storage, sent_to = Storage(), []
+    provider = _provider(base, storage, sent_to, choices=[{"scopes": ["memory:read"]}])
+
+    async def steps(client):
+        found = await client.call_tool("recall", {"query": "tea"})
+        saved = await client.call_tool("remember", {"text": "Likes green tea", "scope": "user"})
+        return found, saved
+
+    found, saved = run_async(lambda: _session(base, provider, steps))
+    # The first sign-in allowed reading only; remember got 403 insufficient_scope, and the SDK
+    # sent the person back to the consent page asking for both scopes, then retried.
+    assert len(sent_to) == 2
+    assert "scope=memory%3Aread+memory%3Awrite" in sent_to[1]
+    assert not found.is_error and not saved.is_error, saved.content
+    assert storage.tokens.scope == "memory:read memory:write"
+    live = OAuthGrant.objects.filter(revoked_at__isnull=True)
+    assert [g.scopes for g in live] == [["memory:read", "memory:write"]]  # the first one ended
 
 
 def test_bot_tokens_keep_working_beside_oauth(live_server, ann):
