@@ -21,6 +21,7 @@ from memstore.models import Bot, OAuthGrant
 from memstore.registry.oauth import Binding, code_issue, grant_end
 from memstore.registry.oauth_clients import AuthRequest
 from memstore.registry.people import person_bots
+from memstore.rooms.tickets import room_check
 from memstore.vocabulary import ROOM_PATTERN
 
 AS_ME = "me"
@@ -83,6 +84,9 @@ def consent_allow(
                 "(at most 64 characters, starting with a letter or digit).",
                 redirect=False,
             )
+        # A room someone else's calls already made theirs (or a group room) is refused now,
+        # not on the client's first call.
+        room_check(room_id=room_id, kind="direct", person=viewer.person)
         binding = Binding(room_id=room_id, room_kind="direct", person=viewer.person)
     else:
         raise OAuthRefused("invalid_request", "Choose how the bot connects.", redirect=False)

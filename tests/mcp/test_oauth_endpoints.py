@@ -17,6 +17,7 @@ from django.utils import timezone
 from memstore.models import OAuthCode, OAuthToken
 from memstore.registry.bots import bot_create
 from memstore.registry.people import person_add, person_link
+from memstore.rooms.tickets import room_bind
 from tests.mcp.oauth_flow import PASSWORD, REDIRECT, code_of, consent, logged_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -219,6 +220,9 @@ def test_who_may_connect_what(live_server, people):
     assert "Choose at least one thing the bot may do" in nothing.text
     bad_room = consent(flow.person, url, bot="ava", room_id="no spaces/here")
     assert "Room id &#x27;no spaces/here&#x27; may hold only" in bad_room.text
+    room_bind(room_id="dm-bob", kind="direct", person="bob", bot="ava")
+    taken = consent(flow.person, url, bot="ava", room_id="dm-bob")
+    assert "Room &#x27;dm-bob&#x27; is a direct room with someone else" in taken.text
     staff = Flow(base, "boss")
     code, verifier = staff.code(bot="ben", bind="any")
     access = staff.exchange(code, verifier).json()["access_token"]
