@@ -24,6 +24,7 @@ SCOPES = {
     READ: "Search and read memory, and the prompt's memory section",
     WRITE: "Save, edit and forget facts; report exchanges for learning",
 }
+IGNORED_SCOPES = frozenset({"offline_access", "openid", "profile", "email"})
 CLIENT_START = "mcc_"
 _LOOPBACK_NAMES = {"localhost"}
 _MAX_URIS = 10
@@ -178,7 +179,10 @@ def authorization_request(*, params: Mapping[str, str], resource: str) -> AuthRe
         raise refused("invalid_request", "code_challenge_method must be S256 (PKCE).")
     if not 43 <= len(challenge) <= 128:
         raise refused("invalid_request", "code_challenge (43 to 128 characters) is required.")
-    asked = tuple(params.get("scope", "").split()) or tuple(SCOPES)
+    # Generic sign-in scopes some clients always send are ignored (RFC 6749 §3.3 lets a server
+    # grant less): refresh tokens come anyway, and there is no OpenID identity here.
+    sent = [s for s in params.get("scope", "").split() if s not in IGNORED_SCOPES]
+    asked = tuple(sent) or tuple(SCOPES)
     unknown = [s for s in asked if s not in SCOPES]
     if unknown:
         raise refused(

@@ -195,6 +195,16 @@ def test_consent_refuses_unknown_clients_and_unregistered_redirects(live_server,
     assert code_of(plain)["state"] == "st-1"
     scope = flow.person.get(_authorize_url(base, flow.client_id, challenge, scope="admin"))
     assert code_of(scope)["error"] == "invalid_scope"
+    assert (
+        "Unknown scope 'admin'; this server grants memory:read"
+        in (code_of(scope)["error_description"])
+    )
+    generic = flow.person.get(
+        _authorize_url(base, flow.client_id, challenge, scope="openid offline_access memory:read")
+    )
+    assert generic.status_code == 200  # generic sign-in scopes are ignored, not refused
+    assert 'value="memory:read" checked' in generic.text
+    assert 'value="memory:write" checked' not in generic.text
     denied = consent(flow.person, _authorize_url(base, flow.client_id, challenge), decision="deny")
     assert code_of(denied)["error"] == "access_denied"
     # Logged out: the login page first, then back here.
