@@ -12,8 +12,11 @@ Does not: issue codes or tokens (`memstore.registry.oauth`), or decide who may c
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from ipaddress import ip_address
 from urllib.parse import urlencode, urlsplit
+
+from django.utils import timezone
 
 from memstore.errors import OAuthRefused
 from memstore.models import OAuthClient
@@ -24,6 +27,7 @@ SCOPES = {
     READ: "Search and read memory, and the prompt's memory section",
     WRITE: "Save, edit and forget facts; report exchanges for learning",
 }
+UNUSED_CLIENT_LIFETIME = timedelta(days=7)
 IGNORED_SCOPES = frozenset({"offline_access", "openid", "profile", "email"})
 CLIENT_START = "mcc_"
 _LOOPBACK_NAMES = {"localhost"}
@@ -105,6 +109,11 @@ def client_register(*, metadata: Mapping) -> ClientInfo:
     if not isinstance(name, str):
         raise _metadata_error("invalid_client_metadata", "client_name must be a string.")
     kept = {k: v for k, v in metadata.items() if isinstance(k, str) and len(str(v)) < 2000}
+    # Registration is open (RFC 7591 without an initial access token), so registrations nobody
+    # ever signed in with go after a week instead of piling up.
+    OAuthClient.objects.filter(
+        created_at__lt=timezone.now() - UNUSED_CLIENT_LIFETIME, grants__isnull=True
+    ).delete()
     row = OAuthClient.objects.create(
         client_id=CLIENT_START + secrets.token_urlsafe(24),
         name=" ".join(name.split())[:120],

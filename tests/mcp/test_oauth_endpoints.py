@@ -14,7 +14,7 @@ import httpx2
 import pytest
 from django.utils import timezone
 
-from memstore.models import OAuthCode, OAuthToken
+from memstore.models import OAuthClient, OAuthCode, OAuthToken
 from memstore.registry.bots import bot_create
 from memstore.registry.people import person_add, person_link
 from memstore.rooms.tickets import room_bind
@@ -163,6 +163,17 @@ def test_registration_refuses_bad_redirect_uris(live_server):
     assert _register(base, grant_types=["password"]).json()["error"] == "invalid_client_metadata"
     broken = httpx2.post(base + "/oauth/register", content=b"{nope")
     assert broken.json()["error"] == "invalid_client_metadata"
+
+
+def test_registrations_never_used_go_after_a_week(live_server, people):
+    flow = Flow(live_server.url)
+    flow.tokens()  # this client signed in
+    unused = _register(live_server.url).json()["client_id"]
+    OAuthClient.objects.update(created_at=timezone.now() - timedelta(days=8))
+    _register(live_server.url)
+    kept = set(OAuthClient.objects.values_list("client_id", flat=True))
+    assert flow.client_id in kept and unused not in kept
+    assert len(kept) == 2
 
 
 def test_consent_refuses_unknown_clients_and_unregistered_redirects(live_server, people):
