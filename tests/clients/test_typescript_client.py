@@ -3,33 +3,10 @@
 that the committed types are the ones the OpenAPI schema generates."""
 
 import os
-import shutil
 import subprocess
 
-import pytest
-
+from tests.clients.conftest import PACKAGE
 from tests.helpers import REPO
-
-PACKAGE = REPO / "clients" / "typescript"
-
-
-def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["npm", *args], cwd=PACKAGE, capture_output=True, text=True, timeout=timeout, check=False
-    )
-
-
-@pytest.fixture(scope="module")
-def built() -> None:
-    """The package's dev dependencies installed (`npm ci`, if node_modules is missing) and the
-    client compiled with tsc."""
-    if not (shutil.which("node") and shutil.which("npm")):
-        pytest.skip("node and npm are needed for the TypeScript client's tests (Node 20+)")
-    if not (PACKAGE / "node_modules" / ".bin" / "tsc").exists():
-        done = npm("ci", "--no-audit", "--no-fund")
-        assert done.returncode == 0, done.stdout + done.stderr
-    done = npm("run", "build")
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_committed_types_match_the_openapi_schema(built, tmp_path):
