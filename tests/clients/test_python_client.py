@@ -2,7 +2,10 @@
 what a bot would notice (the files on disk, the errors' codes)."""
 
 import asyncio
+import json
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from memory_console_client import (
@@ -15,6 +18,8 @@ from memory_console_client import (
     MemoryConsoleError,
     NotFoundError,
     PermissionDeniedError,
+    ServerError,
+    UnavailableError,
 )
 
 
@@ -181,3 +186,51 @@ def test_every_call_of_the_async_client(workspace):
             assert refused.value.code == "forbidden"
 
     asyncio.run(conversation())
+
+
+class Proxy(BaseHTTPRequestHandler):
+    """What can stand between a bot and the API: a proxy answering 502 in HTML, and the API
+    itself answering 503 while its database is down."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/api/v1/prompt"):
+            body, kind, extra = b"<html><h1>502 Bad Gateway</h1></html>", "text/html", {}
+            self.send_response(502)
+        else:
+            problem = {"code": "database_unavailable", "message": "Retry in 2 s.", "detail": {}}
+            body, kind, extra = (
+                json.dumps(problem).encode(),
+                "application/json",
+                {"Retry-After": "2"},
+            )
+            self.send_response(503)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in extra.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def proxy():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_answers_that_are_not_the_apis_still_raise_with_what_came(proxy):
+    with Client(proxy, "mct_x", "team", "group") as memory:
+        with pytest.raises(ServerError) as bad_gateway:
+            memory.prompt()
+        assert (bad_gateway.value.status, bad_gateway.value.code) == (502, "http_error")
+        assert "502 Bad Gateway" in bad_gateway.value.message
+        with pytest.raises(UnavailableError) as down:
+            memory.recall("anything")
+        assert (down.value.code, down.value.retry_after) == ("database_unavailable", 2.0)

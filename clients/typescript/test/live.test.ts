@@ -5,6 +5,8 @@
  */
 
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 
 import {
@@ -16,6 +18,8 @@ import {
   MemoryConsoleError,
   NotFoundError,
   PermissionDeniedError,
+  ServerError,
+  UnavailableError,
 } from "../src/index.js";
 
 const baseUrl = process.env.MEMORY_CONSOLE_URL ?? "";
@@ -101,4 +105,31 @@ test("refusals carry the API's code", { skip: !baseUrl && "MEMORY_CONSOLE_URL is
 
   assert.throws(() => team.forget({} as never), /exactly one of id .* and text/);
   assert.throws(() => team.edit("../../me", "x"), /16 hex digits/);
+});
+
+test("answers that are not the API's still throw with what came", async () => {
+  // What can stand between a bot and the API: a proxy answering 502 in HTML, and the API
+  // itself answering 503 while its database is down.
+  const proxy = createServer((request, response) => {
+    if (request.url?.startsWith("/api/v1/prompt")) {
+      response.writeHead(502, { "Content-Type": "text/html" }).end("<html><h1>502 Bad Gateway</h1></html>");
+    } else {
+      const problem = { code: "database_unavailable", message: "Retry in 2 s.", detail: {} };
+      response.writeHead(503, { "Content-Type": "application/json", "Retry-After": "2" }).end(JSON.stringify(problem));
+    }
+  });
+  await new Promise<void>((listening) => proxy.listen(0, "127.0.0.1", listening));
+  try {
+    const { port } = proxy.address() as AddressInfo;
+    const memory = new Client({ baseUrl: `http://127.0.0.1:${port}`, token: "mct_x", roomId: "team", roomKind: "group" });
+    const badGateway = await refusal(() => memory.prompt());
+    assert.ok(badGateway instanceof ServerError);
+    assert.deepEqual([badGateway.status, badGateway.code], [502, "http_error"]);
+    assert.match(badGateway.message, /502 Bad Gateway/);
+    const down = await refusal(() => memory.recall("anything"));
+    assert.ok(down instanceof UnavailableError);
+    assert.deepEqual([down.code, down.retryAfter], ["database_unavailable", 2]);
+  } finally {
+    proxy.close();
+  }
 });
