@@ -3,7 +3,10 @@ what a bot would notice (the files on disk, the errors' codes)."""
 
 import asyncio
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -21,6 +24,8 @@ from memory_console_client import (
     ServerError,
     UnavailableError,
 )
+
+from tests.helpers import REPO
 
 
 def lines(path) -> list[str]:
@@ -234,3 +239,34 @@ def test_answers_that_are_not_the_apis_still_raise_with_what_came(proxy):
         with pytest.raises(UnavailableError) as down:
             memory.recall("anything")
         assert (down.value.code, down.value.retry_after) == ("database_unavailable", 2.0)
+
+
+WRITER = """
+import sys
+from memory_console_client import Client
+
+url, token, n = sys.argv[1], sys.argv[2], sys.argv[3]
+with Client(url, token, "dm-42", "direct", person="alice") as memory:
+    for i in range(10):
+        memory.remember(f"Writer {n} note {i}", scope="user")
+"""
+
+
+def test_writers_in_several_processes_lose_nothing(workspace):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "clients" / "python" / "src")}
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, workspace.url, workspace.token, str(n)],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(4)
+    ]
+    for writer in writers:
+        assert writer.wait(120) == 0, writer.stderr.read()
+    [log] = (workspace.memory_root / "users/alice/memory/by-agent/scout/log").glob("*.md")
+    written = {line.split(") ", 1)[1] for line in lines(log)}
+    assert written == {f"Writer {n} note {i}" for n in range(4) for i in range(10)}
+    with Client(workspace.url, workspace.token, "dm-42", "direct", person="alice") as memory:
+        assert memory.list_facts(scope="user", limit=200)["total"] == 40
