@@ -193,9 +193,15 @@ export class Client {
       problem.code,
       problem.message ?? "",
       problem.detail ?? {},
-      retry && /^\d+$/.test(retry) ? Number(retry) : null,
+      seconds(retry),
     );
   }
+}
+
+/** A Retry-After in seconds (the API sends whole seconds; an HTTP date is not used here). */
+function seconds(retryAfter: string | null): number | null {
+  const value = Number(retryAfter?.trim() || Number.NaN);
+  return value >= 0 && value < 86_400 ? value : null;
 }
 
 /** The fields the caller set (undefined ones are left to the server's defaults). */

@@ -230,8 +230,17 @@ def read(response: httpx2.Response) -> Any:
         str(problem["code"]),
         str(problem.get("message", "")),
         problem.get("detail") if isinstance(problem.get("detail"), dict) else {},
-        retry_after=float(retry) if retry and retry.isdigit() else None,
+        retry_after=_seconds(retry),
     )
+
+
+def _seconds(retry_after: str | None) -> float | None:
+    """A Retry-After in seconds (the API sends whole seconds; an HTTP date is not used here)."""
+    try:
+        seconds = float(retry_after or "")
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds < 86_400 else None
 
 
 def unreachable(base_url: str, error: httpx2.TransportError) -> MemoryConsoleError:
