@@ -31,6 +31,8 @@ def test_the_client_installs_alone_and_type_checks(workspace, tmp_path):
     for number, code in enumerate(examples("python")):
         (tmp_path / f"example_{number}.py").write_text(code)
     run("-m", "mypy", "--strict", "-p", "memory_console_client")
+    # The oldest Python the distribution declares (requires-python >=3.11).
+    run("-m", "mypy", "--strict", "--python-version", "3.11", "-p", "memory_console_client")
     run("-m", "mypy", "--strict", "example_0.py", "example_1.py")
 
     call = (
