@@ -270,3 +270,22 @@ def test_writers_in_several_processes_lose_nothing(workspace):
     assert written == {f"Writer {n} note {i}" for n in range(4) for i in range(10)}
     with Client(workspace.url, workspace.token, "dm-42", "direct", person="alice") as memory:
         assert memory.list_facts(scope="user", limit=200)["total"] == 40
+
+
+def test_a_server_that_never_answers_times_out_with_code_timeout():
+    with socket.socket() as silent:  # accepts connections (the kernel does), never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        memory = Client(url, "mct_x", "team", "group", timeout=0.3)
+        with memory, pytest.raises(ConnectionFailedError) as waited:
+            memory.prompt()
+        assert (waited.value.status, waited.value.code) == (0, "timeout")
+
+        async def wait() -> None:
+            async with AsyncClient(url, "mct_x", "team", "group", timeout=0.3) as memory:
+                await memory.prompt()
+
+        with pytest.raises(ConnectionFailedError) as awaited:
+            asyncio.run(wait())
+        assert awaited.value.code == "timeout"

@@ -12,6 +12,18 @@ from tests.helpers import REPO
 
 pytestmark = pytest.mark.slow
 
+MISUSE = """\
+from memory_console_client import Client
+
+memory = Client("http://x", "mct_x", "r", "channel")  # refused
+memory.remember("x", scope="room")  # refused
+memory.remember("x", tier="forever")  # refused
+memory.report_exchange("hi", "hello")  # refused
+memory.recall("x")["items"][0]["body"]  # refused
+memory.list_facts(shard="a")  # refused
+memory.list_facts(scope="room", limit=5)
+"""
+
 
 def test_the_client_installs_alone_and_type_checks(workspace, tmp_path):
     env = tmp_path / "venv"
@@ -34,6 +46,20 @@ def test_the_client_installs_alone_and_type_checks(workspace, tmp_path):
     # The oldest Python the distribution declares (requires-python >=3.11).
     run("-m", "mypy", "--strict", "--python-version", "3.11", "-p", "memory_console_client")
     run("-m", "mypy", "--strict", "example_0.py", "example_1.py")
+
+    # What the types refuse: mypy must report each misuse, on its line.
+    (tmp_path / "misuse.py").write_text(MISUSE)
+    done = subprocess.run(
+        [python, "-m", "mypy", "--strict", "misuse.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    flagged = {int(line.split(":")[1]) for line in done.stdout.splitlines() if ": error:" in line}
+    expected = {n for n, line in enumerate(MISUSE.splitlines(), 1) if line.endswith("# refused")}
+    assert flagged == expected, done.stdout
 
     call = (
         "from memory_console_client import Client\n"

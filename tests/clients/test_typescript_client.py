@@ -44,7 +44,7 @@ def test_typescript_client_against_a_live_server(built, workspace):
     )
     report = done.stdout + done.stderr
     assert done.returncode == 0, report
-    assert "# pass 3" in report and "# skipped 0" in report, report
+    assert "# pass 5" in report and "# skipped 0" in report, report
 
     root = workspace.memory_root
     project = (root / "projects/apollo/memory/by-agent/scout/profile.md").read_text()

@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
+import { createServer as createTcpServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 
@@ -131,5 +132,19 @@ test("answers that are not the API's still throw with what came", async () => {
     assert.deepEqual([down.code, down.retryAfter], ["database_unavailable", 2]);
   } finally {
     proxy.close();
+  }
+});
+
+test("a server that never answers times out with code timeout", async () => {
+  const silent = createTcpServer(() => {}); // accepts connections, never answers
+  await new Promise<void>((listening) => silent.listen(0, "127.0.0.1", listening));
+  try {
+    const { port } = silent.address() as AddressInfo;
+    const memory = new Client({ baseUrl: `http://127.0.0.1:${port}`, token: "mct_x", roomId: "team", roomKind: "group", timeoutMs: 300 });
+    const waited = await refusal(() => memory.prompt());
+    assert.ok(waited instanceof ConnectionFailedError);
+    assert.deepEqual([waited.status, waited.code], [0, "timeout"]);
+  } finally {
+    silent.close();
   }
 });
