@@ -289,3 +289,52 @@ def test_a_server_that_never_answers_times_out_with_code_timeout():
         with pytest.raises(ConnectionFailedError) as awaited:
             asyncio.run(wait())
         assert awaited.value.code == "timeout"
+
+
+def test_tls_certificates_are_verified(tmp_path):
+    """The one TLS context all clients share still checks certificates: a server with a
+    self-signed one is refused before anything is sent."""
+    import datetime as dt
+    import ssl
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .sign(key, hashes.SHA256())
+    )
+    (tmp_path / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (tmp_path / "key.pem").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"https://127.0.0.1:{server.server_address[1]}"
+        memory = Client(url, "mct_x", "team", "group", timeout=5)
+        with memory, pytest.raises(ConnectionFailedError) as refused:
+            memory.recall("anything")
+        assert refused.value.code == "connection_failed"
+        assert "CERTIFICATE_VERIFY_FAILED" in refused.value.message
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -4,8 +4,10 @@ headers), leaving out what the caller did not set so the server's defaults apply
 an answer into its JSON or raises the fitting `MemoryConsoleError`.
 """
 
+import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 import httpx2
@@ -207,7 +209,15 @@ def client_options(base_url: str, token: str, timeout: float) -> dict[str, Any]:
             "User-Agent": USER_AGENT,
         },
         "timeout": timeout,
+        "verify": tls_context(),
     }
+
+
+@cache
+def tls_context() -> ssl.SSLContext:
+    """httpx2's default TLS context (the system's trusted certificates), made once per process:
+    loading the certificates costs ~50 ms, which every new client would otherwise pay."""
+    return httpx2.create_ssl_context()
 
 
 def read(response: httpx2.Response) -> Any:
