@@ -6,7 +6,7 @@ an answer into its JSON or raises the fitting `MemoryConsoleError`.
 
 import ssl
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -44,9 +44,6 @@ class Room:
         if self.ticket:
             sent["X-Room-Ticket"] = self.ticket
         return sent
-
-    def moved(self, **changes: Any) -> "Room":
-        return replace(self, **changes)
 
 
 def project_list(projects: Iterable[str]) -> tuple[str, ...]:
