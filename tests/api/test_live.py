@@ -14,7 +14,7 @@ GUIDE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
 def guide_client() -> dict:
     """Run the client code block of the integration guide and return its names."""
-    section = GUIDE.read_text().split("## 6.", 1)[1]
+    section = GUIDE.read_text().split("## 9.", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     names: dict = {}
     exec(compile(code, str(GUIDE), "exec"), names)  # noqa: S102 - our own documentation

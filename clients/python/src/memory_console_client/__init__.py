@@ -1,0 +1,61 @@
+"""Typed clients for the Memory Console bots' API: `Client` (sync) and `AsyncClient` (asyncio).
+
+    from memory_console_client import Client
+
+    with Client(url, token, room_id="dm-42", room_kind="direct", person="alice") as memory:
+        section = memory.prompt()["text"]
+
+Results are TypedDicts (`memory_console_client.results`); refusals are `MemoryConsoleError`
+subclasses carrying the API's `code` (`memory_console_client.errors`). The HTTP plumbing shared
+by both clients is in `calls`.
+"""
+
+from memory_console_client.async_client import AsyncClient
+from memory_console_client.client import Client
+from memory_console_client.errors import (
+    AuthenticationError,
+    ConflictError,
+    ConnectionFailedError,
+    InvalidRequestError,
+    MemoryConsoleError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerError,
+    UnavailableError,
+)
+from memory_console_client.results import (
+    ExchangeReceipt,
+    Fact,
+    FactPage,
+    Forgetting,
+    Prompt,
+    PromptChanges,
+    Recall,
+    SavedFact,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AsyncClient",
+    "AuthenticationError",
+    "Client",
+    "ConflictError",
+    "ConnectionFailedError",
+    "ExchangeReceipt",
+    "Fact",
+    "FactPage",
+    "Forgetting",
+    "InvalidRequestError",
+    "MemoryConsoleError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "Prompt",
+    "PromptChanges",
+    "RateLimitError",
+    "Recall",
+    "SavedFact",
+    "ServerError",
+    "UnavailableError",
+]

@@ -1,0 +1,208 @@
+"""`AsyncClient`: `Client` for asyncio (the same calls, awaited), over a pooled async connection."""
+
+from collections.abc import Iterable
+from typing import Any, Self, cast
+
+import httpx2
+
+from memory_console_client import calls
+from memory_console_client.results import (
+    ExchangeReceipt,
+    Fact,
+    FactPage,
+    FactType,
+    Forgetting,
+    Prompt,
+    PromptChanges,
+    Recall,
+    RoomKind,
+    SavedFact,
+    Scope,
+    Tier,
+    Visibility,
+    WritableScope,
+)
+
+
+class AsyncClient:
+    """Memory Console for one bot in one room, for asyncio: every call is awaited.
+
+    Use it as `async with`, or await `close()`. `in_room(...)` gives the same bot in
+    another room, sharing the connection pool. A refused call raises a `MemoryConsoleError`
+    subclass carrying the API's `code`.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        room_id: str,
+        room_kind: RoomKind,
+        person: str | None = None,
+        projects: Iterable[str] = (),
+        *,
+        ticket: str | None = None,
+        timeout: float = 10.0,
+        _http: httpx2.AsyncClient | None = None,
+    ) -> None:
+        self.room = calls.Room(room_id, room_kind, person, calls.project_list(projects), ticket)
+        self.base_url = base_url.rstrip("/")
+        self._token, self._timeout = token, timeout
+        self._http = _http or httpx2.AsyncClient(**calls.client_options(base_url, token, timeout))
+        self._owns_http = _http is None
+
+    def in_room(
+        self,
+        room_id: str,
+        room_kind: RoomKind,
+        person: str | None = None,
+        projects: Iterable[str] = (),
+        *,
+        ticket: str | None = None,
+    ) -> "AsyncClient":
+        """The same bot in another room (closing it leaves this client's connections open)."""
+        return AsyncClient(
+            self.base_url,
+            self._token,
+            room_id,
+            room_kind,
+            person,
+            projects,
+            ticket=ticket,
+            timeout=self._timeout,
+            _http=self._http,
+        )
+
+    async def close(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def _send(self, call: calls.Call) -> Any:
+        try:
+            response = await self._http.request(**calls.request_of(call, self.room))
+        except httpx2.TransportError as error:
+            raise calls.unreachable(self.base_url, error) from error
+        return calls.read(response)
+
+    # --- the calls ------------------------------------------------------------------------------
+
+    async def remember(
+        self,
+        text: str,
+        *,
+        scope: WritableScope = "bot",
+        project: str | None = None,
+        tier: Tier = "log",
+        type: FactType | None = None,
+        importance: float | None = None,
+        visibility: Visibility | None = None,
+        src: str | None = None,
+        pin: bool | None = None,
+        idempotency_key: str | None = None,
+    ) -> SavedFact:
+        """Save a fact (scope bot, user in direct rooms, or project with `project=`). If the
+        scope already holds it, nothing is written and the answer has `existed: True`."""
+        call = calls.remember(
+            text,
+            scope=scope,
+            project=project,
+            tier=tier,
+            type=type,
+            importance=importance,
+            visibility=visibility,
+            src=src,
+            pin=pin,
+            idempotency_key=idempotency_key,
+        )
+        return cast(SavedFact, await self._send(call))
+
+    async def recall(
+        self, query: str, *, limit: int | None = None, neighbours: bool = False
+    ) -> Recall:
+        """Search what this room may read, by words and meaning (20 results unless `limit`)."""
+        return cast(
+            Recall, await self._send(calls.recall(query, limit=limit, neighbours=neighbours))
+        )
+
+    async def list_facts(
+        self,
+        *,
+        scope: Scope | None = None,
+        project: str | None = None,
+        tier: Tier | None = None,
+        month: str | None = None,
+        q: str | None = None,
+        as_of: str | None = None,
+        offset: int | None = None,
+        limit: int | None = None,
+    ) -> FactPage:
+        """Facts this room may read, newest first (a page: `items`, `total`, `has_more`)."""
+        call = calls.list_facts(
+            scope=scope,
+            project=project,
+            tier=tier,
+            month=month,
+            q=q,
+            as_of=as_of,
+            offset=offset,
+            limit=limit,
+        )
+        return cast(FactPage, await self._send(call))
+
+    async def edit(
+        self,
+        fact_id: str,
+        text: str,
+        *,
+        expected_text: str | None = None,
+        scope: WritableScope | None = None,
+        project: str | None = None,
+    ) -> Fact:
+        """New text for a fact, in place. With `expected_text`, a fact that changed meanwhile
+        raises `ConflictError` (its text now in `.detail["current"]`)."""
+        call = calls.edit(fact_id, text, expected_text=expected_text, scope=scope, project=project)
+        return cast(Fact, await self._send(call))
+
+    async def forget(
+        self,
+        *,
+        id: str | None = None,
+        text: str | None = None,
+        scope: Scope | None = None,
+        project: str | None = None,
+        erase: bool = False,
+    ) -> Forgetting:
+        """Forget a fact by `id` or `text` from every shard the bot may change here (or one
+        `scope`); `erase=True` leaves no trace. `remaining` lists other bots' copies."""
+        call = calls.forget(id=id, text=text, scope=scope, project=project, erase=erase)
+        return cast(Forgetting, await self._send(call))
+
+    async def prompt(self, *, as_of: str | None = None) -> Prompt:
+        """The memory section for this room's system prompt (`text`), with its notes and
+        blocks; `stale` / `memory` say when the time budget ran out."""
+        return cast(Prompt, await self._send(calls.prompt(as_of=as_of)))
+
+    async def prompt_changes(self, previous: str) -> PromptChanges:
+        """What was added and removed since the section text `previous` was built."""
+        return cast(PromptChanges, await self._send(calls.prompt_changes(previous)))
+
+    async def report_exchange(
+        self,
+        message: str,
+        reply: str,
+        *,
+        message_id: str,
+        reply_id: str,
+        recalled: Iterable[str] = (),
+    ) -> ExchangeReceipt:
+        """Hand a delivered exchange to the learner (queued, or skipped and why)."""
+        call = calls.report_exchange(
+            message, reply, message_id=message_id, reply_id=reply_id, recalled=recalled
+        )
+        return cast(ExchangeReceipt, await self._send(call))

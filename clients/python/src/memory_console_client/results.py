@@ -1,0 +1,142 @@
+"""The shapes the API answers with, as TypedDicts: the JSON a call returns, typed field by field.
+
+They mirror the response schemas of the bots' API (`/api/openapi.json`); a field the server adds
+later is still in the dict, just not named here. Dates are ISO strings (`YYYY-MM-DD`), as sent.
+"""
+
+from typing import Literal, TypedDict
+
+RoomKind = Literal["direct", "group", "routine", "bot", "event"]
+Scope = Literal["bot", "user", "project", "room"]
+WritableScope = Literal["bot", "user", "project"]
+Tier = Literal["profile", "log", "note", "episode"]
+Visibility = Literal["context", "searchable", "hidden", "private"]
+FactType = Literal["fact", "preference", "decision", "learning", "context"]
+LinkKind = Literal[
+    "related_to",
+    "supersedes",
+    "exemplifies",
+    "caused_by",
+    "leads_to",
+    "depends_on",
+    "references",
+    "spawns",
+    "validates",
+]
+
+
+class Fact(TypedDict):
+    """One fact as stored: its id (16 hex digits of its normalised text) and where it lives."""
+
+    id: str
+    date: str
+    text: str
+    tier: Tier
+    scope: Scope
+    scope_name: str
+    bot: str
+    file: str
+    visibility: Visibility
+    meta: dict[str, str]
+
+
+class SavedFact(Fact):
+    """What `remember` answers: the fact saved, or (`existed`) the copy already stored."""
+
+    existed: bool
+
+
+class FactPage(TypedDict):
+    items: list[Fact]
+    total: int
+    offset: int
+    limit: int
+    has_more: bool
+
+
+class Link(TypedDict):
+    source: str
+    kind: LinkKind
+    target: str
+
+
+class Recall(TypedDict):
+    """Search results; `stale` or `memory == "unavailable"` say the time budget ran out."""
+
+    items: list[Fact]
+    more: int
+    mode: Literal["hybrid", "lexical", "semantic"]
+    note: str
+    links: list[Link]
+    neighbours: list[Fact]
+    stale: bool
+    memory: Literal["ok", "unavailable"]
+    waiting: int
+    searched: int
+
+
+class Note(TypedDict):
+    kind: Literal["workspace", "you", "me"]
+    name: str
+    title: str
+    text: str
+    updated: str | None
+
+
+class Block(TypedDict):
+    title: str
+    scope: str
+    facts: list[Fact]
+    left_out: int
+
+
+class Prompt(TypedDict):
+    """The memory section for a system prompt: `text` is ready to paste."""
+
+    text: str
+    notes: list[Note]
+    blocks: list[Block]
+    stale: bool
+    memory: Literal["ok", "unavailable"]
+
+
+class PromptChanges(TypedDict):
+    added: list[str]
+    removed: list[str]
+    text: str
+
+
+class Copy(TypedDict):
+    """Where one copy of a fact is."""
+
+    id: str
+    scope: Scope
+    scope_name: str
+    bot: str
+    file: str
+
+
+class Removed(Copy):
+    line: str
+
+
+class Erased(TypedDict):
+    history: int
+    embeddings: int
+    records: int
+
+
+class Forgetting(TypedDict):
+    """What a forget removed, and the copies in other bots' shards it could not touch."""
+
+    forgotten: int
+    removed: list[Removed]
+    remaining: list[Copy]
+    erased: Erased | None
+
+
+class ExchangeReceipt(TypedDict):
+    id: str
+    status: Literal["queued", "skipped", "done", "failed"]
+    reason: str
+    repeated: bool

@@ -1,0 +1,150 @@
+/**
+ * The TypeScript client against a live server: every call, and the errors' codes. The server,
+ * the bot (its token in MEMORY_CONSOLE_TOKEN) and a person alice linked to it are set up by
+ * tests/clients/test_typescript_client.py, which then checks the Markdown files this leaves.
+ */
+
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { createServer as createTcpServer } from "node:net";
+import type { AddressInfo } from "node:net";
+import { test } from "node:test";
+
+import {
+  AuthenticationError,
+  Client,
+  ConflictError,
+  ConnectionFailedError,
+  InvalidRequestError,
+  MemoryConsoleError,
+  NotFoundError,
+  PermissionDeniedError,
+  ServerError,
+  UnavailableError,
+} from "../src/index.js";
+
+const baseUrl = process.env.MEMORY_CONSOLE_URL ?? "";
+const token = process.env.MEMORY_CONSOLE_TOKEN ?? "";
+
+async function refusal(call: () => Promise<unknown>): Promise<MemoryConsoleError> {
+  try {
+    await call();
+  } catch (error) {
+    assert.ok(error instanceof MemoryConsoleError, `not a MemoryConsoleError: ${String(error)}`);
+    return error;
+  }
+  assert.fail("the call was not refused");
+}
+
+test("every call of the client", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not set" }, async () => {
+  const memory = new Client({ baseUrl, token, roomId: "dm-ts", roomKind: "direct", person: "alice", projects: ["apollo"] });
+  const before = await memory.prompt();
+  assert.equal(typeof before.text, "string");
+
+  const saved = await memory.remember("Prefers aisle seats", { scope: "user", type: "preference", idempotencyKey: "ts-1" });
+  assert.equal(saved.existed, false);
+  assert.equal(saved.file, `users/alice/memory/by-agent/scout/log/${saved.date.slice(0, 7)}.md`);
+  assert.deepEqual(await memory.remember("Prefers aisle seats", { scope: "user", type: "preference", idempotencyKey: "ts-1" }), saved);
+
+  const launch = await memory.remember("Zeus ships in May", { scope: "project", project: "apollo", tier: "profile" });
+  assert.equal(launch.file, "projects/apollo/memory/by-agent/scout/profile.md");
+  assert.equal((await memory.remember("zeus ships in may", { scope: "project", project: "apollo", tier: "profile" })).existed, true);
+
+  const page = await memory.listFacts();
+  assert.deepEqual(new Set(page.items.map((f) => f.text)), new Set(["Prefers aisle seats", "Zeus ships in May"]));
+  assert.equal(page.total, 2);
+  const projectOnly = await memory.listFacts({ scope: "project", project: "apollo" });
+  assert.deepEqual(projectOnly.items.map((f) => f.id), [launch.id]);
+
+  const hits = await memory.recall("aisle seat", { limit: 5 });
+  assert.equal(hits.items[0]?.text, "Prefers aisle seats");
+
+  const changes = await memory.promptChanges(before.text);
+  assert.ok(changes.added.some((line) => line.includes("Zeus ships in May")), changes.text);
+
+  const moved = await memory.edit(launch.id, "Zeus ships in June", { expected_text: "Zeus ships in May" });
+  assert.equal(moved.text, "Zeus ships in June");
+  const stale = await refusal(() => memory.edit(moved.id, "Zeus ships in July", { expected_text: "Zeus ships in May" }));
+  assert.ok(stale instanceof ConflictError);
+  assert.equal(stale.code, "conflict");
+  assert.equal(stale.detail.current, "Zeus ships in June");
+
+  const gone = await memory.forget({ text: "PREFERS aisle seats" });
+  assert.equal(gone.forgotten, 1);
+  const missing = await refusal(() => memory.forget({ id: saved.id }));
+  assert.ok(missing instanceof NotFoundError);
+  assert.equal(missing.code, "not_found");
+
+  const receipt = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: "t1", reply_id: "t2" });
+  assert.equal(receipt.status, "queued");
+  const repeat = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: "t1", reply_id: "t2" });
+  assert.deepEqual([repeat.id, repeat.repeated], [receipt.id, true]);
+});
+
+test("refusals carry the API's code", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not set" }, async () => {
+  const team = new Client({ baseUrl, token, roomId: "team-ts", roomKind: "group" });
+  const forbidden = await refusal(() => team.remember("Alice likes jazz", { scope: "user" }));
+  assert.ok(forbidden instanceof PermissionDeniedError);
+  assert.deepEqual([forbidden.status, forbidden.code], [403, "forbidden"]);
+
+  const invalid = await refusal(() => team.remember("x".repeat(501)));
+  assert.ok(invalid instanceof InvalidRequestError);
+  assert.equal(invalid.code, "invalid_request");
+
+  const stranger = team.inRoom({ roomId: "dm-zed", roomKind: "direct", person: "zed" });
+  assert.equal((await refusal(() => stranger.prompt())).code, "person_unknown");
+
+  const intruder = new Client({ baseUrl, token: "mct_not-a-real-token", roomId: "team-ts", roomKind: "group" });
+  const denied = await refusal(() => intruder.recall("anything"));
+  assert.ok(denied instanceof AuthenticationError);
+  assert.deepEqual([denied.status, denied.code], [401, "unauthorized"]);
+
+  const nowhere = new Client({ baseUrl: "http://127.0.0.1:9", token, roomId: "team-ts", roomKind: "group" });
+  const down = await refusal(() => nowhere.prompt());
+  assert.ok(down instanceof ConnectionFailedError);
+  assert.deepEqual([down.status, down.code], [0, "connection_failed"]);
+
+  assert.throws(() => team.forget({} as never), /exactly one of id .* and text/);
+  assert.throws(() => team.edit("../../me", "x"), /16 hex digits/);
+});
+
+test("answers that are not the API's still throw with what came", async () => {
+  // What can stand between a bot and the API: a proxy answering 502 in HTML, and the API
+  // itself answering 503 while its database is down.
+  const proxy = createServer((request, response) => {
+    if (request.url?.startsWith("/api/v1/prompt")) {
+      response.writeHead(502, { "Content-Type": "text/html" }).end("<html><h1>502 Bad Gateway</h1></html>");
+    } else {
+      const problem = { code: "database_unavailable", message: "Retry in 2 s.", detail: {} };
+      response.writeHead(503, { "Content-Type": "application/json", "Retry-After": "2" }).end(JSON.stringify(problem));
+    }
+  });
+  await new Promise<void>((listening) => proxy.listen(0, "127.0.0.1", listening));
+  try {
+    const { port } = proxy.address() as AddressInfo;
+    const memory = new Client({ baseUrl: `http://127.0.0.1:${port}`, token: "mct_x", roomId: "team", roomKind: "group" });
+    const badGateway = await refusal(() => memory.prompt());
+    assert.ok(badGateway instanceof ServerError);
+    assert.deepEqual([badGateway.status, badGateway.code], [502, "http_error"]);
+    assert.match(badGateway.message, /502 Bad Gateway/);
+    const down = await refusal(() => memory.recall("anything"));
+    assert.ok(down instanceof UnavailableError);
+    assert.deepEqual([down.code, down.retryAfter], ["database_unavailable", 2]);
+  } finally {
+    proxy.close();
+  }
+});
+
+test("a server that never answers times out with code timeout", async () => {
+  const silent = createTcpServer(() => {}); // accepts connections, never answers
+  await new Promise<void>((listening) => silent.listen(0, "127.0.0.1", listening));
+  try {
+    const { port } = silent.address() as AddressInfo;
+    const memory = new Client({ baseUrl: `http://127.0.0.1:${port}`, token: "mct_x", roomId: "team", roomKind: "group", timeoutMs: 300 });
+    const waited = await refusal(() => memory.prompt());
+    assert.ok(waited instanceof ConnectionFailedError);
+    assert.deepEqual([waited.status, waited.code], [0, "timeout"]);
+  } finally {
+    silent.close();
+  }
+});
