@@ -87,6 +87,7 @@ urlpatterns = [
     path("me/", aboutme.about_me_page, name="me"),
     *(path(f"people/<str:person>/{sub}", view, name=name) for sub, view, name in _PERSON_PAGES),
     path("search/", search.search_page, name="search"),
+    path("search/why/", search.search_why, name="search_why"),
     path("people/", people.people_page, name="people"),
     path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
     path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
