@@ -188,7 +188,7 @@ if not re.fullmatch(r"off|local|(openai|remote):\S+", RECALL_RERANK):
     )
 RECALL_RERANK_URL = os.environ.get("RECALL_RERANK_URL", "").strip()
 RECALL_RERANK_API_KEY = os.environ.get("RECALL_RERANK_API_KEY", "")
-RECALL_RERANK_TOP_N = env_number("RECALL_RERANK_TOP_N", 20)
+RECALL_RERANK_TOP_N = env_number("RECALL_RERANK_TOP_N", 10)
 RECALL_RERANK_TIMEOUT_MS = env_number("RECALL_RERANK_TIMEOUT_MS", 400)
 RECALL_RERANK_DAILY_TOKENS = env_number("RECALL_RERANK_DAILY_TOKENS", 200_000)
 # A prompt that never waits: reading memory for a prompt or a recall gives the sync

@@ -117,7 +117,7 @@ def explanation(found, fused, result, mentions, *, reranked, reranker, limit, mo
         terms=[_label(t) for t in found.terms],
         cosine_floor=None if found.cosine_cut is None else round(found.cosine_cut, 4),
         words_floor=fusion.LEXICAL_COVERAGE,
-        dates=[str(m) for m in mentions],
+        dates=[_mention_label(m) for m in mentions],
         reranker=None if reranker is None else reranker.name,
         reranked=result.reranked,
         results=rows,
@@ -248,6 +248,16 @@ def _terms_held(facts: list[StoredFact], terms: list[Term]) -> dict[str, list[st
         ]
         held[fact.fact_id] = found
     return held
+
+
+def _mention_label(mention) -> str:
+    """A date the query names, as a person writes it: 2026-11-01, 2026-11, month 11, 2026."""
+    year, month, day = mention.year, mention.month, mention.day
+    if month is not None and day is not None:
+        return f"{year:04d}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
+    if month is not None:
+        return f"{year:04d}-{month:02d}" if year else f"month {month}"
+    return f"{year:04d}" if year else str(mention)
 
 
 def _label(term: Term) -> str:

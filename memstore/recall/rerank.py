@@ -62,9 +62,11 @@ def rerank_wanted(asked: bool | None) -> Reranker | None:
 
 def rerank_note_unavailable(asked: bool | None) -> str:
     """The note for a call that asked for reranking when none is configured."""
-    if asked:
+    if not asked:
+        return ""
+    if settings.RECALL_RERANK == "off":
         return "Not reranked: no reranker is configured (RECALL_RERANK=off)."
-    return ""
+    return f"Not reranked: the reranker is not installed (RECALL_RERANK={settings.RECALL_RERANK})."
 
 
 def rerank_top(

@@ -129,3 +129,28 @@ def test_rerank_per_call_over_the_api(memory, bot_a, settings):
     finally:
         server.close()
         rerankers.reranker_load.cache_clear()
+
+
+def test_explain_says_an_expected_fact_is_not_embedded_yet(memory, bot_a, bge, memory_root):
+    new = "Adopted a grey kitten named Pixel"
+    log(memory_root, "bot", "a", "2026-12", f"- (2026-12-03) {new}", bot="a")  # no backfill
+    answer = bot_a.get("/recall", query="pets at home", explain="true", expect=[new])
+    assert answer.status == 200, answer.body
+    (missing,) = answer.body["explain"]["expected"]
+    assert missing["place"] is None
+    assert (
+        "Not embedded yet: until its vector is made it is found by words only."
+        in (missing["reason"])
+    )
+
+
+def test_explain_shows_the_date_boost(memory, bot_a, settings):
+    settings.EMBEDDINGS = "none"
+    answer = bot_a.get("/recall", query="tea or flight on 1 November 2026", explain="true")
+    why = answer.body["explain"]
+    assert why["dates"] == ["2026-11-01"]
+    days = {i["id"]: i["date"] for i in answer.body["items"]}
+    boosted = {r["id"] for r in why["results"] if r["date_boost"] > 0}
+    flight = next(i["id"] for i in answer.body["items"] if "flight" in i["text"])
+    assert flight in boosted
+    assert all(days[r["id"]] <= "2026-11-04" for r in why["results"] if r["id"] in boosted)
