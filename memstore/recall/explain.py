@@ -151,7 +151,13 @@ def expected_why(
             answers.append(ExpectedWhy(asked, None, None, None, NOT_VISIBLE))
             continue
         why = _reason(fact, explained, places, fused_rank, explained.raw_terms, seen, today)
-        answers.append(ExpectedWhy(asked, fact.fact_id, fact.text, places.get(fact.fact_id), why))
+        # A hidden fact (to a bot) or a withheld one (a secret, an excluded topic) is named
+        # for what it is, never shown: the reason, not its text.
+        unseen = (fact.visibility == "hidden" and "hidden" not in seen) or (
+            explained.withheld is not None and explained.withheld.reason(fact) is not None
+        )
+        text = None if unseen else fact.text
+        answers.append(ExpectedWhy(asked, fact.fact_id, text, places.get(fact.fact_id), why))
     return answers
 
 

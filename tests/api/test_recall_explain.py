@@ -73,6 +73,7 @@ def test_explain_names_a_hidden_fact_and_one_past_the_limit(memory, bot_a, bge):
     )
     hidden, shown = answer.body["explain"]["expected"]
     assert hidden["reason"] == "Hidden (visibility=hidden): left out of recall."
+    assert hidden["text"] is None  # named for what it is, never shown to a bot
     assert (shown["place"], shown["reason"]) == (1, "Shown at place 1.")
 
 
@@ -154,3 +155,14 @@ def test_explain_shows_the_date_boost(memory, bot_a, settings):
     flight = next(i["id"] for i in answer.body["items"] if "flight" in i["text"])
     assert flight in boosted
     assert all(days[r["id"]] <= "2026-11-04" for r in why["results"] if r["id"] in boosted)
+
+
+def test_an_expected_secret_is_named_withheld_never_shown(memory, bot_a, memory_root, settings):
+    settings.EMBEDDINGS = "none"
+    secret = "Lisbon wifi password is hunter2-Lisbon-77"
+    log(memory_root, "bot", "a", "2026-12", f"- (2026-12-04) {secret}", bot="a")
+    answer = bot_a.get("/recall", query="Lisbon", explain="true", expect=["wifi password"])
+    (expected,) = answer.body["explain"]["expected"]
+    assert expected["reason"] == "Withheld: the secret detector flags it."
+    assert expected["text"] is None
+    assert "hunter2" not in str(answer.body)
