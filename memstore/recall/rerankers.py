@@ -19,6 +19,7 @@ one to a remote server), blend scores with the fusion, count cost, or read Djang
 import functools
 import json
 import logging
+import math
 import time
 import urllib.error
 import urllib.request
@@ -151,13 +152,17 @@ def _scored(answer, count: int, query: str, texts: list[str]) -> Scored:
     try:
         scores: list[float | None] = [None] * count
         for item in answer["results"]:
-            scores[int(item["index"])] = float(item["relevance_score"])
-        tokens = (answer.get("usage") or {}).get("total_tokens")
+            index, score = item["index"], float(item["relevance_score"])
+            if type(index) is not int or not 0 <= index < count or not math.isfinite(score):
+                raise ValueError(f"result {item!r}: index or score out of range")
+            scores[index] = score
+        usage = answer.get("usage") or {}
+        tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         raise RerankFailed(f"malformed rerank answer: {error!r}") from error
     if any(score is None for score in scores):
         raise RerankFailed("the rerank answer left some documents out")
-    if not isinstance(tokens, int) or tokens <= 0:
+    if type(tokens) is not int or tokens <= 0:
         # Servers that leave usage out: about four characters a token, the query once a text.
         tokens = sum(len(query) + len(text) for text in texts) // 4 + 1
     return Scored([float(s) for s in scores if s is not None], tokens)

@@ -3,11 +3,14 @@ HTTP server the test starts) that never sees private, user-scope or hidden facts
 daily cap and is given up on when slow."""
 
 import json
+import math
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memstore.models import RerankUsage
 from memstore.recall import recall_search, rerankers
@@ -248,3 +251,47 @@ def test_the_local_reranker_lifts_the_fact_that_answers(
     assert after.index(whales) < after.index(boring)
     assert after[0] == plain[0] == "Caroline is researching adoption agencies"
     assert sorted(after) == sorted(plain)  # reordered, nothing added or lost
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_result = st.fixed_dictionaries(
+    {"index": st.integers(-1, 4) | st.text(max_size=2), "relevance_score": _json}
+)
+_answer = _json | st.fixed_dictionaries(
+    {"results": st.lists(_result, max_size=5) | _json},
+    optional={"usage": st.fixed_dictionaries({"total_tokens": _json}) | _json},
+)
+
+
+@given(answer=_answer, count=st.integers(1, 4))
+def test_any_rerank_answer_gives_one_score_per_text_or_fails_cleanly(answer, count):
+    texts = ["a fact"] * count
+    try:
+        scored = rerankers._scored(answer, count, "query", texts)
+    except rerankers.RerankFailed:
+        return  # recall keeps the fusion's order
+    assert len(scored.scores) == count
+    assert all(isinstance(score, float) and math.isfinite(score) for score in scored.scores)
+    assert type(scored.tokens) is int and scored.tokens > 0
+    given_indexes = [r["index"] for r in answer["results"]]
+    assert sorted(set(given_indexes)) == list(range(count))  # each text scored by its own index
+
+
+@given(
+    scores=st.lists(st.floats(-50, 50), min_size=1, max_size=6),
+    order=st.randoms(),
+    tokens=st.none() | st.integers(1, 10_000),
+)
+def test_a_well_formed_answer_gives_each_text_its_own_score_in_any_order(scores, order, tokens):
+    results = [{"index": i, "relevance_score": s} for i, s in enumerate(scores)]
+    order.shuffle(results)  # servers sort by score; the index says which text each is
+    answer = {"results": results} | ({"usage": {"total_tokens": tokens}} if tokens else {})
+    scored = rerankers._scored(answer, len(scores), "q", ["t"] * len(scores))
+    assert scored.scores == scores
+    assert scored.tokens == (tokens or (len(scores) * 2) // 4 + 1)
