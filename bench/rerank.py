@@ -102,7 +102,7 @@ def _measure(runs: int, data: Path | None) -> tuple[dict, float]:
             f"run {run + 1}/{runs}: " + ", ".join(f"{k} {v[-1][0]:.1f}" for k, v in per_run.items())
         )
     rows = {}
-    for name, n in configs:
+    for name, _ in configs:
         spent = alone.get(name)
         rows[name] = {
             "p50": statistics.median(p50 for p50, _ in per_run[name]),
