@@ -12,9 +12,11 @@ HTTPS          1: served by an HTTPS proxy (secure cookies, HSTS, X-Forwarded-Pr
 """
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from memoryconsole.config import (
@@ -172,6 +174,23 @@ PROMPT_BUDGETS = {
     "project": {"profile": (25, 2_500), "recent": (10, 1_500)},
 }
 RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)
+# Reranking the top of recall (memstore.recall.rerank; docs/benchmarks.md, "Reranking"):
+# RECALL_RERANK  off (the default) | local (the bundled cross-encoder, runs here) |
+#                openai:<model> (a /v1/rerank-style endpoint at RECALL_RERANK_URL; private,
+#                user-scope and hidden facts are never sent to it)
+# RECALL_RERANK_TOP_N        how many of the fusion's first facts are reranked
+# RECALL_RERANK_TIMEOUT_MS   past this the fusion's order stands
+# RECALL_RERANK_DAILY_TOKENS a remote reranker's own daily cap (the learner's is apart)
+RECALL_RERANK = os.environ.get("RECALL_RERANK", "off").strip() or "off"
+if not re.fullmatch(r"off|local|(openai|remote):\S+", RECALL_RERANK):
+    raise ImproperlyConfigured(
+        f"RECALL_RERANK={RECALL_RERANK!r}: use off, local, or openai:<model> (with RECALL_RERANK_URL)."
+    )
+RECALL_RERANK_URL = os.environ.get("RECALL_RERANK_URL", "").strip()
+RECALL_RERANK_API_KEY = os.environ.get("RECALL_RERANK_API_KEY", "")
+RECALL_RERANK_TOP_N = env_number("RECALL_RERANK_TOP_N", 10)
+RECALL_RERANK_TIMEOUT_MS = env_number("RECALL_RERANK_TIMEOUT_MS", 400)
+RECALL_RERANK_DAILY_TOKENS = env_number("RECALL_RERANK_DAILY_TOKENS", 200_000)
 # A prompt that never waits: reading memory for a prompt or a recall gives the sync
 # this many milliseconds (lock and statements included); past it, the answer comes from the
 # index as it stands ("stale") or without memory ("unavailable").

@@ -119,14 +119,28 @@ async def recall(
     room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
+    rerank: Annotated[
+        bool | None,
+        Field(description="Rerank the top (true), skip it (false), or as configured (unset)."),
+    ] = None,
+    explain: Annotated[
+        bool, Field(description="Also say why each result came where it did.")
+    ] = False,
 ) -> RecallOut:
     """Search what this room may read (own memory, the person's in direct rooms, the projects
     in play, this group room's legacy memory) by words and, with an embedding model, meaning."""
-    params = checked(RecallQuery, query=query, limit=limit)
+    params = checked(RecallQuery, query=query, limit=limit, rerank=rerank, explain=explain)
 
     def call() -> RecallOut:
         ctx = room_context(room_id, room_kind, person, projects)
-        return RecallOut.of(recall_answer(ctx=ctx, query=params.query, limit=params.limit))
+        answer = recall_answer(
+            ctx=ctx,
+            query=params.query,
+            limit=params.limit,
+            rerank=params.rerank,
+            explain=params.explain,
+        )
+        return RecallOut.of(answer)
 
     return await run_call(call)
 

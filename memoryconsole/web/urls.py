@@ -89,6 +89,7 @@ urlpatterns = [
     *(path(f"people/<str:person>/{sub}", view, name=name) for sub, view, name in _PERSON_PAGES),
     path("search/", search.search_page, name="search"),
     path("connections/", consent.connections_page, name="connections"),
+    path("search/why/", search.search_why, name="search_why"),
     path("people/", people.people_page, name="people"),
     path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
     path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),

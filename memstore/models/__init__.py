@@ -8,6 +8,7 @@
 `upkeep` counts fact usage, keeps upkeep and synthesis proposals and the last health reports
 (not rebuilt).
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
+`rerank` counts what a remote reranker cost per day (its daily cap).
 `review` records what people decided about proposals (the learner's report-mode decisions).
 `oauth` holds MCP clients' OAuth registrations, connections, codes and tokens (not rebuilt).
 """
@@ -19,6 +20,7 @@ from memstore.models.links import Link
 from memstore.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthToken
 from memstore.models.people import BotEditor, Person, PersonLink, RoomBinding
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
+from memstore.models.rerank import RerankUsage
 from memstore.models.review import ProposalReview
 from memstore.models.upkeep import FactUsage, HealthSnapshot, Proposal
 from memstore.models.vectors import Embedding
@@ -44,6 +46,7 @@ __all__ = [
     "PersonLink",
     "PersonSettings",
     "ProjectMember",
+    "RerankUsage",
     "Proposal",
     "ProposalReview",
     "RoomBinding",

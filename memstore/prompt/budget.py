@@ -205,12 +205,23 @@ def prompt_or_unavailable(
     )
 
 
-def recall_answer(*, ctx: Context, query: str, limit: int | None = None) -> Timed[RecallResult]:
+def recall_answer(
+    *,
+    ctx: Context,
+    query: str,
+    limit: int | None = None,
+    rerank: bool | None = None,
+    explain: bool = False,
+    expect: list[str] | None = None,
+) -> Timed[RecallResult]:
     """Recall for a bot within the time budget (stale or unavailable rather than waiting);
-    every fact returned counts as a use (upkeep reads the counts)."""
+    every fact returned counts as a use (upkeep reads the counts). `rerank`, `explain` and
+    `expect`: see `recall_search`."""
     timed = memory_read(
         scopes=readable_scopes(ctx),
-        read=lambda: recall_search(ctx=ctx, query=query, limit=limit),
+        read=lambda: recall_search(
+            ctx=ctx, query=query, limit=limit, rerank=rerank, explain=explain, expect=expect
+        ),
         empty=lambda: RecallResult(
             items=[], more=0, mode="lexical", note="Memory is unavailable right now."
         ),

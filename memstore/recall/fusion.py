@@ -63,6 +63,9 @@ class Fused:
     score: float
     lexical: float = 0.0  # 0: not found by words
     cosine: float | None = None  # None: not found by meaning (or no model)
+    lexical_rank: int | None = None  # its place in the words' list (1 = first), None: absent
+    dense_rank: int | None = None  # its place in the meaning's list
+    date_bonus: float = 0.0  # what the date the query names added to its score
 
 
 def dense_floor(
@@ -77,11 +80,27 @@ def dense_floor(
     `complete` (the hits are every fact searched), also `separation` above their median."""
     if not hits:
         return []
+    cut = dense_cut(hits, floor=floor, margin=margin, complete=complete, separation=separation)
+    return [hit for hit in hits if hit.score >= cut]
+
+
+def dense_cut(
+    hits: list[Ranked],
+    *,
+    floor: float = COSINE_FLOOR,
+    margin: float = COSINE_MARGIN,
+    complete: bool = False,
+    separation: float = SEPARATION,
+) -> float:
+    """The cosine a semantic hit must reach to be kept (see `dense_floor`); `floor` alone
+    when there are no hits."""
+    if not hits:
+        return floor
     scores = sorted(hit.score for hit in hits)
     cut = max(floor, scores[-1] - margin)
     if complete and len(scores) >= MIN_BACKGROUND:
         cut = max(cut, scores[len(scores) // 2] + separation)
-    return [hit for hit in hits if hit.score >= cut]
+    return cut
 
 
 def lexical_floor(
@@ -111,13 +130,17 @@ def fuse(
     rows: dict[str, Ranked] = {}
     lexical_of: dict[str, float] = {}
     cosine_of: dict[str, float] = {}
+    lexical_rank: dict[str, int] = {}
+    dense_rank: dict[str, int] = {}
     for rank, hit in enumerate(dense, start=1):
         scores[hit.fact_id] = scores.get(hit.fact_id, 0.0) + dense_weight / (k + rank)
         cosine_of[hit.fact_id] = hit.score
+        dense_rank[hit.fact_id] = rank
         rows[hit.fact_id] = hit
     for rank, hit in enumerate(lexical, start=1):
         scores[hit.fact_id] = scores.get(hit.fact_id, 0.0) + lexical_weight / (k + rank)
         lexical_of[hit.fact_id] = hit.score
+        lexical_rank[hit.fact_id] = rank
         seen = rows.get(hit.fact_id)
         if seen is None or hit.day > seen.day:
             rows[hit.fact_id] = hit
@@ -129,6 +152,8 @@ def fuse(
             score=score,
             lexical=lexical_of.get(fact_id, 0.0),
             cosine=cosine_of.get(fact_id),
+            lexical_rank=lexical_rank.get(fact_id),
+            dense_rank=dense_rank.get(fact_id),
         )
         for fact_id, score in scores.items()
     ]
@@ -137,7 +162,13 @@ def fuse(
         inside = [f for f in fused if dated(f.day)]
         bonus = {f.fact_id: date_weight / (k + rank) for rank, f in enumerate(inside, start=1)}
         fused = sorted(
-            (replace(f, score=f.score + bonus.get(f.fact_id, 0.0)) for f in fused), key=_order
+            (
+                replace(f, score=f.score + bonus[f.fact_id], date_bonus=bonus[f.fact_id])
+                if f.fact_id in bonus
+                else f
+                for f in fused
+            ),
+            key=_order,
         )
     return fused
 

@@ -41,6 +41,9 @@ from memstore.facts.records import (
 from memstore.models import Fact
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
+from memstore.recall.explain import Explanation, expected_why, explanation
+from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
+from memstore.recall.rerankers import Reranker
 from memstore.recall.sides import Sides, both_sides
 from memstore.recall.vectors import embedder_current
 from memstore.rooms.access import Context, readable_scopes, visible
@@ -65,6 +68,9 @@ class RecallResult:
     literal: bool = False  # found by the substring fallback (nothing matched otherwise)
     searched: int = 0  # facts in the searched scopes
     waiting: int = 0  # of them, facts without a vector yet: found by their words only
+    reranked: bool = False  # the top was reordered by the reranker
+    explain: "Explanation | None" = None  # with explain=True: why each result came where it did
+    reranking: "Reranked | None" = field(default=None, repr=False)  # what the reranker did
 
 
 def recall_search(
@@ -74,22 +80,39 @@ def recall_search(
     limit: int | None = None,
     include_hidden: bool = False,
     mode: Mode = "auto",
+    rerank: bool | None = None,
+    explain: bool = False,
+    expect: list[str] | None = None,
 ) -> RecallResult:
     """Search the memory this context may read, by words and (with a model) by meaning; a
     blank query raises InvalidQuery. Private facts only in the rooms they are for; nothing the
-    read withholds (a paused person's user memory is not even searched)."""
+    read withholds (a paused person's user memory is not even searched). `rerank`: None
+    follows RECALL_RERANK, False skips it; `explain`: say why each result came where it did,
+    and where each `expect`ed fact (an id or a text) fell and why."""
     result = recall_in_scopes(
         scopes=readable_scopes(ctx),
         query=query,
         limit=limit,
         include_hidden=include_hidden,
         mode=mode,
+        rerank=rerank,
+        explain=explain,
         # A person (include_hidden: the console) sees what bots are not shown.
         withhold=not include_hidden,
         person=ctx.person if ctx.room.kind == "direct" else None,
     )
-    private_ok = "private" in visible(ctx, hidden=include_hidden)
-    return result if private_ok else _without_private(result)
+    seen = visible(ctx, hidden=include_hidden)
+    result = result if "private" in seen else _without_private(result)
+    if result.explain is not None:
+        shown = {fact.fact_id for fact in result.items}
+        result.explain.results = [r for r in result.explain.results if r.fact_id in shown]
+        for place, row in enumerate(result.explain.results, start=1):
+            result.explain.results[place - 1] = replace(row, place=place)
+        if expect:
+            result.explain.expected = expected_why(
+                result.explain, expect, scopes=readable_scopes(ctx), seen=seen, shown=result.items
+            )
+    return result
 
 
 def recall_in_scopes(
@@ -102,6 +125,8 @@ def recall_in_scopes(
     max_chars: int | None = None,
     withhold: bool = False,
     person: str | None = None,
+    rerank: bool | None = None,
+    explain: bool = False,
 ) -> RecallResult:
     """The same search over scopes a caller has already decided may be read (the console: the
     tabs of a bot, or every bot a person may see); `max_chars` overrides the bots' budget.
@@ -131,6 +156,7 @@ def recall_in_scopes(
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=found.lexical, dense=found.dense, dated=dated)
+    reranker = rerank_wanted(rerank) if fused else None
     if not fused:
         result = _substring_fallback(
             scopes=scopes,
@@ -141,23 +167,63 @@ def recall_in_scopes(
             budget=budget,
             withheld=withheld,
         )
-        return replace(
+        result = replace(
             result,
             note=" ".join(filter(None, [note, result.note])),
             searched=found.searched,
             waiting=found.waiting,
         )
-    return _fused_result(found, fused, limit=limit, budget=budget, mode=used, note=note)
+    else:
+        if reranker is None:
+            note = " ".join(filter(None, [note, rerank_note_unavailable(rerank)]))
+        result = _fused_result(
+            found,
+            fused,
+            query=query,
+            reranker=reranker,
+            limit=limit,
+            budget=budget,
+            mode=used,
+            note=note,
+        )
+    if explain:
+        why = explanation(
+            found,
+            fused,
+            result,
+            mentions,
+            reranked=result.reranking,
+            reranker=reranker,
+            limit=limit,
+            model=embedder.name if embedder is not None and used != "lexical" else None,
+        )
+        result = replace(result, explain=why)
+    return result
 
 
 def _fused_result(
-    found: "Sides", fused: list, *, limit: int, budget: int, mode: str, note: str
+    found: "Sides",
+    fused: list,
+    *,
+    query: str,
+    reranker: "Reranker | None",
+    limit: int,
+    budget: int,
+    mode: str,
+    note: str,
 ) -> RecallResult:
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
     # The lexical statement loaded every candidate of either side; otherwise they load here.
+    # A reranker reads the texts of the first RECALL_RERANK_TOP_N.
     order = [f.pk for f in fused]
     loaded, withheld = found.loaded, found.withheld
-    rows = loaded if loaded is not None else _rows(order[: limit + 10])
+    wanted = limit + 10 if reranker is None else max(limit + 10, settings.RECALL_RERANK_TOP_N)
+    rows = loaded if loaded is not None else _rows(order[:wanted])
+    reranked = None
+    if reranker is not None:
+        reranked = rerank_top(reranker, query, fused, rows, withheld=withheld)
+        order = reranked.order
+        note = " ".join(filter(None, [note, reranked.note]))
     items, skipped = _budgeted(rows, order, limit, budget, withheld)
     if skipped and len(items) < limit and loaded is None and len(order) > limit + 10:
         rows |= _rows(order[limit + 10 : limit + 10 + 2 * skipped])  # refill past the withheld
@@ -170,6 +236,8 @@ def _fused_result(
         scores={f.fact_id: f.score for f in fused},
         searched=found.searched,
         waiting=found.waiting,
+        reranked=reranked is not None and reranked.applied,
+        reranking=reranked,
     )
 
 

@@ -49,6 +49,9 @@ class Sides:
     withheld: Withholding | None = None  # the read-time rule, read with the query's terms
     searched: int = 0  # facts in the searched scopes
     waiting: int = 0  # of them, facts without a vector yet
+    terms: tuple[Term, ...] = ()  # the query's search terms
+    vector: object = None  # the query's vector (numpy), None without meaning
+    cosine_cut: float | None = None  # the cosine a semantic hit had to reach
 
 
 def both_sides(
@@ -87,25 +90,27 @@ def both_sides(
             snapshots, terms, facts=searched, limit=CANDIDATES, include_hidden=hidden
         )
     vector = _vector_or_none(pending)
-    dense, waiting = [], 0
+    dense, waiting, cut = [], 0, None
     if vector is not None:
-        dense, waiting = _dense(scopes, vector, embedder, hidden, versions, snapshots)
+        dense, waiting, cut = _dense(scopes, vector, embedder, hidden, versions, snapshots)
         if waiting:
             backfill_wanted()  # the worker makes the missing vectors; this search goes on
     failed = pending is not None and vector is None
     if snapshots is not None:  # facts not in the snapshots used (being read behind)
         waiting += max(0, searched - sum(snapshot.rows for snapshot in snapshots))
     counts = {"searched": searched, "waiting": searched if building else waiting}
+    seen = {"terms": tuple(terms), "vector": vector, "cosine_cut": cut}
     if ranking is not None:
         judge = embedder if vector is not None else None
         lexical, matched = _word_side(ranking, dense, judge, waiting=waiting)
-        return Sides(lexical, dense, matched, None, failed, rule, **counts)
+        return Sides(lexical, dense, matched, None, failed, rule, **counts, **seen)
     if words or failed:
         # Ranked by Postgres with facts still waiting for vectors: no floor for words this time.
         floor = vector is not None and not counts["waiting"]
         lexical, matched, loaded = _lexical(scopes, terms, dense, hidden, meaning=floor)
-        return Sides(lexical, dense, matched, loaded, failed, rule, **counts)
-    return Sides([], dense, len({hit.fact_id for hit in dense}), None, failed, rule, **counts)
+        return Sides(lexical, dense, matched, loaded, failed, rule, **counts, **seen)
+    matched = len({hit.fact_id for hit in dense})
+    return Sides([], dense, matched, None, failed, rule, **counts, **seen)
 
 
 def _word_side(ranking, dense: list, embedder, *, waiting: int) -> tuple[list, int]:
@@ -155,7 +160,7 @@ def _terms_and_versions(
 
 def _dense(
     scopes: list[Scope], vector, embedder, include_hidden: bool, versions: dict, snapshots
-) -> tuple[list[fusion.Ranked], int]:
+) -> tuple[list[fusion.Ranked], int, float]:
     nearest = vectors_search(
         scopes=scopes,
         query=vector,
@@ -165,16 +170,16 @@ def _dense(
         versions=versions,
         snapshots=snapshots,
     )
-    ranked = fusion.dense_floor(
-        [
-            fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine)
-            for h in nearest.hits
-        ],
+    hits = [
+        fusion.Ranked(pk=h.pk, fact_id=h.fact_id, day=h.day, score=h.cosine) for h in nearest.hits
+    ]
+    cut = fusion.dense_cut(
+        hits,
         floor=_cosine_floor(embedder.name),
         # Fewer hits than asked for: they are every fact searched, so their median is known.
         complete=len(nearest.hits) < CANDIDATES and not nearest.waiting,
     )
-    return ranked, nearest.waiting
+    return [hit for hit in hits if hit.score >= cut], nearest.waiting, cut
 
 
 def _ranked(hit: LexicalHit) -> fusion.Ranked:

@@ -31,9 +31,18 @@ router = Router(tags=["recall"])
 def recall(request: HttpRequest, room: Header[ContextHeaders], params: Query[RecallQuery]):
     """Search what this room may read (own memory, the person's in direct rooms, the projects in
     play, this group room's legacy memory) by words and, with an embedding model, by meaning.
-    Never waits past the time budget: `stale` or `memory: unavailable` say what it did instead."""
+    Never waits past the time budget: `stale` or `memory: unavailable` say what it did instead.
+    `rerank` overrides RECALL_RERANK for this call; `explain=true` says why each result came
+    where it did, and where each `expect`ed fact fell."""
     ctx = context_of(request, room)
-    timed = recall_answer(ctx=ctx, query=params.query, limit=params.limit)
+    timed = recall_answer(
+        ctx=ctx,
+        query=params.query,
+        limit=params.limit,
+        rerank=params.rerank,
+        explain=params.explain,
+        expect=params.expect,
+    )
     found = [f.fact_id for f in timed.value.items]
     near = bot_neighbours(ctx=ctx, fact_ids=found) if params.neighbours and found else None
     return RecallOut.of(timed, near)

@@ -98,6 +98,11 @@ def search_summary(
     return SearchSummary(line=line, corrected=corrected, typed=typed, note=results.note)
 
 
+def why_link(hit: SearchHit, searched: str) -> str:
+    """Where "Why here?" asks for a hit's breakdown (the same search, this fact)."""
+    return f"{reverse('web:search_why')}?{urlencode({'q': searched, 'id': hit.row.fact.fact_id})}"
+
+
 def hit_link(hit: SearchHit, searched: str) -> str:
     """Where a workspace search hit opens: its bot's page, searching the same words."""
     return f"{reverse('web:bot', args=[hit.bot])}?{urlencode({'q': searched})}"

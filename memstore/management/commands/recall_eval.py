@@ -1,4 +1,4 @@
-"""manage.py recall_eval [DATA_DIR] [--modes words,lexical,semantic,hybrid] [--json FILE]
+"""manage.py recall_eval [DATA_DIR] [--modes words,lexical,semantic,hybrid,rerank@20] [--json FILE]
 
 Loads LoCoMo-format data (facts.jsonl, queries.jsonl; by default ../shared/bench/locomo-dev
 beside the repository) into a scratch workspace, embeds every fact (facts/s reported), asks
@@ -35,7 +35,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--modes",
             default=",".join(evaluation.MODES),
-            help=f"comma-separated, from {', '.join(evaluation.MODES)} (default: all)",
+            help=f"comma-separated, from {', '.join(evaluation.MODES)} (default: all), or "
+            f"{', '.join(evaluation.RERANK_MODES)} (hybrid, then the bundled reranker on the "
+            "fusion's first N)",
         )
         parser.add_argument("--json", type=Path, help="also write the figures here as JSON")
 
@@ -44,9 +46,10 @@ class Command(BaseCommand):
         if data_dir is None:
             raise CommandError("Name the data folder: ../shared/bench/locomo-dev is not there.")
         chosen = [m.strip() for m in modes.split(",") if m.strip()]
-        unknown = sorted(set(chosen) - set(evaluation.MODES))
+        known = evaluation.MODES + evaluation.RERANK_MODES
+        unknown = sorted(set(chosen) - set(known))
         if unknown or not chosen:
-            raise CommandError(f"Unknown mode(s) {unknown}; choose from {evaluation.MODES}.")
+            raise CommandError(f"Unknown mode(s) {unknown}; choose from {', '.join(known)}.")
         if not (data_dir / "facts.jsonl").is_file() or not (data_dir / "queries.jsonl").is_file():
             raise CommandError(f"{data_dir} must hold facts.jsonl and queries.jsonl.")
         facts, queries = evaluation.dataset_load(data_dir)

@@ -1,0 +1,182 @@
+"""Reranking the top of a fused recall, when it is switched on (RECALL_RERANK, or per call).
+
+Owns: `rerank_top`, which asks the configured reranker (`rerankers`) to score the first
+RECALL_RERANK_TOP_N facts of the fusion and blends its rank with the fusion's:
+    1 / (BLEND_K + fusion rank) + RERANK_WEIGHT / (BLEND_K + reranker rank)
+so a fact both agree on stays first and a paraphrase the cross-encoder misjudges keeps most of
+its place. What it may send: every fact to the bundled model (it runs here); to a remote one,
+never a private fact, a user-scope fact (a person's memory), a hidden one, or one the read
+withholds: those keep their fusion place, and the others are reordered around them. A remote
+reranker's tokens count against its own daily cap (RECALL_RERANK_DAILY_TOKENS, one row a day,
+`RerankUsage`); once spent, recall answers in the fusion's order and says so. Everything must
+finish within RECALL_RERANK_TIMEOUT_MS, else the fusion's order stands (and the note says so).
+
+Does not: run the models (`rerankers`), fuse, or decide what the room may read.
+"""
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from memstore.facts.records import StoredFact
+from memstore.models import RerankUsage
+from memstore.recall.fusion import Fused
+from memstore.recall.rerankers import Reranker, RerankFailed, reranker_load
+from memstore.rules.withheld import Withholding
+
+logger = logging.getLogger(__name__)
+
+BLEND_K = 5
+RERANK_WEIGHT = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Reranked:
+    """The order after reranking (row ids, best first), what the reranker said, and a note."""
+
+    order: list[int]
+    applied: bool = False
+    scores: dict[str, float] = field(default_factory=dict)  # fact_id -> reranker score
+    ranks: dict[str, int] = field(default_factory=dict)  # fact_id -> reranker rank (1 = best)
+    kept: frozenset[str] = frozenset()  # fact ids not sent (kept their fusion place)
+    note: str = ""
+    millis: float = 0.0
+
+
+def rerank_wanted(asked: bool | None) -> Reranker | None:
+    """The reranker to use: the configured one unless the call says `rerank=false`."""
+    if asked is False:
+        return None
+    return reranker_load(
+        settings.RECALL_RERANK,
+        url=settings.RECALL_RERANK_URL,
+        api_key=settings.RECALL_RERANK_API_KEY,
+    )
+
+
+def rerank_note_unavailable(asked: bool | None) -> str:
+    """The note for a call that asked for reranking when none is configured."""
+    if not asked:
+        return ""
+    if settings.RECALL_RERANK == "off":
+        return "Not reranked: no reranker is configured (RECALL_RERANK=off)."
+    return f"Not reranked: the reranker is not installed (RECALL_RERANK={settings.RECALL_RERANK})."
+
+
+def rerank_top(
+    reranker: Reranker,
+    query: str,
+    fused: list[Fused],
+    rows: dict[int, StoredFact],
+    *,
+    withheld: Withholding | None = None,
+    top_n: int | None = None,
+) -> Reranked:
+    """The fused order with its first `top_n` facts reranked (see the module docstring)."""
+    order = [f.pk for f in fused]
+    top_n = top_n or int(settings.RECALL_RERANK_TOP_N)
+    head = [f for f in fused[:top_n] if f.pk in rows]
+    sendable = [f for f in head if _sendable(rows[f.pk], reranker, withheld)]
+    kept = frozenset(f.fact_id for f in head if f not in sendable)
+    if len(sendable) < 2:
+        return Reranked(order=order, kept=kept)
+    if reranker.remote:
+        spent = _spent()
+        cap = int(settings.RECALL_RERANK_DAILY_TOKENS)
+        if spent >= cap:
+            return Reranked(
+                order=order,
+                kept=kept,
+                note=f"Not reranked: the reranker's daily cap is spent ({spent:,} of "
+                f"{cap:,} tokens today).",
+            )
+    start = time.monotonic()
+    deadline = start + float(settings.RECALL_RERANK_TIMEOUT_MS) / 1000
+    try:
+        scored = reranker.score(query, [rows[f.pk].text for f in sendable], deadline=deadline)
+    except RerankFailed as error:
+        logger.warning("reranker %s failed: %s; fusion order kept", reranker.name, error)
+        return Reranked(
+            order=order,
+            kept=kept,
+            note="Not reranked: the reranker did not answer in time; in the order of words "
+            "and meaning.",
+            millis=(time.monotonic() - start) * 1000,
+        )
+    millis = (time.monotonic() - start) * 1000
+    if scored.tokens:
+        _charge(scored.tokens)
+    if millis > float(settings.RECALL_RERANK_TIMEOUT_MS):
+        # Finished, but past the budget (one slow pair): the answer must not wait for it.
+        return Reranked(
+            order=order,
+            kept=kept,
+            note="Not reranked: the reranker did not answer in time; in the order of words "
+            "and meaning.",
+            millis=millis,
+        )
+    scores = {f.fact_id: s for f, s in zip(sendable, scored.scores, strict=True)}
+    by_score = sorted(sendable, key=lambda f: (-scores[f.fact_id], fused.index(f)))
+    ranks = {f.fact_id: rank for rank, f in enumerate(by_score, start=1)}
+    blended = blend([f.fact_id for f in sendable], ranks)
+    pk_of = {f.fact_id: f.pk for f in sendable}
+    slots = iter(pk_of[fact_id] for fact_id in blended)
+    sent = {f.pk for f in sendable}
+    new_head = [next(slots) if f.pk in sent else f.pk for f in fused[:top_n] if f.pk in rows]
+    rest = [pk for pk in order if pk not in set(new_head)]
+    return Reranked(
+        order=new_head + rest,
+        applied=True,
+        scores=scores,
+        ranks=ranks,
+        kept=kept,
+        millis=millis,
+    )
+
+
+def blend(fused_order: list[str], reranker_rank: dict[str, int]) -> list[str]:
+    """Fact ids (in the fusion's order) ordered by the blend of both ranks; ties keep the
+    fusion's order."""
+
+    def blended(item: tuple[int, str]) -> tuple[float, int]:
+        place, fact_id = item
+        score = 1 / (BLEND_K + place + 1) + RERANK_WEIGHT / (BLEND_K + reranker_rank[fact_id])
+        return (-score, place)
+
+    return [fact_id for _, fact_id in sorted(enumerate(fused_order), key=blended)]
+
+
+def _sendable(fact: StoredFact, reranker: Reranker, withheld: Withholding | None) -> bool:
+    if withheld is not None and withheld.reason(fact) is not None:
+        return False  # skipped from the answer anyway; a secret never leaves
+    if not reranker.remote:
+        return True
+    return fact.visibility not in ("private", "hidden") and not fact.scope.startswith("user:")
+
+
+def rerank_spent(*, day: date | None = None) -> int:
+    """Tokens remote reranking was charged today (or on `day`)."""
+    return _spent(day)
+
+
+def _spent(day: date | None = None) -> int:
+    day = day or timezone.localdate()
+    return RerankUsage.objects.filter(day=day).values_list("tokens", flat=True).first() or 0
+
+
+def _charge(tokens: int) -> None:
+    day = timezone.localdate()
+    add = {"tokens": F("tokens") + tokens, "calls": F("calls") + 1}
+    if RerankUsage.objects.filter(day=day).update(**add):
+        return
+    try:
+        with transaction.atomic():
+            RerankUsage.objects.create(day=day, tokens=tokens, calls=1)
+    except IntegrityError:  # another process created today's row first
+        RerankUsage.objects.filter(day=day).update(**add)

@@ -1,0 +1,45 @@
+"""The console's "Why here?" partial: the breakdown of one search result, and nothing about a
+fact the person may not see."""
+
+import pytest
+
+from memstore.facts.markdown import fact_identity
+from tests.helpers import HX
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def words_only(settings):
+    settings.EMBEDDINGS = "none"
+
+
+def test_why_here_breaks_a_result_down(ann, workspace):
+    fact = fact_identity("Plans offsites and budgets for the Lisbon team")
+    page = ann.get("/search/", {"q": "lisbon budgets"}).content.decode()
+    assert f"/search/why/?q=lisbon+budgets&amp;id={fact}" in page
+    why = ann.get("/search/why/", {"q": "lisbon budgets", "id": fact}, **HX)
+    assert why.status_code == 200
+    text = why.content.decode()
+    assert "1st of the results" in text and "shares budget, lisbon" in text
+    assert "<html" not in text  # a partial for htmx; the page without it
+    assert "<html" in ann.get("/search/why/", {"q": "lisbon budgets", "id": fact}).content.decode()
+
+
+def test_why_here_says_where_a_fact_fell_that_is_not_shown(ann, workspace):
+    fact = fact_identity("Ben summarises papers")
+    text = ann.get("/search/why/", {"q": "lisbon", "id": fact}, **HX).content.decode()
+    assert "It shares no search word with the query." in text
+
+
+def test_why_here_reveals_nothing_of_a_fact_the_person_may_not_see(ann, workspace):
+    sams = fact_identity("Sam is vegetarian")
+    text = ann.get("/search/why/", {"q": "vegetarian", "id": sams}, **HX).content.decode()
+    assert "Not visible to this room." in text
+    assert "Sam" not in text and "vegetarian" not in text
+
+
+def test_why_here_without_a_query_or_fact_says_what_is_missing(ann, workspace):
+    answer = ann.get("/search/why/", {"q": " ", "id": "abc"}, **HX)
+    assert answer.status_code == 422
+    assert "Say which search (q) and which fact (id) to explain." in answer.content.decode()
