@@ -11,6 +11,7 @@ ALLOWED_HOSTS  comma-separated, default localhost,127.0.0.1
 HTTPS          1: served by an HTTPS proxy (secure cookies, HSTS, X-Forwarded-Proto trusted)
 """
 
+import ipaddress
 import os
 import re
 from datetime import timedelta
@@ -235,20 +236,39 @@ PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
 # --- end of learning settings ------------------------------------------------------------------
 
 # --- A console that resists guessing: log-in throttling and HTTPS ----------------
-# django-axes counts failed console log-ins. After AXES_FAILURE_LIMIT failures for one account
-# (from anywhere) or from one address (for any account), log-in answers with the "locked" page
-# (HTTP 429) until AXES_COOLOFF_TIME has passed; a successful log-in clears the account's count.
-# Staff unlock with `manage.py axes_reset_username <name>`, `axes_reset_ip <address>` or
-# `axes_reset` (everyone).
+# django-axes counts failed console log-ins; memoryconsole/web/lockout.py decides what they lock.
+# LOGIN_FAILURE_LIMITS  failures allowed for (one account from one address, one account from
+#                       anywhere, one address for any account) before log-in answers with the
+#                       "locked" page (HTTP 429) until AXES_COOLOFF_TIME has passed. The address
+#                       limit is generous: a few wrong names never lock out everyone behind a
+#                       shared address, but an address trying many accounts is still slowed.
+# A successful log-in clears the account's counts (not the address's). Staff unlock with
+# `manage.py axes_reset_username <name>`, `axes_reset_ip <address>` or `axes_reset` (everyone).
+# TRUSTED_PROXIES  the proxies in front (addresses or networks, e.g. 10.0.0.5,10.1.0.0/16): a
+#                  request from one of them is counted against the last X-Forwarded-For entry
+#                  that is not a trusted proxy. Unset: REMOTE_ADDR, or with HTTPS=1 the last
+#                  X-Forwarded-For entry (the one proxy in front appended it).
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # axes must come last
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = 5
+LOGIN_FAILURE_LIMITS = tuple(
+    int(env_number(name, default))
+    for name, default in (
+        ("LOGIN_FAILURES_ACCOUNT_ADDRESS", 5),
+        ("LOGIN_FAILURES_ACCOUNT", 10),
+        ("LOGIN_FAILURES_ADDRESS", 50),
+    )
+)
+if min(LOGIN_FAILURE_LIMITS) < 1:
+    raise ImproperlyConfigured("LOGIN_FAILURES_* must be at least 1.")
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMITS[0]
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "username", "ip_address"]
+AXES_HANDLER = "memoryconsole.web.lockout.AccountFirstHandler"
+AXES_CLIENT_IP_CALLABLE = "memoryconsole.web.lockout.request_client_address"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "web/locked_out.html"
 AXES_ENABLE_ADMIN = False  # the console has no Django admin; the commands above unlock
@@ -258,6 +278,15 @@ AXES_ENABLE_ADMIN = False  # the console has no Django admin; the commands above
 # then sent over HTTPS only, browsers are told to use HTTPS for a year (HSTS), and a plain-HTTP
 # request is redirected.
 HTTPS = env_bool("HTTPS", False)
+_proxies = os.environ.get("TRUSTED_PROXIES")
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", []) if _proxies is not None or not HTTPS else None
+for _proxy in TRUSTED_PROXIES or ():
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXIES: {_proxy!r} is not an address or a network (e.g. 10.0.0.5, 10.1.0.0/16)."
+        ) from None
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
@@ -266,15 +295,6 @@ if HTTPS:
     SECURE_HSTS_SECONDS = 365 * 24 * 3600
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
-
-    def _client_address(request) -> str | None:
-        # Behind the proxy every request comes from the proxy's own address; the client's is
-        # the last X-Forwarded-For entry, the one our proxy appended (earlier ones are the
-        # client's own claims).
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        return forwarded.rsplit(",", 1)[-1].strip() or request.META.get("REMOTE_ADDR")
-
-    AXES_CLIENT_IP_CALLABLE = _client_address
 # --- end of log-in throttling and HTTPS ----------------------------------------------------
 
 # --- Upkeep and synthesis: memory that keeps itself clean --------------------------
