@@ -8,13 +8,21 @@ message is kept: it is short and shows why it was skipped).
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from memstore.errors import InvalidExchange
 from memstore.learning.filter import is_small_talk
+from memstore.learning.requested import (
+    Requested,
+    requests_find,
+    requests_keep,
+    requests_of,
+    requests_record,
+)
 from memstore.llm.config import learner_config
 from memstore.models import Exchange, LearningEvent
 from memstore.rooms.access import Context
@@ -31,12 +39,14 @@ _ID_RE = re.compile(MESSAGE_ID_PATTERN)
 class ExchangeReceipt:
     """What happened to a reported exchange: `status` is queued or skipped (with the reason);
     a repeated report gets the first one's id and its current status (queued, done, skipped,
-    failed), with `repeated` set."""
+    failed), with `repeated` set. `remembered`: what the person's message asked to be
+    remembered ("remember that…"), saved, held or refused at once, whatever the learning mode."""
 
     id: int
     status: str
     reason: str = ""
     repeated: bool = False
+    remembered: tuple[Requested, ...] = ()  # what the person asked to remember, kept at once
 
 
 def exchange_submit(
@@ -48,18 +58,27 @@ def exchange_submit(
     reply_id: str,
     recalled: list[str] | tuple[str, ...] = (),
 ) -> ExchangeReceipt:
-    """Store an exchange and queue it for learning, or record why it is skipped."""
+    """Store an exchange and queue it for learning, or record why it is skipped; first keep what
+    the person's own message asks to be remembered (`memstore.learning.requested`)."""
     _check(message=message, reply=reply, message_id=message_id, reply_id=reply_id)
     recalled = _check_recalled(recalled)
     # A retry (the bot never saw our answer) is the common repeat: answer it without a write.
     if (existing := _existing(ctx, message_id, reply_id)) is not None:
         return existing
+    kept: list[Requested] = []
+    if ctx.room.kind in ELIGIBLE_ROOMS and (asked := requests_find(message)):
+        kept = requests_keep(ctx=ctx, asked=asked, message_id=message_id, day=timezone.localdate())
+        # The learner is told these are known, so it does not save them a second time.
+        recalled = [*recalled, *(k.fact_id for k in kept if k.status == "saved")]
     reason, detail = _skip_reason(ctx, message)
     try:
         with transaction.atomic():
             if reason:
-                return _store_skipped(ctx, message, message_id, reply_id, reason, detail)
-            return _store_queued(ctx, message, reply, message_id, reply_id, recalled)
+                receipt = _store_skipped(ctx, message, message_id, reply_id, reason, detail)
+            else:
+                receipt = _store_queued(ctx, message, reply, message_id, reply_id, recalled)
+            requests_record(exchange_id=receipt.id, outcomes=kept)
+            return replace(receipt, remembered=tuple(kept))
     except IntegrityError:  # reported before (or twice at once): the first report wins
         existing = _existing(ctx, message_id, reply_id)
         if existing is None:
@@ -105,7 +124,13 @@ def _existing(ctx: Context, message_id: str, reply_id: str) -> ExchangeReceipt |
     )
     if row is None:
         return None
-    return ExchangeReceipt(id=row[0], status=row[1], reason=row[2], repeated=True)
+    return ExchangeReceipt(
+        id=row[0],
+        status=row[1],
+        reason=row[2],
+        repeated=True,
+        remembered=tuple(requests_of(row[0])),
+    )
 
 
 def _skip_reason(ctx: Context, message: str) -> tuple[str, str]:

@@ -46,6 +46,7 @@ from memoryconsole.api.schemas.reading import (
     PromptQuery,
     RecallOut,
     RecallQuery,
+    RememberedOut,
 )
 
 __all__ = [
@@ -80,6 +81,7 @@ __all__ = [
     "ChangesOut",
     "ExchangeIn",
     "ExchangeOut",
+    "RememberedOut",
     "MeOut",
     "HealthOut",
     "ErrorOut",

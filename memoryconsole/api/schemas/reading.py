@@ -278,6 +278,22 @@ class ExchangeIn(StrictIn):
     )
 
 
+class RememberedOut(Out):
+    """One thing the person's message asked to be remembered ("remember that…")."""
+
+    text: str = Field(description="The fact as kept (first person made third: 'Prefers…').")
+    status: Literal["saved", "held", "refused"] = Field(
+        description="saved (pinned, via=tool), held for review (reads as an instruction) or "
+        "refused by the content rules (a secret, an excluded topic)."
+    )
+    fact_id: str = Field("", description="The saved fact's id (or the held one's).")
+    scope: str = Field(
+        "", description="Where it was saved: user:<person> in a direct room, else bot:<bot>."
+    )
+    reason: str = Field("", description="Why held or refused: instruction, or the rule's code.")
+    detail: str = Field("", description="The same, for a person.")
+
+
 class ExchangeOut(Out):
     id: str
     status: Literal["queued", "skipped", "done", "failed"] = Field(
@@ -290,6 +306,12 @@ class ExchangeOut(Out):
     repeated: bool = Field(
         False, description="These message ids were reported before: this is the stored receipt."
     )
+    remembered: list[RememberedOut] = Field(
+        default_factory=list,
+        description="What the person's own message asked to be remembered ('remember that…', "
+        "'keep in mind…'), kept at once whatever the learning mode; the reply is never read "
+        "for this, nor quoted or forwarded text.",
+    )
 
     @classmethod
     def of(cls, receipt: Any) -> "ExchangeOut":
@@ -299,6 +321,17 @@ class ExchangeOut(Out):
             status=receipt.status,
             reason=receipt.reason,
             repeated=receipt.repeated,
+            remembered=[
+                RememberedOut(
+                    text=r.text,
+                    status=r.status,
+                    fact_id=r.fact_id,
+                    scope=r.scope,
+                    reason=r.reason,
+                    detail=r.detail,
+                )
+                for r in receipt.remembered
+            ],
         )
 
 
