@@ -202,6 +202,21 @@ class AboutQueryForm(forms.Form):
     offset = forms.IntegerField(required=False, min_value=0, max_value=1_000_000)
 
 
+class AboutAddForm(forms.Form):
+    """A fact a person adds about themselves on About me: its text and the bot whose shard of
+    their memory keeps it (the service checks the bot acts for them)."""
+
+    text = forms.CharField(
+        max_length=MAX_TEXT_CHARS,
+        strip=True,
+        error_messages={
+            "required": "Write the fact first.",
+            "max_length": f"A fact is at most {MAX_TEXT_CHARS} characters.",
+        },
+    )
+    bot = forms.SlugField(max_length=63, error_messages={"required": "Choose a bot."})
+
+
 class ControlForm(forms.Form):
     """A change of a person's memory controls: pause, resume, exclude or include a topic."""
 

@@ -65,6 +65,7 @@ _BOT_PAGES = [
 _PERSON_PAGES = [
     ("", aboutme.about_me_page, "about_page"),
     ("controls/", aboutme.about_controls, "about_controls"),
+    ("add/", aboutme.about_add, "about_add"),
     ("forget/", aboutme.about_forget, "about_forget"),
     ("export/", aboutme.about_export_file, "about_export"),
     ("prompts/", aboutme.about_prompts, "about_prompts"),

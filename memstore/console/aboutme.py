@@ -28,7 +28,7 @@ from memstore.models import Fact
 from memstore.privacy.erase import fact_erase, reach_of_person
 from memstore.registry.people import person_bots, person_unlink
 from memstore.store.selectors import fact_find, facts_list
-from memstore.store.services import fact_forget, fact_restore
+from memstore.store.services import fact_forget, fact_remember, fact_restore
 
 PAGE_SIZE = 50
 
@@ -125,6 +125,24 @@ def forget_everywhere(*, viewer: Viewer, person: str, fact_id: str) -> list[Chan
 
 
 # --- one fact about the person: the person (or staff) edits and forgets it, editor or not ------
+
+
+def about_fact_add(*, viewer: Viewer, person: str, bot: str, text: str) -> AboutFact:
+    """Save a fact about the person, as the viewer, in the shard of their memory that `bot`
+    writes (a bot that acts for them: linked, or holding a shard of their memory already), as a
+    lasting profile fact; the content rules apply as to every save."""
+    whom = about_whom(viewer=viewer, person=person)
+    if bot not in {b.bot for b in bots_knowing(person=whom)}:
+        raise NotAllowed(f"{bot!r} does not act for {whom}: choose one of the bots that know them.")
+    stored = fact_remember(
+        shard=Scope("user", whom).shard(bot),
+        text=text,
+        tier="profile",
+        person=whom,
+        by=viewer.person,
+        via="console",
+    )
+    return AboutFact(fact=stored, bot=bot, room="", by=viewer.person, via="console")
 
 
 def _own_shard(viewer: Viewer, person: str, file: str) -> Shard:

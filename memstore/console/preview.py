@@ -15,6 +15,7 @@ from memstore.errors import NotAllowed
 from memstore.facts.paths import all_scopes, memory_root
 from memstore.models import Fact, ProjectMember
 from memstore.prompt.budget import PromptAnswer, prompt_answer
+from memstore.registry.people import person_for_bot
 from memstore.rooms.access import ROOM_KINDS
 from memstore.rooms.context import context_open
 from memstore.store.selectors import legacy_rooms_of
@@ -58,7 +59,8 @@ def prompt_preview(
     as_of: date | None = None,
 ) -> PromptAnswer:
     """What the bot would get in that room (now, or at the end of `as_of`). NotAllowed for
-    another person's direct room unless staff."""
+    another person's direct room unless staff; PersonUnknown or PersonNotLinked, as the API
+    answers the bot (403), for a direct room with a person the bot does not act for."""
     person = person or viewer.person
     if kind == "direct" and person != viewer.person and not viewer.staff:
         raise NotAllowed("Only that person (or staff) may preview their direct room.")
@@ -66,7 +68,7 @@ def prompt_preview(
         bot=bot,
         room_id=room or PREVIEW_ROOM,
         room_kind=kind,
-        person=person if kind == "direct" else None,
+        person=person_for_bot(bot=bot, person=person) if kind == "direct" else None,
         projects=projects,
     )
     return prompt_answer(ctx=ctx, as_of=as_of, count_usage=False)

@@ -2,6 +2,7 @@
 delete, restore or clear a bot only if staff made them its editor; the people page is staff's."""
 
 import re
+from datetime import date
 
 import pytest
 
@@ -11,7 +12,7 @@ from memstore.models import Person, PersonLink, RoomBinding
 from memstore.registry.people import editor_add, person_add
 from memstore.rooms.tickets import room_bind
 from memstore.store.services import fact_forget
-from tests.helpers import HX, plain, synced, texts
+from tests.helpers import HX, plain, synced, texts, texts_on_disk
 
 pytestmark = pytest.mark.django_db
 
@@ -57,6 +58,55 @@ def test_a_reader_sees_memory_without_edit_controls(sam, workspace):
     # On a bot sam edits, the controls are there.
     ben = sam.get("/bots/ben/").content.decode()
     assert "/bots/ben/facts/edit/" in ben and ">Delete</button>" in ben
+
+
+def test_a_reader_is_offered_only_what_they_may_do(sam, workspace):
+    """No "Add a fact", no bulk delete, no picking boxes, and a clear page with nothing to press
+    but Back: every one of those saves would be a 403 that loses what was typed."""
+    html = sam.get("/bots/ava/").content.decode()
+    assert "/bots/ava/facts/add/" not in html and "Add a fact" not in html
+    assert "Delete selected" not in html and 'class="pick"' not in html
+    clear = sam.get("/bots/ava/clear/")
+    assert clear.status_code == 200
+    text = plain(clear)
+    assert (
+        "Remove 5 facts" not in text and "<button" not in clear.content.decode().split("clear-h")[1]
+    )
+    assert "You can read ava’s memory but not clear it" in text
+    # Where sam is an editor, they are all there.
+    ben = sam.get("/bots/ben/").content.decode()
+    assert "/bots/ben/facts/add/" in ben and "Delete selected" in ben
+    assert "Remove 1 fact" in plain(sam.get("/bots/ben/clear/"))
+
+
+def test_a_person_adds_a_fact_about_themselves_from_about_me(sam, workspace):
+    from memstore.registry.bots import bot_create
+    from memstore.registry.people import person_link
+    from memstore.registry.tokens import token_create
+    from tests.helpers import BotClient
+
+    bot_create(slug="ava")
+    person_add(name="sam", username="sam")
+    person_link(person="sam", bot="ava")
+    page = sam.get("/me/").content.decode()
+    assert "Add a fact about yourself" in page and "<option>ava</option>" in page
+    saved = sam.post("/people/sam/add/", {"text": "Prefers aisle seats", "bot": "ava"})
+    assert saved.status_code == 302
+    lines = (workspace / "users/sam/memory/by-agent/ava/profile.md").read_text()
+    assert f"- ({date.today().isoformat()}) Prefers aisle seats\n" in lines
+    history = (workspace / "users/sam/memory/by-agent/ava/history.jsonl").read_text()
+    assert '"by": "sam"' in history and '"via": "console"' in history
+    # ava's next call for sam has it.
+    api = BotClient(token=token_create(bot="ava", name="t").token, person="sam")
+    assert "Prefers aisle seats" in api.get("/prompt").body["text"]
+    # A refusal keeps what was typed and says why; a bot that does not know sam is refused.
+    refused = sam.post("/people/sam/add/", {"text": "My password is hunter2-hunter2", "bot": "ava"})
+    assert refused.status_code == 422
+    assert "secrets are never saved" in plain(refused)
+    assert "My password is hunter2-hunter2</textarea>" in refused.content.decode()
+    assert sam.post("/people/sam/add/", {"text": "Likes tea", "bot": "zed"}).status_code == 403
+    assert sam.post("/people/ann/add/", {"text": "Likes tea", "bot": "ava"}).status_code == 403
+    assert "Likes tea" not in str(texts_on_disk(workspace))
 
 
 def test_a_readers_changes_are_refused_with_403_and_change_nothing(sam, workspace):

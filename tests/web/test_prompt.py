@@ -1,11 +1,34 @@
-"""The prompt preview: what a bot's memory section would hold in a chosen room."""
+"""The prompt preview: what a bot's memory section would hold in a chosen room, and, like the
+API, nothing about a person the bot does not act for."""
 
 import pytest
 
 from memstore.models import Bot, ProjectMember
-from tests.helpers import HX, day, plain, write_memory
+from memstore.registry.bots import bot_create
+from memstore.registry.people import person_add, person_link
+from memstore.registry.tokens import token_create
+from tests.helpers import HX, BotClient, day, plain, write_memory
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def linked(workspace):
+    """ava acts for ann and sam (the API would refuse their direct rooms otherwise)."""
+    bot_create(slug="ava")
+    for name in ("ann", "sam"):
+        person_add(name=name, username=name)
+        person_link(person=name, bot="ava")
+
+
+def test_a_bot_not_linked_to_the_person_gets_no_section_as_the_api_says(ann, workspace):
+    bot_create(slug="ben")
+    api = BotClient(token=token_create(bot="ben", name="t").token, person="ann").get("/prompt")
+    assert (api.status, api.body["code"]) == (403, "person_not_linked")
+    text = plain(ann.get("/bots/ben/prompt/?kind=direct&person=ann"))
+    assert "About ann" not in text
+    assert "ben&#x27; is not linked to ann" in text
+    assert "calls from that direct room (403 person_not_linked)" in text
 
 
 def test_direct_room_shows_the_persons_user_memory_and_never_hidden_facts(ann, workspace):
@@ -27,7 +50,7 @@ def test_staff_may_preview_another_persons_direct_room(boss, workspace):
 
 
 def test_at_most_three_projects(ann, workspace):
-    bot = Bot.objects.create(slug="ava")
+    bot = Bot.objects.get(slug="ava")
     for name in "abcd":
         ProjectMember.objects.create(project=name, bot=bot)
     url = "/bots/ava/prompt/?kind=group&projects=a&projects=b&projects=c&projects=d"

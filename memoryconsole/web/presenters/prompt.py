@@ -67,3 +67,11 @@ def prompt_freshness(stale: bool, memory: str) -> str:
             "lock, or the disk was slow): this is the index as it stood. Reload to try again."
         )
     return ""
+
+
+def prompt_refused(error: Exception) -> str:
+    """Why the preview shows no section: the API refuses this bot's call from that room too."""
+    return (
+        f"{error} The API refuses this bot's calls from that direct room (403 {error.code}), "
+        "so it gets no memory section there."
+    )

@@ -13,10 +13,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 
-from memoryconsole.web.forms import AboutQueryForm, ControlForm, FactIdForm
+from memoryconsole.web.forms import AboutAddForm, AboutQueryForm, ControlForm, FactIdForm
 from memoryconsole.web.presenters import aboutme as presenters
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.aboutme import (
+    about_fact_add,
     about_facts,
     about_whom,
     bot_unlink,
@@ -25,7 +26,7 @@ from memstore.console.aboutme import (
     forget_everywhere,
 )
 from memstore.console.reach import prompt_reach
-from memstore.errors import FactNotFound, InvalidTopic
+from memstore.errors import FactNotFound, InvalidTopic, MemstoreError, NotAllowed
 from memstore.facts.paths import locate
 from memstore.privacy.person_export import person_export
 from memstore.rules.controls import (
@@ -44,6 +45,7 @@ TEMPLATE = "web/about_me.html"
 
 _PERSON_URLS = (
     "page",
+    "add",
     "controls",
     "forget",
     "export",
@@ -85,12 +87,51 @@ def about_me_page(request, person: str | None = None):
     return page_or_partial(request, TEMPLATE, "about-facts", context)
 
 
+@console_view("POST")
+def about_add(request, person: str):
+    """Save a fact about the person, as them, in one bot's shard of their memory; a refusal is
+    shown beside the form with the text kept."""
+    viewer = viewer_of(request)
+    whom = about_whom(viewer=viewer, person=person)
+    form = AboutAddForm(request.POST)
+    if form.is_valid():
+        try:
+            added = about_fact_add(
+                viewer=viewer,
+                person=whom,
+                bot=form.cleaned_data["bot"],
+                text=form.cleaned_data["text"],
+            )
+        except NotAllowed:
+            raise
+        except MemstoreError as error:
+            form.add_error("text", error.message)
+        else:
+            messages.success(request, f"Saved for {added.bot}: {added.fact.body}")
+            return redirect(person_urls(whom)["page"])
+    page = about_facts(person=whom)
+    today = timezone.localdate()
+    context = {
+        "person": whom,
+        "own": whom == viewer.person,
+        "urls": person_urls(whom),
+        "q": "",
+        "rows": [presenters.about_fact_view(item, today=today) for item in page.items],
+        "summary": presenters.about_summary(page, ""),
+        "next_url": "",
+        "add_form": form,
+    } | _side(whom)
+    return render(request, TEMPLATE, context, status=422)
+
+
 def _side(person: str) -> dict:
     # The controls, their history and the bots: the parts a search does not redraw.
+    bots = bots_knowing(person=person)
     return {
         "controls": person_controls(person=person),
         "history": [presenters.control_change_text(c) for c in controls_history(person=person)],
-        "bots": bots_knowing(person=person),
+        "bots": bots,
+        "add_bots": [b.bot for b in bots],
     }
 
 

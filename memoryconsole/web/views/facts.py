@@ -116,6 +116,7 @@ def clear_memory(request, bot: str):
         "here": "memory",
         "preview": preview,
         "stays": facts_views.clear_stays(preview),
+        "can_edit": viewer.may_edit(bot),
     }
     return page_or_partial(request, "web/clear.html", "confirm", context)
 

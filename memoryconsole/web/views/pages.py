@@ -9,6 +9,7 @@ from memoryconsole.web.views.common import console_view, page_or_partial, url_wi
 from memstore.console.files import bot_files, file_view
 from memstore.console.learning import bot_learning
 from memstore.console.preview import hidden_counts, preview_choices, prompt_preview
+from memstore.errors import PersonNotLinked, PersonUnknown
 
 
 @console_view("GET", fragment="web/prompt.html#preview", vary=True)
@@ -18,18 +19,21 @@ def prompt_page(request, bot: str):
     choices = preview_choices(bot=bot, viewer=viewer)
     data = request.GET if "kind" in request.GET else {"kind": "direct", "person": viewer.person}
     form = PromptForm(data, projects=choices.projects, people=choices.people)
-    answer = None
+    answer, error = None, ""
     if form.is_valid():
         d = form.cleaned_data
-        answer = prompt_preview(
-            bot=bot,
-            viewer=viewer,
-            kind=d["kind"],
-            person=d["person"],
-            room=d["room"],
-            projects=d["projects"],
-            as_of=d["as_of"],
-        )
+        try:
+            answer = prompt_preview(
+                bot=bot,
+                viewer=viewer,
+                kind=d["kind"],
+                person=d["person"],
+                room=d["room"],
+                projects=d["projects"],
+                as_of=d["as_of"],
+            )
+        except (PersonNotLinked, PersonUnknown) as refused:
+            error = prompt.prompt_refused(refused)
     section = answer.section if answer else None
     context = {
         "bot": bot,
@@ -37,6 +41,7 @@ def prompt_page(request, bot: str):
         "form": form,
         "choices": choices,
         "answer": answer,
+        "error": error,
         "section": section,
         "blocks": prompt.prompt_blocks(
             section,

@@ -1,0 +1,122 @@
+"""The console offers only what it will do, at desktop and phone widths: a person who is not a
+bot's editor sees no "Add a fact" and no clear button, adds facts about themselves from About me
+instead; on a phone the bot's less used pages fold under "More pages" so the first fact is on
+the first screen; the prompt preview of a bot that does not act for them says the API refuses."""
+
+import re
+
+import pytest
+
+from memstore.registry.bots import bot_create
+from memstore.registry.people import editor_add, person_add, person_link
+from tests.helpers import day, texts_on_disk, write_memory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def setup(memory_root, django_user_model, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    django_user_model.objects.create_user("sam", password="pw-sam-1234")
+    write_memory(
+        memory_root,
+        "agents/ava/memory/profile.md",
+        *(f"- ({day(40 - n)}) Plans offsite number {n} for the Lisbon team" for n in range(18)),
+    )
+    write_memory(memory_root, "agents/ben/memory/profile.md", f"- ({day(3)}) Ben reads papers")
+    write_memory(
+        memory_root, "users/sam/memory/by-agent/ava/profile.md", f"- ({day(9)}) Sam likes tea"
+    )
+    for bot in ("ava", "ben"):
+        bot_create(slug=bot)
+    person_add(name="sam", username="sam")
+    person_link(person="sam", bot="ava")
+    editor_add(username="sam", bot="ben")  # an editor of ben, only a reader of ava
+    return memory_root
+
+
+def _page(chromium, live_server, width: int):
+    viewport = PHONE if width == 390 else {"width": width, "height": 900}
+    context = chromium.new_context(viewport=viewport)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.set_default_timeout(10_000)
+    page.goto(f"{live_server.url}/bots/ava/")
+    page.get_by_label("Username").fill("sam")
+    page.get_by_label("Password").fill("pw-sam-1234")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(r"/bots/ava/$"))
+    return context, page, problems
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_reader_is_offered_no_change_and_the_first_fact_is_on_the_first_screen(
+    chromium, live_server, setup, width
+):
+    context, page, problems = _page(chromium, live_server, width)
+    facts = page.locator("#fact-list li.fact")
+    assert facts.count() == 18
+    assert page.get_by_role("link", name="Add a fact").count() == 0
+    assert page.get_by_role("button", name="Delete selected").count() == 0
+    assert page.get_by_role("link", name=re.compile("Clear all of")).count() == 0
+    first = facts.first.bounding_box()
+    files = page.locator(".bot-links").get_by_role("link", name="Files")
+    if width == 390:
+        # The 13 links used to wrap to 5 rows and push the first fact to y = 730 of 844.
+        # Now the whole first fact is on the first screen (its top at about y = 580).
+        assert first["y"] < 620 and first["y"] + first["height"] <= PHONE["height"], first
+        assert not files.is_visible()
+        page.get_by_text("More pages").click()
+        assert files.is_visible()
+    else:
+        assert files.is_visible()
+        assert first["y"] < 500, first
+    # The clear page, opened by its address, has nothing to press but Back.
+    page.goto(f"{live_server.url}/bots/ava/clear/")
+    page.get_by_text("You can read ava’s memory but not clear it").wait_for()
+    assert page.get_by_role("button", name=re.compile("Remove")).count() == 0
+    # Where sam is an editor, both are offered.
+    page.goto(f"{live_server.url}/bots/ben/")
+    assert page.get_by_role("link", name="Add a fact").count() == 1
+    assert problems == []
+    context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_person_adds_a_fact_about_themselves_from_about_me(chromium, live_server, setup, width):
+    context, page, problems = _page(chromium, live_server, width)
+    page.goto(f"{live_server.url}/me/")
+    page.get_by_text("Add a fact about yourself").click()
+    page.get_by_label("Fact", exact=True).fill("Prefers aisle seats")
+    page.get_by_role("button", name="Save fact").click()
+    page.get_by_text("Saved for ava: Prefers aisle seats").wait_for()
+    assert "Prefers aisle seats" in page.locator("#about-facts").inner_text()
+    assert "Prefers aisle seats" in texts_on_disk(setup)["users/sam/memory/by-agent/ava/profile.md"]
+    # A refusal keeps what was typed.
+    page.get_by_text("Add a fact about yourself").click()
+    page.get_by_label("Fact", exact=True).fill("my password is hunter2-hunter2")
+    page.get_by_role("button", name="Save fact").click()
+    page.get_by_text("secrets are never saved").wait_for()
+    assert page.get_by_label("Fact", exact=True).input_value() == "my password is hunter2-hunter2"
+    width_now = page.evaluate("document.documentElement.scrollWidth")
+    assert width_now <= width, width_now
+    assert problems == [] or all("422" in p for p in problems), problems
+    context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_preview_of_a_bot_not_acting_for_the_person_agrees_with_the_api(
+    chromium, live_server, setup, width
+):
+    context, page, problems = _page(chromium, live_server, width)
+    page.goto(f"{live_server.url}/bots/ben/prompt/?kind=direct&person=sam")
+    page.get_by_text("is not linked to sam").wait_for()
+    assert "403 person_not_linked" in page.locator("#preview").inner_text()
+    assert page.get_by_text("About sam").count() == 0
+    page.goto(f"{live_server.url}/bots/ava/prompt/?kind=direct&person=sam")
+    assert "Sam likes tea" in page.locator("#preview").inner_text()
+    assert problems == []
+    context.close()
