@@ -175,4 +175,4 @@ def prompt_as_of(*, ctx: Context, day: date) -> PromptSection:
     ]
     inputs = blocks_withheld(inputs, rule)
     team_wide = Bot.objects.filter(slug=ctx.bot, in_groups=True).exists()
-    return section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide)
+    return section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot)

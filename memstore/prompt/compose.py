@@ -7,9 +7,11 @@ rooms only), up to 3 projects, the bot's own memory. Each shows profile facts, t
 highest-ranked log facts ("recently"), each part within a count and a character budget,
 stopping at the first fact that would overflow, and ends with a line saying how many facts it
 left on disk. A fact is shown as one line that can't open a heading or block of its own
-(`fact_text`).
+(`fact_text`); in shared blocks (user and project memory) a line another bot's shard holds ends
+with `(saved by <bot>)`, counted in the budgets, so a bot does not claim another's work.
 """
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -62,6 +64,7 @@ class Block:
     recent: Slice
     recall_only: int = 0  # visibility=searchable: on disk and found by recall, never in prompts
     paused: bool = False  # the person paused memory: nothing of this block is shown
+    writers: Mapping[str, str] = field(default_factory=dict)  # fact id -> the other bot that saved it
 
     @property
     def facts(self) -> list[StoredFact]:
@@ -113,21 +116,38 @@ class BlockInput:
 _BREAKS = str.maketrans(dict.fromkeys("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", " "))
 
 
-def fact_text(fact: StoredFact) -> str:
+_SAVED_BY = re.compile(r" \(saved by [a-z0-9][a-z0-9_-]*\)$")
+
+
+def fact_text(fact: StoredFact, writer: str = "") -> str:
     """A fact as the prompt shows it: its line without metadata, always one line starting
-    `- (date)`, so nothing in its text can open a heading or a block of its own."""
+    `- (date)`, so nothing in its text can open a heading or a block of its own; `writer`: the
+    other bot that saved it, marked at the end."""
     text = fact.text
     # isprintable is False for every break character (and tabs): the translate runs only then.
-    return line_text(fact.day, text if text.isprintable() else text.translate(_BREAKS))
+    line = line_text(fact.day, text if text.isprintable() else text.translate(_BREAKS))
+    return f"{line} (saved by {writer})" if writer else line
 
 
-def slice_fill(name: SliceName, facts: list[StoredFact], budget: Budget, beyond: int = 0) -> Slice:
+def line_unmarked(line: str) -> str:
+    """A section's fact line without its `(saved by <bot>)` mark: the fact's own line."""
+    return _SAVED_BY.sub("", line)
+
+
+def slice_fill(
+    name: SliceName,
+    facts: list[StoredFact],
+    budget: Budget,
+    beyond: int = 0,
+    writers: Mapping[str, str] | None = None,
+) -> Slice:
     """The facts (best first) that fit the budget, stopping at the first that would overflow;
-    `beyond` more facts, ranked after these, were not even loaded."""
+    `beyond` more facts, ranked after these, were not even loaded; `writers` marks cost too."""
     shown: list[StoredFact] = []
     used = 0
+    writers = writers or {}
     for fact in facts[: budget.facts]:
-        cost = len(fact_text(fact)) + 1
+        cost = len(fact_text(fact, writers.get(fact.fact_id, ""))) + 1
         if used + cost > budget.chars:
             break
         shown.append(fact)
@@ -152,8 +172,12 @@ def _title(kind: BlockKind, name: str, team_wide: bool, paused: bool = False) ->
     return "Your own memory (team-wide)" if team_wide else "Your own memory"
 
 
-def block_compose(item: BlockInput, budgets: Mapping[SliceName, Budget], team_wide: bool) -> Block:
-    """One block: shards merged (newest wins), hidden facts dropped, both slices budgeted."""
+def block_compose(
+    item: BlockInput, budgets: Mapping[SliceName, Budget], team_wide: bool, bot: str = ""
+) -> Block:
+    """One block: shards merged (newest wins), hidden facts dropped, both slices budgeted; in a
+    shared block, the facts another bot's shard holds are marked with that bot (`bot`: whose
+    prompt this is)."""
     if item.paused:
         empty = [Slice(name, [], budgets[name]) for name in ("profile", "recent")]
         title = _title(item.kind, item.name, team_wide, paused=True)
@@ -167,6 +191,9 @@ def block_compose(item: BlockInput, budgets: Mapping[SliceName, Budget], team_wi
     profile = by_rank(f for f in context if f.tier == "profile")
     recent = by_rank(f for f in context if f.tier != "profile")
     counts = item.on_disk or {}
+    writers = {}
+    if bot and item.kind != "bot":
+        writers = {f.fact_id: f.shard_bot for f in context if f.shard_bot != bot}
     return Block(
         title=_title(item.kind, item.name, team_wide),
         scope=f"{item.kind}:{item.name}",
@@ -175,14 +202,17 @@ def block_compose(item: BlockInput, budgets: Mapping[SliceName, Budget], team_wi
             profile,
             budgets["profile"],
             beyond=max(0, counts.get("profile", len(profile)) - len(profile)),
+            writers=writers,
         ),
         recent=slice_fill(
             "recent",
             recent,
             budgets["recent"],
             beyond=max(0, counts.get("recent", len(recent)) - len(recent)),
+            writers=writers,
         ),
         recall_only=counts.get("searchable", len(merged) - len(context)),
+        writers=writers,
     )
 
 
@@ -198,6 +228,12 @@ _HEADER = (
 _TEAM_WIDE = (
     "Your own memory is team-wide: it goes with you into every group chat you are in. "
     "Mention every team-wide save or forget to the people you are talking with.\n"
+)
+
+
+_MARKED = (
+    "A line ending (saved by <bot>) was saved by that other bot, not by you: when you use it, "
+    "say where it came from rather than claim the work as yours.\n"
 )
 
 
@@ -222,10 +258,10 @@ def _render_block(block: Block, team_wide: bool) -> str:
         lines.append(_TEAM_WIDE.rstrip("\n"))
     if block.profile.facts:
         lines.append("Profile:")
-        lines += [fact_text(f) for f in block.profile.facts]
+        lines += [fact_text(f, block.writers.get(f.fact_id, "")) for f in block.profile.facts]
     if block.recent.facts:
         lines.append("Recently:")
-        lines += [fact_text(f) for f in block.recent.facts]
+        lines += [fact_text(f, block.writers.get(f.fact_id, "")) for f in block.recent.facts]
     if not block.facts:
         lines.append("Nothing saved here yet." if block.left_out == 0 else "No facts shown.")
     lines.append(_left_line(block))
@@ -237,10 +273,14 @@ def section_compose(
     inputs: list[BlockInput],
     budgets: Mapping[BlockKind, Mapping[SliceName, Budget]] = DEFAULT_BUDGETS,
     team_wide: bool = False,
+    bot: str = "",
 ) -> PromptSection:
-    """The memory section for these blocks (given in prompt order)."""
-    blocks = [block_compose(item, budgets[item.kind], team_wide) for item in inputs]
-    text = _HEADER + "".join("\n" + _render_block(block, team_wide) for block in blocks)
+    """The memory section for these blocks (given in prompt order), for `bot`'s prompt (its
+    name marks what other bots saved; "" marks nothing)."""
+    blocks = [block_compose(item, budgets[item.kind], team_wide, bot) for item in inputs]
+    marked = any(b.writers.get(f.fact_id) for b in blocks for f in b.facts)
+    header = _HEADER + (_MARKED if marked else "")
+    text = header + "".join("\n" + _render_block(block, team_wide) for block in blocks)
     return PromptSection(text=text, blocks=blocks)
 
 
@@ -261,7 +301,7 @@ def changes_compose(*, previous: str, current: PromptSection, present: set[str])
         dict.fromkeys(
             line
             for line in before
-            if line not in seen_now and parse_line(line).identity not in present
+            if line not in seen_now and parse_line(line_unmarked(line)).identity not in present
         )
     )
     if not added and not removed:

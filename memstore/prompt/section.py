@@ -34,6 +34,7 @@ from memstore.prompt.compose import (
     SliceName,
     changes_compose,
     fact_lines,
+    line_unmarked,
     section_compose,
 )
 from memstore.rooms.access import Context, visible
@@ -195,7 +196,7 @@ def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     # A paused person's private facts are withheld: read as outside a direct room.
     private = "private" in visible(ctx) and not rule.paused
     inputs = blocks_withheld(blocks_cached(scopes, budgets, private, _load), rule)
-    section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide)
+    section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot)
     return section, [scope for _, scope in scopes]
 
 
@@ -207,7 +208,7 @@ def prompt_build(*, ctx: Context) -> PromptSection:
 def prompt_changes(*, ctx: Context, previous: str) -> PromptChanges:
     """The + / − note of fact lines changed since `previous` (a section built earlier)."""
     section, scopes = _build(ctx)
-    earlier = {parse_line(line).identity for line in fact_lines(previous)}
+    earlier = {parse_line(line_unmarked(line)).identity for line in fact_lines(previous)}
     return changes_compose(
         previous=previous, current=section, present=_still_there(scopes, earlier)
     )
