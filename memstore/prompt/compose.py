@@ -64,7 +64,9 @@ class Block:
     recent: Slice
     recall_only: int = 0  # visibility=searchable: on disk and found by recall, never in prompts
     paused: bool = False  # the person paused memory: nothing of this block is shown
-    writers: Mapping[str, str] = field(default_factory=dict)  # fact id -> the other bot that saved it
+    writers: Mapping[str, str] = field(
+        default_factory=dict
+    )  # fact id -> the other bot that saved it
 
     @property
     def facts(self) -> list[StoredFact]:
