@@ -59,6 +59,44 @@ def rank_of(*, day: date, weight: float, importance: float | None = None) -> flo
     return (day - _EPOCH).days / 30 + math.log2(weight) + bonus
 
 
+# Usage (SPEC §3.2, issue 24): how often recall returned a fact and when a bot last used it
+# nudges its rank a little, never its importance (nothing is written to the file). Bounded: at
+# most +USAGE_MAX_BONUS (a month of recency) for a fact recalled often within USAGE_RECENT_DAYS,
+# -USAGE_IDLE_PENALTY for one not used (recalled or put in a prompt) for USAGE_IDLE_DAYS. A fact
+# with no usage recorded is neutral. Only recalls earn the bonus: prompts put the same facts in
+# every section, and counting those would keep whatever is in the prompt there.
+USAGE_MAX_BONUS = 1.0
+USAGE_PER_DOUBLING = 0.25  # each doubling of the recall count adds this much, up to the cap
+USAGE_RECENT_DAYS = 30
+USAGE_IDLE_DAYS = 120
+USAGE_IDLE_PENALTY = 0.5
+
+
+def usage_bonus(*, recalled: int, last_used: date | None, today: date) -> float:
+    """The rank adjustment for a fact's usage: small and bounded, 0 when none is recorded."""
+    if last_used is None:
+        return 0.0
+    idle = (today - last_used).days
+    if idle > USAGE_IDLE_DAYS:
+        return -USAGE_IDLE_PENALTY
+    if recalled > 0 and idle <= USAGE_RECENT_DAYS:
+        return min(USAGE_MAX_BONUS, USAGE_PER_DOUBLING * math.log2(1 + recalled))
+    return 0.0
+
+
+def usage_bonus_sql(usage: str = "u.", today: str = "CURRENT_DATE") -> str:
+    """`usage_bonus` in SQL over a LEFT JOINed memstore_factusage row (`usage` prefixes its
+    columns; no row is neutral)."""
+    idle = f"({today} - ({usage}last_used AT TIME ZONE 'UTC')::date)"
+    return (
+        f"(CASE WHEN {usage}last_used IS NULL THEN 0.0"
+        f" WHEN {idle} > {USAGE_IDLE_DAYS} THEN {-USAGE_IDLE_PENALTY}"
+        f" WHEN {usage}recalled > 0 AND {idle} <= {USAGE_RECENT_DAYS}"
+        f" THEN LEAST({USAGE_MAX_BONUS}, {USAGE_PER_DOUBLING} * log(2, 1 + {usage}recalled))"
+        " ELSE 0.0 END)"
+    )
+
+
 # Best first, one rule everywhere (prompt, learner's known facts, lists and recall's fallback):
 # rank, then the newer date, then position (a later file — a later month — then a later line).
 RANK_ORDER_FIELDS = ("-rank", "-day", "-file__path", "-position", "fact_id")

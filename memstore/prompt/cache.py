@@ -2,11 +2,13 @@
 
 Owns: `blocks_cached`, which gives each scope's `BlockInput` (the best profile and recent facts
 within the budgets, and how many facts the scope holds) from a small per-process cache keyed by
-the scope's version (see `memstore.recall.versions`), the budgets and whether private facts may
-show; a scope whose files changed since is loaded again. A block depends only on its scope's
-files (ranks, dates, paths, positions and visibility all come from them), so a remembered block
-is exactly what a fresh load would give; loading one sorts its whole scope (10–14 ms for 7,000
-facts), reading the versions of every block is one statement.
+the scope's version (see `memstore.recall.versions`), the day (UTC), the budgets and whether
+private facts may show; a scope whose files changed since is loaded again. A block depends on
+its scope's files (ranks, dates, paths, positions and visibility all come from them) and on the
+usage nudge read when it is loaded (`memstore.facts.ranking.usage_bonus`): usage counted since
+moves a fact at the next change of the scope's files, or the next day, not on every flush of
+the counts (which would reload every block every 30 s). Loading one sorts its whole scope
+(10–14 ms for 7,000 facts); reading the versions of every block is one statement.
 
 Does not: sync (the caller does, before), compose the section, or know how a block is loaded.
 """
@@ -14,6 +16,7 @@ Does not: sync (the caller does, before), compose the section, or know how a blo
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 
 from django.db import connection
 
@@ -35,11 +38,12 @@ def blocks_cached[T](
     """`load(scope, budgets[kind], private)` for each (kind, scope), remembered by version."""
     versions = versions_read([str(scope) for _, scope in scopes])
     db = connection.settings_dict["NAME"]
+    today = datetime.now(UTC).date()
     blocks = []
     for kind, scope in scopes:
         version = versions.get(str(scope))
         budget = budgets[kind]
-        key = (db, str(scope), version, tuple(sorted(budget.items())), private)
+        key = (db, str(scope), version, today, tuple(sorted(budget.items())), private)
         with _lock:
             block = _cache.get(key) if version is not None else None
             if block is not None:

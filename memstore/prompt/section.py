@@ -19,7 +19,7 @@ from django.db.models import F
 
 from memstore.facts.markdown import parse_line
 from memstore.facts.paths import Scope
-from memstore.facts.ranking import rank_order_sql
+from memstore.facts.ranking import rank_order_sql, usage_bonus_sql
 from memstore.facts.records import StoredFact, stored_from_row
 from memstore.index import index_sync
 from memstore.models import Bot, Fact
@@ -69,28 +69,34 @@ def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
 
 # One scope's facts merged across shards (newest date wins; a tie goes to the first shard and
 # file by name, as in `block_compose`), then the best `%s` profile and `%s` other facts that may
-# enter a prompt, and how many facts each part holds: a block never loads more than it can show.
+# enter a prompt (ranked by their rank plus the usage nudge, `usage_bonus_sql`), and how many
+# facts each part holds: a block never loads more than it can show.
 _BLOCK_SQL = """
     WITH merged AS MATERIALIZED (
-        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank, m.path, f.position,
+        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank + {bonus} AS rank,
+               {bonus} AS bonus, m.path, f.position,
                f.tier = 'profile' AS profile,
                CASE WHEN f.visibility = 'private' THEN %s
                     WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
                     ELSE 'context' END AS visibility
         FROM memstore_fact f
         JOIN memstore_memoryfile m ON m.id = f.file_id AND m.scope_key = %s
+        LEFT JOIN memstore_factusage u ON u.scope_key = f.scope_key AND u.fact_id = f.fact_id
         WHERE f.scope_key = %s
         ORDER BY f.fact_id, f.day DESC, f.shard_bot, m.path
     ),
     ranked AS (
-        SELECT id, profile, row_number() OVER (
+        SELECT id, profile, bonus, row_number() OVER (
                    PARTITION BY profile ORDER BY {order}) AS n
         FROM merged WHERE visibility = 'context'
     )
-    SELECT 'row', id, profile, '' FROM ranked WHERE n <= CASE WHEN profile THEN %s ELSE %s END
+    SELECT 'row', id, profile, '', bonus FROM ranked
+    WHERE n <= CASE WHEN profile THEN %s ELSE %s END
     UNION ALL
-    SELECT 'count', count(*), profile, visibility FROM merged GROUP BY profile, visibility
-""".replace("{order}", rank_order_sql("", ""))
+    SELECT 'count', count(*), profile, visibility, 0.0 FROM merged GROUP BY profile, visibility
+""".replace("{order}", rank_order_sql("", "")).replace(
+    "{bonus}", f"{usage_bonus_sql('u.')}::float8"
+)
 
 
 # Facts loaded past each budget's count, so a block still fills when a few are withheld.
@@ -104,16 +110,18 @@ def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = Fal
     with connection.cursor() as cursor:
         cursor.execute(_BLOCK_SQL, [*args, *limits])
         rows = cursor.fetchall()
-    ids = [row[1] for row in rows if row[0] == "row"]
+    bonus = {row[1]: row[4] for row in rows if row[0] == "row"}
     on_disk = {"profile": 0, "recent": 0, "searchable": 0}
-    for kind, count, profile, visibility in rows:
+    for kind, count, profile, visibility, _ in rows:
         if kind == "count" and visibility == "context":
             on_disk["profile" if profile else "recent"] += count
         elif kind == "count" and visibility == "searchable":
             on_disk["searchable"] += count
+    # The rank the block is ordered by includes the usage nudge (the files' rank does not).
     facts = [
-        stored_from_row(row)
-        for row in Fact.objects.filter(pk__in=ids).annotate(file_path=F("file__path"))
+        replace(stored, rank=stored.rank + bonus[row.pk]) if bonus[row.pk] else stored
+        for row in Fact.objects.filter(pk__in=list(bonus)).annotate(file_path=F("file__path"))
+        if (stored := stored_from_row(row))
     ]
     kind: BlockKind = "bot" if scope.kind == "bot" else scope.kind  # type: ignore[assignment]
     # Worked out once per load: a remembered block is checked by the detector only when loaded.

@@ -48,6 +48,7 @@ from memstore.recall.sides import Sides, both_sides
 from memstore.recall.vectors import embedder_current
 from memstore.rooms.access import Context, readable_scopes, visible
 from memstore.rules.withheld import Withholding
+from memstore.store.usage_rank import usage_rescored
 
 logger = logging.getLogger(__name__)
 
@@ -156,6 +157,8 @@ def recall_in_scopes(
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=found.lexical, dense=found.dense, dated=dated)
+    # Used often and lately: a little higher; unused for months: a little lower (bounded).
+    fused = usage_rescored(fused, scope_keys=[str(scope) for scope in scopes])
     reranker = rerank_wanted(rerank) if fused else None
     if not fused:
         result = _substring_fallback(
