@@ -19,3 +19,16 @@ def fact_protected(meta: Mapping[str, str]) -> bool:
     if str(meta.get("pin", "")).strip().lower() not in _FALSE:
         return True
     return meta.get("via", "") not in AUTOMATIC_VIAS
+
+
+# Saved because someone asked: a bot's explicit API or tool call, or a person in the console.
+REQUESTED_VIAS = ("api", "tool", "console")
+
+
+def fact_requested(meta: Mapping[str, str], via: str = "") -> bool:
+    """Whether a fact was saved on request (the console's pin): pinned, or saved by a bot's
+    explicit call or a person (`via`: how its line was written, from the line or its history),
+    as opposed to captured automatically by the learner or synthesis."""
+    if str(meta.get("pin", "")).strip().lower() not in _FALSE:
+        return True
+    return (meta.get("via") or via) in REQUESTED_VIAS

@@ -120,3 +120,39 @@ def test_the_preview_of_a_bot_not_acting_for_the_person_agrees_with_the_api(
     assert "Sam likes tea" in page.locator("#preview").inner_text()
     assert problems == []
     context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_pin_and_what_was_forgotten_lately_on_about_me(chromium, live_server, setup, width):
+    from memstore.facts.paths import Scope
+    from memstore.store.services import fact_forget, fact_remember
+
+    shard = Scope("user", "sam").shard("ava")
+    fact_remember(
+        shard=shard, text="Prefers window seats", tier="profile", meta={"pin": "1"}, by="ava"
+    )
+    fact_remember(shard=shard, text="Sam takes the 8:10 train", tier="profile", by="ava")
+    fact_forget(shards=[shard], text="Sam takes the 8:10 train", by="sam", via="console")
+    context, page, problems = _page(chromium, live_server, width)
+    page.goto(f"{live_server.url}/me/")
+    row = page.locator("#about-facts li.fact", has_text="Prefers window seats")
+    assert row.locator(".badge.pin").is_visible()
+    assert (
+        page.locator("#about-facts li.fact", has_text="Sam likes tea").locator(".badge.pin").count()
+        == 0
+    )
+    page.get_by_text("Forgotten in the last 30 days (1)").click()
+    gone = page.locator("#forgotten li", has_text="Sam takes the 8:10 train")
+    assert gone.is_visible()
+    gone.get_by_role("button", name=re.compile("Restore")).click()
+    # The line becomes the fact's row again, with its actions.
+    page.locator("#forgotten li.fact", has_text="8:10 train").get_by_role(
+        "link", name="Edit"
+    ).wait_for()
+    assert (
+        "Sam takes the 8:10 train"
+        in texts_on_disk(setup)["users/sam/memory/by-agent/ava/profile.md"]
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert problems == []
+    context.close()

@@ -14,6 +14,7 @@ from memstore.console.aboutme import AboutFact
 from memstore.console.reach import Reach
 from memstore.facts.paging import Page
 from memstore.rules.controls import ControlChange
+from memstore.rules.protected import fact_requested
 
 REACH_KIND_LABELS = {"direct": "Direct with you", "group": "Group rooms", "routine": "Routines"}
 REACH_REASONS = {
@@ -43,6 +44,7 @@ class AboutFactView:
     origin: str
     is_new: bool
     hidden: bool
+    pinned: bool = False  # saved on request, not captured automatically
 
     @property
     def fact(self):
@@ -60,6 +62,7 @@ def about_fact_view(item: AboutFact, *, today: date) -> AboutFactView:
         origin=origin(item.by, item.via) or "origin not recorded",
         is_new=fact.day >= today - timedelta(days=NEW_DAYS),
         hidden=fact.visibility == "hidden",
+        pinned=fact_requested(fact.meta, item.via),
     )
 
 

@@ -17,6 +17,7 @@ from memoryconsole.web.presenters.common import (
 from memoryconsole.web.presenters.history import stamp_time
 from memstore.console.facts import FactQuery, FactRow, FactRows, Tab
 from memstore.console.writes import ClearPreview, Erased
+from memstore.rules.protected import fact_requested
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,7 @@ class FactRowView:
     origin: str
     is_new: bool
     hidden: bool
+    pinned: bool = False  # saved on request, not captured automatically
     parts: tuple[tuple[str, bool], ...] = ()  # the text in pieces, True where a search matched
     where: str = ""  # in a search over several bots: which bot's memory
 
@@ -74,6 +76,7 @@ def fact_row_view(
         origin=origin(row.by, row.via) or "origin not recorded",
         is_new=fact.day >= today - timedelta(days=NEW_DAYS),
         hidden=fact.visibility == "hidden",
+        pinned=fact_requested(fact.meta, row.via),
         parts=marks.split(fact.body) if marks else ((fact.body, False),),
         where=where,
     )

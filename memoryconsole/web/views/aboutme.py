@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from memoryconsole.web.forms import AboutAddForm, AboutQueryForm, ControlForm, FactIdForm
 from memoryconsole.web.presenters import aboutme as presenters
+from memoryconsole.web.presenters import forgotten as presenters_forgotten
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.aboutme import (
     about_fact_add,
@@ -25,6 +26,7 @@ from memstore.console.aboutme import (
     bots_linked,
     forget_everywhere,
 )
+from memstore.console.forgotten_recently import person_forgotten
 from memstore.console.reach import prompt_reach
 from memstore.errors import FactNotFound, InvalidTopic, MemstoreError, NotAllowed
 from memstore.facts.paths import locate
@@ -132,6 +134,9 @@ def _side(person: str) -> dict:
         "history": [presenters.control_change_text(c) for c in controls_history(person=person)],
         "bots": bots,
         "add_bots": [b.bot for b in bots],
+        "forgotten": [
+            presenters_forgotten.forgotten_view(f) for f in person_forgotten(person=person)
+        ],
     }
 
 

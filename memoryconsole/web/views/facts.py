@@ -9,6 +9,7 @@ from django.utils import timezone
 from memoryconsole.web.forms import AsOfForm, FactQueryForm, FactRefsForm
 from memoryconsole.web.presenters import common
 from memoryconsole.web.presenters import facts as facts_views
+from memoryconsole.web.presenters import forgotten as presenters_forgotten
 from memoryconsole.web.presenters import search as presenters_search
 from memoryconsole.web.views.common import (
     console_view,
@@ -19,6 +20,7 @@ from memoryconsole.web.views.common import (
 )
 from memoryconsole.web.views.rows import fact_urls
 from memstore.console.facts import IMPORTANCE_LEVELS, bot_tabs, fact_rows
+from memstore.console.forgotten_recently import bot_forgotten
 from memstore.console.search import bot_search
 from memstore.console.versions import console_bot_as_of, console_history_start
 from memstore.console.writes import (
@@ -54,6 +56,10 @@ def bot_page(request, bot: str):
             "tabs": facts_views.tab_views(tabs),
             "scopes": facts_views.scope_choices(context.pop("scopes_shown")),
             "show_clear": query.tab == "own" and viewer.may_edit(bot),
+            "forgotten": [
+                presenters_forgotten.forgotten_view(f)
+                for f in bot_forgotten(bot=bot, viewer=viewer)
+            ],
             "undo_clear": _undo_offer(request, bot),
             "filters_open": bool(
                 query.scope or query.tier or query.type or query.month or query.importance
