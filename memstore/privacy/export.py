@@ -10,6 +10,7 @@ A bot exporting over the API gets its own memory without hidden facts, which bot
 
 import json
 import zipfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -70,11 +71,26 @@ def bot_own_files(*, bot: str) -> list[str]:
     return files_of_shard(memory_root(), Scope("bot", check_slug(bot)).shard(bot))
 
 
-def memory_export(*, files: list[str], out: BinaryIO, include_hidden: bool = True) -> ExportSummary:
-    """Write a zip of these files and their facts' metadata to `out`."""
+def memory_export(
+    *,
+    files: list[str],
+    out: BinaryIO,
+    include_hidden: bool = True,
+    raw: Iterable[str] = (),
+    written: Mapping[str, bytes] | None = None,
+) -> ExportSummary:
+    """Write a zip of these files and their facts' metadata to `out`; `raw`: more files
+    (relative paths: histories, notes) copied byte for byte, not read for facts; `written`:
+    files made for the export (name -> bytes)."""
     root = memory_root()
     facts = 0
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for rel in raw:
+            info = zipfile.ZipInfo(rel, date_time=_stamp(root / rel))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, (root / rel).read_bytes())
+        for name, data in (written or {}).items():
+            archive.writestr(name, data)
         records: list[str] = []
         for rel in files:
             path = root / rel

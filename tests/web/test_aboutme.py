@@ -135,6 +135,7 @@ def test_export_is_a_zip_of_the_markdown_files_and_their_metadata(ann, workspace
     assert response["Content-Disposition"].startswith('attachment; filename="about-ann-')
     archive = zipfile.ZipFile(io.BytesIO(response.content))
     assert sorted(archive.namelist()) == [
+        "controls.json",
         "facts.jsonl",
         "users/ann/memory/by-agent/ava/profile.md",
         "users/ann/memory/by-agent/ben/profile.md",
@@ -145,6 +146,44 @@ def test_export_is_a_zip_of_the_markdown_files_and_their_metadata(ann, workspace
     assert len(facts) == 4 and {f["scope_name"] for f in facts} == {"ann"}
     lisbon = next(f for f in facts if "Lisbon" in f["text"])
     assert (lisbon["bot"], lisbon["meta"]["src"]) == ("ben", "room:dm-ann/msg:7")
+
+
+def test_export_holds_the_about_you_note_with_its_versions_the_controls_and_history(ann, workspace):
+    from memstore.facts.paths import Scope
+    from memstore.prompt.notes import note_save, note_versions
+    from memstore.rules.controls import memory_pause, topic_exclude
+    from memstore.store.services import fact_forget, fact_remember
+
+    note_save(kind="you", name="ann", text="Call me Ann. I work in Lisbon.")
+    note_save(kind="you", name="ann", text="Call me Ann. I work in Porto now.")
+    memory_pause(person="ann", by="ann", via="console")
+    topic_exclude(person="ann", topic="salary", by="ann", via="console")
+    shard = Scope("user", "ann").shard("ava")
+    fact_remember(shard=shard, text="Ann takes the 8:10 train", by="ava")
+    fact_forget(shards=[shard], text="Ann takes the 8:10 train", by="ann", via="console")
+    archive = zipfile.ZipFile(io.BytesIO(ann.get("/people/ann/export/").content))
+    names = archive.namelist()
+    assert (
+        archive.read("users/ann/notes/about-you.md")
+        .decode()
+        .startswith("Call me Ann. I work in Porto")
+    )
+    versions = [n for n in names if n.startswith("users/ann/notes/versions/about-you/")]
+    assert len(versions) == len(note_versions(kind="you", name="ann")) >= 1
+    assert any("I work in Lisbon" in archive.read(v).decode() for v in versions)
+    assert json.loads(archive.read("controls.json")) == {
+        "person": "ann",
+        "paused": True,
+        "topics": ["salary"],
+    }
+    audit = [json.loads(line) for line in archive.read("users/ann/controls.jsonl").splitlines()]
+    assert [(a["action"], a["topic"]) for a in audit] == [("pause", ""), ("exclude", "salary")]
+    history = archive.read("users/ann/memory/by-agent/ava/history.jsonl").decode()
+    assert history.count("Ann takes the 8:10 train") == 2  # added, then forgotten by ann
+    assert all(
+        json.loads(line)["file"].endswith(".md")
+        for line in archive.read("facts.jsonl").splitlines()
+    )
 
 
 def test_what_can_reach_my_prompts_per_bot_and_room_kind(ann, workspace, settings):
@@ -226,7 +265,7 @@ def test_a_refused_edit_keeps_the_text_and_another_persons_file_is_refused(ann, 
 
 
 def test_the_about_you_note_reaches_direct_prompts_only(ann, workspace):
-    from memstore.prompt.notes import note_save
+    from memstore.prompt.notes import note_save, note_versions
 
     note_save(kind="you", name="ann", text="Call me Annie. I prefer short answers.")
     _link_ann("ava", "ben")
