@@ -310,6 +310,10 @@ UPKEEP_CRON = os.environ.get("UPKEEP_CRON", "17 3 * * *")
 UPKEEP_STALE_DAYS = env_number("UPKEEP_STALE_DAYS", 90)
 UPKEEP_MAX_PAIRS = env_number("UPKEEP_MAX_PAIRS", 200)
 SYNTHESIS_MODE = env_choice("SYNTHESIS_MODE", "off", ("off", "report", "write"))
+# AGENT_LESSONS  off (the default) | propose: `manage.py upkeep --all --lessons` proposes a bot's
+#                recurring lessons (type=learning facts) for its About me note, in its Proposals
+#                inbox; applied only when someone who may edit the bot accepts.
+AGENT_LESSONS = env_choice("AGENT_LESSONS", "off", ("off", "propose"))
 SYNTHESIS_MAX_FACTS = env_number("SYNTHESIS_MAX_FACTS", 150)
 HEALTH_UNUSED_DAYS = env_number("HEALTH_UNUSED_DAYS", 60)
 # --- end of upkeep settings ----------------------------------------------------------------------

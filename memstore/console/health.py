@@ -15,6 +15,8 @@ from memstore.errors import FactNotFound, NotAllowed
 from memstore.facts.paging import Page
 from memstore.facts.paths import Scope, Shard
 from memstore.models import Proposal
+from memstore.prompt.lessons import ORIGIN as LESSONS_ORIGIN
+from memstore.prompt.lessons import lessons_apply
 from memstore.upkeep.health import KINDS, Finding, fact_in_shard, health_fix
 from memstore.upkeep.health_snapshots import (
     finding_from,
@@ -187,6 +189,8 @@ def console_proposal_decide(
     if not viewer.may_see(Scope.parse(proposal.scope_key)):
         raise NotAllowed("That proposal is about another person's user memory.")
     viewer.check_editor(bot)
+    if proposal.origin == LESSONS_ORIGIN and accept:
+        return lessons_apply(proposal=proposal)
     return proposal_decide(proposal_id=proposal_id, accept=accept, by=viewer.person, bots=[bot])
 
 

@@ -5,6 +5,8 @@ them as ordinary writes.
     merge      evidence [facts...], text: one new fact (via=synthesis, supersedes each) replaces them
     rewrite    evidence [fact], text: the same, for one fact
     retire     evidence [fact]: archived
+    note       text: a bot's new About me note (lessons for agents, `memstore.prompt.lessons`,
+               which applies it: never automatically, only when an editor accepts it)
 
 Applied automatically (`automatic=True`: upkeep, or synthesis after its second opinion), every
 fact it would change or archive goes through `memstore.upkeep.guard`, so a fact saved on purpose
@@ -27,7 +29,7 @@ from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget, fact_remember
 from memstore.upkeep.guard import fact_archive, fact_protected, fact_supersede
 
-ACTIONS = ("supersede", "merge", "rewrite", "retire")
+ACTIONS = ("supersede", "merge", "rewrite", "retire", "note")
 
 
 def proposal_key(
@@ -218,4 +220,15 @@ def _retire(proposal, facts, *, automatic, by, via) -> dict:
     }
 
 
-_APPLY = {"supersede": _supersede, "merge": _replace, "rewrite": _replace, "retire": _retire}
+def _note(proposal, facts, *, automatic, by, via) -> dict:
+    # A note is the prompt layer's (memstore.prompt.lessons.lessons_apply), and a person's call.
+    raise InvalidFact("An About me proposal is applied only when an editor accepts it.")
+
+
+_APPLY = {
+    "supersede": _supersede,
+    "merge": _replace,
+    "rewrite": _replace,
+    "retire": _retire,
+    "note": _note,
+}

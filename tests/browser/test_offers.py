@@ -156,3 +156,39 @@ def test_the_pin_and_what_was_forgotten_lately_on_about_me(chromium, live_server
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert problems == []
     context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_an_editor_accepts_a_lesson_for_the_about_me_note(
+    chromium, live_server, setup, width, settings
+):
+    from memstore.prompt.lessons import lessons_propose
+    from memstore.prompt.notes import note_read
+
+    settings.AGENT_LESSONS = "propose"
+    lessons = [
+        "Check the timezone before booking a call",
+        "Booking calls: always check the timezone first",
+        "Booked a call in the wrong timezone again: check the timezone",
+    ]
+    for bot in ("ben", "ava"):
+        write_memory(
+            setup,
+            f"agents/{bot}/memory/log/{day(1):%Y-%m}.md",
+            *(f"- ({day(3 - n)}) {text} <!-- type=learning -->" for n, text in enumerate(lessons)),
+        )
+        assert lessons_propose(bot=bot) is not None
+    context, page, problems = _page(chromium, live_server, width)
+    # sam only reads ava: the proposal is shown, with nothing to press.
+    page.goto(f"{live_server.url}/bots/ava/proposals/")
+    page.get_by_text("Its About me note would read").wait_for()
+    assert page.get_by_role("button", name="Accept").count() == 0
+    # sam edits ben: Accept writes the note.
+    page.goto(f"{live_server.url}/bots/ben/proposals/")
+    page.get_by_role("button", name="Accept").click()
+    page.get_by_text("Proposal applied.").wait_for()
+    assert note_read(kind="me", name="ben").text == f"Lessons learned:\n- {lessons[-1]}\n"
+    assert note_read(kind="me", name="ava").text == ""
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert problems == []
+    context.close()

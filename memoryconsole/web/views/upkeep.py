@@ -133,6 +133,7 @@ def proposals_page(request, bot: str):
         "rows": rows,
         "status": status,
         "statuses": statuses,
+        "can_edit": viewer_of(request).may_edit(bot),
     }
     return render(request, "web/proposals.html", context)
 

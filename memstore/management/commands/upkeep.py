@@ -4,6 +4,8 @@
     upkeep --all [--mode report|write]
     upkeep BOT --synthesis [--mode report|write]  one synthesis pass (needs the learning model)
     upkeep --queue                                queue the passes UPKEEP_MODE/SYNTHESIS_MODE ask for
+    upkeep BOT --lessons | --all --lessons        propose recurring lessons for About me notes
+                                                  (AGENT_LESSONS=propose; no model needed)
 
 Model calls go to the learning model (LEARNING_BASE_URL, LEARNING_MODEL) and count against
 LEARNING_DAILY_TOKENS. Without a model, upkeep still merges duplicates and archives stale facts.
@@ -26,8 +28,11 @@ class Command(BaseCommand):
         parser.add_argument("--mode", choices=("report", "write"), default="report")
         parser.add_argument("--synthesis", action="store_true", help="a synthesis pass instead")
         parser.add_argument("--queue", action="store_true", help="queue the periodic passes now")
+        parser.add_argument(
+            "--lessons", action="store_true", help="propose recurring lessons for About me"
+        )
 
-    def handle(self, *args, bot, all, mode, synthesis, queue, **options):
+    def handle(self, *args, bot, all, mode, synthesis, queue, lessons, **options):
         if queue:
             from memstore.upkeep.jobs import upkeep_enqueue_all
 
@@ -39,12 +44,28 @@ class Command(BaseCommand):
             bots = store_bots() if all else [check_slug(bot)]
         except MemstoreError as error:
             raise CommandError(error.message) from error
+        if lessons:
+            self._lessons(bots)
+            return
         client = model_client(learner_config())
         for slug in bots:
             if synthesis:
                 self._synthesis(slug, mode, client)
             else:
                 self._upkeep(slug, mode, client)
+
+    def _lessons(self, bots) -> None:
+        from memstore.prompt.lessons import lessons_on, lessons_propose
+
+        if not lessons_on():
+            raise CommandError("Lessons for agents are off: set AGENT_LESSONS=propose first.")
+        for slug in bots:
+            proposal = lessons_propose(bot=slug)
+            self.stdout.write(
+                f"{slug}: {proposal.reason} (proposal {proposal.pk}, in its Proposals inbox)"
+                if proposal
+                else f"{slug}: no new recurring lesson."
+            )
 
     def _upkeep(self, bot, mode, client) -> None:
         from memstore.upkeep.run import upkeep_run
