@@ -22,12 +22,16 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from memstore.console.viewer import Viewer
-from memstore.errors import FactNotFound, InvalidFact
+from memstore.errors import EditConflict, FactNotFound, InvalidFact
 from memstore.facts.paths import Scope
 from memstore.learning.activity import events_visible
 from memstore.learning.apply import VIA, provenance
 from memstore.models import LearningEvent, ProposalReview
+from memstore.models import Proposal as UpkeepProposal
+from memstore.prompt.lessons import ORIGIN as LESSONS_ORIGIN
+from memstore.prompt.lessons import lessons_apply
 from memstore.store.services import fact_forget, fact_remember
+from memstore.upkeep.proposals import proposal_decide as upkeep_proposal_decide
 
 Decision = Literal["accepted", "rejected"]
 
@@ -147,7 +151,57 @@ class LearnerProposals:
         )
 
 
-SOURCES: dict[str, ProposalSource] = {"learner": LearnerProposals()}
+class LessonsProposals:
+    """Lessons for agents (`memstore.prompt.lessons`): a bot's About me note with its recurring
+    lessons added, waiting for one of its editors; the same proposals its Proposals page lists."""
+
+    name = "lessons"
+
+    def _rows(self, bot: str):
+        return UpkeepProposal.objects.filter(
+            bot=bot, origin=LESSONS_ORIGIN, status=UpkeepProposal.PROPOSED
+        )
+
+    def pending(self, *, bot: str, viewer: Viewer, limit: int) -> list[Proposal]:
+        """The open ones, oldest first."""
+        return [
+            Proposal(
+                source=self.name,
+                ref=str(row.pk),
+                bot=row.bot,
+                op="note",
+                scope=row.scope_key,
+                tier="",
+                text=row.text,
+                fact_id="",
+                at=row.created_at,
+                room_id="",
+                exchange_id=None,
+                why=row.reason,
+            )
+            for row in self._rows(bot).order_by("created_at", "id")[:limit]
+        ]
+
+    def count(self, *, bot: str, viewer: Viewer) -> int:
+        """How many wait."""
+        return self._rows(bot).count()
+
+    def decide(
+        self, *, bot: str, viewer: Viewer, ref: str, decision: Decision, text: str | None
+    ) -> None:
+        """Accept (save the note, unless it changed since) or reject one."""
+        row = self._rows(bot).filter(pk=_int(ref)).first()
+        if row is None:
+            raise FactNotFound("That proposal is not waiting for review (decided already?).")
+        if decision == "rejected":
+            upkeep_proposal_decide(proposal_id=row.pk, accept=False, by=viewer.person, bots=[bot])
+            return
+        applied = lessons_apply(proposal=row)
+        if applied.status != UpkeepProposal.APPLIED:
+            raise EditConflict(applied.result.get("error", "Not applied."))
+
+
+SOURCES: dict[str, ProposalSource] = {"learner": LearnerProposals(), "lessons": LessonsProposals()}
 
 
 def _int(ref: str) -> int:

@@ -96,3 +96,30 @@ def test_a_note_changed_since_is_never_overwritten(ava, settings, client, people
     # The next pass proposes it again, on the note as it reads now.
     again = lessons_propose(bot="ava")
     assert again.pk != proposal.pk and again.text.startswith("Rewritten by staff meanwhile.")
+
+
+def test_it_waits_in_the_review_inbox_too_where_an_editor_decides(ava, settings, client, people):
+    settings.AGENT_LESSONS = "propose"
+    proposal = lessons_propose(bot="ava")
+    client.force_login(people["sam"])  # a reader: sees it, is offered nothing to press
+    page = client.get("/bots/ava/review/").content.decode()
+    assert "change ava’s About me note" in page and "Lessons learned:" in page
+    assert ">Accept</button>" not in page and "but not decide it" in page
+    editor_add(username="ann", bot="ava")
+    client.force_login(people["ann"])
+    assert 'aria-label="1 waiting"' in client.get("/bots/ava/").content.decode()
+    key = f"lessons:{proposal.pk}"
+    client.post("/bots/ava/review/decide/", {"key": key, "decision": "accepted"})
+    assert note_read(kind="me", name="ava").text == f"Lessons learned:\n- {LESSONS[-1]}\n"
+    assert "Nothing waits for review." in plain(client.get("/bots/ava/review/"))
+
+
+def test_rejecting_it_in_the_inbox_changes_nothing(ava, settings, client, people):
+    settings.AGENT_LESSONS = "propose"
+    proposal = lessons_propose(bot="ava")
+    client.force_login(people["boss"])
+    client.post(
+        "/bots/ava/review/decide/", {"key": f"lessons:{proposal.pk}", "decision": "rejected"}
+    )
+    assert note_read(kind="me", name="ava").text == ""
+    assert Proposal.objects.get(pk=proposal.pk).status == "rejected"

@@ -25,7 +25,12 @@ def proposal_rows(proposals: list[Proposal]) -> list[ProposalRow]:
     rows = []
     for p in proposals:
         where = scope_label(p.scope)
-        action = f"save to {where} ({p.tier})" if p.op == "save" else f"remove from {where}"
+        if p.op == "note":
+            action = f"change {p.bot}’s About me note"
+        elif p.op == "save":
+            action = f"save to {where} ({p.tier})"
+        else:
+            action = f"remove from {where}"
         short = p.text if len(p.text) <= SHORT_CHARS else p.text[: SHORT_CHARS - 1] + "…"
         rows.append(ProposalRow(p, action, short))
     return rows

@@ -15,7 +15,12 @@ from memstore.errors import FactNotFound, MemstoreError, NotAllowed
 def review_page(request, bot: str):
     """The proposals waiting for a person, oldest first."""
     proposals = review_inbox(bot=bot, viewer=viewer_of(request))
-    context = {"bot": bot, "here": "review", "rows": presenters.proposal_rows(proposals)}
+    context = {
+        "bot": bot,
+        "here": "review",
+        "rows": presenters.proposal_rows(proposals),
+        "can_edit": viewer_of(request).may_edit(bot),
+    }
     return render(request, "web/review.html", context)
 
 
