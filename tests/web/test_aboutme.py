@@ -265,7 +265,7 @@ def test_a_refused_edit_keeps_the_text_and_another_persons_file_is_refused(ann, 
 
 
 def test_the_about_you_note_reaches_direct_prompts_only(ann, workspace):
-    from memstore.prompt.notes import note_save, note_versions
+    from memstore.prompt.notes import note_save
 
     note_save(kind="you", name="ann", text="Call me Annie. I prefer short answers.")
     _link_ann("ava", "ben")
