@@ -200,6 +200,10 @@ class AboutQueryForm(forms.Form):
 
     q = forms.CharField(required=False, max_length=200)
     offset = forms.IntegerField(required=False, min_value=0, max_value=1_000_000)
+    group = forms.ChoiceField(
+        required=False,
+        choices=[("", "none"), ("bot", "bot"), ("room", "conversation"), ("type", "type")],
+    )
 
 
 class AboutAddForm(forms.Form):

@@ -192,3 +192,25 @@ def test_an_editor_accepts_a_lesson_for_the_about_me_note(
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert problems == []
     context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_about_me_groups_as_you_choose(chromium, live_server, setup, width):
+    write_memory(
+        setup,
+        "users/sam/memory/by-agent/ben/profile.md",
+        f"- ({day(5)}) Sam runs on Sundays <!-- type=preference src=room:dm-sam/msg:3 -->",
+    )
+    context, page, problems = _page(chromium, live_server, width)
+    page.goto(f"{live_server.url}/me/")
+    page.get_by_label("Group by").select_option("bot")
+    page.wait_for_url(re.compile(r"group=bot"))
+    groups = page.locator("#about-facts section.fact-group h3")
+    groups.first.wait_for()
+    assert [g.split(" ")[0] for g in groups.all_inner_texts()] == ["ben", "ava"]
+    page.get_by_label("Group by").select_option("type")
+    page.wait_for_url(re.compile(r"group=type"))
+    page.locator("#about-facts section.fact-group h3", has_text="preference").wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert problems == []
+    context.close()

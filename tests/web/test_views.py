@@ -1,6 +1,8 @@
 """The views a person expects (issue 24): a pin on memories saved on request, and what was
 forgotten in the last 30 days, on About me and on the bot page, with Restore."""
 
+import re
+
 import pytest
 
 from memstore.facts.markdown import fact_identity
@@ -76,3 +78,40 @@ def test_the_bot_page_lists_its_own_forgotten_facts_for_anyone_who_reads_it(sam,
 
 def _id(text: str) -> str:
     return fact_identity(text)
+
+
+def test_about_me_groups_by_bot_conversation_or_type(sam, workspace):
+    write_memory(
+        workspace,
+        "users/sam/memory/by-agent/ben/profile.md",
+        f"- ({day(5)}) Sam runs on Sundays <!-- type=preference src=room:dm-sam/msg:3 -->",
+        f"- ({day(4)}) Sam plays chess <!-- src=room:team/msg:9 -->",
+    )
+
+    def groups(group: str) -> list[tuple[str, list[str]]]:
+        html = sam.get(f"/me/?group={group}", **HX).content.decode()
+        found = []
+        for part in html.split('<section class="fact-group"')[1:]:
+            label = part.split("<h3>", 1)[1].split(" <span", 1)[0]
+            found.append((label, texts_of(part)))
+        return found
+
+    assert groups("bot") == [
+        ("ben", ["Sam plays chess", "Sam runs on Sundays"]),
+        ("ava", ["Sam is vegetarian"]),
+    ]
+    assert groups("room") == [
+        ("Room team", ["Sam plays chess"]),
+        ("Room dm-sam", ["Sam runs on Sundays"]),
+        ("No conversation recorded", ["Sam is vegetarian"]),
+    ]
+    assert groups("type") == [
+        ("fact", ["Sam plays chess", "Sam is vegetarian"]),
+        ("preference", ["Sam runs on Sundays"]),
+    ]
+    assert groups("") == [] and groups("nonsense") == []
+    assert "Sam plays chess" in plain(sam.get("/me/?group=nonsense"))  # a bad value: no grouping
+
+
+def texts_of(html: str) -> list[str]:
+    return [t.strip() for t in re.findall(r'<p class="fact-text">(.*?)</p>', html, re.S)]

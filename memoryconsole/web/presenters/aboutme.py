@@ -66,6 +66,34 @@ def about_fact_view(item: AboutFact, *, today: date) -> AboutFactView:
     )
 
 
+GROUPINGS = {"bot": "Bot", "room": "Conversation", "type": "Type"}
+
+
+@dataclass(frozen=True, slots=True)
+class AboutGroup:
+    """The facts of one bot, conversation or type, on About me grouped."""
+
+    label: str
+    rows: list[AboutFactView]
+
+
+def about_groups(rows: list[AboutFactView], group: str) -> list[AboutGroup]:
+    """The rows grouped by bot, conversation (the room a fact was learned in) or type, the
+    groups in order of their newest fact; [] for no grouping."""
+    if group not in GROUPINGS:
+        return []
+    found: dict[str, list[AboutFactView]] = {}
+    for row in rows:
+        if group == "bot":
+            key = row.bot
+        elif group == "room":
+            key = f"Room {row.item.room}" if row.item.room else "No conversation recorded"
+        else:
+            key = row.fact.meta.get("type") or "fact"
+        found.setdefault(key, []).append(row)
+    return [AboutGroup(label=label, rows=members) for label, members in found.items()]
+
+
 def about_summary(page: Page, q: str) -> str:
     """ "12 facts about you" / "2 facts match “lisbon”"."""
     n = page.total or 0

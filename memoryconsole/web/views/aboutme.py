@@ -73,14 +73,19 @@ def about_me_page(request, person: str | None = None):
     form = AboutQueryForm(request.GET)
     form.is_valid()
     q, offset = form.cleaned_data.get("q") or "", form.cleaned_data.get("offset") or 0
+    group = form.cleaned_data.get("group") or ""
     page = about_facts(person=whom, q=q, offset=offset)
     today = timezone.localdate()
+    rows = [presenters.about_fact_view(item, today=today) for item in page.items]
     context = {
         "person": whom,
         "own": whom == viewer.person,
         "urls": person_urls(whom),
         "q": q,
-        "rows": [presenters.about_fact_view(item, today=today) for item in page.items],
+        "group": group,
+        "groupings": presenters.GROUPINGS,
+        "groups": presenters.about_groups(rows, group),
+        "rows": rows,
         "summary": presenters.about_summary(page, q),
         "next_url": url_with(request, offset=offset + len(page.items)) if page.has_more else "",
     }
@@ -121,6 +126,7 @@ def about_add(request, person: str):
         "rows": [presenters.about_fact_view(item, today=today) for item in page.items],
         "summary": presenters.about_summary(page, ""),
         "next_url": "",
+        "groupings": presenters.GROUPINGS,
         "add_form": form,
     } | _side(whom)
     return render(request, TEMPLATE, context, status=422)
