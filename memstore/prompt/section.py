@@ -73,22 +73,27 @@ def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
 # facts each part holds: a block never loads more than it can show.
 _BLOCK_SQL = """
     WITH merged AS MATERIALIZED (
-        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank + {bonus} AS rank,
-               {bonus} AS bonus, m.path, f.position,
-               f.tier = 'profile' AS profile,
+        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank AS file_rank, m.path,
+               f.position, f.tier = 'profile' AS profile,
                CASE WHEN f.visibility = 'private' THEN %s
                     WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
                     ELSE 'context' END AS visibility
         FROM memstore_fact f
         JOIN memstore_memoryfile m ON m.id = f.file_id AND m.scope_key = %s
-        LEFT JOIN memstore_factusage u ON u.scope_key = f.scope_key AND u.fact_id = f.fact_id
         WHERE f.scope_key = %s
         ORDER BY f.fact_id, f.day DESC, f.shard_bot, m.path
+    ),
+    nudged AS (
+        SELECT c.id, c.fact_id, c.day, c.path, c.position, c.profile, {bonus} AS bonus,
+               c.file_rank + {bonus} AS rank
+        FROM merged c
+        LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = c.fact_id
+        WHERE c.visibility = 'context'
     ),
     ranked AS (
         SELECT id, profile, bonus, row_number() OVER (
                    PARTITION BY profile ORDER BY {order}) AS n
-        FROM merged WHERE visibility = 'context'
+        FROM nudged
     )
     SELECT 'row', id, profile, '', bonus FROM ranked
     WHERE n <= CASE WHEN profile THEN %s ELSE %s END
@@ -105,7 +110,7 @@ WITHHELD_SPARE = 8
 
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False) -> BlockInput:
     # Outside direct rooms a private fact is as good as hidden: not shown, not counted.
-    args = ["context" if private else "hidden", str(scope), str(scope)]
+    args = ["context" if private else "hidden", str(scope), str(scope), str(scope)]
     limits = [budgets["profile"].facts + WITHHELD_SPARE, budgets["recent"].facts + WITHHELD_SPARE]
     with connection.cursor() as cursor:
         cursor.execute(_BLOCK_SQL, [*args, *limits])
