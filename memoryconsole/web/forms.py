@@ -8,7 +8,7 @@ import re
 
 from django import forms
 
-from memoryconsole.web.presenters.common import TAB_LABELS
+from memoryconsole.web.presenters.common import GROUPINGS, TAB_LABELS
 from memstore.console.authoring import FactFields
 from memstore.console.facts import IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.console.people import PEOPLE_ACTIONS
@@ -50,11 +50,17 @@ class FactQueryForm(forms.Form):
     cursor = forms.CharField(required=False, max_length=40)
     exact = forms.BooleanField(required=False)
     start = forms.IntegerField(required=False, min_value=1, max_value=10_000_000)
+    group = forms.ChoiceField(choices=_choices(GROUPINGS, "none"), required=False)
+
+    def grouping(self) -> str:
+        """How the page's facts are grouped ("" for not at all)."""
+        self.is_valid()
+        return self.cleaned_data.get("group") or ""
 
     def query(self) -> FactQuery:
         """The validated query; a field that failed validation counts as not given."""
         self.is_valid()
-        data = {k: v for k, v in self.cleaned_data.items() if v}
+        data = {k: v for k, v in self.cleaned_data.items() if v and k != "group"}
         if not _MONTH_RE.fullmatch(data.get("month", "")):
             data.pop("month", None)
         return FactQuery(limit=PAGE_SIZE, **data)

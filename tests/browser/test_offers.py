@@ -214,3 +214,25 @@ def test_about_me_groups_as_you_choose(chromium, live_server, setup, width):
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert problems == []
     context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_bot_page_groups_as_you_choose(chromium, live_server, setup, width):
+    write_memory(
+        setup,
+        "agents/ben/memory/profile.md",
+        f"- ({day(5)}) Ben summarises papers <!-- type=preference -->",
+        f"- ({day(4)}) Ben reads on trains",
+    )
+    context, page, problems = _page(chromium, live_server, width)
+    page.goto(f"{live_server.url}/bots/ben/")
+    if width == 390:
+        page.get_by_text("Filters").click()
+    page.get_by_label("Group by").select_option("type")
+    page.wait_for_url(re.compile(r"group=type"))
+    heads = page.locator("#fact-list section.fact-group h3")
+    heads.first.wait_for()
+    assert [h.split(" ")[0] for h in heads.all_inner_texts()] == ["fact", "preference"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert problems == []
+    context.close()

@@ -115,3 +115,36 @@ def test_about_me_groups_by_bot_conversation_or_type(sam, workspace):
 
 def texts_of(html: str) -> list[str]:
     return [t.strip() for t in re.findall(r'<p class="fact-text">(.*?)</p>', html, re.S)]
+
+
+def test_the_bot_page_groups_by_conversation_bot_or_type(client, people, workspace):
+    client.force_login(people["boss"])
+    write_memory(
+        workspace,
+        "agents/ben/memory/profile.md",
+        f"- ({day(5)}) Ben summarises papers <!-- type=preference src=room:lab/msg:3 -->",
+        f"- ({day(4)}) Ben reads on trains <!-- src=room:team/msg:9 -->",
+        f"- ({day(3)}) Ben likes tables",
+    )
+
+    def groups(group: str) -> list[tuple[str, list[str]]]:
+        html = client.get(f"/bots/ben/?group={group}", **HX).content.decode()
+        found = []
+        for part in html.split('<section class="fact-group"')[1:]:
+            label = part.split("<h3>", 1)[1].split(" <span", 1)[0]
+            found.append((label, texts_of(part)))
+        return found
+
+    assert groups("room") == [
+        ("No conversation recorded", ["Ben likes tables"]),
+        ("Room team", ["Ben reads on trains"]),
+        ("Room lab", ["Ben summarises papers"]),
+    ]
+    assert groups("type") == [
+        ("fact", ["Ben likes tables", "Ben reads on trains"]),
+        ("preference", ["Ben summarises papers"]),
+    ]
+    assert groups("bot") == [
+        ("ben", ["Ben likes tables", "Ben reads on trains", "Ben summarises papers"])
+    ]
+    assert groups("") == []

@@ -9,7 +9,7 @@ Pure: no queries, no file I/O.
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from memoryconsole.web.presenters.common import NEW_DAYS, origin, plural
+from memoryconsole.web.presenters.common import GROUPINGS, NEW_DAYS, origin, plural
 from memstore.console.aboutme import AboutFact
 from memstore.console.reach import Reach
 from memstore.facts.paging import Page
@@ -64,9 +64,6 @@ def about_fact_view(item: AboutFact, *, today: date) -> AboutFactView:
         hidden=fact.visibility == "hidden",
         pinned=fact_requested(fact.meta, item.via),
     )
-
-
-GROUPINGS = {"bot": "Bot", "room": "Conversation", "type": "Type"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@ SHORT_CHARS = 40  # a fact's text in a button's accessible name
 TAB_LABELS = dict(
     zip(TABS, ("Own memory", "About people", "Projects", "Legacy rooms"), strict=True)
 )
+# How a list of facts may be grouped (About me, a bot's page): value -> label.
+GROUPINGS = {"bot": "bot", "room": "conversation", "type": "type"}
 
 
 ERROR_TITLES = {"conflict": "Changed meanwhile", "unreadable_file": "A memory file is unreadable"}

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from memoryconsole.web.presenters.common import (
+    GROUPINGS,
     NEW_DAYS,
     SHORT_CHARS,
     TAB_LABELS,
@@ -80,6 +81,31 @@ def fact_row_view(
         parts=marks.split(fact.body) if marks else ((fact.body, False),),
         where=where,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class FactGroup:
+    """The facts of one conversation, bot or type, on a bot's page grouped."""
+
+    label: str
+    rows: list[FactRowView]
+
+
+def fact_groups(rows: list[FactRowView], group: str, *, bot: str) -> list[FactGroup]:
+    """The page's rows grouped by the room a fact was learned in, the bot that wrote it, or its
+    type, the groups in order of their first row; [] for no grouping."""
+    if group not in GROUPINGS:
+        return []
+    found: dict[str, list[FactRowView]] = {}
+    for row in rows:
+        if group == "room":
+            key = f"Room {row.src_room}" if row.src else "No conversation recorded"
+        elif group == "bot":
+            key = row.written_by or bot
+        else:
+            key = row.type or "fact"
+        found.setdefault(key, []).append(row)
+    return [FactGroup(label=label, rows=members) for label, members in found.items()]
 
 
 def erase_reach_label(reach: str, bot: str) -> str:

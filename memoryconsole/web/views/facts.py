@@ -11,6 +11,7 @@ from memoryconsole.web.presenters import common
 from memoryconsole.web.presenters import facts as facts_views
 from memoryconsole.web.presenters import forgotten as presenters_forgotten
 from memoryconsole.web.presenters import search as presenters_search
+from memoryconsole.web.presenters.common import GROUPINGS
 from memoryconsole.web.views.common import (
     console_view,
     page_or_partial,
@@ -51,6 +52,12 @@ def bot_page(request, bot: str):
         context |= _search_context(request, bot, query, tabs)
     else:
         context |= _page_context(request, bot, query, tabs)
+    group = FactQueryForm(request.GET).grouping()
+    context |= {
+        "group": group,
+        "groupings": GROUPINGS,
+        "groups": facts_views.fact_groups(context["rows"], group, bot=bot),
+    }
     if tabs is not None:
         context |= {
             "tabs": facts_views.tab_views(tabs),
@@ -62,7 +69,12 @@ def bot_page(request, bot: str):
             ],
             "undo_clear": _undo_offer(request, bot),
             "filters_open": bool(
-                query.scope or query.tier or query.type or query.month or query.importance
+                query.scope
+                or query.tier
+                or query.type
+                or query.month
+                or query.importance
+                or context["group"]
             ),
             "tiers": TIERS,
             "types": FACT_TYPES,
