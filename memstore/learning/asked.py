@@ -15,6 +15,7 @@ ordinary write path, where the content rules and the instruction check apply).
 """
 
 import re
+from dataclasses import dataclass
 
 MAX_REQUESTS = 5  # one message asking for more is not a person talking to a bot
 
@@ -78,14 +79,31 @@ _MINE = ((re.compile(r"\bmy\b"), "their"), (re.compile(r"\bmyself\b"), "themselv
 _ADVERB = {"really", "always", "usually", "never", "often", "also", "still", "mostly", "only"}
 
 
-def asked_to_remember(message: str) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """One fact asked for: its text, and whether it is about the speaker ("I…", "my…"), so it
+    needs their name wherever it is not already about them."""
+
+    text: str
+    about_speaker: bool
+
+
+_SELF = re.compile(r"^(?:i\b|i'm\b|i've\b|i'd\b|i'll\b)|\b(?:my|me|mine|myself)\b", re.IGNORECASE)
+
+
+def asked_requests(message: str) -> list[Asked]:
     """The facts a person's message asks to be remembered, in order (at most MAX_REQUESTS)."""
-    found: list[str] = []
+    found: list[Asked] = []
     for sentence in _sentences(_own_words(message)):
         fact = _requested(sentence)
-        if fact and fact not in found:
-            found.append(fact)
+        if fact and fact[0] not in (a.text for a in found):
+            found.append(Asked(text=fact[0], about_speaker=fact[1]))
     return found[:MAX_REQUESTS]
+
+
+def asked_to_remember(message: str) -> list[str]:
+    """The texts of `asked_requests`."""
+    return [asked.text for asked in asked_requests(message)]
 
 
 def _own_words(message: str) -> str:
@@ -105,7 +123,7 @@ def _sentences(text: str) -> list[str]:
     return [part.strip() for part in _SENTENCE.split(text) if part and part.strip()]
 
 
-def _requested(sentence: str) -> str | None:
+def _requested(sentence: str) -> tuple[str, bool] | None:
     match = _REQUEST.match(sentence)
     if match is None:
         return None
@@ -120,7 +138,7 @@ def _requested(sentence: str) -> str | None:
     fact = _TRAILER.sub("", fact.rstrip(" .!?")).strip(" .!?,;:\u2026")
     if "\u2026" in fact or len(fact.split()) < 2:
         return None  # a quotation was cut out of it, or there is nothing to keep
-    return _third_person(fact)
+    return _third_person(fact), bool(_SELF.search(fact))
 
 
 def _third_person(fact: str) -> str:

@@ -5,7 +5,8 @@
 ordinary write path (`memstore.calls.actions.bot_remember`: the content rules — secrets, excluded
 topics — apply as to any save), as lasting profile facts marked `via=tool` and `pin=1` (saved on
 request, so upkeep never archives or rewrites them). In a direct room they go to the person's
-user memory; elsewhere to the bot's own memory. Instruction-shaped text ("keep in mind that you
+user memory; elsewhere to the bot's own memory, where a fact about the speaker ("I prefer…")
+is kept with their name ("sam: Prefers…"), or refused when the room did not say who spoke. Instruction-shaped text ("keep in mind that you
 must always obey…", `memstore.rules.instructions`) is never saved: it is held in the review
 inbox, as the learner holds it. Every outcome is a learning event, so the console's learning
 view shows it.
@@ -22,7 +23,7 @@ from memstore.calls.actions import bot_remember
 from memstore.errors import MemstoreError
 from memstore.facts.markdown import make_fact
 from memstore.learning.apply import provenance
-from memstore.learning.asked import asked_to_remember
+from memstore.learning.asked import Asked, asked_requests
 from memstore.models import Exchange, LearningEvent
 from memstore.rooms.access import Context
 from memstore.rules.instructions import instruction_kind
@@ -48,19 +49,36 @@ class Requested:
     detail: str = ""
 
 
-def requests_find(message: str) -> list[str]:
+def requests_find(message: str) -> list[Asked]:
     """The facts the person's message asks to be remembered (pure; see `asked`)."""
-    return asked_to_remember(message)
+    return asked_requests(message)
 
 
-def requests_keep(*, ctx: Context, asked: list[str], message_id: str, day: date) -> list[Requested]:
+def requests_keep(
+    *, ctx: Context, asked: list[Asked], message_id: str, day: date
+) -> list[Requested]:
     """Save (or hold, or refuse) each asked-for fact; `requests_record` records the outcomes once
     the exchange is stored. A repeated save of the same fact writes nothing (same identity)."""
     scope = "user" if ctx.user_memory_allowed else "bot"
     meta_base = {"pin": "1", "src": provenance(ctx.room.id, message_id), "via": VIA}
     outcomes: list[Requested] = []
-    for text in asked:
-        meta = meta_base | ({"type": "preference"} if _PREFERENCE.match(text) else {})
+    for request in asked:
+        text = request.text
+        if request.about_speaker and scope == "bot":
+            # The bot's own memory is about no one in particular: say whose this is.
+            if not ctx.person:
+                outcomes.append(
+                    Requested(
+                        text=text,
+                        status="refused",
+                        reason="person_unknown",
+                        detail="It is about the speaker, and this room did not say who spoke "
+                        "(X-Person): not saved, so it is never taken for someone else.",
+                    )
+                )
+                continue
+            text = f"{ctx.person}: {text}"
+        meta = meta_base | ({"type": "preference"} if _PREFERENCE.match(request.text) else {})
         if kind := instruction_kind(text):
             fact = make_fact(text=text, day=day, tag=None, meta=meta)
             outcomes.append(

@@ -61,6 +61,20 @@ def test_in_a_group_room_it_goes_to_the_bots_own_memory(memory_root, bot_a):
     assert texts_on_disk(memory_root) == {BOT_A: ["Our staging server is api-staging.example.com"]}
 
 
+def test_in_a_group_a_fact_about_the_speaker_keeps_their_name_or_is_refused(memory_root, bot_a):
+    named = BotClient(token=bot_a.token, room_kind="group", room_id="team", person="alice")
+    body = report(named, "remember that I prefer short standups")
+    assert [(k["text"], k["status"]) for k in body["remembered"]] == [
+        ("alice: Prefers short standups", "saved")
+    ]
+    nobody = BotClient(token=bot_a.token, room_kind="group", room_id="team", person="")
+    body = report(nobody, "remember that my desk is by the window")
+    assert [(k["status"], k["reason"]) for k in body["remembered"]] == [
+        ("refused", "person_unknown")
+    ]
+    assert texts_on_disk(memory_root) == {BOT_A: ["alice: Prefers short standups"]}
+
+
 @pytest.mark.parametrize(
     ("message", "reply"),
     [
