@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
 from django.db import connection
+from django.utils import timezone
 
 from memstore.facts.paths import Scope
 from memstore.recall.versions import versions_read
@@ -35,11 +36,14 @@ def blocks_cached[T](
     """`load(scope, budgets[kind], private)` for each (kind, scope), remembered by version."""
     versions = versions_read([str(scope) for _, scope in scopes])
     db = connection.settings_dict["NAME"]
+    today = timezone.localdate()
     blocks = []
     for kind, scope in scopes:
         version = versions.get(str(scope))
         budget = budgets[kind]
-        key = (db, str(scope), version, tuple(sorted(budget.items())), private)
+        # Today's date is part of the key: a fact whose `until` passed leaves the block at
+        # midnight though no file changed.
+        key = (db, str(scope), version, tuple(sorted(budget.items())), private, today)
         with _lock:
             block = _cache.get(key) if version is not None else None
             if block is not None:
