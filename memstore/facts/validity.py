@@ -50,5 +50,14 @@ def is_review_due(meta: Mapping[str, str] | None, today: date) -> bool:
 def expired_sql(alias: str = "f") -> str:
     """A SQL condition true for an expired fact row (`alias`: the fact table's); it takes one
     parameter, today's date as YYYY-MM-DD."""
-    value = f"({alias}.meta ->> '{UNTIL}')"
-    return f"({value} ~ '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}$' AND {value} < %s)"
+    return _compared(alias, UNTIL, "<")
+
+
+def review_due_sql(alias: str = "f") -> str:
+    """A SQL condition true for a fact row due for review; one parameter, today's date."""
+    return _compared(alias, REVIEW, "<=")
+
+
+def _compared(alias: str, key: str, op: str) -> str:
+    value = f"({alias}.meta ->> '{key}')"
+    return f"({value} ~ '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}$' AND {value} {op} %s)"

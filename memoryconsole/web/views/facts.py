@@ -18,7 +18,7 @@ from memoryconsole.web.views.common import (
     wants_partial,
 )
 from memoryconsole.web.views.rows import fact_urls
-from memstore.console.facts import IMPORTANCE_LEVELS, bot_tabs, fact_rows
+from memstore.console.facts import DATE_FILTERS, IMPORTANCE_LEVELS, bot_tabs, fact_rows
 from memstore.console.search import bot_search
 from memstore.console.versions import console_bot_as_of, console_history_start
 from memstore.console.writes import (
@@ -61,6 +61,7 @@ def bot_page(request, bot: str):
             "tiers": TIERS,
             "types": FACT_TYPES,
             "importance_levels": IMPORTANCE_LEVELS,
+            "date_filters": DATE_FILTERS,
         }
     return page_or_partial(request, "web/bot.html", "fact-list", context)
 
