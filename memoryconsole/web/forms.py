@@ -214,10 +214,11 @@ class LearningForm(forms.Form):
 
 
 class AboutQueryForm(forms.Form):
-    """The About me page's search box and page offset (bad values are dropped)."""
+    """The About me page's search box, page offset and "as typed" (bad values are dropped)."""
 
     q = forms.CharField(required=False, max_length=200)
     offset = forms.IntegerField(required=False, min_value=0, max_value=1_000_000)
+    exact = forms.BooleanField(required=False)
 
 
 class ControlForm(forms.Form):

@@ -13,6 +13,7 @@ from memoryconsole.web.presenters.common import NEW_DAYS, origin, plural
 from memstore.console.aboutme import AboutFact
 from memstore.console.reach import Reach
 from memstore.facts.paging import Page
+from memstore.facts.validity import is_expired, until_of
 from memstore.rules.controls import ControlChange
 
 REACH_KIND_LABELS = {"direct": "Direct with you", "group": "Group rooms", "routine": "Routines"}
@@ -43,6 +44,12 @@ class AboutFactView:
     origin: str
     is_new: bool
     hidden: bool
+    expired: bool = False  # its `until` day has passed
+
+    @property
+    def until(self) -> str:
+        """Its `until` date as written, or ""."""
+        return until_of(self.item.fact.meta) or ""
 
     @property
     def fact(self):
@@ -60,6 +67,7 @@ def about_fact_view(item: AboutFact, *, today: date) -> AboutFactView:
         origin=origin(item.by, item.via) or "origin not recorded",
         is_new=fact.day >= today - timedelta(days=NEW_DAYS),
         hidden=fact.visibility == "hidden",
+        expired=is_expired(fact.meta, today),
     )
 
 

@@ -96,6 +96,9 @@ def _search_context(request, bot: str, query, tabs) -> dict:
         "summary": search.line,
         "search": search,
         "as_typed_url": url_with(request, exact=1) if results.corrected else "",
+        "suggestion_url": url_with(request, q=results.suggestion, cursor=None)
+        if results.suggestion
+        else "",
         "empty": facts_views.fact_list_empty(query),
         "scopes_shown": [s for t in (tabs or []) for s in t.scopes],
     }
