@@ -8,6 +8,8 @@ from datetime import timedelta
 import pytest
 
 from memstore.facts.markdown import fact_identity
+from memstore.models import Bot
+from memstore.registry.people import person_add, person_link
 from tests.helpers import HX, TODAY, day, texts, write_memory
 
 pytestmark = pytest.mark.django_db
@@ -78,3 +80,20 @@ def test_health_lists_a_fact_whose_review_day_has_come(ann, workspace):
     assert "Parking is on level two" not in html
     listed = ann.get("/bots/ava/", {"dates": "review due"})
     assert texts(listed) == ["Office wifi password rotates monthly"]
+
+
+def test_about_me_marks_an_expired_fact_and_the_reach_page_says_why_it_is_left_out(ann, workspace):
+    write_memory(
+        workspace,
+        "users/ann/memory/by-agent/ava/log/2020-04.md",
+        f"- ({day(6)}) Ann is in Porto this week <!-- until={YESTERDAY} -->",
+    )
+    about = ann.get("/me/").content.decode()
+    assert "Ann is in Porto this week" in about and f"expired {YESTERDAY}" in about
+    assert "Ann is in Porto" not in "".join(texts(ann.get("/me/", {"q": "Porto"}, **HX)))
+    person_add(name="ann", username="ann", exist_ok=True)  # the reach page is per linked bot
+    Bot.objects.get_or_create(slug="ava")
+    person_link(person="ann", bot="ava")
+    reach = ann.get("/people/ann/prompts/").content.decode()
+    direct = reach.split('<section class="card reach"')[1]
+    assert 'in Porto this week</span> — <span class="why">past its until date' in direct

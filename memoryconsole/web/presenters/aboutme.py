@@ -20,6 +20,7 @@ REACH_KIND_LABELS = {"direct": "Direct with you", "group": "Group rooms", "routi
 REACH_REASONS = {
     "hidden": "hidden: never put in a prompt",
     "searchable": "searchable only: recall finds it, prompts don't",
+    "expired": "past its until date: no longer true, so neither prompts nor recall use it",
     "budget": "past the prompt's budget: recall still finds it",
     "room kind": "not this room kind: what bots know about you is read only in direct rooms",
     "topic": "on one of your excluded topics: left out of every prompt and recall",
