@@ -8,6 +8,8 @@ from datetime import date, timedelta
 
 import pytest
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memstore.learning import exchange_submit
 from memstore.learning.parse import reply_parse
@@ -86,3 +88,15 @@ def test_the_until_day_itself_and_a_year_ahead_are_kept():
     for day in (TODAY, TODAY + timedelta(days=366)):
         parsed = reply_parse(f"note: On call {{until={day.isoformat()}}}", known={}, today=TODAY)
         assert parsed.proposals[0].meta == {"until": day.isoformat()}
+
+
+@given(
+    st.dates(min_value=date(1990, 1, 1), max_value=date(2100, 12, 31)),
+    st.dates(min_value=date(1990, 1, 1), max_value=date(2100, 12, 31)),
+)
+def test_a_learned_until_is_kept_exactly_when_it_is_from_the_exchange_to_a_year_after(day, today):
+    parsed = reply_parse(f"log: Is away {{until={day.isoformat()}}}", known={}, today=today)
+    [proposal] = parsed.proposals
+    kept = today <= day <= today + timedelta(days=366)
+    assert proposal.meta == ({"until": day.isoformat()} if kept else {})
+    assert proposal.text == "Is away"
