@@ -59,7 +59,8 @@ export interface paths {
         /**
          * List Facts
          * @description Facts this room may read, newest first: own memory, the person's (direct rooms), the
-         *     projects in play, and the legacy memory of this group room. Hidden facts are not listed.
+         *     projects in play, and the legacy memory of this group room. Hidden facts are not listed;
+         *     facts past their `until` day are, marked `expired` (`expired=true|false` filters them).
          *     With `as_of`, the facts held at the end of that day, replayed from history.
          */
         get: operations["list_facts"];
@@ -542,12 +543,22 @@ export interface components {
             /** Project */
             project?: string | null;
             /**
+             * Review
+             * @description YYYY-MM-DD: the day a person should check the fact (Health lists it from then). null removes it.
+             */
+            review?: string | null;
+            /**
              * Scope
              * @description Where the fact is; unset: looked up in what the bot may change here.
              */
             scope?: ("bot" | "user" | "project") | null;
             /** Text */
             text: string;
+            /**
+             * Until
+             * @description YYYY-MM-DD: the last day the fact is true. After it the fact leaves prompts and recall (kept in its file and listed with expired=true). null removes it; unset keeps it.
+             */
+            until?: string | null;
         };
         /**
          * ErasedOut
@@ -654,6 +665,12 @@ export interface components {
              */
             date: string;
             /**
+             * Expired
+             * @description Its `until` day has passed: kept in the file, but left out of prompts and recall (edit `until` to bring it back).
+             * @default false
+             */
+            expired: boolean;
+            /**
              * File
              * @description The Markdown file, relative to the memory folder.
              */
@@ -721,7 +738,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "secret" | "instruction" | "contradiction" | "duplicate" | "junk" | "too_long" | "unused";
+            kind: "secret" | "instruction" | "contradiction" | "duplicate" | "junk" | "too_long" | "review" | "unused";
             /** @description The other fact of a duplicate or conflict. */
             other?: components["schemas"]["FactOut"] | null;
             /** Why */
@@ -878,6 +895,11 @@ export interface components {
              * @description YYYY-MM-DD: the facts held at the end of that day (from history).
              */
             as_of?: string | null;
+            /**
+             * Expired
+             * @description true: only facts past their `until` day; false: only the others (default: both, each saying `expired`).
+             */
+            expired?: boolean | null;
             /**
              * Limit
              * @default 50
@@ -1188,6 +1210,11 @@ export interface components {
              */
             project?: string | null;
             /**
+             * Review
+             * @description YYYY-MM-DD: the day a person should check the fact (Health lists it from then).
+             */
+            review?: string | null;
+            /**
              * Scope
              * @default bot
              * @enum {string}
@@ -1212,6 +1239,11 @@ export interface components {
             tier: "profile" | "log" | "note" | "episode";
             /** Type */
             type?: ("fact" | "preference" | "decision" | "learning" | "context") | null;
+            /**
+             * Until
+             * @description YYYY-MM-DD: the last day the fact is true. After it the fact leaves prompts and recall (kept in its file and listed with expired=true).
+             */
+            until?: string | null;
             /**
              * Visibility
              * @description hidden facts never reach prompts; private ones only direct rooms.
@@ -1238,6 +1270,12 @@ export interface components {
              * @description The fact was already stored in the target scope (profile or any month, any shard): nothing was written and this is the stored copy (status 200).
              */
             existed: boolean;
+            /**
+             * Expired
+             * @description Its `until` day has passed: kept in the file, but left out of prompts and recall (edit `until` to bring it back).
+             * @default false
+             */
+            expired: boolean;
             /**
              * File
              * @description The Markdown file, relative to the memory folder.
@@ -1503,6 +1541,8 @@ export interface operations {
                 month?: string | null;
                 /** @description Text contains this (any case). */
                 q?: string | null;
+                /** @description true: only facts past their `until` day; false: only the others (default: both, each saying `expired`). */
+                expired?: boolean | null;
                 /** @description YYYY-MM-DD: the facts held at the end of that day (from history). */
                 as_of?: string | null;
                 offset?: number;

@@ -38,6 +38,7 @@ class Fact(TypedDict):
     file: str
     visibility: Visibility
     meta: dict[str, str]
+    expired: bool  # past its `until` day: kept, but out of prompts and recall
 
 
 class SavedFact(Fact):
