@@ -399,6 +399,8 @@ export interface paths {
          * @description Search what this room may read (own memory, the person's in direct rooms, the projects in
          *     play, this group room's legacy memory) by words and, with an embedding model, by meaning.
          *     Never waits past the time budget: `stale` or `memory: unavailable` say what it did instead.
+         *     `rerank` overrides RECALL_RERANK for this call; `explain=true` says why each result came
+         *     where it did, and where each `expect`ed fact fell.
          */
         get: operations["recall"];
         put?: never;
@@ -648,6 +650,62 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "skipped" | "done" | "failed";
+        };
+        /**
+         * ExpectedWhyOut
+         * @description Where an expected fact fell, and why.
+         */
+        ExpectedWhyOut: {
+            /** Expected */
+            expected: string;
+            /**
+             * Id
+             * @description null when the fact is not visible to this room.
+             */
+            id: string | null;
+            /**
+             * Place
+             * @description Its place in the results; null: not shown.
+             */
+            place: number | null;
+            /** Reason */
+            reason: string;
+            /** Text */
+            text: string | null;
+        };
+        /**
+         * ExplainOut
+         * @description The breakdown of one recall.
+         */
+        ExplainOut: {
+            /**
+             * Cosine Floor
+             * @description The cosine a hit by meaning had to reach.
+             */
+            cosine_floor: number | null;
+            /**
+             * Dates
+             * @description Dates the query names (their facts get a boost).
+             */
+            dates: string[];
+            /** Expected */
+            expected: components["schemas"]["ExpectedWhyOut"][];
+            /** Reranked */
+            reranked: boolean;
+            /** Reranker */
+            reranker: string | null;
+            /** Results */
+            results: components["schemas"]["ResultWhyOut"][];
+            /**
+             * Terms
+             * @description The query's search terms (stems; quoted: exact words).
+             */
+            terms: string[];
+            /**
+             * Words Floor
+             * @description The share of the query's word weight a word match needs without meaning.
+             */
+            words_floor: number;
         };
         /**
          * FactOut
@@ -1104,6 +1162,8 @@ export interface components {
         };
         /** RecallOut */
         RecallOut: {
+            /** @description With explain=true: why, per result. */
+            explain?: components["schemas"]["ExplainOut"] | null;
             /** Items */
             items: components["schemas"]["FactOut"][];
             /**
@@ -1140,6 +1200,12 @@ export interface components {
              */
             note: string;
             /**
+             * Reranked
+             * @description The top was reordered by the reranker.
+             * @default false
+             */
+            reranked: boolean;
+            /**
              * Searched
              * @description Facts in the searched memory.
              * @default 0
@@ -1161,6 +1227,17 @@ export interface components {
         /** RecallQuery */
         RecallQuery: {
             /**
+             * Expect
+             * @description With explain=true: fact ids or texts you expected; the answer says where each fell and why. A fact this room may not read is only 'not visible to this room'.
+             */
+            expect?: string[];
+            /**
+             * Explain
+             * @description Also say why each result came where it did (`explain` in the answer).
+             * @default false
+             */
+            explain: boolean;
+            /**
              * Limit
              * @default 20
              */
@@ -1176,6 +1253,11 @@ export interface components {
              * @description Words or a question (not only spaces).
              */
             query: string;
+            /**
+             * Rerank
+             * @description Rerank the top with the configured reranker (RECALL_RERANK); false: skip it; unset: as configured.
+             */
+            rerank?: boolean | null;
         };
         /** RefusedOut */
         RefusedOut: {
@@ -1342,6 +1424,68 @@ export interface components {
             scope: "bot" | "user" | "project" | "room";
             /** Scope Name */
             scope_name: string;
+        };
+        /**
+         * ResultWhyOut
+         * @description Why one result came where it did.
+         */
+        ResultWhyOut: {
+            /**
+             * Cosine
+             * @description Its similarity to the query (null: not by meaning).
+             */
+            cosine: number | null;
+            /**
+             * Date Boost
+             * @description What a date the query names added to the score.
+             */
+            date_boost: number;
+            /**
+             * Fusion
+             * @description The fused score (reciprocal ranks, date boost included).
+             */
+            fusion: number;
+            /** Fusion Rank */
+            fusion_rank: number;
+            /** Id */
+            id: string;
+            /**
+             * Meaning Rank
+             * @description Its place in the meaning's list.
+             */
+            meaning_rank: number | null;
+            /**
+             * Place
+             * @description 1: the first result.
+             */
+            place: number;
+            /**
+             * Rerank Kept
+             * @description Not sent to a remote reranker (private, user or hidden): kept its place.
+             */
+            rerank_kept: boolean;
+            /** Rerank Rank */
+            rerank_rank: number | null;
+            /**
+             * Rerank Score
+             * @description The reranker's score (null: not reranked).
+             */
+            rerank_score: number | null;
+            /**
+             * Terms
+             * @description The query's search terms this fact holds.
+             */
+            terms: string[];
+            /**
+             * Words
+             * @description Its BM25-like word score (0: not found by words).
+             */
+            words: number;
+            /**
+             * Words Rank
+             * @description Its place in the words' list.
+             */
+            words_rank: number | null;
         };
         /**
          * SummarizeIn
@@ -2914,6 +3058,12 @@ export interface operations {
                 limit?: number;
                 /** @description Also return the facts linked to the results (one hop, both ways). */
                 neighbours?: boolean;
+                /** @description Rerank the top with the configured reranker (RECALL_RERANK); false: skip it; unset: as configured. */
+                rerank?: boolean | null;
+                /** @description Also say why each result came where it did (`explain` in the answer). */
+                explain?: boolean;
+                /** @description With explain=true: fact ids or texts you expected; the answer says where each fell and why. A fact this room may not read is only 'not visible to this room'. */
+                expect?: string[];
             };
             header: {
                 /** @description The conversation's id (letters, digits and . _ : -). */

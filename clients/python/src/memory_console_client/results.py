@@ -74,6 +74,8 @@ class Recall(TypedDict):
     memory: Literal["ok", "unavailable"]
     waiting: int
     searched: int
+    reranked: bool  # the top was reordered by the reranker
+    explain: dict[str, object] | None  # with explain=True: why, per result (the API's ExplainOut)
 
 
 class Note(TypedDict):
