@@ -154,6 +154,11 @@ LOGGING = {
 }
 
 # --- Recall and the prompt's memory section (SPEC §5.2, §5.3) ---
+# SEARCH_LANGUAGE: the Postgres text search configuration of the word index and of queries
+# (english, french, german, spanish, simple, ...; `SELECT cfgname FROM pg_ts_config`), with
+# unaccent where that extension exists. A change takes effect after
+# `manage.py search_language --apply` (./dev serve runs it at start).
+SEARCH_LANGUAGE = os.environ.get("SEARCH_LANGUAGE", "english")
 # EMBEDDINGS: "bge-small" (the bundled ONNX model; falls back to words only when it is not
 # installed), "openai:<model>" (any OpenAI-compatible /v1/embeddings server at
 # EMBEDDINGS_BASE_URL), or "none" (recall by words only).

@@ -28,6 +28,7 @@ from memoryconsole.api.schemas import (
     RememberIn,
     RememberOut,
 )
+from memoryconsole.api.schemas.facts import REVIEW_HELP, UNTIL_HELP
 from memoryconsole.api.schemas.summarize import SummarizeIn, SummarizeOut
 from memoryconsole.mcp.calls import (
     ADD,
@@ -76,6 +77,8 @@ async def remember(
     type: FactType | None = None,
     importance: Annotated[float | None, Field(ge=0, le=1)] = None,
     visibility: Visibility | None = None,
+    until: Annotated[str | None, Field(description=UNTIL_HELP)] = None,
+    review: Annotated[str | None, Field(description=REVIEW_HELP)] = None,
     room_id: RoomId = None,
     room_kind: Kind = None,
     person: Person = None,
@@ -93,6 +96,8 @@ async def remember(
         type=type,
         importance=importance,
         visibility=visibility,
+        until=until,
+        review=review,
     )
 
     def call() -> RememberOut:
@@ -192,6 +197,9 @@ async def list_facts(
     tier: Tier | None = None,
     month: Annotated[str | None, Field(description="YYYY-MM")] = None,
     contains: Annotated[str | None, Field(description="Text contains this.")] = None,
+    expired: Annotated[
+        bool | None, Field(description="true: only facts past their until day; false: the others.")
+    ] = None,
     offset: Annotated[int, Field(ge=0)] = 0,
     limit: Annotated[int, Field(ge=1, le=200)] = 50,
     room_id: RoomId = None,
@@ -199,7 +207,8 @@ async def list_facts(
     person: Person = None,
     projects: Projects = [],  # noqa: B006
 ) -> FactPageOut:
-    """Facts this room may read, newest first (hidden facts are not listed)."""
+    """Facts this room may read, newest first (hidden facts are not listed; facts past their
+    until day are, marked expired)."""
     filters = checked(
         ListFilters,
         scope=scope,
@@ -207,6 +216,7 @@ async def list_facts(
         tier=tier,
         month=month,
         q=contains,
+        expired=expired,
         offset=offset,
         limit=limit,
     )
@@ -219,6 +229,7 @@ async def list_facts(
             tier=filters.tier,
             month=filters.month,
             contains=filters.q,
+            expired=filters.expired,
             offset=filters.offset,
             limit=filters.limit,
         )
@@ -236,13 +247,28 @@ async def edit_fact(
     ] = None,
     scope: WritableScopeKind | None = None,
     project: Project = None,
+    until: Annotated[str | None, Field(description=UNTIL_HELP + " '' removes it.")] = None,
+    review: Annotated[str | None, Field(description=REVIEW_HELP + " '' removes it.")] = None,
     room_id: RoomId = None,
     room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
 ) -> FactOut:
-    """Replace a fact's text in place (same file, line and date; its id changes with its text)."""
-    body = checked(EditIn, text=text, expected_text=expected_text, scope=scope, project=project)
+    """Replace a fact's text in place (same file, line and date; its id changes with its text);
+    `until`/`review` set or ('') remove those dates (an expired fact comes back with a later
+    until)."""
+    body = checked(
+        EditIn,
+        text=text,
+        expected_text=expected_text,
+        scope=scope,
+        project=project,
+        until=until or None,
+        review=review or None,
+    )
+    # Unset keeps a date; '' removes it.
+    dropped = {k: None for k, v in (("until", until), ("review", review)) if v == ""}
+    meta = {**(body.meta() or {}), **dropped} or None
 
     def call() -> FactOut:
         fact = bot_edit(
@@ -253,6 +279,7 @@ async def edit_fact(
             scope=body.scope,
             project=body.project,
             via="tool",
+            meta=meta,
         )
         return FactOut.of(fact)
 

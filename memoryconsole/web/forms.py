@@ -10,7 +10,7 @@ from django import forms
 
 from memoryconsole.web.presenters.common import GROUPINGS, TAB_LABELS
 from memstore.console.authoring import FactFields
-from memstore.console.facts import IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
+from memstore.console.facts import DATE_FILTERS, IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.console.people import PEOPLE_ACTIONS
 from memstore.errors import InvalidFact
 from memstore.facts.markdown import MAX_TEXT_CHARS, day_check
@@ -47,6 +47,7 @@ class FactQueryForm(forms.Form):
     importance = forms.ChoiceField(
         choices=_choices(IMPORTANCE_LEVELS, "any importance"), required=False
     )
+    dates = forms.ChoiceField(choices=_choices(DATE_FILTERS, "any"), required=False)
     cursor = forms.CharField(required=False, max_length=40)
     exact = forms.BooleanField(required=False)
     start = forms.IntegerField(required=False, min_value=1, max_value=10_000_000)
@@ -108,10 +109,23 @@ class FactFieldsForm(forms.Form):
         max_value=1.0,
         widget=forms.NumberInput(attrs={"step": "0.1", "min": "0", "max": "1"}),
     )
+    until = forms.DateField(
+        label="True until",
+        required=False,
+        help_text="After this day it leaves prompts and recall (kept, listed as expired).",
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
+    review = forms.DateField(
+        label="Review by",
+        required=False,
+        help_text="From this day Health lists it for someone to check.",
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
 
     def detail_fields(self) -> list:
         """The bound fields besides the text, in the order a form shows them."""
-        return [self[name] for name in ("tier", "type", "visibility", "importance", "day")]
+        names = ("tier", "type", "visibility", "importance", "day", "until", "review")
+        return [self[name] for name in names]
 
     def fact_fields(self) -> FactFields:
         """The validated fields (call after is_valid()); a field the request did not send is
@@ -129,6 +143,8 @@ class FactFieldsForm(forms.Form):
             type=sent("type", d.get("type") or ""),
             visibility=sent("visibility", d.get("visibility") or ""),
             importance=sent("importance", "" if importance is None else importance),
+            until=sent("until", d.get("until") or ""),
+            review=sent("review", d.get("review") or ""),
         )
 
 
@@ -140,7 +156,9 @@ class FactAddForm(FactFieldsForm):
     def __init__(self, *args, scopes: list[tuple[str, str]], **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["scope"].choices = scopes
-        self.order_fields(["text", "scope", "tier", "type", "visibility", "importance", "day"])
+        self.order_fields(
+            ["text", "scope", "tier", "type", "visibility", "importance", "day", "until", "review"]
+        )
 
 
 class FactEditForm(FactRefForm, FactFieldsForm):
@@ -202,10 +220,11 @@ class LearningForm(forms.Form):
 
 
 class AboutQueryForm(forms.Form):
-    """The About me page's search box and page offset (bad values are dropped)."""
+    """The About me page's search box, page offset and "as typed" (bad values are dropped)."""
 
     q = forms.CharField(required=False, max_length=200)
     offset = forms.IntegerField(required=False, min_value=0, max_value=1_000_000)
+    exact = forms.BooleanField(required=False)
     group = forms.ChoiceField(
         required=False,
         choices=[("", "none"), ("bot", "bot"), ("room", "conversation"), ("type", "type")],

@@ -146,9 +146,11 @@ def bot_edit(
     scope: ScopeKind | None = None,
     project: str | None = None,
     via: str = "api",
+    meta: dict[str, object | None] | None = None,
 ) -> StoredFact:
-    """Replace a fact's text in the shard this context writes. Without a scope, the fact is looked
-    up in the bot's writable shards (own memory first, then the person's, then projects)."""
+    """Replace a fact's text in the shard this context writes (and with `meta`, set metadata
+    keys, or drop those given None: `until`, `review`). Without a scope, the fact is looked up
+    in the bot's writable shards (own memory first, then the person's, then projects)."""
     if scope is not None:
         shard = writable_shard(ctx, scope, project)
     else:
@@ -168,6 +170,7 @@ def bot_edit(
         person=ctx.person,
         by=ctx.bot,
         via=via,
+        meta=meta,
     )
 
 
@@ -179,11 +182,12 @@ def bot_facts_list(
     tier: str | None = None,
     month: str | None = None,
     contains: str | None = None,
+    expired: bool | None = None,
     offset: int = 0,
     limit: int = 50,
 ) -> Page[StoredFact]:
     """Facts this context may read (all of them, or one scope), newest first; hidden facts are
-    never shown to bots."""
+    never shown to bots; `expired`: only facts past their `until` (True) or only the others."""
     scopes = [readable_scope(ctx, scope, project)] if scope else readable_scopes(ctx)
     page = facts_list(
         scopes=scopes,
@@ -191,6 +195,7 @@ def bot_facts_list(
         month=month,
         contains=contains,
         visible=visible(ctx),
+        expired=expired,
         offset=offset,
         limit=limit,
     )

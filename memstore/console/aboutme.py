@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
+from memstore.console.search import SearchResults, person_search
 from memstore.console.viewer import Viewer
 from memstore.console.writes import edit_as
 from memstore.errors import FactNotFound, NotAllowed, PersonUnknown
@@ -64,11 +65,24 @@ def about_whom(*, viewer: Viewer, person: str | None) -> str:
     return person
 
 
-def about_facts(*, person: str, q: str = "", offset: int = 0) -> Page[AboutFact]:
-    """Facts about the person from every bot's shard, newest first, searched by `q` (any case)."""
-    page = facts_list(
-        scopes=[Scope("user", person)], contains=q.strip() or None, offset=offset, limit=PAGE_SIZE
-    )
+def about_search(
+    *, person: str, q: str, exact: bool = False
+) -> tuple[Page[AboutFact], SearchResults]:
+    """The facts about the person that a search finds, best first, as every console search and
+    the bots' recall find them (words, meaning, the relevance floor; a typo corrected only when
+    the words as typed find nothing; `exact`: never): one page, and how it searched."""
+    results = person_search(person=person, q=q, exact=exact)
+    items = [
+        AboutFact(fact=h.row.fact, bot=h.bot, room=h.row.fact.room, by=h.row.by, via=h.row.via)
+        for h in results.hits
+    ]
+    return Page(items=items, total=len(items), offset=0, limit=len(items)), results
+
+
+def about_facts(*, person: str, offset: int = 0) -> Page[AboutFact]:
+    """Facts about the person from every bot's shard, newest first (a search is
+    `about_search`)."""
+    page = facts_list(scopes=[Scope("user", person)], offset=offset, limit=PAGE_SIZE)
     writers: dict[Shard, dict] = {}
     items = []
     for fact in page.items:

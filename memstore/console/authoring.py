@@ -19,6 +19,7 @@ from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowe
 from memstore.facts.markdown import make_fact
 from memstore.facts.paths import Scope, locate
 from memstore.facts.records import StoredFact
+from memstore.facts.validity import review_of, until_of
 from memstore.rules.content import content_check
 from memstore.store.services import fact_edit, fact_forget, fact_remember
 from memstore.vocabulary import Tier
@@ -38,6 +39,8 @@ class FactFields:
     type: str | None = None
     visibility: str | None = None
     importance: float | str | None = None
+    until: date | str | None = None  # "": drop it
+    review: date | str | None = None
 
     def meta(self) -> dict[str, object | None]:
         """The metadata these fields change (a None value drops the key)."""
@@ -48,6 +51,10 @@ class FactFields:
             changes["visibility"] = None if self.visibility in ("", "context") else self.visibility
         if self.importance is not None:
             changes["importance"] = None if self.importance == "" else self.importance
+        for key in ("until", "review"):
+            value = getattr(self, key)
+            if value is not None:
+                changes[key] = value.isoformat() if isinstance(value, date) else value or None
         return changes
 
 
@@ -153,7 +160,16 @@ def fact_fields_of(fact: StoredFact) -> FactFields:
         type=fact.meta.get("type", "fact"),
         visibility=fact.meta.get("visibility", "context"),
         importance=value,
+        until=_day_or_none(until_of(fact.meta)),
+        review=_day_or_none(review_of(fact.meta)),
     )
+
+
+def _day_or_none(value: str | None) -> date | None:
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
 
 
 def add_scopes(*, bot: str, viewer: Viewer) -> list[Scope]:

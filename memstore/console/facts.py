@@ -10,13 +10,16 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from django.db.models import Count, F, Q
+from django.db.models import BooleanField, Count, F, Q
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from memstore.console.viewer import Viewer
 from memstore.errors import FactNotFound, NotAllowed
 from memstore.facts.activity import Provenance, fact_writers
 from memstore.facts.paths import Scope, Shard, all_scopes, check_slug, locate, memory_root
 from memstore.facts.records import StoredFact, stored_from_row
+from memstore.facts.validity import expired_sql, review_due_sql
 from memstore.index import index_sync
 from memstore.index.sync import sync_bounded
 from memstore.models import Bot, Fact, MemoryFile, ProjectMember
@@ -72,6 +75,7 @@ class FactQuery:
     type: str = ""
     month: str = ""  # YYYY-MM
     importance: str = ""  # one of IMPORTANCE_LEVELS
+    dates: str = ""  # one of DATE_FILTERS: past `until`, due for review, or still true
     cursor: str = ""  # "YYYY-MM-DD_id" of the last row of the previous page
     exact: bool = False  # search the words as typed (no spelling correction)
     start: int = 1  # the position of this page's first fact in the list (for "51–100 of 123")
@@ -147,6 +151,20 @@ def _holds(tab: Tab, scope_key: str, shard_bot: str) -> bool:
     return any(str(s) == scope_key for s in tab.scopes) and tab.shard_bot in (None, shard_bot)
 
 
+# The bot page's filter on `until=` and `review=` (`memstore.facts.validity`).
+DATE_FILTERS = ("expired", "review due", "current")
+
+
+def _dated(rows, which: str):
+    today = timezone.localdate().isoformat()
+    table = Fact._meta.db_table
+    if which == "review due":
+        due = RawSQL(review_due_sql(table), [today], output_field=BooleanField())
+        return rows.alias(due=due).filter(due=True)
+    gone = RawSQL(expired_sql(table), [today], output_field=BooleanField())
+    return rows.alias(gone=gone).filter(gone=which == "expired")
+
+
 def fact_rows(
     *, bot: str, viewer: Viewer, query: FactQuery, tabs: list[Tab] | None = None
 ) -> FactRows:
@@ -173,6 +191,8 @@ def fact_rows(
         rows = rows.filter(meta__type=query.type)
     if query.importance in IMPORTANCE_LEVELS:
         rows = rows.filter(meta__importance__regex=IMPORTANCE_LEVELS[query.importance])
+    if query.dates in DATE_FILTERS:
+        rows = _dated(rows, query.dates)
     if query.month:
         first = date.fromisoformat(query.month + "-01")
         rows = rows.filter(day__gte=first, day__lt=(first + timedelta(days=32)).replace(day=1))

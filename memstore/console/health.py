@@ -220,6 +220,7 @@ KIND_LABELS = {
     "duplicate": "Duplicate",
     "junk": "Junk",
     "too_long": "Too long",
+    "review": "Review due",
     "unused": "Never used",
 }
 

@@ -26,10 +26,12 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from django.db.models import F
+from django.utils import timezone
 
 from memstore.facts.paths import Scope
 from memstore.facts.ranking import merge_newest
 from memstore.facts.records import StoredFact, stored_from_row
+from memstore.facts.validity import is_expired
 from memstore.index import index_sync
 from memstore.models import Fact, ProjectMember
 from memstore.prompt.budget import prompt_answer
@@ -41,7 +43,9 @@ from memstore.store.selectors import facts_list
 
 PREVIEW_ROOM = "console-about-me"
 REACH_KINDS = ("direct", "group", "routine")
-Reason = Literal["hidden", "searchable", "budget", "room kind", "topic", "paused", "secret"]
+Reason = Literal[
+    "hidden", "searchable", "expired", "budget", "room kind", "topic", "paused", "secret"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +146,8 @@ def _named_reason(fact: StoredFact, rule: Withholding) -> Reason | None:
         return withheld
     if fact.visibility in ("hidden", "searchable"):
         return fact.visibility  # type: ignore[return-value]
+    if is_expired(fact.meta, timezone.localdate()):
+        return "expired"
     return None
 
 
@@ -152,4 +158,6 @@ def _reason(fact: StoredFact, rule: Withholding) -> Reason:
         return "hidden"
     if fact.visibility == "searchable":
         return "searchable"
+    if is_expired(fact.meta, timezone.localdate()):
+        return "expired"
     return "budget"

@@ -213,7 +213,9 @@ def _int(ref: str) -> int:
 def review_inbox(*, bot: str, viewer: Viewer, limit: int = 100) -> list[Proposal]:
     """Every source's waiting proposals for a bot, oldest first."""
     found = [p for s in SOURCES.values() for p in s.pending(bot=bot, viewer=viewer, limit=limit)]
-    return sorted(found, key=lambda p: (p.at, p.key))[:limit]
+    # A stable sort on the time alone: proposals made at the same moment keep their source's own
+    # order (oldest id first), which sorting by the key's text ("learner:10" < "learner:9") broke.
+    return sorted(found, key=lambda p: p.at)[:limit]
 
 
 def review_count(*, bot: str, viewer: Viewer) -> int:

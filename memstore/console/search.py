@@ -1,9 +1,12 @@
 """The console's search: the API's recall (words and meaning, the relevance floor, the substring
 fallback) over every tab of a bot at once, or over every bot a person may see.
 
-A word that is in none of the searched facts and is close to one that is ("budjet", "lisbn") is
-corrected before searching (`memstore.console.spelling`) unless the person asks for the words
-as typed. Hidden facts are found too (people see them; bots never do). Each hit says which bot's
+The query is always searched as typed first, exactly as a bot's recall would search it (the
+same ranking, the same relevance floor). Only when that finds nothing is a word that is in none
+of the searched facts and close to one that is ("budjet", "lisbn") corrected and searched
+instead (`memstore.console.spelling`; "search as typed" goes back); when the query as typed finds
+something, a correction is only offered beside the results ("Did you mean …?"), never put in
+their place: "plane ticket" is not "plan ticket". Hidden facts are found too (people see them; bots never do). Each hit says which bot's
 page and which tab it belongs to, so the console can label it by scope; the bot page's filters
 (scope, tier, type, month) narrow the hits.
 
@@ -49,10 +52,11 @@ class SearchResults:
     hits: list[SearchHit]
     more: int  # further matches past the first RESULTS
     searched: str  # the query actually searched (the corrected one, if it was corrected)
-    corrected: bool
+    corrected: bool  # the query as typed found nothing: these are the corrected query's
     literal: bool  # nothing matched by words or meaning: facts containing the text as typed
     note: str  # recall's note (searched by words only, and why; meaning still in preparation)
     per_tab: dict[str, int] = field(default_factory=dict)
+    suggestion: str = ""  # a correction offered beside results found as typed ("Did you mean")
     waiting: int = 0  # facts searched by words only: their vectors are still being made
     stale: bool = False  # large changes are still being indexed: the index as it stood
     unavailable: bool = False  # the search could not finish within the time budget
@@ -94,28 +98,43 @@ def workspace_search(*, viewer: Viewer, query: FactQuery) -> SearchResults:
     return _search(scopes=scopes, query=query, place=place)
 
 
+def person_search(*, person: str, q: str, exact: bool = False) -> SearchResults:
+    """Search a person's user memory (every bot's shard of it) for their About me page: the same
+    recall, floor and spelling rule as the bot page and the workspace search. The caller has
+    decided the viewer may see it (`memstore.console.aboutme.about_whom`)."""
+    scope = Scope("user", person)
+
+    def place(fact: StoredFact) -> tuple[str, str] | None:
+        return fact.shard_bot, "people"
+
+    return _search(scopes=[scope], query=FactQuery(q=q, exact=exact), place=place)
+
+
 def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
     text = " ".join(query.q.split())
 
-    def read() -> tuple[str, RecallResult]:
-        corrected = "" if query.exact else query_corrected(text, scopes)
-        result = recall_in_scopes(
-            scopes=scopes,
-            query=corrected or text,
-            limit=RESULTS,
-            include_hidden=True,
-            max_chars=_NO_BUDGET,
+    def recall(words: str) -> RecallResult:
+        return recall_in_scopes(
+            scopes=scopes, query=words, limit=RESULTS, include_hidden=True, max_chars=_NO_BUDGET
         )
-        return corrected, result
+
+    def read() -> tuple[str, str, RecallResult]:
+        typed = recall(text)
+        correction = "" if query.exact else query_corrected(text, scopes)
+        if not correction:
+            return "", "", typed
+        if typed.items:
+            return "", correction, typed  # found as typed: the correction is only offered
+        return correction, "", recall(correction)
 
     # Within the reads' time budget, as the bots' recall: a drop-in of thousands of lines is
     # indexed in the background meanwhile, and no vector is made in this request.
     timed = memory_read(
         scopes=scopes,
         read=read,
-        empty=lambda: ("", RecallResult(items=[], more=0, mode="lexical", note=_UNAVAILABLE)),
+        empty=lambda: ("", "", RecallResult(items=[], more=0, mode="lexical", note=_UNAVAILABLE)),
     )
-    corrected, result = timed.value
+    corrected, suggestion, result = timed.value
     searched = corrected or text
     facts, places = [], []
     for fact in result.items:
@@ -139,6 +158,7 @@ def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
         more=result.more if len(hits) == len(result.items) else 0,
         searched=searched,
         corrected=bool(corrected),
+        suggestion=suggestion,
         literal=literal,
         note=note,
         per_tab=per_tab,

@@ -23,7 +23,21 @@ MAX_TEXT_CHARS = 500
 EARLIEST_DAY = date(1900, 1, 1)
 LATEST_AHEAD = timedelta(days=366)
 TAGS = ("note", "episode")
-META_KEYS = ("type", "importance", "weight", "visibility", "src", "by", "via", "pin", "rel")
+META_KEYS = (
+    "type",
+    "importance",
+    "weight",
+    "visibility",
+    "src",
+    "by",
+    "via",
+    "pin",
+    "rel",
+    "until",
+    "review",
+)
+# Metadata holding a calendar date (`memstore.facts.validity` owns what they mean).
+DATE_KEYS = ("until", "review")
 # Links: `rel=supersedes:<id>,related_to:<id>` (kinds from the vocabulary, targets fact ids).
 LINK_KEY = "rel"
 _LINK_RE = re.compile(rf"({'|'.join(LINK_KINDS)}):({FACT_ID_PATTERN})")
@@ -267,7 +281,27 @@ def clean_meta(meta: dict[str, object] | None) -> dict[str, str]:
         _check_number(result, "weight", low=0.0, high=1e6, low_open=True)
     if "visibility" in result and result["visibility"] not in VISIBILITIES:
         raise InvalidFact(f"visibility must be one of {', '.join(VISIBILITIES)}.")
+    for key in DATE_KEYS:
+        if key in result:
+            _check_day(key, result[key])
     return result
+
+
+def _check_day(key: str, value: str) -> None:
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        raise InvalidFact(
+            f"{key} must be a date written YYYY-MM-DD, not {value!r}.", detail={"field": key}
+        )
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        raise InvalidFact(
+            f"{key}={value} is not a real calendar date.", detail={"field": key}
+        ) from None
+    if day < EARLIEST_DAY:
+        raise InvalidFact(
+            f"{key}={value} is before {EARLIEST_DAY.isoformat()}.", detail={"field": key}
+        )
 
 
 def make_fact(

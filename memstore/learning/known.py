@@ -23,6 +23,7 @@ from memstore.facts.paths import Scope
 from memstore.facts.ranking import RANK_ORDER_FIELDS, merge_newest, rank_order_sql
 from memstore.facts.records import STORED_COLUMNS, StoredFact, stored_from_values
 from memstore.index import index_sync
+from memstore.index.language import language_in_use
 from memstore.models import Fact
 from memstore.rules.protected import fact_protected
 from memstore.rules.withheld import withholding_for
@@ -219,9 +220,9 @@ WITH profile AS (
     ORDER BY {rank_order_sql()} LIMIT %(recent)s
 ), sharing AS (
     SELECT {STORED_COLUMNS} FROM {_FROM}
-    WHERE {_VISIBLE} AND f.search @@ to_tsquery('english', %(words)s)
+    WHERE {_VISIBLE} AND f.search @@ to_tsquery(%(config)s::regconfig, %(words)s)
       AND f.fact_id NOT IN (SELECT fact_id FROM profile UNION ALL SELECT fact_id FROM recent)
-    ORDER BY ts_rank(f.search, to_tsquery('english', %(words)s)) DESC, {rank_order_sql()}
+    ORDER BY ts_rank(f.search, to_tsquery(%(config)s::regconfig, %(words)s)) DESC, {rank_order_sql()}
     LIMIT %(sharing)s
 )
 SELECT * FROM profile UNION ALL SELECT * FROM recent UNION ALL SELECT * FROM sharing
@@ -249,6 +250,7 @@ def known_facts(
                 "recent": RECENT_FACTS,
                 "sharing": WORD_FACTS,
                 "words": " | ".join(_query_words(exchange_text)),
+                "config": language_in_use(),  # the word index's language
             },
         )
         copies = [stored_from_values(row) for row in cursor.fetchall()]

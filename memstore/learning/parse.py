@@ -11,8 +11,9 @@ A save line may end with attributes in braces, which the learner keeps as the fa
     log: Is planning a surprise party for Sam {private}
 
 `type=` one of memstore.vocabulary.FACT_TYPES, `importance=` a number from 0 to 1, `private`
-(the bot keeps it to itself: used in direct rooms only). Unknown or malformed attributes are
-dropped; the fact is kept.
+(the bot keeps it to itself: used in direct rooms only), `until=YYYY-MM-DD` (a plainly
+temporary fact's last day: from the exchange's day to a year after it). Unknown or malformed
+attributes are dropped; the fact is kept.
 
 Everything else (prose, bullets, JSON, scope or bot names, "user:bob profile: …") is ignored and
 counted; a keyword followed by only "NONE" (`profile: NONE`, `log: none.`) says nothing, like a
@@ -25,6 +26,7 @@ so no reply can empty a memory.
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Literal
 
 from memstore.facts.markdown import MAX_TEXT_CHARS, fact_identity
@@ -33,6 +35,7 @@ from memstore.vocabulary import FACT_TYPES
 MAX_SAVES = 12
 MAX_REMOVES = 3
 MAX_SAMPLE = 3  # ignored lines kept as a sample for the console
+UNTIL_AHEAD_DAYS = 366  # a learned until= is at most this far past the exchange
 _LINE_RE = re.compile(r"(profile|log|note|remove)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
 _TAG_RE = re.compile(r"^\[(?:note|episode)\]\s*", re.IGNORECASE)
 _ATTRS_RE = re.compile(r"\s*\{([^{}]*)\}\s*$")
@@ -72,10 +75,10 @@ class ParsedReply:
     said_none: bool = False
 
 
-def reply_parse(reply: str, *, known: Mapping[str, str]) -> ParsedReply:
+def reply_parse(reply: str, *, known: Mapping[str, str], today: date | None = None) -> ParsedReply:
     """Read a model reply strictly. `known` maps the identity of each quotable text of the facts
     shown to the model (with and without its tag) to that fact's identity: the only facts a
-    `remove:` may name."""
+    `remove:` may name. `today`: the exchange's day, which an `until=` may not be before."""
     proposals: list[Proposal] = []
     refused: list[Refusal] = []
     ignored: list[str] = []
@@ -98,7 +101,7 @@ def reply_parse(reply: str, *, known: Mapping[str, str]) -> ParsedReply:
         removing = kind == "remove"
         meta: dict[str, str] = {}
         if not removing:
-            text, meta = fact_attributes(_TAG_RE.sub("", text, count=1))
+            text, meta = fact_attributes(_TAG_RE.sub("", text, count=1), today=today)
         else:
             text = _unquote(text)
         if not text:
@@ -133,8 +136,9 @@ def reply_parse(reply: str, *, known: Mapping[str, str]) -> ParsedReply:
     )
 
 
-def fact_attributes(text: str) -> tuple[str, dict[str, str]]:
-    """The text without its trailing `{…}` attributes, and the valid ones as metadata."""
+def fact_attributes(text: str, *, today: date | None = None) -> tuple[str, dict[str, str]]:
+    """The text without its trailing `{…}` attributes, and the valid ones as metadata (an
+    `until=` only when it is a real day from `today` to a year after it)."""
     match = _ATTRS_RE.search(text)
     if not match:
         return text, {}
@@ -148,7 +152,21 @@ def fact_attributes(text: str) -> tuple[str, dict[str, str]]:
             meta["importance"] = f"{_fraction(value):g}"
         elif key == "private" and not value:
             meta["visibility"] = "private"
+        elif key == "until" and (day := _until(value, today)) is not None:
+            meta["until"] = day.isoformat()
     return text[: match.start()].strip(), meta
+
+
+def _until(value: str, today: date | None) -> date | None:
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        return None
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        return None
+    if today is not None and not today <= day <= today + timedelta(days=UNTIL_AHEAD_DAYS):
+        return None
+    return day
 
 
 def _fraction(value: str) -> float | None:

@@ -137,6 +137,8 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> LearnRun:
 def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
     ex = run.exchange
     topics = run.people.topics
+    # The day it was said: "next week" in a queued exchange counts from then.
+    said = timezone.localtime(ex.created_at).date() if ex.created_at else timezone.localdate()
     # What touches an excluded topic never reaches the model: withheld before the prompt is built.
     turn = turn_withheld(Turn(message=ex.message, reply=ex.reply), person="", people=run.people)
     scopes = [shard.scope for shard in run.mine]
@@ -153,10 +155,11 @@ def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
         turn=turn,
         known=texts_withheld((f.text for f in known.shown), topics),
         topics=topics,
+        today=said,
     )
     completion = client.complete(prompt, max_tokens=EXTRACTION_MAX_TOKENS)
     removing = "remove" in completion.text.lower()
-    parsed = reply_parse(completion.text, known=known.quotable() if removing else {})
+    parsed = reply_parse(completion.text, known=known.quotable() if removing else {}, today=said)
     mine = [str(s.scope) for s in run.mine]
     plan = plan_build(
         parsed,

@@ -137,7 +137,8 @@ def _plan(ctx: Context, target: Scope, text: str, client: ModelClient) -> list[d
     except ModelUnavailable as exc:
         raise ModelFailed(f"The learning model failed: {exc}") from None
     budget_charge(tokens=completion.tokens)
-    parsed = reply_parse(completion.text, known={})  # a summary never removes anything
+    # A summary never removes anything; an until= counts from today.
+    parsed = reply_parse(completion.text, known={}, today=timezone.localdate())
     topics = person_controls(person=ctx.person).topics if ctx.person else ()
     return plan_build(
         parsed, known=known, ours={}, excluded_topics=topics, secrets=secret_values(text)

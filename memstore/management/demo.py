@@ -154,6 +154,13 @@ _FACTS: list[tuple[str, str, int, str, dict]] = [
     ),
     ("user:sam|ava", "log", 6, "Sam asked for the offsite agenda as a shared document", {}),
     (
+        "user:sam|ava",
+        "profile",
+        15,
+        "Always books a window seat and flies economy on short trips",
+        {"type": "preference"},
+    ),
+    (
         "project:launch|ava",
         "profile",
         30,

@@ -2,7 +2,7 @@
 
 Owns: `blocks_cached`, which gives each scope's `BlockInput` (the best profile and recent facts
 within the budgets, and how many facts the scope holds) from a small per-process cache keyed by
-the scope's version (see `memstore.recall.versions`), the day (UTC), the budgets and whether
+the scope's version (see `memstore.recall.versions`), the day (TIME_ZONE), the budgets and whether
 private facts may show; a scope whose files changed since is loaded again. A block depends on
 its scope's files (ranks, dates, paths, positions and visibility all come from them) and on the
 usage nudge read when it is loaded (`memstore.facts.ranking.usage_bonus`): usage counted since
@@ -16,9 +16,9 @@ Does not: sync (the caller does, before), compose the section, or know how a blo
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 
 from django.db import connection
+from django.utils import timezone
 
 from memstore.facts.paths import Scope
 from memstore.recall.versions import versions_read
@@ -38,12 +38,14 @@ def blocks_cached[T](
     """`load(scope, budgets[kind], private)` for each (kind, scope), remembered by version."""
     versions = versions_read([str(scope) for _, scope in scopes])
     db = connection.settings_dict["NAME"]
-    today = datetime.now(UTC).date()
+    today = timezone.localdate()
     blocks = []
     for kind, scope in scopes:
         version = versions.get(str(scope))
         budget = budgets[kind]
-        key = (db, str(scope), version, today, tuple(sorted(budget.items())), private)
+        # Today's date is part of the key: a fact whose `until` passed leaves the block at
+        # midnight though no file changed, and the usage nudge is re-read once a day.
+        key = (db, str(scope), version, tuple(sorted(budget.items())), private, today)
         with _lock:
             block = _cache.get(key) if version is not None else None
             if block is not None:

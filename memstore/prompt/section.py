@@ -16,11 +16,13 @@ from dataclasses import replace
 from django.conf import settings
 from django.db import connection
 from django.db.models import F
+from django.utils import timezone
 
 from memstore.facts.markdown import parse_line
 from memstore.facts.paths import Scope
 from memstore.facts.ranking import rank_order_sql, usage_bonus_sql
 from memstore.facts.records import StoredFact, stored_from_row
+from memstore.facts.validity import expired_sql
 from memstore.index import index_sync
 from memstore.models import Bot, Fact
 from memstore.prompt.cache import blocks_cached
@@ -71,11 +73,13 @@ def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
 # file by name, as in `block_compose`), then the best `%s` profile and `%s` other facts that may
 # enter a prompt (ranked by their rank plus the usage nudge, `usage_bonus_sql`), and how many
 # facts each part holds: a block never loads more than it can show.
-_BLOCK_SQL = """
+_BLOCK_SQL = (
+    """
     WITH merged AS MATERIALIZED (
         SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank AS file_rank, m.path,
                f.position, f.tier = 'profile' AS profile,
-               CASE WHEN f.visibility = 'private' THEN %s
+               CASE WHEN {expired} THEN 'expired'
+                    WHEN f.visibility = 'private' THEN %s
                     WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
                     ELSE 'context' END AS visibility
         FROM memstore_fact f
@@ -99,8 +103,9 @@ _BLOCK_SQL = """
     WHERE n <= CASE WHEN profile THEN %s ELSE %s END
     UNION ALL
     SELECT 'count', count(*), profile, visibility, 0.0 FROM merged GROUP BY profile, visibility
-""".replace("{order}", rank_order_sql("", "")).replace(
-    "{bonus}", f"{usage_bonus_sql('u.')}::float8"
+""".replace("{order}", rank_order_sql("", ""))
+    .replace("{expired}", expired_sql("f"))
+    .replace("{bonus}", f"{usage_bonus_sql('u.')}::float8")
 )
 
 
@@ -110,7 +115,9 @@ WITHHELD_SPARE = 8
 
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False) -> BlockInput:
     # Outside direct rooms a private fact is as good as hidden: not shown, not counted.
-    args = ["context" if private else "hidden", str(scope), str(scope), str(scope)]
+    # An expired fact (its `until` day passed) is kept in its file but never shown or counted.
+    today = timezone.localdate().isoformat()
+    args = [today, "context" if private else "hidden", str(scope), str(scope), str(scope)]
     limits = [budgets["profile"].facts + WITHHELD_SPARE, budgets["recent"].facts + WITHHELD_SPARE]
     with connection.cursor() as cursor:
         cursor.execute(_BLOCK_SQL, [*args, *limits])
@@ -137,19 +144,20 @@ def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = Fal
 
 
 def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
-    """Which of these identities are still in memory, merged across shards and not hidden."""
+    """Which of these identities are still in memory, merged across shards, not hidden and
+    not expired."""
     if not fact_ids:
         return set()
     keys = [str(scope) for scope in scopes]
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT fact_id FROM (SELECT DISTINCT ON (f.scope_key, f.fact_id) f.fact_id,"
-            " f.visibility FROM memstore_fact f"
+            f" f.visibility, {expired_sql('f')} AS expired FROM memstore_fact f"
             " JOIN memstore_memoryfile m ON m.id = f.file_id AND m.scope_key = ANY(%s)"
             " WHERE f.scope_key = ANY(%s) AND f.fact_id = ANY(%s)"
             " ORDER BY f.scope_key, f.fact_id, f.day DESC, f.shard_bot, m.path) newest"
-            " WHERE visibility <> 'hidden'",
-            [keys, keys, sorted(fact_ids)],
+            " WHERE visibility <> 'hidden' AND NOT expired",
+            [timezone.localdate().isoformat(), keys, keys, sorted(fact_ids)],
         )
         return {row[0] for row in cursor.fetchall()}
 

@@ -24,6 +24,7 @@ from django.db import connection
 from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import Scope
 from memstore.facts.records import STORED_COLUMNS_BY_ROW, StoredFact, stored_from_values
+from memstore.facts.validity import is_expired, until_of
 from memstore.recall import fusion
 from memstore.recall.lexical import Term
 from memstore.recall.vectors import vectors_fetch
@@ -166,9 +167,8 @@ def _reason(fact, explained, places, fused_rank, terms, seen, today) -> str:
         return f"Shown at place {places[fact.fact_id]}."
     if fact.visibility == "hidden" and "hidden" not in seen:
         return "Hidden (visibility=hidden): left out of recall."
-    until = fact.meta.get("until", "")
-    if until and until < (today or date.today()).isoformat():
-        return f"Expired: valid until {until}."
+    if is_expired(fact.meta, today or date.today()):  # the one rule recall skips them by
+        return f"Expired: valid until {until_of(fact.meta)}."
     if explained.withheld is not None and (why := explained.withheld.reason(fact)):
         return {
             "topic": "Withheld: it touches a topic a person excluded.",

@@ -23,6 +23,7 @@ from django.db import connection
 
 from memstore.facts.paths import Scope
 from memstore.facts.records import STORED_COLUMNS_BY_ROW, StoredFact, stored_from_values
+from memstore.index.language import language_in_use
 
 MAX_TERMS = 32
 BM25_K1 = 1.2
@@ -47,20 +48,24 @@ class Term:
 
 
 def lexical_terms(query: str) -> list[Term]:
-    """The search terms of a query: English stems, then exact terms for short acronyms and
-    capitalised names the English configuration would drop (at most 32 in all)."""
+    """The search terms of a query: its stems in the index's language, then exact terms for
+    short acronyms and capitalised names that language would drop (at most 32 in all)."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {TERMS_SQL}", [query, exact_candidates(query)])
+        cursor.execute(f"SELECT {terms_sql()}", [query, exact_candidates(query)])
         return terms_from(*cursor.fetchone())
 
 
-# The query's English lexemes, and which exact candidates the English configuration drops; two
-# columns, so a caller can select them beside something else (`recall_search` does).
-TERMS_SQL = (
-    "ARRAY(SELECT lexeme FROM unnest(to_tsvector('english'::regconfig, %s)) ORDER BY lexeme),"
-    " ARRAY(SELECT DISTINCT t FROM unnest(%s::text[]) t"
-    " WHERE to_tsvector('english'::regconfig, t) = ''::tsvector ORDER BY 1)"
-)
+def terms_sql() -> str:
+    """The query's lexemes in the word index's language (`memstore.index.language`: the
+    configuration `Fact.search` is made with, English unless SEARCH_LANGUAGE says otherwise),
+    and which exact candidates that language drops; two columns, so a caller can select them
+    beside something else (`recall_search` does). Parameters: the query, the candidates."""
+    config = language_in_use()  # a catalog name, checked by its pattern: safe to inline
+    return (
+        f"ARRAY(SELECT lexeme FROM unnest(to_tsvector('{config}'::regconfig, %s)) ORDER BY lexeme),"
+        " ARRAY(SELECT DISTINCT t FROM unnest(%s::text[]) t"
+        f" WHERE to_tsvector('{config}'::regconfig, t) = ''::tsvector ORDER BY 1)"
+    )
 
 
 def exact_candidates(query: str) -> list[str]:

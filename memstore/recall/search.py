@@ -6,8 +6,9 @@ facts (above the relevance floor) and the lexical side for facts sharing words, 
 match only when nothing matched at all. Results are capped at a count and a character budget;
 the answer says how many more matched. Hidden facts are left out unless a person asks
 (`include_hidden`, the console), and so is what the read withholds (`memstore.rules.withheld`:
-excluded topics, a paused person's memory, lines the secret detector flags), skipped as the
-results are budgeted so the answer still fills.
+excluded topics, a paused person's memory, lines the secret detector flags) and facts whose
+`until` day has passed (`memstore.facts.validity`), skipped as the results are budgeted so the
+answer still fills.
 
 Three statements for a warm search: the sync's stat check; the query's terms together with the
 searched scopes' versions; and loading the facts to show. In between, both sides rank in this
@@ -28,6 +29,7 @@ from typing import Literal
 from django.conf import settings
 from django.db import connection
 from django.db.models import F
+from django.utils import timezone
 
 from memstore.errors import InvalidQuery
 from memstore.facts.paths import Scope
@@ -38,6 +40,7 @@ from memstore.facts.records import (
     stored_from_row,
     stored_from_values,
 )
+from memstore.facts.validity import is_expired
 from memstore.models import Fact
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
@@ -283,14 +286,20 @@ def _budgeted(
 ) -> tuple[list[StoredFact], int]:
     """The first `limit` facts in order, stopping at the first that would pass the character
     budget (a row deleted since it was ranked is skipped, and so is one the rule withholds);
-    and how many were withheld on the way."""
+    and how many were withheld on the way. An expired fact (`until` passed) is skipped too:
+    it stays in its file, listed as expired, but is no longer true."""
+    today = timezone.localdate()
     items: list[StoredFact] = []
     used = skipped = 0
     for pk in order:
         fact = rows.get(pk)
         if fact is None:
             continue
-        if withheld is not None and withheld.reason(fact) is not None:
+        if (
+            withheld is not None
+            and withheld.reason(fact) is not None
+            or is_expired(fact.meta, today)
+        ):
             skipped += 1
             continue
         if len(items) == limit or used + len(fact.text) > budget:

@@ -18,12 +18,12 @@ from memstore.index.sync import sync_is_skipped
 from memstore.recall import fusion
 from memstore.recall.jobs import backfill_wanted
 from memstore.recall.lexical import (
-    TERMS_SQL,
     LexicalHit,
     Term,
     exact_candidates,
     lexical_search,
     terms_from,
+    terms_sql,
 )
 from memstore.recall.query_vectors import query_vector_start
 from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current, snapshots_ready
@@ -147,7 +147,7 @@ def _terms_and_versions(
     """The query's search terms, the searched scopes' versions and (when `withhold` names the
     room's person, or None for a room without one) the read-time rule: one statement."""
     keys = [str(scope) for scope in scopes]
-    sql, params = f"SELECT {TERMS_SQL}, ({VERSIONS_SQL})", [query, exact_candidates(query), keys]
+    sql, params = f"SELECT {terms_sql()}, ({VERSIONS_SQL})", [query, exact_candidates(query), keys]
     if withhold is not None:
         rule_sql, rule_params = withholding_sql(person=withhold[0])
         sql, params = f"{sql}, ({rule_sql})", [*params, *rule_params]

@@ -5,7 +5,9 @@ So no caller can forget the sync, and a hand edit is seen by the very next read.
 
 from collections.abc import Collection, Iterable
 
-from django.db.models import F
+from django.db.models import BooleanField, F
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from memstore.facts.paging import Page
 from memstore.facts.paths import (
@@ -17,6 +19,7 @@ from memstore.facts.paths import (
 )
 from memstore.facts.ranking import RANK_ORDER_FIELDS
 from memstore.facts.records import StoredFact, stored_from_row
+from memstore.facts.validity import expired_sql
 from memstore.index import index_sync
 from memstore.models import Fact
 
@@ -29,11 +32,13 @@ def facts_list(
     contains: str | None = None,
     shard_bot: str | None = None,
     visible: Collection[str] | None = None,
+    expired: bool | None = None,
     offset: int = 0,
     limit: int = 50,
 ) -> Page[StoredFact]:
     """Facts of these scopes, newest first, filtered and paged (one row per file line); only
-    those of the `visible` visibilities when given (`memstore.rooms.access.visible`)."""
+    those of the `visible` visibilities when given (`memstore.rooms.access.visible`); with
+    `expired`, only the facts whose `until` day has passed (True) or only the others (False)."""
     scopes = list(scopes)
     index_sync(scopes=scopes)
     rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes])
@@ -47,6 +52,10 @@ def facts_list(
         rows = rows.filter(shard_bot=shard_bot)
     if visible is not None:
         rows = rows.filter(visibility__in=visible)
+    if expired is not None:
+        today = timezone.localdate().isoformat()
+        condition = RawSQL(expired_sql(Fact._meta.db_table), [today], output_field=BooleanField())
+        rows = rows.alias(gone=condition).filter(gone=expired)
     total = rows.count()
     page = rows.annotate(file_path=F("file__path")).order_by("-day", *RANK_ORDER_FIELDS)[
         offset : offset + limit

@@ -10,6 +10,8 @@ Findings, each about one fact (and, for pairs, the other fact):
     instruction     it reads as an order to a model ("always obey…", "SYSTEM:", a tool call:
                     `memstore.rules.instructions`), and every prompt it enters would carry it
     too_long        a hand-written line longer than a save may be
+    review          its `review=` day has come (`memstore.facts.validity`): a person should
+                    check it is still right (edit the date, or archive it)
 
 Fixes go through the ordinary services as the person or bot asking (`by`, `via`): archive
 (forget, restorable from history), merge (archive one of a pair; the kept fact gets a
@@ -34,6 +36,7 @@ from memstore.errors import FactNotFound, InvalidFact
 from memstore.facts.markdown import MAX_TEXT_CHARS
 from memstore.facts.paths import Shard
 from memstore.facts.records import StoredFact
+from memstore.facts.validity import is_review_due, review_of
 from memstore.models import Proposal
 from memstore.privacy.erase import Reach, fact_erase, reach_of_bot
 from memstore.rooms.access import Context, forget_shards
@@ -48,7 +51,16 @@ from memstore.upkeep.junk import junk_reason
 from memstore.upkeep.store import store_facts, store_vectors
 from memstore.upkeep.usage import usage_of
 
-KINDS = ("secret", "instruction", "contradiction", "duplicate", "junk", "too_long", "unused")
+KINDS = (
+    "secret",
+    "instruction",
+    "contradiction",
+    "duplicate",
+    "junk",
+    "too_long",
+    "review",
+    "unused",
+)
 FIXES = {
     "secret": ("erase", "keep"),
     "instruction": ("archive",),
@@ -56,6 +68,7 @@ FIXES = {
     "duplicate": ("merge", "archive"),
     "junk": ("archive",),
     "too_long": ("archive",),
+    "review": ("archive",),
     "unused": ("archive",),
 }
 UNUSED_DAYS = 60
@@ -140,6 +153,7 @@ _secret_kind = lru_cache(maxsize=131_072)(secret_kind)
 def _single(facts: list[StoredFact]) -> list[Finding]:
     found = []
     kept: frozenset[str] | None = None
+    today = timezone.localdate()
     for fact in facts:
         if kind := _secret_kind(fact.text):
             kept = secrets_kept() if kept is None else kept
@@ -153,6 +167,8 @@ def _single(facts: list[StoredFact]) -> list[Finding]:
             )
         if reason := junk_reason(fact.body):
             found.append(Finding("junk", fact, reason))
+        if is_review_due(fact.meta, today):
+            found.append(Finding("review", fact, f"to be checked by {review_of(fact.meta)}"))
     return found
 
 

@@ -338,3 +338,22 @@ def test_tls_certificates_are_verified(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_until_through_the_client_expires_a_fact_and_an_edit_brings_it_back(workspace):
+    from datetime import date, timedelta
+
+    yesterday = (date.today() - timedelta(days=1)).isoformat()
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+    with Client(workspace.url, workspace.token, "dm-42", "direct", person="alice") as memory:
+        saved = memory.remember("Travelling to Lisbon", until=yesterday, review=tomorrow)
+        assert (saved["meta"]["until"], saved["expired"]) == (yesterday, True)
+        assert memory.recall("Lisbon")["items"] == []
+        only = memory.list_facts(expired=True)["items"]
+        assert [f["text"] for f in only] == ["Travelling to Lisbon"]
+        assert memory.list_facts(expired=False)["items"] == []
+        back = memory.edit(saved["id"], "Travelling to Lisbon", until=tomorrow)
+        assert back["expired"] is False
+        assert [f["text"] for f in memory.recall("Lisbon")["items"]] == ["Travelling to Lisbon"]
+        with pytest.raises(InvalidRequestError, match="until"):
+            memory.remember("Soon", until="next week")

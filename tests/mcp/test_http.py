@@ -263,3 +263,48 @@ def test_forget_with_erase_leaves_no_history_over_mcp(live_server, scout_token, 
     history = "".join(p.read_text() for p in memory_root.rglob("history.jsonl"))
     assert "Likes the blue mugs" in history  # a plain forget keeps its history
     assert "Door code rotates weekly" not in history
+
+
+def test_until_over_mcp_expires_and_an_edit_brings_it_back(live_server, scout_token, memory_root):
+    from datetime import date, timedelta
+
+    yesterday = (date.today() - timedelta(days=1)).isoformat()
+    tomorrow = (date.today() + timedelta(days=1)).isoformat()
+
+    async def step():
+        async with mcp_http_client(live_server.url + "/mcp", scout_token) as client:
+            out = {}
+            saved = await client.call_tool(
+                "remember", {**MCP_DIRECT, "text": "Travelling to Lisbon", "until": yesterday}
+            )
+            out["saved"] = saved.structured_content
+            out["recalled"] = (
+                await client.call_tool("recall", {**MCP_DIRECT, "query": "Lisbon"})
+            ).structured_content
+            out["expired"] = (
+                await client.call_tool("list_facts", {**MCP_DIRECT, "expired": True})
+            ).structured_content
+            base = {**MCP_DIRECT, "id": out["saved"]["id"], "text": "Travelling to Lisbon"}
+            out["later"] = (
+                await client.call_tool("edit_fact", {**base, "until": tomorrow})
+            ).structured_content
+            out["back"] = (
+                await client.call_tool("recall", {**MCP_DIRECT, "query": "Lisbon"})
+            ).structured_content
+            out["removed"] = (
+                await client.call_tool("edit_fact", {**base, "until": ""})
+            ).structured_content
+            out["refused"] = await client.call_tool(
+                "remember", {**MCP_DIRECT, "text": "Soon", "until": "soon"}
+            )
+            return out
+
+    out = run_async(step)
+    assert out["saved"]["meta"]["until"] == yesterday and out["saved"]["expired"] is True
+    assert out["recalled"]["items"] == []
+    assert [f["text"] for f in out["expired"]["items"]] == ["Travelling to Lisbon"]
+    assert (out["later"]["meta"], out["later"]["expired"]) == ({"until": tomorrow}, False)
+    assert [f["text"] for f in out["back"]["items"]] == ["Travelling to Lisbon"]
+    assert out["removed"]["meta"] == {}
+    assert out["refused"].is_error
+    assert "until" in out["refused"].content[0].text

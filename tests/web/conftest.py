@@ -93,3 +93,15 @@ def report_mode(settings):
     model = learner_on(settings, FakeModel(), mode="report", attempts=1)
     yield model
     model.close()
+
+
+@pytest.fixture
+def ava_acts_for_ann(db):
+    """ava registered and linked to the registered person ann, as the API asks before a direct
+    room's prompt carries ann's memory (the prompt preview agrees with the API)."""
+    from memstore.registry.bots import bot_create
+    from memstore.registry.people import person_add, person_link
+
+    bot_create(slug="ava", display_name="Ava")
+    person_add(name="ann", exist_ok=True)
+    person_link(person="ann", bot="ava")

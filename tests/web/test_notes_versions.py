@@ -65,7 +65,7 @@ def test_a_note_over_the_limit_is_refused_with_the_reason(boss):
     assert note_read(kind="workspace").text == ""
 
 
-def test_the_preview_opens_with_the_notes(ann, workspace):
+def test_the_preview_opens_with_the_notes(ann, workspace, ava_acts_for_ann):
     note_save(kind="workspace", text="We are Acme.")
     note_save(kind="you", name="ann", text="Call me Ann.")
     direct = plain(ann.get("/bots/ava/prompt/"))
@@ -76,7 +76,7 @@ def test_the_preview_opens_with_the_notes(ann, workspace):
     assert "We are Acme." in group and "Call me Ann." not in group
 
 
-def test_the_preview_says_when_it_is_stale(ann, workspace, monkeypatch):
+def test_the_preview_says_when_it_is_stale(ann, workspace, monkeypatch, ava_acts_for_ann):
     from memstore.prompt import budget as prompt_budget
 
     assert "could not be synced" not in plain(ann.get("/bots/ava/prompt/"))  # synced: fresh

@@ -50,7 +50,7 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
-type Query = Record<string, string | number | boolean | null | undefined>;
+type Query = Record<string, string | number | boolean | readonly string[] | null | undefined>;
 
 interface Call {
   method: "GET" | "POST" | "PATCH";
@@ -150,7 +150,11 @@ export class Client {
   private async send<T>(call: Call): Promise<T> {
     const url = new URL(`${this.options.baseUrl}/api/v1${call.path}`);
     for (const [key, value] of Object.entries(call.query ?? {})) {
-      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+      if (Array.isArray(value)) {
+        for (const item of value) url.searchParams.append(key, item); // repeated: ?expect=a&expect=b
+      } else if (value !== undefined && value !== null) {
+        url.searchParams.set(key, String(value));
+      }
     }
     const headers = { ...this.headers(), ...call.headers };
     if (call.body !== undefined) headers["Content-Type"] = "application/json";

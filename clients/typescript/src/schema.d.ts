@@ -59,7 +59,8 @@ export interface paths {
         /**
          * List Facts
          * @description Facts this room may read, newest first: own memory, the person's (direct rooms), the
-         *     projects in play, and the legacy memory of this group room. Hidden facts are not listed.
+         *     projects in play, and the legacy memory of this group room. Hidden facts are not listed;
+         *     facts past their `until` day are, marked `expired` (`expired=true|false` filters them).
          *     With `as_of`, the facts held at the end of that day, replayed from history.
          */
         get: operations["list_facts"];
@@ -398,6 +399,8 @@ export interface paths {
          * @description Search what this room may read (own memory, the person's in direct rooms, the projects in
          *     play, this group room's legacy memory) by words and, with an embedding model, by meaning.
          *     Never waits past the time budget: `stale` or `memory: unavailable` say what it did instead.
+         *     `rerank` overrides RECALL_RERANK for this call; `explain=true` says why each result came
+         *     where it did, and where each `expect`ed fact fell.
          */
         get: operations["recall"];
         put?: never;
@@ -542,12 +545,22 @@ export interface components {
             /** Project */
             project?: string | null;
             /**
+             * Review
+             * @description YYYY-MM-DD: the day a person should check the fact (Health lists it from then). null removes it.
+             */
+            review?: string | null;
+            /**
              * Scope
              * @description Where the fact is; unset: looked up in what the bot may change here.
              */
             scope?: ("bot" | "user" | "project") | null;
             /** Text */
             text: string;
+            /**
+             * Until
+             * @description YYYY-MM-DD: the last day the fact is true. After it the fact leaves prompts and recall (kept in its file and listed with expired=true). null removes it; unset keeps it.
+             */
+            until?: string | null;
         };
         /**
          * ErasedOut
@@ -639,6 +652,62 @@ export interface components {
             status: "queued" | "skipped" | "done" | "failed";
         };
         /**
+         * ExpectedWhyOut
+         * @description Where an expected fact fell, and why.
+         */
+        ExpectedWhyOut: {
+            /** Expected */
+            expected: string;
+            /**
+             * Id
+             * @description null when the fact is not visible to this room.
+             */
+            id: string | null;
+            /**
+             * Place
+             * @description Its place in the results; null: not shown.
+             */
+            place: number | null;
+            /** Reason */
+            reason: string;
+            /** Text */
+            text: string | null;
+        };
+        /**
+         * ExplainOut
+         * @description The breakdown of one recall.
+         */
+        ExplainOut: {
+            /**
+             * Cosine Floor
+             * @description The cosine a hit by meaning had to reach.
+             */
+            cosine_floor: number | null;
+            /**
+             * Dates
+             * @description Dates the query names (their facts get a boost).
+             */
+            dates: string[];
+            /** Expected */
+            expected: components["schemas"]["ExpectedWhyOut"][];
+            /** Reranked */
+            reranked: boolean;
+            /** Reranker */
+            reranker: string | null;
+            /** Results */
+            results: components["schemas"]["ResultWhyOut"][];
+            /**
+             * Terms
+             * @description The query's search terms (stems; quoted: exact words).
+             */
+            terms: string[];
+            /**
+             * Words Floor
+             * @description The share of the query's word weight a word match needs without meaning.
+             */
+            words_floor: number;
+        };
+        /**
          * FactOut
          * @description One fact as stored: its id (identity), date, text and where it lives.
          */
@@ -653,6 +722,12 @@ export interface components {
              * Format: date
              */
             date: string;
+            /**
+             * Expired
+             * @description Its `until` day has passed: kept in the file, but left out of prompts and recall (edit `until` to bring it back).
+             * @default false
+             */
+            expired: boolean;
             /**
              * File
              * @description The Markdown file, relative to the memory folder.
@@ -721,7 +796,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "secret" | "instruction" | "contradiction" | "duplicate" | "junk" | "too_long" | "unused";
+            kind: "secret" | "instruction" | "contradiction" | "duplicate" | "junk" | "too_long" | "review" | "unused";
             /** @description The other fact of a duplicate or conflict. */
             other?: components["schemas"]["FactOut"] | null;
             /** Why */
@@ -878,6 +953,11 @@ export interface components {
              * @description YYYY-MM-DD: the facts held at the end of that day (from history).
              */
             as_of?: string | null;
+            /**
+             * Expired
+             * @description true: only facts past their `until` day; false: only the others (default: both, each saying `expired`).
+             */
+            expired?: boolean | null;
             /**
              * Limit
              * @default 50
@@ -1082,6 +1162,8 @@ export interface components {
         };
         /** RecallOut */
         RecallOut: {
+            /** @description With explain=true: why, per result. */
+            explain?: components["schemas"]["ExplainOut"] | null;
             /** Items */
             items: components["schemas"]["FactOut"][];
             /**
@@ -1118,6 +1200,12 @@ export interface components {
              */
             note: string;
             /**
+             * Reranked
+             * @description The top was reordered by the reranker.
+             * @default false
+             */
+            reranked: boolean;
+            /**
              * Searched
              * @description Facts in the searched memory.
              * @default 0
@@ -1139,6 +1227,17 @@ export interface components {
         /** RecallQuery */
         RecallQuery: {
             /**
+             * Expect
+             * @description With explain=true: fact ids or texts you expected; the answer says where each fell and why. A fact this room may not read is only 'not visible to this room'.
+             */
+            expect?: string[];
+            /**
+             * Explain
+             * @description Also say why each result came where it did (`explain` in the answer).
+             * @default false
+             */
+            explain: boolean;
+            /**
              * Limit
              * @default 20
              */
@@ -1154,6 +1253,11 @@ export interface components {
              * @description Words or a question (not only spaces).
              */
             query: string;
+            /**
+             * Rerank
+             * @description Rerank the top with the configured reranker (RECALL_RERANK); false: skip it; unset: as configured.
+             */
+            rerank?: boolean | null;
         };
         /** RefusedOut */
         RefusedOut: {
@@ -1188,6 +1292,11 @@ export interface components {
              */
             project?: string | null;
             /**
+             * Review
+             * @description YYYY-MM-DD: the day a person should check the fact (Health lists it from then).
+             */
+            review?: string | null;
+            /**
              * Scope
              * @default bot
              * @enum {string}
@@ -1212,6 +1321,11 @@ export interface components {
             tier: "profile" | "log" | "note" | "episode";
             /** Type */
             type?: ("fact" | "preference" | "decision" | "learning" | "context") | null;
+            /**
+             * Until
+             * @description YYYY-MM-DD: the last day the fact is true. After it the fact leaves prompts and recall (kept in its file and listed with expired=true).
+             */
+            until?: string | null;
             /**
              * Visibility
              * @description hidden facts never reach prompts; private ones only direct rooms.
@@ -1238,6 +1352,12 @@ export interface components {
              * @description The fact was already stored in the target scope (profile or any month, any shard): nothing was written and this is the stored copy (status 200).
              */
             existed: boolean;
+            /**
+             * Expired
+             * @description Its `until` day has passed: kept in the file, but left out of prompts and recall (edit `until` to bring it back).
+             * @default false
+             */
+            expired: boolean;
             /**
              * File
              * @description The Markdown file, relative to the memory folder.
@@ -1304,6 +1424,68 @@ export interface components {
             scope: "bot" | "user" | "project" | "room";
             /** Scope Name */
             scope_name: string;
+        };
+        /**
+         * ResultWhyOut
+         * @description Why one result came where it did.
+         */
+        ResultWhyOut: {
+            /**
+             * Cosine
+             * @description Its similarity to the query (null: not by meaning).
+             */
+            cosine: number | null;
+            /**
+             * Date Boost
+             * @description What a date the query names added to the score.
+             */
+            date_boost: number;
+            /**
+             * Fusion
+             * @description The fused score (reciprocal ranks, date boost included).
+             */
+            fusion: number;
+            /** Fusion Rank */
+            fusion_rank: number;
+            /** Id */
+            id: string;
+            /**
+             * Meaning Rank
+             * @description Its place in the meaning's list.
+             */
+            meaning_rank: number | null;
+            /**
+             * Place
+             * @description 1: the first result.
+             */
+            place: number;
+            /**
+             * Rerank Kept
+             * @description Not sent to a remote reranker (private, user or hidden): kept its place.
+             */
+            rerank_kept: boolean;
+            /** Rerank Rank */
+            rerank_rank: number | null;
+            /**
+             * Rerank Score
+             * @description The reranker's score (null: not reranked).
+             */
+            rerank_score: number | null;
+            /**
+             * Terms
+             * @description The query's search terms this fact holds.
+             */
+            terms: string[];
+            /**
+             * Words
+             * @description Its BM25-like word score (0: not found by words).
+             */
+            words: number;
+            /**
+             * Words Rank
+             * @description Its place in the words' list.
+             */
+            words_rank: number | null;
         };
         /**
          * SummarizeIn
@@ -1503,6 +1685,8 @@ export interface operations {
                 month?: string | null;
                 /** @description Text contains this (any case). */
                 q?: string | null;
+                /** @description true: only facts past their `until` day; false: only the others (default: both, each saying `expired`). */
+                expired?: boolean | null;
                 /** @description YYYY-MM-DD: the facts held at the end of that day (from history). */
                 as_of?: string | null;
                 offset?: number;
@@ -2874,6 +3058,12 @@ export interface operations {
                 limit?: number;
                 /** @description Also return the facts linked to the results (one hop, both ways). */
                 neighbours?: boolean;
+                /** @description Rerank the top with the configured reranker (RECALL_RERANK); false: skip it; unset: as configured. */
+                rerank?: boolean | null;
+                /** @description Also say why each result came where it did (`explain` in the answer). */
+                explain?: boolean;
+                /** @description With explain=true: fact ids or texts you expected; the answer says where each fell and why. A fact this room may not read is only 'not visible to this room'. */
+                expect?: string[];
             };
             header: {
                 /** @description The conversation's id (letters, digits and . _ : -). */

@@ -85,7 +85,8 @@ def remember(
 )
 def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Query[ListFilters]):
     """Facts this room may read, newest first: own memory, the person's (direct rooms), the
-    projects in play, and the legacy memory of this group room. Hidden facts are not listed.
+    projects in play, and the legacy memory of this group room. Hidden facts are not listed;
+    facts past their `until` day are, marked `expired` (`expired=true|false` filters them).
     With `as_of`, the facts held at the end of that day, replayed from history."""
     ctx = context_of(request, room)
     where = dict(
@@ -100,7 +101,7 @@ def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Quer
     if filters.as_of is not None:
         page = bot_facts_as_of(ctx=ctx, day=filters.as_of, **where)
     else:
-        page = bot_facts_list(ctx=ctx, **where)
+        page = bot_facts_list(ctx=ctx, expired=filters.expired, **where)
     return FactPageOut.of(page)
 
 
@@ -149,6 +150,7 @@ def edit_fact(
         expected_text=body.expected_text,
         scope=body.scope,
         project=body.project,
+        meta=body.meta(),
     )
     return FactOut.of(fact)
 

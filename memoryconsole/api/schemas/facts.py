@@ -3,6 +3,7 @@
 import datetime as dt
 from typing import Any, Self
 
+from django.utils import timezone
 from ninja import Field, Schema
 from pydantic import model_validator
 
@@ -19,6 +20,7 @@ from memstore.calls.actions import Forgetting
 from memstore.facts.markdown import MAX_TEXT_CHARS
 from memstore.facts.paths import locate
 from memstore.facts.records import StoredFact
+from memstore.facts.validity import is_expired
 from memstore.vocabulary import (
     VISIBILITIES,
     FactType,
@@ -29,6 +31,16 @@ from memstore.vocabulary import (
 )
 
 # --- facts ---------------------------------------------------------------------------------------
+
+UNTIL_HELP = (
+    "YYYY-MM-DD: the last day the fact is true. After it the fact leaves prompts and recall "
+    "(kept in its file and listed with expired=true)."
+)
+REVIEW_HELP = "YYYY-MM-DD: the day a person should check the fact (Health lists it from then)."
+
+
+def _meta_value(value: object) -> object:
+    return value.isoformat() if isinstance(value, dt.date) else value
 
 
 class FactOut(Out):
@@ -44,6 +56,11 @@ class FactOut(Out):
     file: str = Field(description="The Markdown file, relative to the memory folder.")
     visibility: Visibility
     meta: dict[str, str] = Field(description="The line's metadata (type, importance, src, ...).")
+    expired: bool = Field(
+        False,
+        description="Its `until` day has passed: kept in the file, but left out of prompts and "
+        "recall (edit `until` to bring it back).",
+    )
 
     @classmethod
     def of(cls, fact: StoredFact, **extra: Any) -> Self:
@@ -58,6 +75,7 @@ class FactOut(Out):
             file=fact.file,
             visibility=fact.visibility if fact.visibility in VISIBILITIES else "context",
             meta=fact.meta,
+            expired=is_expired(fact.meta, timezone.localdate()),
             **extra,
         )
 
@@ -98,6 +116,8 @@ class RememberIn(StrictIn):
         description="Provenance, e.g. room:42/msg:981 (no spaces).",
     )
     pin: bool | None = Field(None, description="Saved on purpose: upkeep never touches it.")
+    until: dt.date | None = Field(None, description=UNTIL_HELP)
+    review: dt.date | None = Field(None, description=REVIEW_HELP)
 
     @model_validator(mode="after")
     def _project_named(self) -> "RememberIn":
@@ -105,8 +125,8 @@ class RememberIn(StrictIn):
         return self
 
     def meta(self) -> dict[str, object]:
-        fields = ("type", "importance", "visibility", "src", "pin")
-        return {k: getattr(self, k) for k in fields if getattr(self, k) is not None}
+        fields = ("type", "importance", "visibility", "src", "pin", "until", "review")
+        return {k: _meta_value(getattr(self, k)) for k in fields if getattr(self, k) is not None}
 
 
 class ForgetIn(StrictIn):
@@ -205,11 +225,20 @@ class EditIn(StrictIn):
         None, description="Where the fact is; unset: looked up in what the bot may change here."
     )
     project: str | None = Field(None, pattern=SLUG)
+    until: dt.date | None = Field(
+        None, description=UNTIL_HELP + " null removes it; unset keeps it."
+    )
+    review: dt.date | None = Field(None, description=REVIEW_HELP + " null removes it.")
 
     @model_validator(mode="after")
     def _project_named(self) -> "EditIn":
         check_project(self.scope, self.project)
         return self
+
+    def meta(self) -> dict[str, object | None] | None:
+        """The dates to set (a date) or drop (None); None when the edit names neither."""
+        given = [k for k in ("until", "review") if k in self.model_fields_set]
+        return {k: _meta_value(getattr(self, k)) for k in given} or None
 
 
 class FactPageOut(Out):
@@ -236,6 +265,11 @@ class ListFilters(Schema):
     tier: Tier | None = None
     month: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")
     q: Text | None = Field(None, max_length=200, description="Text contains this (any case).")
+    expired: bool | None = Field(
+        None,
+        description="true: only facts past their `until` day; false: only the others "
+        "(default: both, each saying `expired`).",
+    )
     as_of: Day | None = Field(
         None, description="YYYY-MM-DD: the facts held at the end of that day (from history)."
     )

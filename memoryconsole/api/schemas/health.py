@@ -8,7 +8,9 @@ from pydantic import Field
 from memoryconsole.api.schemas import FACT_ID, FactOut, Out, StrictIn
 from memstore.upkeep.health_snapshots import BotHealth
 
-Kind = Literal["secret", "instruction", "contradiction", "duplicate", "junk", "too_long", "unused"]
+Kind = Literal[
+    "secret", "instruction", "contradiction", "duplicate", "junk", "too_long", "review", "unused"
+]
 
 
 class FindingOut(Out):

@@ -13,6 +13,7 @@ from memoryconsole.web.presenters.common import GROUPINGS, NEW_DAYS, origin, plu
 from memstore.console.aboutme import AboutFact
 from memstore.console.reach import Reach
 from memstore.facts.paging import Page
+from memstore.facts.validity import is_expired, until_of
 from memstore.rules.controls import ControlChange
 from memstore.rules.protected import fact_requested
 
@@ -20,6 +21,7 @@ REACH_KIND_LABELS = {"direct": "Direct with you", "group": "Group rooms", "routi
 REACH_REASONS = {
     "hidden": "hidden: never put in a prompt",
     "searchable": "searchable only: recall finds it, prompts don't",
+    "expired": "past its until date: no longer true, so neither prompts nor recall use it",
     "budget": "past the prompt's budget: recall still finds it",
     "room kind": "not this room kind: what bots know about you is read only in direct rooms",
     "topic": "on one of your excluded topics: left out of every prompt and recall",
@@ -45,6 +47,12 @@ class AboutFactView:
     is_new: bool
     hidden: bool
     pinned: bool = False  # saved on request, not captured automatically
+    expired: bool = False  # its `until` day has passed
+
+    @property
+    def until(self) -> str:
+        """Its `until` date as written, or ""."""
+        return until_of(self.item.fact.meta) or ""
 
     @property
     def fact(self):
@@ -63,6 +71,7 @@ def about_fact_view(item: AboutFact, *, today: date) -> AboutFactView:
         is_new=fact.day >= today - timedelta(days=NEW_DAYS),
         hidden=fact.visibility == "hidden",
         pinned=fact_requested(fact.meta, item.via),
+        expired=is_expired(fact.meta, today),
     )
 
 

@@ -18,6 +18,7 @@ from memoryconsole.web.presenters.common import (
 from memoryconsole.web.presenters.history import stamp_time
 from memstore.console.facts import FactQuery, FactRow, FactRows, Tab
 from memstore.console.writes import ClearPreview, Erased
+from memstore.facts.validity import is_expired, is_review_due, review_of, until_of
 from memstore.rules.protected import fact_requested
 
 
@@ -35,6 +36,18 @@ class FactRowView:
     pinned: bool = False  # saved on request, not captured automatically
     parts: tuple[tuple[str, bool], ...] = ()  # the text in pieces, True where a search matched
     where: str = ""  # in a search over several bots: which bot's memory
+    expired: bool = False  # its `until` day has passed
+    review_due: bool = False  # its `review` day has come
+
+    @property
+    def until(self) -> str:
+        """Its `until` date as written (YYYY-MM-DD), or ""."""
+        return until_of(self.row.fact.meta) or ""
+
+    @property
+    def review(self) -> str:
+        """Its `review` date as written, or ""."""
+        return review_of(self.row.fact.meta) or ""
 
     @property
     def src(self) -> str:
@@ -80,6 +93,8 @@ def fact_row_view(
         pinned=fact_requested(fact.meta, row.via),
         parts=marks.split(fact.body) if marks else ((fact.body, False),),
         where=where,
+        expired=is_expired(fact.meta, today),
+        review_due=is_review_due(fact.meta, today),
     )
 
 

@@ -75,6 +75,7 @@ class SearchSummary:
     corrected: str  # "Showing matches for “budget”." when a typo was corrected, else ""
     typed: str  # what the person typed (for "search for … instead")
     note: str
+    suggestion: str = ""  # "Did you mean …?" beside results found as typed
 
 
 def search_summary(
@@ -95,7 +96,13 @@ def search_summary(
     else:
         line += " across all tabs"
     corrected = f"Showing matches for “{results.searched}”." if results.corrected else ""
-    return SearchSummary(line=line, corrected=corrected, typed=typed, note=results.note)
+    return SearchSummary(
+        line=line,
+        corrected=corrected,
+        typed=typed,
+        note=results.note,
+        suggestion=results.suggestion,
+    )
 
 
 def why_link(hit: SearchHit, searched: str) -> str:

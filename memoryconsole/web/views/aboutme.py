@@ -16,10 +16,12 @@ from django.utils import timezone
 from memoryconsole.web.forms import AboutAddForm, AboutQueryForm, ControlForm, FactIdForm
 from memoryconsole.web.presenters import aboutme as presenters
 from memoryconsole.web.presenters import forgotten as presenters_forgotten
+from memoryconsole.web.presenters import search as presenters_search
 from memoryconsole.web.views.common import console_view, page_or_partial, url_with, viewer_of
 from memstore.console.aboutme import (
     about_fact_add,
     about_facts,
+    about_search,
     about_whom,
     bot_unlink,
     bots_knowing,
@@ -74,7 +76,13 @@ def about_me_page(request, person: str | None = None):
     form.is_valid()
     q, offset = form.cleaned_data.get("q") or "", form.cleaned_data.get("offset") or 0
     group = form.cleaned_data.get("group") or ""
-    page = about_facts(person=whom, q=q, offset=offset)
+    search = results = None
+    if q.strip():
+        exact = bool(form.cleaned_data.get("exact"))
+        page, results = about_search(person=whom, q=q, exact=exact)
+        search = presenters_search.search_summary(results, q)
+    else:
+        page = about_facts(person=whom, offset=offset)
     today = timezone.localdate()
     rows = [presenters.about_fact_view(item, today=today) for item in page.items]
     context = {
@@ -86,7 +94,12 @@ def about_me_page(request, person: str | None = None):
         "groupings": presenters.GROUPINGS,
         "groups": presenters.about_groups(rows, group),
         "rows": rows,
-        "summary": presenters.about_summary(page, q),
+        "summary": presenters.about_summary(page, results.searched if results else q),
+        "search": search,
+        "as_typed_url": url_with(request, exact=1) if results and results.corrected else "",
+        "suggestion_url": url_with(request, q=search.suggestion, offset=None)
+        if search and search.suggestion
+        else "",
         "next_url": url_with(request, offset=offset + len(page.items)) if page.has_more else "",
     }
     if not request.htmx:

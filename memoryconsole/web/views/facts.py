@@ -20,7 +20,7 @@ from memoryconsole.web.views.common import (
     wants_partial,
 )
 from memoryconsole.web.views.rows import fact_urls
-from memstore.console.facts import IMPORTANCE_LEVELS, bot_tabs, fact_rows
+from memstore.console.facts import DATE_FILTERS, IMPORTANCE_LEVELS, bot_tabs, fact_rows
 from memstore.console.forgotten_recently import bot_forgotten
 from memstore.console.search import bot_search
 from memstore.console.versions import console_bot_as_of, console_history_start
@@ -79,6 +79,7 @@ def bot_page(request, bot: str):
             "tiers": TIERS,
             "types": FACT_TYPES,
             "importance_levels": IMPORTANCE_LEVELS,
+            "date_filters": DATE_FILTERS,
         }
     return page_or_partial(request, "web/bot.html", "fact-list", context)
 
@@ -113,6 +114,9 @@ def _search_context(request, bot: str, query, tabs) -> dict:
         "summary": search.line,
         "search": search,
         "as_typed_url": url_with(request, exact=1) if results.corrected else "",
+        "suggestion_url": url_with(request, q=results.suggestion, cursor=None)
+        if results.suggestion
+        else "",
         "empty": facts_views.fact_list_empty(query),
         "scopes_shown": [s for t in (tabs or []) for s in t.scopes],
     }

@@ -30,6 +30,7 @@ def search_page(request):
             "whys": [presenters_search.why_link(h, results.searched) for h in results.hits],
             "search": presenters_search.search_summary(results, query.q, everywhere=True),
             "as_typed_url": url_with(request, exact=1) if results.corrected else "",
+            "suggestion_url": url_with(request, q=results.suggestion) if results.suggestion else "",
         }
     context["pairs"] = list(
         zip(context["rows"], context.get("links", []), context.get("whys", []), strict=False)

@@ -105,6 +105,8 @@ class AsyncClient:
         src: str | None = None,
         pin: bool | None = None,
         idempotency_key: str | None = None,
+        until: str | None = None,
+        review: str | None = None,
     ) -> SavedFact:
         """Save a fact (scope bot, user in direct rooms, or project with `project=`). If the
         scope already holds it, nothing is written and the answer has `existed: True`."""
@@ -119,6 +121,8 @@ class AsyncClient:
             src=src,
             pin=pin,
             idempotency_key=idempotency_key,
+            until=until,
+            review=review,
         )
         return cast(SavedFact, await self._send(call))
 
@@ -141,6 +145,7 @@ class AsyncClient:
         as_of: str | None = None,
         offset: int | None = None,
         limit: int | None = None,
+        expired: bool | None = None,
     ) -> FactPage:
         """Facts this room may read, newest first (a page: `items`, `total`, `has_more`)."""
         call = calls.list_facts(
@@ -152,6 +157,7 @@ class AsyncClient:
             as_of=as_of,
             offset=offset,
             limit=limit,
+            expired=expired,
         )
         return cast(FactPage, await self._send(call))
 
@@ -163,10 +169,20 @@ class AsyncClient:
         expected_text: str | None = None,
         scope: WritableScope | None = None,
         project: str | None = None,
+        until: str | None = None,
+        review: str | None = None,
     ) -> Fact:
         """New text for a fact, in place. With `expected_text`, a fact that changed meanwhile
         raises `ConflictError` (its text now in `.detail["current"]`)."""
-        call = calls.edit(fact_id, text, expected_text=expected_text, scope=scope, project=project)
+        call = calls.edit(
+            fact_id,
+            text,
+            expected_text=expected_text,
+            scope=scope,
+            project=project,
+            until=until,
+            review=review,
+        )
         return cast(Fact, await self._send(call))
 
     async def forget(

@@ -82,6 +82,8 @@ def remember(
     src: str | None,
     pin: bool | None,
     idempotency_key: str | None,
+    until: str | None = None,
+    review: str | None = None,
 ) -> Call:
     body = _set(
         dict(
@@ -94,6 +96,8 @@ def remember(
             visibility=visibility,
             src=src,
             pin=pin,
+            until=until,
+            review=review,
         )
     )
     headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
@@ -115,10 +119,13 @@ def list_facts(
     as_of: str | None,
     offset: int | None,
     limit: int | None,
+    expired: bool | None = None,
 ) -> Call:
     params = dict(
         scope=scope, project=project, tier=tier, month=month, q=q, as_of=as_of, offset=offset
     )
+    if expired is not None:
+        params["expired"] = "true" if expired else "false"
     return Call("GET", "/facts", query=_set(params | {"limit": limit}))
 
 
@@ -129,9 +136,20 @@ def edit(
     expected_text: str | None,
     scope: str | None,
     project: str | None,
+    until: str | None = None,
+    review: str | None = None,
 ) -> Call:
     _check_fact_id(fact_id)
-    body = _set(dict(text=text, expected_text=expected_text, scope=scope, project=project))
+    body = _set(
+        dict(
+            text=text,
+            expected_text=expected_text,
+            scope=scope,
+            project=project,
+            until=until,
+            review=review,
+        )
+    )
     return Call("PATCH", f"/facts/{fact_id}", body=body)
 
 

@@ -105,6 +105,8 @@ class Client:
         src: str | None = None,
         pin: bool | None = None,
         idempotency_key: str | None = None,
+        until: str | None = None,
+        review: str | None = None,
     ) -> SavedFact:
         """Save a fact (scope bot, user in direct rooms, or project with `project=`). If the
         scope already holds it, nothing is written and the answer has `existed: True`."""
@@ -119,6 +121,8 @@ class Client:
             src=src,
             pin=pin,
             idempotency_key=idempotency_key,
+            until=until,
+            review=review,
         )
         return cast(SavedFact, self._send(call))
 
@@ -137,6 +141,7 @@ class Client:
         as_of: str | None = None,
         offset: int | None = None,
         limit: int | None = None,
+        expired: bool | None = None,
     ) -> FactPage:
         """Facts this room may read, newest first (a page: `items`, `total`, `has_more`)."""
         call = calls.list_facts(
@@ -148,6 +153,7 @@ class Client:
             as_of=as_of,
             offset=offset,
             limit=limit,
+            expired=expired,
         )
         return cast(FactPage, self._send(call))
 
@@ -159,10 +165,20 @@ class Client:
         expected_text: str | None = None,
         scope: WritableScope | None = None,
         project: str | None = None,
+        until: str | None = None,
+        review: str | None = None,
     ) -> Fact:
         """New text for a fact, in place. With `expected_text`, a fact that changed meanwhile
         raises `ConflictError` (its text now in `.detail["current"]`)."""
-        call = calls.edit(fact_id, text, expected_text=expected_text, scope=scope, project=project)
+        call = calls.edit(
+            fact_id,
+            text,
+            expected_text=expected_text,
+            scope=scope,
+            project=project,
+            until=until,
+            review=review,
+        )
         return cast(Fact, self._send(call))
 
     def forget(

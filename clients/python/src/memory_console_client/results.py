@@ -38,6 +38,7 @@ class Fact(TypedDict):
     file: str
     visibility: Visibility
     meta: dict[str, str]
+    expired: bool  # past its `until` day: kept, but out of prompts and recall
 
 
 class SavedFact(Fact):
@@ -73,6 +74,8 @@ class Recall(TypedDict):
     memory: Literal["ok", "unavailable"]
     waiting: int
     searched: int
+    reranked: bool  # the top was reordered by the reranker
+    explain: dict[str, object] | None  # with explain=True: why, per result (the API's ExplainOut)
 
 
 class Note(TypedDict):

@@ -1,0 +1,110 @@
+"""Valid until and review by over the API (issue 23 part 3): a fact past its `until` day stays
+in its file but leaves the prompt and recall, is listed as expired (with a filter), and comes
+back when its date is edited; bad dates are a 422 naming the field."""
+
+from datetime import date, timedelta
+
+import pytest
+
+from tests.helpers import write_facts
+
+TODAY = date.today()
+YESTERDAY = (TODAY - timedelta(days=1)).isoformat()
+TOMORROW = (TODAY + timedelta(days=1)).isoformat()
+
+
+def test_remember_writes_until_and_review_on_the_line(memory_root, bot_a):
+    answer = bot_a.post(
+        "/facts", {"text": "Travelling to Lisbon", "until": TOMORROW, "review": TOMORROW}
+    )
+    assert answer.status == 201, answer.body
+    assert answer.body["meta"] == {"until": TOMORROW, "review": TOMORROW}
+    assert answer.body["expired"] is False
+    line = f"Travelling to Lisbon <!-- until={TOMORROW} review={TOMORROW} -->"
+    assert line in (memory_root / answer.body["file"]).read_text()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("until", "next week"), ("until", "2026-02-30"), ("review", "12/01/2026"), ("review", "")],
+)
+def test_a_bad_date_is_refused_naming_the_field_and_nothing_is_written(
+    memory_root, bot_a, field, value
+):
+    answer = bot_a.post("/facts", {"text": "Travelling to Lisbon", field: value})
+    assert answer.status == 422
+    assert f"body.{field}" in answer.body["message"], answer.body
+    assert not list(memory_root.rglob("*.md"))
+
+
+def test_an_expired_fact_leaves_prompt_and_recall_and_is_listed_as_expired(memory_root, bot_a):
+    gone = bot_a.post("/facts", {"text": "Travelling to Lisbon next week", "until": YESTERDAY})
+    today = bot_a.post(
+        "/facts", {"text": "Travelling to Porto this week", "until": TODAY.isoformat()}
+    )
+    assert (gone.status, today.status) == (201, 201)
+
+    prompt = bot_a.get("/prompt").body["text"]
+    assert "Lisbon" not in prompt
+    assert "Porto" in prompt  # the `until` day itself is still true
+    found = [f["text"] for f in bot_a.get("/recall", query="travelling").body["items"]]
+    assert found == ["Travelling to Porto this week"]
+    assert bot_a.get("/recall", query="Lisbon").body["items"] == []
+
+    listed = {f["text"]: f["expired"] for f in bot_a.get("/facts").body["items"]}
+    assert listed == {
+        "Travelling to Lisbon next week": True,
+        "Travelling to Porto this week": False,
+    }
+    only = bot_a.get("/facts", expired="true").body
+    assert ([f["text"] for f in only["items"]], only["total"]) == (
+        ["Travelling to Lisbon next week"],
+        1,
+    )
+    rest = bot_a.get("/facts", expired="false").body
+    assert [f["text"] for f in rest["items"]] == ["Travelling to Porto this week"]
+    assert "Lisbon next week" in (memory_root / gone.body["file"]).read_text()  # kept
+
+
+def test_editing_the_date_brings_an_expired_fact_back_and_null_removes_it(memory_root, bot_a):
+    saved = bot_a.post("/facts", {"text": "Travelling to Lisbon", "until": YESTERDAY}).body
+    assert bot_a.get("/recall", query="Lisbon").body["items"] == []
+
+    later = bot_a.patch(
+        f"/facts/{saved['id']}", {"text": "Travelling to Lisbon", "until": TOMORROW}
+    )
+    assert later.status == 200, later.body
+    assert (later.body["meta"], later.body["expired"]) == ({"until": TOMORROW}, False)
+    assert [f["text"] for f in bot_a.get("/recall", query="Lisbon").body["items"]] == [
+        "Travelling to Lisbon"
+    ]
+    assert "Lisbon" in bot_a.get("/prompt").body["text"]
+
+    cleared = bot_a.patch(f"/facts/{saved['id']}", {"text": "Travelling to Lisbon", "until": None})
+    assert cleared.body["meta"] == {}
+    line = (memory_root / saved["file"]).read_text().splitlines()[-1]
+    assert line.endswith("Travelling to Lisbon")
+    kept = bot_a.patch(
+        f"/facts/{saved['id']}", {"text": "Travelling to Lisbon", "review": TOMORROW}
+    )
+    assert kept.body["meta"] == {"review": TOMORROW}  # an edit naming no until keeps none
+
+
+def test_an_edit_with_a_bad_date_is_a_422_naming_the_field(memory_root, bot_a):
+    saved = bot_a.post("/facts", {"text": "Travelling to Lisbon"}).body
+    answer = bot_a.patch(f"/facts/{saved['id']}", {"text": "Travelling to Lisbon", "until": "soon"})
+    assert answer.status == 422
+    assert "body.until" in answer.body["message"]
+
+
+def test_a_hand_written_until_expires_a_fact_and_an_unreadable_one_never_does(memory_root, bot_a):
+    write_facts(
+        memory_root,
+        "agents/a/memory/profile.md",
+        f"Desk on floor 3 <!-- until={YESTERDAY} -->",
+        "Desk on floor 5 <!-- until=friday -->",
+    )
+    found = [f["text"] for f in bot_a.get("/recall", query="desk floor").body["items"]]
+    assert found == ["Desk on floor 5"]
+    prompt = bot_a.get("/prompt").body["text"]
+    assert "floor 5" in prompt and "floor 3" not in prompt
