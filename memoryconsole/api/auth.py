@@ -60,6 +60,7 @@ def context_of(request: HttpRequest, headers: ContextHeaders) -> Context:
         projects=headers.project_list,
         joined=caller.joined,
         ticket=headers.ticket or None,
+        generation=caller.generation,
     )
     request.memory_context = ctx  # type: ignore[attr-defined]
     return ctx
