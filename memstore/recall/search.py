@@ -38,10 +38,10 @@ from memstore.facts.records import (
     stored_from_row,
     stored_from_values,
 )
-from memstore.models import Fact
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.explain import Explanation, expected_why, explanation
+from memstore.recall.partial import containing
 from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
 from memstore.recall.rerankers import Reranker
 from memstore.recall.sides import Sides, both_sides
@@ -310,7 +310,7 @@ def _substring_fallback(
     budget: int,
     withheld: Withholding | None = None,
 ) -> RecallResult:
-    rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes], text__icontains=query)
+    rows = containing(scopes=scopes, query=query)  # indexed: recall/partial.py
     if not include_hidden:
         rows = rows.exclude(visibility="hidden")
     # Only the newest rows can be shown: read a window (copies of one fact in several shards
