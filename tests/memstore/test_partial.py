@@ -4,7 +4,7 @@ text makes a valid prefix query."""
 
 import pytest
 from django.db import connection
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstore.facts.paths import Scope
@@ -61,3 +61,30 @@ def test_any_typed_text_makes_a_valid_prefix_query(text):
         with connection.cursor() as cursor:  # a syntax error would raise here
             cursor.execute("SELECT to_tsquery('english', %s)::text", [prefixes])
             cursor.fetchone()
+
+
+SPECIAL = [
+    "- (2026-11-05) 50% off with code A_B",
+    "- (2026-11-06) Path C:\\temp\\x",
+    "- (2026-11-07) 5000 off",
+]
+
+
+@pytest.fixture
+def special(memory_root):
+    log(memory_root, "bot", "ada", "2026-11", *FACTS, *SPECIAL)
+    found("warm")  # indexes the file
+    return [line.split(") ", 1)[1] for line in FACTS + SPECIAL]
+
+
+# the fixture's files and rows are read-only here, so sharing them across examples is fine
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.text(alphabet="0%5_\\ABoflt :", min_size=1, max_size=4))
+def test_like_wildcards_typed_are_matched_as_written(special, query):
+    got = {f.text for f in partial.containing(scopes=[ADA], query=query)}
+    holding = {t for t in special if query.lower() in t.lower()}
+    # every fact given holds the text as typed (% _ \ literal), and some are given if any
+    # holds it (those with a word starting so, when there are such: see the module doc)
+    assert got <= holding and bool(got) == bool(holding)
