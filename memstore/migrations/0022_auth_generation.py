@@ -44,7 +44,7 @@ BACKWARD = [
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memstore", "0016_health_snapshot"),
+        ("memstore", "0018_rerank_usage"),
     ]
 
     operations = [migrations.RunSQL(FORWARD, BACKWARD)]
