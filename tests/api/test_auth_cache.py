@@ -1,5 +1,5 @@
-"""Who is calling, remembered per process: a warm recall costs five statements (seven round
-trips with BEGIN and COMMIT, twelve before), and a
+"""Who is calling, remembered per process: a warm recall costs six statements (eight round
+trips with BEGIN and COMMIT; before, twelve and a usage read), and a
 revoked token, an unlinked person or a reset room is refused on the very next call (the
 authorization generation, memstore/registry/generation.py). Several server processes:
 tests/deploy/test_auth_workers.py."""
@@ -39,11 +39,12 @@ def statements(client: BotClient, query: str) -> list[str]:
     return [q["sql"] for q in captured.captured_queries]
 
 
-def test_a_warm_recall_runs_five_statements_in_one_transaction(warm):
+def test_a_warm_recall_runs_six_statements_in_one_transaction(warm):
     sql = statements(warm, "who does she live with")
-    # the generation; then one transaction: timeouts, the sync's stats, terms + versions, rows
-    assert len(sql) <= 7 and sql.count("BEGIN") == 1 and sql.count("COMMIT") == 1, "\n".join(sql)
-    assert len([s for s in sql if s not in ("BEGIN", "COMMIT")]) <= 5, "\n".join(sql)
+    # the generation; then one transaction: timeouts, the sync's stats, terms + versions, the
+    # usage counts of the candidates (the usage boost), rows
+    assert len(sql) <= 8 and sql.count("BEGIN") == 1 and sql.count("COMMIT") == 1, "\n".join(sql)
+    assert len([s for s in sql if s not in ("BEGIN", "COMMIT")]) <= 6, "\n".join(sql)
     # the token, the person link and the room binding are not asked again, only the generation
     assert not [s for s in sql if "memstore_bottoken" in s or "memstore_personlink" in s]
     assert not [s for s in sql if "memstore_roombinding" in s]
