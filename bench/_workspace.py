@@ -190,9 +190,13 @@ def ann_index_drop(model: str) -> bool:
     return True
 
 
-def ann_index_restore(model: str, work_mem: str = "4GB") -> float | None:
+def ann_index_restore(
+    model: str, work_mem: str = "4GB", workers: int | None = None
+) -> float | None:
     """Create the model's HNSW index as its migration does, if pgvector is there and the index
-    is missing; seconds it took (None: nothing to do). Progress on stderr every 30 s."""
+    is missing; seconds it took (None: nothing to do). Progress on stderr every 30 s. pgvector
+    0.6+ builds an HNSW graph in parallel: `workers` maintenance workers beside the leader
+    (default: one per core beyond the first, `ANN_BUILD_WORKERS` in the environment overrides)."""
     import importlib
     import threading
 
@@ -221,15 +225,19 @@ def ann_index_restore(model: str, work_mem: str = "4GB") -> float | None:
                     log(f"  {name}: {phase}, blocks {blocks:,}/{total:,}, tuples {tuples:,}")
         connection.close()
 
-    log(f"creating {name} (HNSW; maintenance_work_mem {work_mem})")
+    if workers is None:
+        workers = int(os.environ.get("ANN_BUILD_WORKERS", max(0, (os.cpu_count() or 1) - 1)))
+    log(f"creating {name} (HNSW; maintenance_work_mem {work_mem}, {workers} parallel workers)")
     watcher = threading.Thread(target=watch, daemon=True)
     started = time.perf_counter()
     watcher.start()
     try:
         with connection.cursor() as cursor:
             cursor.execute(f"SET maintenance_work_mem = '{work_mem}'")
+            cursor.execute(f"SET max_parallel_maintenance_workers = {int(workers)}")
             cursor.execute(migration._INDEX.format(name=name, model=model))
             cursor.execute("RESET maintenance_work_mem")
+            cursor.execute("RESET max_parallel_maintenance_workers")
     finally:
         done.set()
         watcher.join()

@@ -294,7 +294,7 @@ def prepare_recall(composed: bool = False) -> None:
         log(f"Stored {vectors_composed(embedder, parts):,} composed vectors")
     if "recall_embed" in get_commands():
         log("Embedding facts that have no vector yet (manage.py recall_embed) ...")
-        call_command("recall_embed", batch=10_000)
+        call_command("recall_embed")
 
 
 # --- the server and the load ---------------------------------------------------------------------

@@ -123,7 +123,7 @@ def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]
     seconds spent in the memory writes (memstore.store.services, the shared write path)."""
     from django.db import connection
 
-    from memstore.learning import pipeline
+    from memstore.learning import apply, pipeline
     from memstore.learning.queue import commits_relaxed
     from memstore.llm.config import learner_config
 
@@ -132,7 +132,8 @@ def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]
     model = InstantModel(tag=f"r{tag}-")
     config = learner_config()
     writes = [0.0]
-    originals = pipeline.fact_remember, pipeline.fact_forget
+    # The learner's writes, where it calls them now (its saves and its retirements).
+    originals = apply.fact_remember, apply.learned_forget
 
     def timed(function):
         def call(**kwargs):
@@ -144,7 +145,7 @@ def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]
 
         return call
 
-    pipeline.fact_remember, pipeline.fact_forget = (timed(f) for f in originals)
+    apply.fact_remember, apply.learned_forget = (timed(f) for f in originals)
     try:
         start = time.perf_counter()
         for exchange_id in ids:
@@ -152,7 +153,7 @@ def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]
             assert status == "done", status
         learn_seconds = time.perf_counter() - start - model.seconds
     finally:
-        pipeline.fact_remember, pipeline.fact_forget = originals
+        apply.fact_remember, apply.learned_forget = originals
         with connection.cursor() as cursor:
             cursor.execute("SET synchronous_commit TO ON")  # the next submits are the web's
     return submit_seconds / count, learn_seconds / count, writes[0] / count

@@ -10,6 +10,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from django.db import InterfaceError, OperationalError
@@ -35,8 +36,10 @@ class BotToken(HttpBearer):
             # The database is down: a token this process verified lately still names its bot,
             # so the prompt can answer "memory unavailable" (SPEC §5.2); any other call fails
             # on its own database access (503). An unknown token waits for the database.
+            # Without its generation: nothing remembered is trusted for this call (the link and
+            # the room are asked of the database, which fails, as before any of it was cached).
             if (recent := _verified.get(key)) and time.monotonic() - recent[0] < RECENT_SECONDS:
-                return recent[1]
+                return replace(recent[1], generation=None)
             raise
         if caller is not None:
             if len(_verified) >= 10_000:
@@ -60,6 +63,7 @@ def context_of(request: HttpRequest, headers: ContextHeaders) -> Context:
         projects=headers.project_list,
         joined=caller.joined,
         ticket=headers.ticket or None,
+        generation=caller.generation,
     )
     request.memory_context = ctx  # type: ignore[attr-defined]
     return ctx

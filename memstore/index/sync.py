@@ -108,6 +108,27 @@ def index_sync(*, scopes: Iterable[Scope]) -> SyncReport:
 
 
 def _index_sync(scopes: list[Scope]) -> SyncReport:
+    files, stale, sizes, on_disk = _behind(scopes)
+    bounded = _BOUNDED.get()
+    later: list[str] = []
+    if bounded is not None and stale:
+        inline_bytes, then = bounded
+        sizes.update((rel, stat[1]) for rel, stat in on_disk.items())
+        stale, later = _split(stale, sizes, inline_bytes)
+        if later:
+            behind_sync(later, _sync_paths, then=then)
+    _sync_paths(stale)
+    return SyncReport(files=files, changed=len(stale), deferred=len(later))
+
+
+def index_behind(*, scopes: Iterable[Scope]) -> list[str]:
+    """The files of these scopes whose index rows are not what the files hold now (changed,
+    new or gone), found the way `index_sync` finds them, without syncing them."""
+    return _behind(list(dict.fromkeys(scopes)))[1]
+
+
+def _behind(scopes: list[Scope]) -> tuple[int, list[str], dict[str, int], dict[str, Stat]]:
+    # (files on disk, stale paths, sizes of the changed ones, files the index has never seen)
     root = memory_root()
     on_disk: dict[str, Stat] = {}
     for scope in scopes:
@@ -127,16 +148,7 @@ def _index_sync(scopes: list[Scope]) -> SyncReport:
             stale.append(path)
             sizes[path] = found[1] if found is not None else 0
     stale += on_disk  # files the index has never seen
-    bounded = _BOUNDED.get()
-    later: list[str] = []
-    if bounded is not None and stale:
-        inline_bytes, then = bounded
-        sizes.update((rel, stat[1]) for rel, stat in on_disk.items())
-        stale, later = _split(stale, sizes, inline_bytes)
-        if later:
-            behind_sync(later, _sync_paths, then=then)
-    _sync_paths(stale)
-    return SyncReport(files=files, changed=len(stale), deferred=len(later))
+    return files, stale, sizes, on_disk
 
 
 def _split(stale: list[str], sizes: dict[str, int], budget: int) -> tuple[list[str], list[str]]:

@@ -82,4 +82,11 @@ TEXT_FREE: dict[str, str] = {
     "Person.name": "a name", "RoomBinding.room_id": "an id", "RoomBinding.kind": "a word",
     "RoomBinding.person": "a name", "RoomBinding.first_bot": "a slug",
     "BotEditor.bot": "a slug",
+    "OAuthClient.client_id": "an id", "OAuthClient.name": "a client's name",
+    "OAuthClient.redirect_uris": "addresses", "OAuthClient.metadata": "its registration",
+    "OAuthGrant.person": "a name", "OAuthGrant.resource": "an address",
+    "OAuthGrant.room_id": "an id", "OAuthGrant.room_kind": "a word", "OAuthGrant.scopes": "words",
+    "OAuthCode.challenge": "a hash", "OAuthCode.digest": "a hash",
+    "OAuthCode.redirect_uri": "an address", "OAuthToken.digest": "a hash",
+    "OAuthToken.kind": "a word",
 }  # fmt: skip

@@ -8,7 +8,9 @@ fail instead of block. The sync is bounded (`sync_bounded`): a change too large 
 the budget (a drop-in of thousands of lines) is synced on a background thread while the read
 answers from the index as it stands, marked stale; new facts are found by their words as soon as
 they are indexed, and by meaning once the worker has embedded them (`recall.jobs`). Then it runs the read itself with every `index_sync` inside it skipped
-(`sync_skipped`) and a statement timeout for what is left of the budget (with a small floor):
+(`sync_skipped`) and a statement timeout for what is left of the budget (with a small floor);
+when the sync found nothing to write, in the sync's own transaction (one round trip per
+statement counts on a busy box):
 - the sync finished: the answer is fresh;
 - the sync ran out of time: the answer comes from the index as it stands, marked `stale`;
 - the read failed too (a slow or unreachable database): `empty()` marked `unavailable`.
@@ -83,32 +85,55 @@ def _timeouts(ms: int, *, nested: bool) -> Iterator[None]:
         before = cursor.fetchone()[:2]
     yield
     if nested:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT set_config('lock_timeout', %s, true), "
-                "set_config('statement_timeout', %s, true)",
-                list(before),
-            )
+        _set_timeouts(*before)
 
 
-def _try_sync(scopes: list[Scope], ms: int) -> bool:
-    """Sync these scopes within `ms`; False when it ran out of time (nothing half-done stays)
-    or left large changes to the background (`sync_bounded`)."""
-    nested = connection.in_atomic_block
-    try:
-        bounded = sync_bounded(then=_vectors_wanted)
-        with bounded, transaction.atomic(), _timeouts(ms, nested=nested):
-            report = index_sync(scopes=scopes)
-    except DatabaseError as error:
-        logger.warning("memory sync skipped (budget %d ms): %s", ms, error)
-        return False
-    if report.changed:
-        backfill_wanted()  # new facts need vectors: the worker makes them, nobody waits
-    return not report.deferred
+def _set_timeouts(lock: str, statement: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('lock_timeout', %s, true), set_config('statement_timeout', %s, true)",
+            [lock, statement],
+        )
+
+
+class _ReadFailed(Exception):
+    """The read (not the sync) failed inside the transaction they shared."""
+
+    def __init__(self, error: DatabaseError) -> None:
+        self.error = error
 
 
 def _vectors_wanted() -> None:
     backfill_wanted(force=True)
+
+
+def _try_sync[T](scopes: list[Scope], ms: int, read: Callable[[], T], left: Callable[[], int]):
+    """Sync these scopes within `ms`: (fresh, [the read's value] if it ran here). False when it
+    ran out of time (nothing half-done stays) or left large changes to the background
+    (`sync_bounded`). When the sync finds nothing to write (the usual case: one stat per file
+    and one query), `read()` runs in the sync's transaction, its timeouts lowered to `left()` ms
+    if that is below the sync's: one transaction and two statements fewer than one each. A sync that wrote commits
+    first, so a failed read never undoes it. A read that fails raises `_ReadFailed`."""
+    nested = connection.in_atomic_block
+    shared: list[T] = []
+    try:
+        bounded = sync_bounded(then=_vectors_wanted)
+        with bounded, transaction.atomic(), _timeouts(ms, nested=nested):
+            report = index_sync(scopes=scopes)
+            if not report.changed and not report.deferred:
+                if (read_ms := left()) < ms:  # else the sync's tighter timeouts stand
+                    _set_timeouts(f"{read_ms}ms", f"{read_ms}ms")
+                try:
+                    with sync_skipped():
+                        shared.append(read())
+                except DatabaseError as error:
+                    raise _ReadFailed(error) from error
+    except DatabaseError as error:
+        logger.warning("memory sync skipped (budget %d ms): %s", ms, error)
+        return False, shared
+    if report.changed:
+        backfill_wanted()  # new facts need vectors: the worker makes them, nobody waits
+    return not report.deferred, shared
 
 
 def memory_read[T](
@@ -121,16 +146,26 @@ def memory_read[T](
     """`read()` after syncing `scopes`, never waiting past the budget (see the module doc)."""
     started = time.monotonic()
     total = budget if budget is not None else budget_ms()
-    fresh = _try_sync(list(scopes), int(total * SYNC_SHARE))
-    left = max(READ_FLOOR_MS, int(total - (time.monotonic() - started) * 1000))
-    nested = connection.in_atomic_block
+
+    def left_ms() -> int:
+        return max(READ_FLOOR_MS, int(total - (time.monotonic() - started) * 1000))
+
+    memory: MemoryState = "ok"
     try:
-        with sync_skipped(), transaction.atomic(), _timeouts(left, nested=nested):
-            value = read()
-        memory: MemoryState = "ok"
-    except DatabaseError as error:
-        logger.warning("memory unavailable (budget %d ms): %s", total, error)
-        value, memory = empty(), "unavailable"
+        fresh, shared = _try_sync(list(scopes), int(total * SYNC_SHARE), read, left_ms)
+    except _ReadFailed as failed:  # the sync was fine; the read in its transaction was not
+        logger.warning("memory unavailable (budget %d ms): %s", total, failed.error)
+        fresh, shared, memory = True, [empty()], "unavailable"
+    if shared:
+        value = shared[0]
+    else:
+        nested = connection.in_atomic_block
+        try:
+            with sync_skipped(), transaction.atomic(), _timeouts(left_ms(), nested=nested):
+                value = read()
+        except DatabaseError as error:
+            logger.warning("memory unavailable (budget %d ms): %s", total, error)
+            value, memory = empty(), "unavailable"
     elapsed = (time.monotonic() - started) * 1000
     return Timed(value=value, stale=not fresh, memory=memory, elapsed_ms=round(elapsed, 1))
 

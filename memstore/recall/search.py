@@ -10,10 +10,10 @@ excluded topics, a paused person's memory, lines the secret detector flags) and 
 `until` day has passed (`memstore.facts.validity`), skipped as the results are budgeted so the
 answer still fills.
 
-Three statements for a warm search: the sync's stat check; the query's terms together with the
-searched scopes' versions; and loading the facts to show. In between, both sides rank in this
-process over the scopes' snapshots (`snapshot`, `word_rank`, `matrices`), which a changed scope
-refreshes file by file. A search over more facts than a process holds is ranked by Postgres
+Four statements for a warm search: the sync's stat check; the query's terms together with the
+searched scopes' versions; the candidates' usage (the ranking's small usage nudge); and
+loading the facts to show. In between, both sides rank in this process over the scopes'
+snapshots (`snapshot`, `word_rank`, `matrices`), which a changed scope refreshes file by file. A search over more facts than a process holds is ranked by Postgres
 instead (`lexical`'s statement, which also loads every row either side can contribute, and the
 HNSW index). A recent query's vector is remembered (see `query_vectors`).
 
@@ -41,10 +41,10 @@ from memstore.facts.records import (
     stored_from_values,
 )
 from memstore.facts.validity import is_expired
-from memstore.models import Fact
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.explain import Explanation, expected_why, explanation
+from memstore.recall.partial import containing
 from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
 from memstore.recall.rerankers import Reranker
 from memstore.recall.sides import Sides, both_sides
@@ -319,7 +319,7 @@ def _substring_fallback(
     budget: int,
     withheld: Withholding | None = None,
 ) -> RecallResult:
-    rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes], text__icontains=query)
+    rows = containing(scopes=scopes, query=query)  # indexed: recall/partial.py
     if not include_hidden:
         rows = rows.exclude(visibility="hidden")
     # Only the newest rows can be shown: read a window (copies of one fact in several shards

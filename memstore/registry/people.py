@@ -19,6 +19,7 @@ from memstore.errors import InvalidName, PersonNotLinked, PersonUnknown, Unknown
 from memstore.facts.paths import Scope, all_scopes, check_person, check_slug, memory_root
 from memstore.models import Bot, BotEditor, MemoryFile, Person, PersonLink
 from memstore.registry.bots import bot_row
+from memstore.registry.generation import GenerationCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,19 +121,28 @@ def bot_people(*, bot: str) -> list[str]:
     return list(links.values_list("person__name", flat=True))
 
 
-def person_for_bot(*, bot: str, person: str) -> str:
+def person_for_bot(*, bot: str, person: str, generation: int | None = None) -> str:
     """The canonical name of a person this bot may act for: PersonUnknown if nobody has that
-    name, PersonNotLinked if the bot is not linked to them (one query when linked)."""
+    name, PersonNotLinked if the bot is not linked to them (one query when linked). With the
+    call's authorization `generation` (`memstore.registry.generation`), a link this process
+    found at that generation is trusted without a query; refusals are never remembered."""
     check_person(person)
+    key = (bot, person)  # as sent: Postgres's case rules, not Python's, decide who it is
+    if (known := _links.get(key, generation)) is not None:
+        return known
     link = PersonLink.objects.filter(bot__slug=bot, person__name__iexact=person)
     found = link.values_list("person__name", flat=True).first()
     if found is not None:
+        _links.put(key, generation, found)
         return found
     name = person_canonical(name=person)
     raise PersonNotLinked(
         f"Bot {bot!r} is not linked to {name}: staff link them in the console or with "
         f"`manage.py people link {name} {bot}`."
     )
+
+
+_links: GenerationCache[str] = GenerationCache()  # (bot, person as sent) -> canonical name
 
 
 def people_import(*, root: Path) -> tuple[list[str], list[str]]:

@@ -4,11 +4,16 @@ A token is `mct_` plus 43 random URL-safe characters, shown once when created. O
 digest is stored (a token has 256 bits of entropy, so a fast hash is enough), with its first 12
 characters as a prefix so a person can tell tokens apart and revoke one. A token authenticates
 exactly one bot; what that bot may do in a room is `memstore.rooms.access`.
+
+A process remembers the tokens it verified, stamped with the authorization generation
+(`memstore.registry.generation`): a warm call costs the one statement that reads it, and a
+revoke (or a bot's project joined or left) moves it, so every process asks again on its very
+next call.
 """
 
 import hashlib
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
@@ -17,6 +22,7 @@ from django.utils import timezone
 from memstore.errors import UnknownToken
 from memstore.models import Bot, BotToken, ProjectMember
 from memstore.registry.bots import bot_row
+from memstore.registry.generation import GENERATION_SQL, GenerationCache, generation_read
 
 TOKEN_START = "mct_"
 PREFIX_CHARS = 12
@@ -47,6 +53,20 @@ class Caller:
 
     bot: str
     joined: frozenset[str]
+    # the authorization generation this call was checked at: the person link and room binding
+    # checks of the same call may trust what was remembered at it (None: remember nothing)
+    generation: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _Verified:
+    pk: int
+    bot: str
+    joined: frozenset[str]
+    last_used: datetime | None
+
+
+_verified: GenerationCache[_Verified] = GenerationCache()  # digest -> what it named
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,30 +91,41 @@ def token_create(*, bot: str, name: str = "") -> NewToken:
 
 
 def token_verify(*, token: str) -> Caller | None:
-    """The bot this token belongs to (with its projects), or None if unknown or revoked."""
+    """The bot this token belongs to (with its projects), or None if unknown or revoked. One
+    statement either way: the generation when this process verified the token before, the
+    token's row (which reads the generation too) when not."""
     if not token.startswith(TOKEN_START) or len(token) > 200:
         return None
-    with connection.cursor() as cursor:
-        # Every API call runs this first: plain SQL, because compiling the equivalent ORM query
-        # cost seven times as much as running it.
-        cursor.execute(_VERIFY_SQL, [_digest(token)])
-        found = cursor.fetchone()
-    if found is None:
-        return None
-    pk, slug, last_used, joined = found
+    digest = _digest(token)
+    generation = generation_read() if digest in _verified else None
+    known = _verified.get(digest, generation)
+    if known is None:
+        with connection.cursor() as cursor:
+            # Every API call runs this first: plain SQL, because compiling the equivalent ORM
+            # query cost seven times as much as running it. The generation is read in the
+            # same statement, so what it remembers is never older than its stamp.
+            cursor.execute(_VERIFY_SQL, [digest])
+            found = cursor.fetchone()
+        if found is None:
+            return None
+        pk, slug, last_used, joined, generation = found
+        known = _Verified(pk=pk, bot=slug, joined=frozenset(joined), last_used=last_used)
     now = timezone.now()
-    if last_used is None or now - last_used > LAST_USED_RESOLUTION:
+    if known.last_used is None or now - known.last_used > LAST_USED_RESOLUTION:
         with transaction.atomic():
             # A lost "last used" time is harmless: don't make the caller wait for a WAL flush.
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")
-            BotToken.objects.filter(pk=pk).update(last_used_at=now)
-    return Caller(bot=slug, joined=frozenset(joined))
+            BotToken.objects.filter(pk=known.pk).update(last_used_at=now)
+        known = _Verified(pk=known.pk, bot=known.bot, joined=known.joined, last_used=now)
+    _verified.put(digest, generation, known)
+    return Caller(bot=known.bot, joined=known.joined, generation=generation)
 
 
 _VERIFY_SQL = f"""
     SELECT t.id, b.slug, t.last_used_at,
-           ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p WHERE p.bot_id = b.id)
+           ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p WHERE p.bot_id = b.id),
+           {GENERATION_SQL}
     FROM {BotToken._meta.db_table} t JOIN {Bot._meta.db_table} b ON b.id = t.bot_id
     WHERE t.digest = %s AND t.revoked_at IS NULL
 """

@@ -31,6 +31,7 @@ def call_context(
     projects: Iterable[str] = (),
     joined: Iterable[str] | None = None,
     ticket: str | None = None,
+    generation: int | None = None,
 ) -> Context:
     """The Context of one bot call, checked in this order: the room ticket (when the deployment
     wants one), the person (registered and linked to the bot; used under their canonical name),
@@ -38,7 +39,10 @@ def call_context(
     Raises TicketRefused, PersonUnknown, PersonNotLinked, InvalidName, NotAllowed or
     RoomConflict, and then nothing was created (the refusal is recorded in the failure log, op
     "call"). `joined`: the bot's projects, if the caller has them already
-    (memstore.registry.tokens.Caller). Call `call_succeeded` once the call was answered."""
+    (memstore.registry.tokens.Caller); `generation`: the authorization generation the caller's
+    token was checked at (the same Caller), so the person link and the room binding this process
+    read at it are trusted without a query (`memstore.registry.generation`). Call
+    `call_succeeded` once the call was answered."""
     projects = list(projects)
     ticket_check(
         ticket=ticket,
@@ -48,7 +52,7 @@ def call_context(
         person=person or "",
         projects=projects,
     )
-    canonical = person_for_bot(bot=bot, person=person) if person else None
+    canonical = person_for_bot(bot=bot, person=person, generation=generation) if person else None
     ctx = context_open(
         bot=bot,
         room_id=room_id,
@@ -57,7 +61,9 @@ def call_context(
         projects=projects,
         joined=joined,
     )
-    bound = room_check(room_id=ctx.room.id, kind=ctx.room.kind, person=ctx.person)
+    bound = room_check(
+        room_id=ctx.room.id, kind=ctx.room.kind, person=ctx.person, generation=generation
+    )
     return replace(ctx, room_bound=True) if bound else ctx
 
 

@@ -28,6 +28,7 @@ from django.db import IntegrityError, transaction
 
 from memstore.errors import RoomConflict, TicketExpired, TicketMissing, TicketRefused
 from memstore.models import RoomBinding
+from memstore.registry.generation import GenerationCache
 
 TICKET_VERSION = "v1"
 _TICKET_RE = re.compile(r"v1\.(?P<expires>[0-9]{1,12})\.(?P<signature>[0-9a-fA-F]{64})", re.ASCII)
@@ -130,13 +131,25 @@ class Binding:
     first_bot: str
 
 
-def room_check(*, room_id: str, kind: str, person: str | None) -> bool:
+def room_check(
+    *, room_id: str, kind: str, person: str | None, generation: int | None = None
+) -> bool:
     """Whether the room is bound already (to this kind and, direct rooms, this person; else
-    RoomConflict). Binds nothing: only an answered call binds (`room_bind`)."""
-    row = RoomBinding.objects.filter(room_id=room_id).first()
+    RoomConflict). Binds nothing: only an answered call binds (`room_bind`). With the call's
+    authorization `generation` (`memstore.registry.generation`), a binding this process read
+    at that generation is judged without a query (a reset or a new binding moves it); an
+    unbound room is always asked again."""
+    row = _bindings.get(room_id, generation)
+    if row is None:
+        row = RoomBinding.objects.filter(room_id=room_id).first()
+        if row is not None:
+            _bindings.put(room_id, generation, row)
     if row is not None:
         _judge(row, room_id=room_id, kind=kind, person=person)
     return row is not None
+
+
+_bindings: GenerationCache[RoomBinding] = GenerationCache()  # room id -> its binding row
 
 
 def room_bind(*, room_id: str, kind: str, person: str | None, bot: str) -> Binding:

@@ -152,7 +152,9 @@ def test_the_learner_obeys_every_rule(memory_root, learning, tokens, alice, rule
     n = next(_ids)
     receipt = exchange_submit(
         ctx=direct(bot="a", person="alice", room="dm-alice"),
-        message=f"Remember this: {text}",
+        # Not a request to remember (that is saved at once, tests/api/test_asked_to_remember.py): the
+        # learner alone decides.
+        message=f"By the way: {text}",
         reply="Noted.",
         message_id=f"m{n}",
         reply_id=f"r{n}",

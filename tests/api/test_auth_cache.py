@@ -1,0 +1,86 @@
+"""Who is calling, remembered per process: a warm recall costs six statements (eight round
+trips with BEGIN and COMMIT; before, twelve and a usage read), and a
+revoked token, an unlinked person or a reset room is refused on the very next call (the
+authorization generation, memstore/registry/generation.py). Several server processes:
+tests/deploy/test_auth_workers.py."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from memstore.models import PersonLink
+from memstore.registry.bots import project_leave
+from memstore.registry.people import person_add, person_link, person_unlink
+from memstore.registry.tokens import token_revoke
+from memstore.rooms.tickets import room_reset
+from tests.helpers import BotClient, log, meaning_ready
+
+# Outside a test transaction, as in production: each read is its own outermost transaction.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FACTS = ("- (2026-11-01) Prefers tea over coffee", "- (2026-11-02) Lives in Lisbon with Sam")
+
+
+@pytest.fixture
+def warm(memory_root, tokens) -> BotClient:
+    log(memory_root, "bot", "a", "2026-11", *FACTS, bot="a")
+    meaning_ready()
+    client = BotClient(token=tokens["a"], projects="apollo")
+    for query in ("tea", "where does she live", "coffee"):
+        assert client.get("/recall", query=query).status == 200
+    return client
+
+
+def statements(client: BotClient, query: str) -> list[str]:
+    with CaptureQueriesContext(connection) as captured:
+        answer = client.get("/recall", query=query)
+    assert answer.status == 200, answer.body
+    assert answer.body["items"], "the test wants a recall that finds something"
+    return [q["sql"] for q in captured.captured_queries]
+
+
+def test_a_warm_recall_runs_six_statements_in_one_transaction(warm):
+    sql = statements(warm, "who does she live with")
+    # the generation; then one transaction: timeouts, the sync's stats, terms + versions, the
+    # usage counts of the candidates (the usage boost), rows
+    assert len(sql) <= 8 and sql.count("BEGIN") == 1 and sql.count("COMMIT") == 1, "\n".join(sql)
+    assert len([s for s in sql if s not in ("BEGIN", "COMMIT")]) <= 6, "\n".join(sql)
+    # the token, the person link and the room binding are not asked again, only the generation
+    assert not [s for s in sql if "memstore_bottoken" in s or "memstore_personlink" in s]
+    assert not [s for s in sql if "memstore_roombinding" in s]
+    assert sum("memstore_authgeneration" in s for s in sql) == 1
+
+
+def test_a_revoked_token_is_refused_on_the_next_call(warm, tokens):
+    token_revoke(prefix=tokens["a"][:12])
+    answer = warm.get("/recall", query="tea")
+    assert (answer.status, answer.body["code"]) == (401, "unauthorized")
+
+
+def test_an_unlinked_person_is_refused_on_the_next_call(warm):
+    assert person_unlink(person="alice", bot="a")
+    answer = warm.get("/recall", query="tea")
+    assert (answer.status, answer.body["code"]) == (403, "person_not_linked")
+
+
+def test_a_link_deleted_behind_the_registry_is_refused_too(warm):
+    # A trigger moves the generation, so even a write that skips memstore's functions counts.
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {PersonLink._meta.db_table}")
+    assert warm.get("/recall", query="tea").status == 403
+
+
+def test_a_reset_room_bound_to_someone_else_is_refused_for_the_first(warm):
+    person_add(name="bob")
+    person_link(person="bob", bot="a")
+    assert room_reset(room_id="r1")
+    bob = BotClient(token=warm.token, person="bob", projects="apollo")
+    assert bob.get("/recall", query="tea").status == 200  # binds r1 to bob
+    answer = warm.get("/recall", query="tea")  # alice, in what is now bob's direct room
+    assert (answer.status, answer.body["code"]) == (409, "room_conflict")
+
+
+def test_a_project_left_is_out_of_reach_on_the_next_call(warm):
+    assert warm.get("/recall", query="tea").status == 200
+    project_leave(bot="a", project="apollo")
+    assert warm.get("/recall", query="tea").status == 403
