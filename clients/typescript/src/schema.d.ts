@@ -639,6 +639,11 @@ export interface components {
              */
             reason: string;
             /**
+             * Remembered
+             * @description What the person's own message asked to be remembered ('remember that…', 'keep in mind…'), kept at once whatever the learning mode; the reply is never read for this, nor quoted or forwarded text.
+             */
+            remembered?: components["schemas"]["RememberedOut"][];
+            /**
              * Repeated
              * @description These message ids were reported before: this is the stored receipt.
              * @default false
@@ -1400,6 +1405,47 @@ export interface components {
              * @enum {string}
              */
             visibility: "context" | "searchable" | "hidden" | "private";
+        };
+        /**
+         * RememberedOut
+         * @description One thing the person's message asked to be remembered ("remember that…").
+         */
+        RememberedOut: {
+            /**
+             * Detail
+             * @description The same, for a person.
+             * @default
+             */
+            detail: string;
+            /**
+             * Fact Id
+             * @description The saved fact's id (or the held one's).
+             * @default
+             */
+            fact_id: string;
+            /**
+             * Reason
+             * @description Why held or refused: instruction, or the rule's code.
+             * @default
+             */
+            reason: string;
+            /**
+             * Scope
+             * @description Where it was saved: user:<person> in a direct room, else bot:<bot>.
+             * @default
+             */
+            scope: string;
+            /**
+             * Status
+             * @description saved (pinned, via=tool), held for review (reads as an instruction) or refused by the content rules (a secret, an excluded topic).
+             * @enum {string}
+             */
+            status: "saved" | "held" | "refused";
+            /**
+             * Text
+             * @description The fact as kept (first person made third: 'Prefers…').
+             */
+            text: string;
         };
         /** RemovedOut */
         RemovedOut: {

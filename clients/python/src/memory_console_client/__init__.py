@@ -32,6 +32,7 @@ from memory_console_client.results import (
     Prompt,
     PromptChanges,
     Recall,
+    Remembered,
     SavedFact,
 )
 
@@ -55,6 +56,7 @@ __all__ = [
     "PromptChanges",
     "RateLimitError",
     "Recall",
+    "Remembered",
     "SavedFact",
     "ServerError",
     "UnavailableError",

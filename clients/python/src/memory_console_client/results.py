@@ -138,8 +138,21 @@ class Forgetting(TypedDict):
     erased: Erased | None
 
 
+class Remembered(TypedDict):
+    """One thing the person's own message asked to be remembered ("remember that…"), kept at
+    once whatever the learning mode: saved, held for review, or refused by the content rules."""
+
+    text: str
+    status: Literal["saved", "held", "refused"]
+    fact_id: str
+    scope: str
+    reason: str
+    detail: str
+
+
 class ExchangeReceipt(TypedDict):
     id: str
     status: Literal["queued", "skipped", "done", "failed"]
     reason: str
     repeated: bool
+    remembered: list[Remembered]
