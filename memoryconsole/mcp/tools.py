@@ -318,9 +318,14 @@ async def report_exchange(
     room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006
+    guests: Annotated[
+        bool, Field(description="Someone from outside the workspace took part: learn nothing.")
+    ] = False,
 ) -> ExchangeOut:
     """Report a message and the reply delivered, for learning in the background (direct and
-    group rooms; small talk is skipped). Reporting the same ids again returns the first receipt."""
+    group rooms; small talk, exchanges a guest took part in and anything reported while learning
+    is off are skipped, never learned later). Reporting the same ids again returns the first
+    receipt."""
     body = checked(
         ExchangeIn,
         message=message,
@@ -328,6 +333,7 @@ async def report_exchange(
         message_id=message_id,
         reply_id=reply_id,
         recalled=recalled,
+        guests=guests,
     )
 
     def call() -> ExchangeOut:
@@ -338,6 +344,7 @@ async def report_exchange(
             message_id=body.message_id,
             reply_id=body.reply_id,
             recalled=body.recalled,
+            guests=body.guests,
         )
         return ExchangeOut.of(receipt)
 

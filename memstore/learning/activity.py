@@ -44,6 +44,7 @@ REASONS = {
     "room_kind": "room not learned from",
     "paused": "memory paused",
     "off": "learning off",
+    "guests": "a guest took part",
     "budget": "budget exhausted",
     "known": "already known",
     "secret": "looks like a secret",

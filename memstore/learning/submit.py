@@ -30,6 +30,13 @@ from memstore.rules.controls import person_controls
 from memstore.vocabulary import LEARNABLE_ROOM_KINDS, MESSAGE_ID_PATTERN
 
 ELIGIBLE_ROOMS = LEARNABLE_ROOM_KINDS
+# What a skipped exchange's receipt says (the API's `detail`), for the reasons fixed in advance.
+SKIP_DETAILS = {
+    "off": "Learning is off (no model is configured, or LEARNING_MODE=off): this exchange is "
+    "not kept and will never be learned from, even once learning is turned on.",
+    "guests": "Someone from outside the workspace took part: nothing is learned from this "
+    "exchange and its text is not kept.",
+}
 MAX_EXCHANGE_CHARS = 40_000
 MAX_RECALLED = 200
 _ID_RE = re.compile(MESSAGE_ID_PATTERN)
@@ -47,6 +54,7 @@ class ExchangeReceipt:
     reason: str = ""
     repeated: bool = False
     remembered: tuple[Requested, ...] = ()  # what the person asked to remember, kept at once
+    detail: str = ""
 
 
 def exchange_submit(
@@ -57,20 +65,24 @@ def exchange_submit(
     message_id: str,
     reply_id: str,
     recalled: list[str] | tuple[str, ...] = (),
+    guests: bool = False,
 ) -> ExchangeReceipt:
     """Store an exchange and queue it for learning, or record why it is skipped; first keep what
-    the person's own message asks to be remembered (`memstore.learning.requested`)."""
+    the person's own message asks to be remembered (`memstore.learning.requested`). `guests`:
+    someone from outside the workspace (a guest, a customer, a partner) took part, so nothing
+    is learned from it, nor kept on request (the one asking may be the guest), nor its text
+    kept."""
     _check(message=message, reply=reply, message_id=message_id, reply_id=reply_id)
     recalled = _check_recalled(recalled)
     # A retry (the bot never saw our answer) is the common repeat: answer it without a write.
     if (existing := _existing(ctx, message_id, reply_id)) is not None:
         return existing
     kept: list[Requested] = []
-    if ctx.room.kind in ELIGIBLE_ROOMS and (asked := requests_find(message)):
+    if ctx.room.kind in ELIGIBLE_ROOMS and not guests and (asked := requests_find(message)):
         kept = requests_keep(ctx=ctx, asked=asked, message_id=message_id, day=timezone.localdate())
         # The learner is told these are known, so it does not save them a second time.
         recalled = [*recalled, *(k.fact_id for k in kept if k.status == "saved")]
-    reason, detail = _skip_reason(ctx, message)
+    reason, detail = _skip_reason(ctx, message, guests=guests)
     try:
         with transaction.atomic():
             if reason:
@@ -130,15 +142,20 @@ def _existing(ctx: Context, message_id: str, reply_id: str) -> ExchangeReceipt |
         reason=row[2],
         repeated=True,
         remembered=tuple(requests_of(row[0])),
+        detail=SKIP_DETAILS.get(row[2], ""),
     )
 
 
-def _skip_reason(ctx: Context, message: str) -> tuple[str, str]:
+def _skip_reason(ctx: Context, message: str, *, guests: bool) -> tuple[str, str]:
     if ctx.room.kind not in ELIGIBLE_ROOMS:
         return "room_kind", f"Only direct and group rooms are learned from, not {ctx.room.kind}."
     config = learner_config()
     if config.mode == "off":
-        return "off", "Learning is off: no model is configured, or LEARNING_MODE=off."
+        # Its text is not kept, so nothing can learn from it later when learning is turned on:
+        # the learner only ever reads exchanges reported from then on (seed 004).
+        return "off", SKIP_DETAILS["off"]
+    if guests:
+        return "guests", SKIP_DETAILS["guests"]
     if ctx.person and person_controls(person=ctx.person).paused:
         return "paused", f"{ctx.person} paused memory: nothing is learned from their messages."
     if is_small_talk(message, max_chars=config.small_talk_chars, phrases=config.small_talk):
@@ -180,7 +197,7 @@ def _store_skipped(
         text=message if reason == "small_talk" else "",
         detail=detail,
     )
-    return ExchangeReceipt(id=exchange.pk, status=Exchange.SKIPPED, reason=reason)
+    return ExchangeReceipt(id=exchange.pk, status=Exchange.SKIPPED, reason=reason, detail=detail)
 
 
 def _store_queued(

@@ -39,3 +39,22 @@ def test_malformed_reports_are_refused(bot_a, change):
 def test_report_from_a_project_not_joined_is_refused(bot_a):
     answer = BotClient(token=bot_a.token, projects="zeus").post("/exchanges", EXCHANGE)
     assert answer.status == 403
+
+
+def test_an_exchange_with_a_guest_is_skipped_and_says_why(bot_a, settings):
+    settings.LEARNING_BASE_URL = "http://127.0.0.1:9/v1"  # learning on; the model is never called
+    settings.LEARNING_MODEL = "scripted"
+    settings.LEARNING_MODE = "write"
+    answer = bot_a.post("/exchanges", {**EXCHANGE, "guests": True})
+    assert answer.status == 202, answer.body
+    assert (answer.body["status"], answer.body["reason"]) == ("skipped", "guests")
+    assert "outside the workspace" in answer.body["detail"]
+
+
+def test_an_exchange_reported_while_learning_is_off_says_it_is_never_learned(bot_a, settings):
+    settings.LEARNING_BASE_URL = ""
+    answer = bot_a.post("/exchanges", {**EXCHANGE, "message_id": "m-off"})
+    assert (answer.body["status"], answer.body["reason"]) == ("skipped", "off")
+    assert "never be learned from, even once learning is turned on" in answer.body["detail"]
+    again = bot_a.post("/exchanges", {**EXCHANGE, "message_id": "m-off"})
+    assert again.body["detail"] == answer.body["detail"]

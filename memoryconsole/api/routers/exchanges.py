@@ -20,8 +20,9 @@ router = Router(tags=["learning"])
 )
 def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: ExchangeIn):
     """Report a message and the reply the bot delivered. It is stored before this returns and
-    learned from in the background (direct and group rooms only; small talk is skipped: the
-    answer then says `skipped` and why). Reporting the same message ids again (a retry) answers
+    learned from in the background (direct and group rooms only; small talk, an exchange a guest
+    took part in (`guests`) and anything reported while learning is off are skipped: the answer
+    then says `skipped` and why; a skipped exchange is never learned from later). Reporting the same message ids again (a retry) answers
     200 with the stored receipt and its status now (queued, skipped, done or failed)."""
     receipt = exchange_submit(
         ctx=context_of(request, room),
@@ -30,5 +31,6 @@ def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: Ex
         message_id=body.message_id,
         reply_id=body.reply_id,
         recalled=body.recalled,
+        guests=body.guests,
     )
     return Status(200 if receipt.repeated else 202, ExchangeOut.of(receipt))

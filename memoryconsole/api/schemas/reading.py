@@ -276,6 +276,11 @@ class ExchangeIn(StrictIn):
         max_length=200,
         description="Ids or texts of facts recalled for this reply (so they aren't re-learned).",
     )
+    guests: bool = Field(
+        False,
+        description="Someone from outside the workspace (a guest, a customer, a partner) took "
+        "part: nothing is learned from this exchange (skipped, reason guests).",
+    )
 
 
 class RememberedOut(Out):
@@ -301,8 +306,12 @@ class ExchangeOut(Out):
         "exchange's status now (done, failed too)."
     )
     reason: str = Field(
-        "", description="Why it was skipped: small_talk, room_kind, paused or off (no model)."
+        "",
+        description="Why it was skipped: small_talk, room_kind, paused, guests (someone from "
+        "outside the workspace took part) or off (no model: such an exchange is not kept and is "
+        "never learned from later).",
     )
+    detail: str = Field("", description="What the reason means for this exchange, in words.")
     repeated: bool = Field(
         False, description="These message ids were reported before: this is the stored receipt."
     )
@@ -332,6 +341,7 @@ class ExchangeOut(Out):
                 )
                 for r in receipt.remembered
             ],
+            detail=receipt.detail,
         )
 
 

@@ -430,3 +430,35 @@ def test_the_learner_sets_type_importance_and_keeps_private_only_in_bot_memory(
     assert learn(submit(direct(), message="I prefer tea")) == "done"
     [about_alice] = facts_on_disk(memory_root)[f"{ALICE}/profile.md"]
     assert about_alice.meta["type"] == "preference" and "visibility" not in about_alice.meta
+
+
+def test_an_exchange_a_guest_took_part_in_teaches_nothing(learning, memory_root):
+    learning.push(ok("profile: Lives in Lisbon"))  # an obedient model would save it
+    receipt = submit(group(person="alice"), guests=True)
+    assert (receipt.status, receipt.reason) == ("skipped", "guests")
+    assert "outside the workspace" in receipt.detail
+    assert learn(receipt) == "skipped"
+    exchange = Exchange.objects.get(pk=receipt.id)
+    assert (exchange.message, exchange.reply) == ("", "")  # the guest's words are not kept
+    assert learning.requests == [] and facts_on_disk(memory_root) == {}
+    [event] = activity_list().items
+    assert (event.kind, event.reason_label) == ("skipped", "a guest took part")
+    # the same conversation without a guest is learned from as usual
+    assert learn(submit(group(person="alice"))) == "done"
+    assert texts_on_disk(memory_root) == {f"{ADA}/profile.md": ["Lives in Lisbon"]}
+
+
+def test_an_exchange_reported_while_learning_was_off_is_never_learned_later(
+    settings, fake_model, memory_root
+):
+    from tests.helpers import learner_on
+
+    settings.LEARNING_BASE_URL = ""
+    receipt = submit(direct())
+    assert (receipt.status, receipt.reason) == ("skipped", "off")
+    assert "never be learned from" in receipt.detail
+    assert Exchange.objects.get(pk=receipt.id).message == ""  # nothing kept to learn from
+    learner_on(settings, fake_model)
+    fake_model.push(ok("profile: Lives in Lisbon"))
+    assert learn(receipt) == "skipped"  # turned on afterwards: still nothing
+    assert fake_model.requests == [] and facts_on_disk(memory_root) == {}
