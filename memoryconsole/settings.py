@@ -236,6 +236,12 @@ LEARNING_SMALL_TALK = (
     "k", "kk", "cool", "nice", "great", "awesome", "perfect", "yes", "yep", "yeah", "no",
     "nope", "sure", "got it", "gotcha", "lol", "haha", "np", "done", "good", "bye",
 )  # fmt: skip
+# SENSITIVE_KEYWORDS: words (comma-separated; any case, any word form) that keep a memory out
+# of shared memory (a bot's own, team-wide; project; workspace): such a save is refused there and
+# allowed only in the person's own user memory (seed 004). Set it empty to turn the check off.
+SENSITIVE_KEYWORDS = env_list(
+    "SENSITIVE_KEYWORDS", ["confidential", "medical", "lawsuit", "home address"]
+)
 # Workers (`manage.py procrastinate worker`) drop finished jobs: the exchange rows are the record.
 PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
 # --- end of learning settings ------------------------------------------------------------------

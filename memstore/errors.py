@@ -51,6 +51,13 @@ class SecretRefused(MemstoreError):
     status = 422
 
 
+class SensitiveKeyword(MemstoreError):
+    """The text holds one of the workspace's sensitive keywords and the scope is shared."""
+
+    code = "sensitive_keyword"
+    status = 422
+
+
 class TopicExcluded(MemstoreError):
     """The text touches a topic the person asked bots not to remember."""
 

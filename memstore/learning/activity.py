@@ -51,6 +51,8 @@ REASONS = {
     "secret_refused": "looks like a secret",
     "topic": "excluded topic",
     "topic_excluded": "excluded topic",
+    "sensitive": "sensitive keyword",
+    "sensitive_keyword": "sensitive keyword",
     "too_long": "too long",
     "empty": "empty",
     "not_known": "remove of an unknown fact",

@@ -10,6 +10,10 @@ held in a caller's parameter is a rule some caller forgets. Whose rules apply is
 - the excluded topics of the person a user-scope shard belongs to, and of the person in the room
   (the writer names them), are refused; so is a text in any scope, from any room, that names a
   registered person together with one of their topics ("Sam is negotiating a higher salary");
+- a text holding one of the workspace's sensitive keywords (settings.SENSITIVE_KEYWORDS, any
+  case, any word form) is refused in shared memory (a bot's own memory, team-wide; project
+  memory) and allowed in a person's own user memory; the refusal says a keyword matched, not
+  which, so the list is not spelled out to whoever probes it;
 - while a person has paused memory, a learned save (`via=learner`) from a room they are in, or
   into their user memory, is refused; an explicit save (a bot asked to remember, the console, an
   import) still goes through, as the pause promises.
@@ -18,15 +22,30 @@ The detectors are `memstore.rules.policy`, the controls and the topic test
 `memstore.rules.controls`; this module only decides who they apply to.
 """
 
-from memstore.errors import MemoryPaused, MemstoreError, SecretRefused, TopicExcluded
+from django.conf import settings
+
+from memstore.errors import (
+    MemoryPaused,
+    MemstoreError,
+    SecretRefused,
+    SensitiveKeyword,
+    TopicExcluded,
+)
 from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Shard
 from memstore.rules.controls import controls_read
-from memstore.rules.policy import secret_in_meta, secret_kind
+from memstore.rules.policy import excluded_topic, secret_in_meta, secret_kind
+
+# The scopes a sensitive keyword keeps a memory out of: everything but a person's own.
+PRIVATE_SCOPE_KINDS = frozenset({"user"})
 
 # The learner checks the same rules before it asks to write (its plan records why a line was
 # refused by these reasons); a refusal it makes itself is recorded as this error.
-RULE_ERRORS: dict[str, type[MemstoreError]] = {"secret": SecretRefused, "topic": TopicExcluded}
+RULE_ERRORS: dict[str, type[MemstoreError]] = {
+    "secret": SecretRefused,
+    "topic": TopicExcluded,
+    "sensitive": SensitiveKeyword,
+}
 
 
 def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str) -> None:
@@ -49,6 +68,19 @@ def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str)
                 if name in about
                 else "This names a person who asked bots not to remember anything on this topic."
             )
+    if shard.scope.kind not in PRIVATE_SCOPE_KINDS and sensitive_in(fact.text):
+        raise SensitiveKeyword(
+            f"A sensitive keyword of this workspace matched, so this can't be kept in shared "
+            f"{shard.scope.kind} memory, which the whole team can read. Save it in the person's "
+            "own memory instead (scope user, from their direct room)."
+        )
+
+
+def sensitive_in(text: str) -> bool:
+    """Whether the text holds one of the workspace's sensitive keywords (whole words, any
+    case, any word form: "lawsuits" matches "lawsuit")."""
+    words = [w for w in getattr(settings, "SENSITIVE_KEYWORDS", ()) if w.strip()]
+    return bool(words) and excluded_topic(text, words) is not None
 
 
 def _owner(shard: Shard) -> str | None:
