@@ -13,10 +13,16 @@ RoomKind = Literal["direct", "group", "routine", "bot", "event"]
 ROOM_KINDS: tuple[RoomKind, ...] = get_args(RoomKind)
 LEARNABLE_ROOM_KINDS: tuple[RoomKind, ...] = ("direct", "group")
 
-ScopeKind = Literal["bot", "user", "project", "room"]
+# server: the workspace's own memory, loaded into every conversation (seed 003: data apps such as
+# a CRM sync contribute, with a visibility and a weight per record); one scope, named
+# SERVER_SCOPE_NAME, written only by apps.
+ScopeKind = Literal["bot", "user", "project", "room", "server"]
 SCOPE_KINDS: tuple[ScopeKind, ...] = get_args(ScopeKind)
-WritableScopeKind = Literal["bot", "user", "project"]
+WritableScopeKind = Literal["bot", "user", "project", "server"]
 WRITABLE_SCOPE_KINDS: tuple[WritableScopeKind, ...] = get_args(WritableScopeKind)
+SERVER_SCOPE_NAME = "workspace"
+# `weight=` an app gives a workspace record (seed 003: 4-5 critical, 1-2 nice to have).
+MIN_WEIGHT, MAX_WEIGHT = 0.1, 10.0
 
 Tier = Literal["profile", "log", "note", "episode"]
 TIERS: tuple[Tier, ...] = get_args(Tier)

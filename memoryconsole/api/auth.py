@@ -64,6 +64,8 @@ def context_of(request: HttpRequest, headers: ContextHeaders) -> Context:
         joined=caller.joined,
         ticket=headers.ticket or None,
         generation=caller.generation,
+        traits=caller.traits,
+        private=headers.private,
     )
     request.memory_context = ctx  # type: ignore[attr-defined]
     return ctx

@@ -83,10 +83,13 @@ async def remember(
     room_kind: Kind = None,
     person: Person = None,
     projects: Projects = [],  # noqa: B006 - pydantic copies defaults
+    weight: Annotated[
+        float | None, Field(description="scope=server only (apps): 0.1-10, weightiest first.")
+    ] = None,
 ) -> RememberOut:
-    """Save a fact in the bot's own memory (default), the person's memory (direct rooms only)
-    or a joined project's memory. Saving the same text again writes nothing and answers with
-    the stored copy (existed: true)."""
+    """Save a fact in the bot's own memory (default), the person's memory (direct rooms only),
+    a joined project's memory, or (apps only) the workspace's (scope server, with a weight).
+    Saving the same text again writes nothing and answers with the stored copy (existed: true)."""
     body = checked(
         RememberIn,
         text=text,
@@ -98,6 +101,7 @@ async def remember(
         visibility=visibility,
         until=until,
         review=review,
+        weight=weight,
     )
 
     def call() -> RememberOut:

@@ -9,7 +9,7 @@ the caller's say-so), then calls one service or selector. Recall and the prompt 
 from dataclasses import dataclass, replace
 from datetime import date
 
-from memstore.errors import EditConflict, FactHeldElsewhere, FactNotFound
+from memstore.errors import EditConflict, FactHeldElsewhere, FactNotFound, InvalidFact
 from memstore.facts.history import Change
 from memstore.facts.paging import Page
 from memstore.facts.paths import Scope, ScopeKind, Shard
@@ -29,6 +29,7 @@ from memstore.rooms.access import (
 from memstore.rules.failures import refusals_recorded
 from memstore.store.selectors import fact_find, facts_list, legacy_rooms_of
 from memstore.store.services import fact_edit, fact_forget, fact_remember
+from memstore.vocabulary import MAX_WEIGHT, MIN_WEIGHT
 
 
 @refusals_recorded("remember")
@@ -45,8 +46,11 @@ def bot_remember(
 ) -> StoredFact:
     """Save a fact in the shard this context writes for `scope` (the content rules, the room's
     person's excluded topics included, are the service's; `day`: the fact's date when it is
-    older than today, as for an import)."""
+    older than today, as for an import). A `weight` is taken only for workspace records
+    (scope server), within MIN_WEIGHT..MAX_WEIGHT."""
     shard = writable_shard(ctx, scope, project)
+    if meta and meta.get("weight") is not None:
+        _weight_check(scope, meta["weight"])
     return fact_remember(
         shard=shard,
         text=text,
@@ -57,6 +61,20 @@ def bot_remember(
         by=ctx.bot,
         via=via,
     )
+
+
+def _weight_check(scope: ScopeKind, weight: object) -> None:
+    if scope != "server":
+        raise InvalidFact(
+            "weight is only for workspace records (scope server); other facts rank by tier "
+            "and importance."
+        )
+    try:
+        value = float(weight)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not MIN_WEIGHT <= value <= MAX_WEIGHT:
+        raise InvalidFact(f"weight must be a number from {MIN_WEIGHT} to {MAX_WEIGHT}.")
 
 
 @refusals_recorded("forget")

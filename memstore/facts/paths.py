@@ -4,6 +4,8 @@
     users/<person>/memory/by-agent/<bot>/      user scope, one shard per writing bot
     projects/<project>/memory/by-agent/<bot>/  project scope, one shard per writing bot
     rooms/<room>/memory/by-agent/<bot>/        legacy room scope
+    server/workspace/memory/by-agent/<bot>/    workspace (server) scope: one per workspace,
+                                               one shard per writing app
 
 Each shard folder holds `profile.md` and `log/YYYY-MM.md`. This module only computes and
 lists paths; it never reads or writes file contents.
@@ -24,6 +26,7 @@ from memstore.vocabulary import (
     ROOM_PATTERN,
     ROOM_RULE,
     SCOPE_KINDS,
+    SERVER_SCOPE_NAME,
     SLUG_PATTERN,
     SLUG_RULE,
     ScopeKind,
@@ -36,7 +39,13 @@ _PERSON_RE = re.compile(PERSON_PATTERN)
 _ROOM_RE = re.compile(ROOM_PATTERN)
 _MONTH_FILE_RE = re.compile(r"(\d{4})-(0[1-9]|1[0-2])\.md")
 
-_TOP = {"bot": "agents", "user": "users", "project": "projects", "room": "rooms"}
+_TOP = {
+    "bot": "agents",
+    "user": "users",
+    "project": "projects",
+    "room": "rooms",
+    "server": "server",
+}
 _KIND_OF_TOP = {top: kind for kind, top in _TOP.items()}
 
 
@@ -63,12 +72,26 @@ def check_room(value: str) -> str:
     return value
 
 
-_CHECKS = {"bot": check_slug, "user": check_person, "project": lambda v: check_slug(v, "project")}
+def check_server(value: str) -> str:
+    """The workspace scope's one name (a deployment is one workspace)."""
+    if value != SERVER_SCOPE_NAME:
+        raise InvalidName(
+            f"The workspace scope is server:{SERVER_SCOPE_NAME}, not server:{_show(value)}."
+        )
+    return value
+
+
+_CHECKS = {
+    "bot": check_slug,
+    "user": check_person,
+    "project": lambda v: check_slug(v, "project"),
+    "server": check_server,
+}
 
 
 @dataclass(frozen=True, slots=True, order=True)
 class Scope:
-    """Whose memory: a bot's own, a person's, a project's, or a legacy room's."""
+    """Whose memory: a bot's own, a person's, a project's, a legacy room's, or the workspace's."""
 
     kind: ScopeKind
     name: str

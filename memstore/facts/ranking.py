@@ -124,6 +124,19 @@ def by_rank[T: Placed](facts: Iterable[T]) -> list[T]:
     return ordered
 
 
+def by_weight(facts: Iterable) -> list:
+    """Workspace (server-scope) records best first: the higher `weight=` first, then by rank
+    (seed 003: higher-weight items load first when many compete for the prompt's slots)."""
+    ordered = by_rank(facts)
+    ordered.sort(key=lambda f: weight_of(tier=f.tier, meta=f.meta), reverse=True)  # stable
+    return ordered
+
+
+def weight_order_sql(fact: str = "f.", file: str = "m.") -> str:
+    """The ORDER BY of `by_weight` in SQL (prefixes as for `rank_order_sql`)."""
+    return f"{fact}weight DESC, " + rank_order_sql(fact, file)
+
+
 class Dated(Protocol):
     fact_id: str
     day: date

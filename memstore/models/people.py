@@ -54,6 +54,9 @@ class RoomBinding(models.Model):
     kind = models.CharField(max_length=16)
     person = models.CharField(max_length=64, blank=True)
     first_bot = models.CharField(max_length=63)
+    # A private group conversation (a private channel, not a group DM): memory saved there
+    # belongs to it. Fixed by the first call too, and sticky: later calls need not repeat it.
+    private = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -8,11 +8,15 @@ from django.db import models
 
 
 class Bot(models.Model):
-    """An agent with its own memory; `in_groups` turns on the team-wide wording in prompts."""
+    """An agent with its own memory; `in_groups` turns on the team-wide wording in prompts;
+    `app`: an app (a CRM sync, an importer) whose token writes workspace memory (scope
+    server); `private_memory`: its own memory is read only in its own rooms, never in groups."""
 
     slug = models.SlugField(max_length=63, unique=True)
     display_name = models.CharField(max_length=120, blank=True)
     in_groups = models.BooleanField(default=False)
+    app = models.BooleanField(default=False)
+    private_memory = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

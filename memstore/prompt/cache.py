@@ -34,14 +34,20 @@ def blocks_cached[T](
     budgets: Mapping[str, Mapping],
     private: bool,
     load: Callable[[Scope, Mapping, bool], T],
+    empty: Callable[[Scope, bool], T | None] | None = None,
 ) -> list[T]:
-    """`load(scope, budgets[kind], private)` for each (kind, scope), remembered by version."""
+    """`load(scope, budgets[kind], private)` for each (kind, scope), remembered by version;
+    for a scope without files, `empty(scope, private)` when it gives a block (a scope most
+    workspaces leave empty then costs no load)."""
     versions = versions_read([str(scope) for _, scope in scopes])
     db = connection.settings_dict["NAME"]
     today = timezone.localdate()
     blocks = []
     for kind, scope in scopes:
         version = versions.get(str(scope))
+        if version is None and empty is not None and (nothing := empty(scope, private)):
+            blocks.append(nothing)
+            continue
         budget = budgets[kind]
         # Today's date is part of the key: a fact whose `until` passed leaves the block at
         # midnight though no file changed, and the usage nudge is re-read once a day.

@@ -2,8 +2,10 @@
 
 `section_compose` turns each block's facts and budgets into the section's text and blocks, and
 `changes_compose` diffs a section against an earlier one; neither does I/O, so the same facts
-always give the same section, byte for byte. Blocks, in order: user memory of the person (direct
-rooms only), up to 3 projects, the bot's own memory. Each shows profile facts, then the
+always give the same section, byte for byte. Blocks, in order: the workspace's knowledge (server
+scope, when it holds any; ranked by weight first), user memory of the person (direct rooms only),
+up to 3 projects, a private conversation's own memory (in that conversation only), the bot's own
+memory. Each shows profile facts, then the
 highest-ranked log facts ("recently"), each part within a count and a character budget,
 stopping at the first fact that would overflow, and ends with a line saying how many facts it
 left on disk. A fact is shown as one line that can't open a heading or block of its own
@@ -17,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from memstore.facts.markdown import line_text, parse_line
-from memstore.facts.ranking import by_rank, merge_newest
+from memstore.facts.ranking import by_rank, by_weight, merge_newest
 from memstore.facts.records import StoredFact
 
-BlockKind = Literal["user", "project", "bot"]
+BlockKind = Literal["server", "user", "project", "room", "bot"]
 SliceName = Literal["profile", "recent"]
 
 
@@ -36,6 +38,10 @@ DEFAULT_BUDGETS: dict[BlockKind, dict[SliceName, Budget]] = {
     "bot": {"profile": Budget(100, 20_000), "recent": Budget(30, 4_000)},
     "user": {"profile": Budget(50, 4_000), "recent": Budget(15, 2_000)},
     "project": {"profile": Budget(25, 2_500), "recent": Budget(10, 1_500)},
+    # seed 003: up to 20 workspace entries in every conversation, the weightiest first
+    "server": {"profile": Budget(20, 4_000), "recent": Budget(10, 1_500)},
+    # a private conversation's own memory (seed 004), in that conversation only
+    "room": {"profile": Budget(25, 2_500), "recent": Budget(15, 2_000)},
 }
 
 
@@ -171,6 +177,10 @@ def _title(kind: BlockKind, name: str, team_wide: bool, paused: bool = False) ->
         return f"About {name} (user memory, shared by the bots {name} talks with directly)"
     if kind == "project":
         return f"Project {name} (shared by the bots working on it)"
+    if kind == "server":
+        return "Workspace knowledge (shared with every conversation in this workspace)"
+    if kind == "room":
+        return "This conversation (private: what was saved here stays here)"
     return "Your own memory (team-wide)" if team_wide else "Your own memory"
 
 
@@ -190,8 +200,9 @@ def block_compose(
     dropped = {"hidden"} if item.private else {"hidden", "private"}
     merged = [f for f in merge_newest(copies) if f.visibility not in dropped]
     context = [f for f in merged if f.visibility != "searchable"]
-    profile = by_rank(f for f in context if f.tier == "profile")
-    recent = by_rank(f for f in context if f.tier != "profile")
+    order = by_weight if item.kind == "server" else by_rank
+    profile = order(f for f in context if f.tier == "profile")
+    recent = order(f for f in context if f.tier != "profile")
     counts = item.on_disk or {}
     writers = {}
     if bot and item.kind != "bot":
@@ -237,6 +248,10 @@ _MARKED = (
     "A line ending (saved by <bot>) was saved by that other bot, not by you: when you use it, "
     "say where it came from rather than claim the work as yours.\n"
 )
+_WORKSPACE = (
+    "Records apps keep for the whole workspace, the most important first: the least specific "
+    "source here, so your own, project and user memory win over it.\n"
+)
 
 
 def _left_line(block: Block) -> str:
@@ -258,6 +273,8 @@ def _render_block(block: Block, team_wide: bool) -> str:
         return "\n".join(lines) + "\n"
     if block.scope.startswith("bot:") and team_wide:
         lines.append(_TEAM_WIDE.rstrip("\n"))
+    if block.scope.startswith("server:"):
+        lines.append(_WORKSPACE.rstrip("\n"))
     if block.profile.facts:
         lines.append("Profile:")
         lines += [fact_text(f, block.writers.get(f.fact_id, "")) for f in block.profile.facts]
@@ -280,6 +297,8 @@ def section_compose(
     """The memory section for these blocks (given in prompt order), for `bot`'s prompt (its
     name marks what other bots saved; "" marks nothing)."""
     blocks = [block_compose(item, budgets[item.kind], team_wide, bot) for item in inputs]
+    # The workspace block is there only when the workspace holds something (most don't).
+    blocks = [b for b in blocks if not b.scope.startswith("server:") or b.facts or b.left_out]
     marked = any(b.writers.get(f.fact_id) for b in blocks for f in b.facts)
     header = _HEADER + (_MARKED if marked else "")
     text = header + "".join("\n" + _render_block(block, team_wide) for block in blocks)

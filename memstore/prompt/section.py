@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from memstore.facts.markdown import parse_line
 from memstore.facts.paths import Scope
-from memstore.facts.ranking import rank_order_sql, usage_bonus_sql
+from memstore.facts.ranking import rank_order_sql, usage_bonus_sql, weight_order_sql
 from memstore.facts.records import StoredFact, stored_from_row
 from memstore.facts.validity import expired_sql
 from memstore.index import index_sync
@@ -39,7 +39,7 @@ from memstore.prompt.compose import (
     line_unmarked,
     section_compose,
 )
-from memstore.rooms.access import Context, visible
+from memstore.rooms.access import WORKSPACE, Context, visible
 from memstore.rules.withheld import (
     Withholding,
     secret_flag,
@@ -61,11 +61,17 @@ def prompt_budgets() -> dict[BlockKind, dict[SliceName, Budget]]:
 
 
 def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
-    scopes: list[tuple[BlockKind, Scope]] = []
+    """The scopes of the section's blocks, in prompt order: the workspace's, the person's
+    (direct rooms), the projects in play, a private conversation's own, and the bot's own
+    (unless it is private here)."""
+    scopes: list[tuple[BlockKind, Scope]] = [("server", WORKSPACE)]
     if ctx.user_memory_allowed:
         scopes.append(("user", Scope("user", ctx.person)))
     scopes += [("project", Scope("project", name)) for name in ctx.projects]
-    scopes.append(("bot", Scope("bot", ctx.bot)))
+    if ctx.room_private:
+        scopes.append(("room", Scope("room", ctx.room.id)))
+    if ctx.own_memory_read:
+        scopes.append(("bot", Scope("bot", ctx.bot)))
     return scopes
 
 
@@ -73,11 +79,10 @@ def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
 # file by name, as in `block_compose`), then the best `%s` profile and `%s` other facts that may
 # enter a prompt (ranked by their rank plus the usage nudge, `usage_bonus_sql`), and how many
 # facts each part holds: a block never loads more than it can show.
-_BLOCK_SQL = (
-    """
+_BLOCK_SQL = """
     WITH merged AS MATERIALIZED (
-        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank AS file_rank, m.path,
-               f.position, f.tier = 'profile' AS profile,
+        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank AS file_rank, f.weight,
+               m.path, f.position, f.tier = 'profile' AS profile,
                CASE WHEN {expired} THEN 'expired'
                     WHEN f.visibility = 'private' THEN %s
                     WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
@@ -88,7 +93,7 @@ _BLOCK_SQL = (
         ORDER BY f.fact_id, f.day DESC, f.shard_bot, m.path
     ),
     nudged AS (
-        SELECT c.id, c.fact_id, c.day, c.path, c.position, c.profile, {bonus} AS bonus,
+        SELECT c.id, c.fact_id, c.day, c.weight, c.path, c.position, c.profile, {bonus} AS bonus,
                c.file_rank + {bonus} AS rank
         FROM merged c
         LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = c.fact_id
@@ -103,10 +108,9 @@ _BLOCK_SQL = (
     WHERE n <= CASE WHEN profile THEN %s ELSE %s END
     UNION ALL
     SELECT 'count', count(*), profile, visibility, 0.0 FROM merged GROUP BY profile, visibility
-""".replace("{order}", rank_order_sql("", ""))
-    .replace("{expired}", expired_sql("f"))
-    .replace("{bonus}", f"{usage_bonus_sql('u.')}::float8")
-)
+""".replace("{expired}", expired_sql("f")).replace("{bonus}", f"{usage_bonus_sql('u.')}::float8")
+_RANKED_SQL = _BLOCK_SQL.replace("{order}", rank_order_sql("", ""))
+_WEIGHED_SQL = _BLOCK_SQL.replace("{order}", weight_order_sql("", ""))  # the workspace block
 
 
 # Facts loaded past each budget's count, so a block still fills when a few are withheld.
@@ -120,7 +124,7 @@ def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = Fal
     args = [today, "context" if private else "hidden", str(scope), str(scope), str(scope)]
     limits = [budgets["profile"].facts + WITHHELD_SPARE, budgets["recent"].facts + WITHHELD_SPARE]
     with connection.cursor() as cursor:
-        cursor.execute(_BLOCK_SQL, [*args, *limits])
+        cursor.execute(_WEIGHED_SQL if scope.kind == "server" else _RANKED_SQL, [*args, *limits])
         rows = cursor.fetchall()
     bonus = {row[1]: row[4] for row in rows if row[0] == "row"}
     on_disk = {"profile": 0, "recent": 0, "searchable": 0}
@@ -135,11 +139,27 @@ def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = Fal
         for row in Fact.objects.filter(pk__in=list(bonus)).annotate(file_path=F("file__path"))
         if (stored := stored_from_row(row))
     ]
-    kind: BlockKind = "bot" if scope.kind == "bot" else scope.kind  # type: ignore[assignment]
+    kind: BlockKind = scope.kind  # type: ignore[assignment]
     # Worked out once per load: a remembered block is checked by the detector only when loaded.
     flagged = frozenset(f.fact_id for f in facts if secret_flag(f))
     return BlockInput(
         kind=kind, name=scope.name, facts=facts, on_disk=on_disk, private=private, flagged=flagged
+    )
+
+
+def _empty(scope: Scope, private: bool) -> BlockInput | None:
+    # What `_load` gives for a workspace scope without files, without asking: most workspaces
+    # have none, and every prompt shows it. (Other scopes are loaded: a scope whose files the
+    # sync could not index in time must still read as unavailable, not as empty.)
+    if scope.kind != "server":
+        return None
+    on_disk = {"profile": 0, "recent": 0, "searchable": 0}
+    return BlockInput(
+        kind=scope.kind,  # type: ignore[arg-type]
+        name=scope.name,
+        on_disk=on_disk,
+        private=private,
+        flagged=frozenset(),
     )
 
 
@@ -195,13 +215,14 @@ def blocks_withheld(inputs: list[BlockInput], rule: Withholding) -> list[BlockIn
 
 
 def _team_wide_and_rule(ctx: Context) -> tuple[bool, Withholding]:
-    """Whether the bot's memory is team-wide, and what this context's reads withhold: one
-    statement."""
+    """Whether the bot's memory is team-wide (it talks in groups and does not keep a private
+    memory), and what this context's reads withhold: one statement."""
     person = ctx.person if ctx.room.kind == "direct" else None
     rule_sql, rule_params = withholding_sql(person=person)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT EXISTS (SELECT 1 FROM {Bot._meta.db_table} WHERE slug = %s AND in_groups),"
+            f"SELECT EXISTS (SELECT 1 FROM {Bot._meta.db_table} WHERE slug = %s AND in_groups"
+            " AND NOT private_memory),"
             f" ({rule_sql})",
             [ctx.bot, *rule_params],
         )
@@ -216,7 +237,7 @@ def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     team_wide, rule = _team_wide_and_rule(ctx)
     # A paused person's private facts are withheld: read as outside a direct room.
     private = "private" in visible(ctx) and not rule.paused
-    inputs = blocks_withheld(blocks_cached(scopes, budgets, private, _load), rule)
+    inputs = blocks_withheld(blocks_cached(scopes, budgets, private, _load, _empty), rule)
     section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot)
     return section, [scope for _, scope in scopes]
 

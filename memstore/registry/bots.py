@@ -1,5 +1,5 @@
-"""The registry of bots: create them, join and leave projects, note that a bot talks in groups,
-and read a person's excluded topics.
+"""The registry of bots: create them (an app too), join and leave projects, note that a bot
+talks in groups, set whether it keeps a private memory, and read a person's excluded topics.
 
 These rows are configuration, not index (files never mention them). Tokens live in
 `memstore.registry.tokens`; what a bot may read and write is `memstore.rooms.access`.
@@ -24,14 +24,17 @@ class BotInfo:
     in_groups: bool
     projects: tuple[str, ...]
     active_tokens: int
+    app: bool = False
+    private_memory: bool = False
 
 
-def bot_create(*, slug: str, display_name: str = "") -> BotInfo:
-    """Register a bot; raises InvalidName if the slug is taken or not allowed."""
+def bot_create(*, slug: str, display_name: str = "", app: bool = False) -> BotInfo:
+    """Register a bot (`app`: an app whose token writes workspace memory, scope server); raises
+    InvalidName if the slug is taken or not allowed."""
     check_slug(slug)
     try:
         with transaction.atomic():
-            Bot.objects.create(slug=slug, display_name=display_name[:120])
+            Bot.objects.create(slug=slug, display_name=display_name[:120], app=app)
     except IntegrityError:
         raise InvalidName(f"Bot {slug!r} already exists.") from None
     return bot_get(slug=slug)
@@ -70,6 +73,22 @@ def bot_mark_in_groups(*, bot: str) -> None:
     Bot.objects.filter(slug=bot, in_groups=False).update(in_groups=True)
 
 
+def bot_private_set(*, bot: str, private: bool) -> BotInfo:
+    """Set whether a bot keeps a private memory: its own memory is then read only in its own
+    rooms (direct, routine, bot and event rooms, and group rooms it opened), never in another
+    group room, and is not team-wide; its shards on disk do not move."""
+    row = bot_row(slug=bot)
+    if row.private_memory != private:
+        row.private_memory = private
+        row.save(update_fields=["private_memory"])
+    return bot_get(slug=bot)
+
+
+def bot_keeps_private(*, slug: str) -> bool:
+    """Whether this bot keeps a private memory (False for a bot that is not registered)."""
+    return Bot.objects.filter(slug=slug, private_memory=True).exists()
+
+
 def bot_row(*, slug: str) -> Bot:
     """The registry row of a bot (for other registry modules); raises UnknownBot."""
     row = Bot.objects.filter(slug=slug).first()
@@ -94,6 +113,8 @@ def _infos(rows) -> list[BotInfo]:
             in_groups=row.in_groups,
             projects=tuple(sorted(projects.get(row.pk, []))),
             active_tokens=row.active_tokens,
+            app=row.app,
+            private_memory=row.private_memory,
         )
         for row in rows
     ]

@@ -53,6 +53,7 @@ class Caller:
 
     bot: str
     joined: frozenset[str]
+    traits: tuple[bool, bool] = (False, False)  # the bot's (app, private_memory)
     # the authorization generation this call was checked at: the person link and room binding
     # checks of the same call may trust what was remembered at it (None: remember nothing)
     generation: int | None = field(default=None, compare=False)
@@ -64,6 +65,7 @@ class _Verified:
     bot: str
     joined: frozenset[str]
     last_used: datetime | None
+    traits: tuple[bool, bool] = (False, False)
 
 
 _verified: GenerationCache[_Verified] = GenerationCache()  # digest -> what it named
@@ -108,8 +110,14 @@ def token_verify(*, token: str) -> Caller | None:
             found = cursor.fetchone()
         if found is None:
             return None
-        pk, slug, last_used, joined, generation = found
-        known = _Verified(pk=pk, bot=slug, joined=frozenset(joined), last_used=last_used)
+        pk, slug, last_used, joined, app, private_memory, generation = found
+        known = _Verified(
+            pk=pk,
+            bot=slug,
+            joined=frozenset(joined),
+            last_used=last_used,
+            traits=(app, private_memory),
+        )
     now = timezone.now()
     if known.last_used is None or now - known.last_used > LAST_USED_RESOLUTION:
         with transaction.atomic():
@@ -117,14 +125,21 @@ def token_verify(*, token: str) -> Caller | None:
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")
             BotToken.objects.filter(pk=known.pk).update(last_used_at=now)
-        known = _Verified(pk=known.pk, bot=known.bot, joined=known.joined, last_used=now)
+        known = _Verified(
+            pk=known.pk,
+            bot=known.bot,
+            joined=known.joined,
+            last_used=now,
+            traits=known.traits,
+        )
     _verified.put(digest, generation, known)
-    return Caller(bot=known.bot, joined=known.joined, generation=generation)
+    return Caller(bot=known.bot, joined=known.joined, generation=generation, traits=known.traits)
 
 
 _VERIFY_SQL = f"""
     SELECT t.id, b.slug, t.last_used_at,
            ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p WHERE p.bot_id = b.id),
+           b.app, b.private_memory,
            {GENERATION_SQL}
     FROM {BotToken._meta.db_table} t JOIN {Bot._meta.db_table} b ON b.id = t.bot_id
     WHERE t.digest = %s AND t.revoked_at IS NULL

@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 from memstore.errors import InvalidFact, InvalidName, NotAllowed
 from memstore.facts.paths import Scope, ScopeKind, Shard, check_person, check_room, check_slug
 from memstore.rules.withheld import Withholding, withholding_for
-from memstore.vocabulary import PRIVATE_ROOM_KINDS, ROOM_KINDS, VISIBILITIES, RoomKind
+from memstore.vocabulary import (
+    PRIVATE_ROOM_KINDS,
+    ROOM_KINDS,
+    SERVER_SCOPE_NAME,
+    VISIBILITIES,
+    RoomKind,
+)
 
 __all__ = ["ROOM_KINDS", "RoomKind"]
 MAX_PROJECTS = 3
@@ -39,7 +45,12 @@ class Context:
     `joined` is every project the bot has joined (from the registry, not from the caller);
     `room_shard` says whether the bot holds a shard of this room's legacy memory (from disk):
     only such bots read it; `room_bound`: the room's binding was there when the call opened
-    (`memstore.rooms.context`: an answered call binds an unbound room)."""
+    (`memstore.rooms.context`: an answered call binds an unbound room). From the bot's
+    registry row: `app` (its token writes workspace memory) and `private_memory` (its own memory
+    is read only in its own rooms); `own_room`: this bot opened the room (its binding's first
+    call was this bot's); `room_private`: a private group conversation (not a group DM, which
+    is a shared working space): what is saved there by default belongs to the conversation,
+    read only there, by the bots that talk in it (seed 004)."""
 
     bot: str
     room: Room
@@ -48,6 +59,10 @@ class Context:
     joined: frozenset[str] = field(default_factory=frozenset)
     room_shard: bool = False
     room_bound: bool = False
+    app: bool = False
+    private_memory: bool = False
+    own_room: bool = False
+    room_private: bool = False  # a private group conversation: its memory belongs to it
 
     def __post_init__(self) -> None:
         check_slug(self.bot)
@@ -61,21 +76,38 @@ class Context:
                 raise NotAllowed(f"Bot {self.bot!r} has not joined project {project!r}.")
         if len(self.projects) > MAX_PROJECTS:
             raise NotAllowed(f"At most {MAX_PROJECTS} projects can be in play in one room.")
+        if self.room_private and self.room.kind != "group":
+            raise NotAllowed(
+                f"Only a group room can be a private conversation, not a {self.room.kind} "
+                "room (a direct room is private to its person already)."
+            )
 
     @property
     def user_memory_allowed(self) -> bool:
         """User memory is read and written in direct rooms only."""
         return self.room.kind == "direct"
 
+    @property
+    def own_memory_read(self) -> bool:
+        """Whether the bot's own memory is read here: always, unless the bot keeps a private
+        memory and this is a group room it did not open (seed 004: a private agent's memory
+        never reaches a group room unless the room is its own)."""
+        return not self.private_memory or self.room.kind != "group" or self.own_room
+
+
+WORKSPACE = Scope("server", SERVER_SCOPE_NAME)
+
 
 def readable_scopes(ctx: Context) -> list[Scope]:
-    """Every scope this context may read, own memory first."""
-    scopes = [Scope("bot", ctx.bot)]
+    """Every scope this context may read, own memory first (when it is read here), then the
+    projects, the person's, this group room's legacy memory, and the workspace's."""
+    scopes = [Scope("bot", ctx.bot)] if ctx.own_memory_read else []
     scopes += [Scope("project", p) for p in ctx.projects]
     if ctx.user_memory_allowed:
         scopes.append(Scope("user", ctx.person))
-    if ctx.room.kind == "group" and ctx.room_shard:
+    if ctx.room.kind == "group" and (ctx.room_shard or ctx.room_private):
         scopes.append(Scope("room", ctx.room.id))
+    scopes.append(WORKSPACE)
     return scopes
 
 
@@ -88,19 +120,39 @@ def readable_scope(ctx: Context, kind: ScopeKind, name: str | None = None) -> Sc
                 "Legacy room memory is read only in its own group room, and this is a "
                 f"{ctx.room.kind} room."
             )
-        if not ctx.room_shard:
+        if not ctx.room_shard and not ctx.room_private:
             raise NotAllowed(
                 f"Legacy memory of room {ctx.room.id!r} is read only by bots that wrote in it."
             )
         return Scope("room", ctx.room.id)
+    if kind == "server":
+        return WORKSPACE
+    if kind == "bot" and not ctx.own_memory_read:
+        raise NotAllowed(
+            f"Bot {ctx.bot!r} keeps a private memory: it is read only in its own rooms, not in "
+            f"group room {ctx.room.id!r}."
+        )
     return _own_scope(ctx, kind, name)
 
 
 def writable_shard(ctx: Context, kind: ScopeKind, name: str | None = None) -> Shard:
     """The shard this context writes for a scope kind (and project name), or the error of
     `readable_scope`; legacy room memory is never written."""
-    if kind == "room":
-        raise NotAllowed("Legacy room memory is read-only.")
+    if kind == "room" or (kind == "bot" and ctx.room_private):
+        # In a private conversation a save belongs to it unless another scope is asked for.
+        if ctx.room_private:
+            return Scope("room", ctx.room.id).shard(ctx.bot)
+        raise NotAllowed(
+            "Room memory is written only in a private conversation (X-Room-Private: true); "
+            "legacy room memory is read-only."
+        )
+    if kind == "server":
+        if not ctx.app:
+            raise NotAllowed(
+                "Only an app's token writes workspace memory (scope server): register the app "
+                "with `manage.py bots create SLUG --app`."
+            )
+        return WORKSPACE.shard(ctx.bot)
     return _own_scope(ctx, kind, name).shard(ctx.bot)
 
 
@@ -125,12 +177,16 @@ def _own_scope(ctx: Context, kind: ScopeKind, name: str | None) -> Scope:
 
 def forget_shards(ctx: Context, legacy_rooms: list[str]) -> list[Shard]:
     """Every shard a forget in this context may change: own memory, the person's shard (direct
-    rooms), joined projects, and this bot's copies in legacy rooms."""
+    rooms), joined projects, this bot's copies in legacy rooms, and an app's workspace shard."""
     shards = [Scope("bot", ctx.bot).shard(ctx.bot)]
     if ctx.user_memory_allowed:
         shards.append(Scope("user", ctx.person).shard(ctx.bot))
     shards += [Scope("project", p).shard(ctx.bot) for p in sorted(ctx.joined)]
     shards += [Scope("room", r).shard(ctx.bot) for r in legacy_rooms]
+    if ctx.room_private and ctx.room.id not in legacy_rooms:
+        shards.append(Scope("room", ctx.room.id).shard(ctx.bot))
+    if ctx.app:
+        shards.append(WORKSPACE.shard(ctx.bot))
     return shards
 
 

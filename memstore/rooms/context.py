@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from memstore.errors import RoomConflict
 from memstore.facts.paths import Scope, check_slug, memory_root
-from memstore.models import ProjectMember
+from memstore.models import Bot, ProjectMember, RoomBinding
 from memstore.registry.bots import bot_mark_in_groups
 from memstore.registry.people import person_for_bot
 from memstore.rooms.access import Context, Room
@@ -32,6 +32,8 @@ def call_context(
     joined: Iterable[str] | None = None,
     ticket: str | None = None,
     generation: int | None = None,
+    traits: tuple[bool, bool] | None = None,
+    private: bool = False,
 ) -> Context:
     """The Context of one bot call, checked in this order: the room ticket (when the deployment
     wants one), the person (registered and linked to the bot; used under their canonical name),
@@ -41,8 +43,10 @@ def call_context(
     "call"). `joined`: the bot's projects, if the caller has them already
     (memstore.registry.tokens.Caller); `generation`: the authorization generation the caller's
     token was checked at (the same Caller), so the person link and the room binding this process
-    read at it are trusted without a query (`memstore.registry.generation`). Call
-    `call_succeeded` once the call was answered."""
+    read at it are trusted without a query (`memstore.registry.generation`); `traits` the
+    bot's (app, private_memory) from the same Caller; `private`: the call says the group room
+    is a private conversation (bound so by its first answered call; a shared room claimed
+    private is a RoomConflict). Call `call_succeeded` once the call was answered."""
     projects = list(projects)
     ticket_check(
         ticket=ticket,
@@ -60,9 +64,15 @@ def call_context(
         person=canonical,
         projects=projects,
         joined=joined,
+        traits=traits,
+        private=private,
     )
     bound = room_check(
-        room_id=ctx.room.id, kind=ctx.room.kind, person=ctx.person, generation=generation
+        room_id=ctx.room.id,
+        kind=ctx.room.kind,
+        person=ctx.person,
+        generation=generation,
+        private=private,
     )
     return replace(ctx, room_bound=True) if bound else ctx
 
@@ -77,7 +87,13 @@ def call_succeeded(*, ctx: Context) -> None:
     (every later call is judged against the binding)."""
     if not ctx.room_bound:
         with suppress(RoomConflict):
-            room_bind(room_id=ctx.room.id, kind=ctx.room.kind, person=ctx.person, bot=ctx.bot)
+            room_bind(
+                room_id=ctx.room.id,
+                kind=ctx.room.kind,
+                person=ctx.person,
+                bot=ctx.bot,
+                private=ctx.room_private,
+            )
     if ctx.room.kind == "group":
         bot_mark_in_groups(bot=ctx.bot)
 
@@ -90,16 +106,32 @@ def context_open(
     person: str | None = None,
     projects: Iterable[str] = (),
     joined: Iterable[str] | None = None,
+    traits: tuple[bool, bool] | None = None,
+    private: bool = False,
 ) -> Context:
-    """The one way a `Context` is made: a bot in a room, its joined projects read from the
-    registry (or passed in by a caller that read them already, as the API does with the bot's
-    token), and whether it holds a shard of the room's legacy memory. It checks names and
-    projects (`Context` does), not who is calling: a bot's call goes through `call_context`."""
+    """The one way a `Context` is made: a bot in a room, its joined projects and its traits
+    (app, private memory) read from the registry (or passed in by a caller that read them
+    already, as the API does with the bot's token), whether it holds a shard of the room's
+    legacy memory, and for a group room whether it is a private conversation (as bound, else as
+    `private` claims) and whether this bot opened it. It checks
+    names and projects (`Context` does), not who is calling: a bot's call goes through
+    `call_context`."""
     check_slug(bot)
     if joined is None:
         joined = ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
     joined = frozenset(joined)
+    if traits is None:
+        found = Bot.objects.filter(slug=bot).values_list("app", "private_memory").first()
+        traits = found or (False, False)
+    app, private_memory = traits
     room = Room(id=room_id, kind=room_kind)  # type: ignore[arg-type]
+    own_room, room_private = False, private  # a private claim outside a group room is refused
+    if room.kind == "group":
+        bound = RoomBinding.objects.filter(room_id=room.id).values_list("private", "first_bot")
+        found = bound.first()
+        # Unbound, the room becomes what this call says, and this bot's (a call binds it).
+        room_private = found[0] if found else private
+        own_room = found is None or found[1] == bot
     return Context(
         bot=bot,
         room=room,
@@ -107,6 +139,10 @@ def context_open(
         projects=tuple(dict.fromkeys(projects)),
         joined=joined,
         room_shard=room.kind == "group" and _holds_room_shard(bot, room.id),
+        app=bool(app),
+        private_memory=bool(private_memory),
+        own_room=bool(private_memory and own_room),
+        room_private=bool(room_private),
     )
 
 

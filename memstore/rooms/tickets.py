@@ -132,10 +132,16 @@ class Binding:
 
 
 def room_check(
-    *, room_id: str, kind: str, person: str | None, generation: int | None = None
+    *,
+    room_id: str,
+    kind: str,
+    person: str | None,
+    generation: int | None = None,
+    private: bool = False,
 ) -> bool:
     """Whether the room is bound already (to this kind and, direct rooms, this person; else
-    RoomConflict). Binds nothing: only an answered call binds (`room_bind`). With the call's
+    RoomConflict; so is a call calling a shared room private). Binds nothing: only an answered
+    call binds (`room_bind`). With the call's
     authorization `generation` (`memstore.registry.generation`), a binding this process read
     at that generation is judged without a query (a reset or a new binding moves it); an
     unbound room is always asked again."""
@@ -145,14 +151,16 @@ def room_check(
         if row is not None:
             _bindings.put(room_id, generation, row)
     if row is not None:
-        _judge(row, room_id=room_id, kind=kind, person=person)
+        _judge(row, room_id=room_id, kind=kind, person=person, private=private)
     return row is not None
 
 
 _bindings: GenerationCache[RoomBinding] = GenerationCache()  # room id -> its binding row
 
 
-def room_bind(*, room_id: str, kind: str, person: str | None, bot: str) -> Binding:
+def room_bind(
+    *, room_id: str, kind: str, person: str | None, bot: str, private: bool = False
+) -> Binding:
     """The room's binding, made by this call if it is the first to name the room; RoomConflict
     if it was bound to another kind or (direct rooms) another person."""
     wanted = person if kind == "direct" else ""
@@ -161,16 +169,27 @@ def room_bind(*, room_id: str, kind: str, person: str | None, bot: str) -> Bindi
         try:
             with transaction.atomic():
                 row = RoomBinding.objects.create(
-                    room_id=room_id, kind=kind, person=wanted or "", first_bot=bot
+                    room_id=room_id,
+                    kind=kind,
+                    person=wanted or "",
+                    first_bot=bot,
+                    private=private and kind == "group",
                 )
         except IntegrityError:  # another call bound it a moment ago: judge against that one
             row = RoomBinding.objects.get(room_id=room_id)
-    _judge(row, room_id=room_id, kind=kind, person=person)
+    _judge(row, room_id=room_id, kind=kind, person=person, private=private)
     return _binding(row)
 
 
-def _judge(row: RoomBinding, *, room_id: str, kind: str, person: str | None) -> None:
+def _judge(
+    row: RoomBinding, *, room_id: str, kind: str, person: str | None, private: bool = False
+) -> None:
     wanted = person if kind == "direct" else ""
+    if private and not row.private and row.kind == kind == "group":
+        raise RoomConflict(
+            f"Room {room_id!r} is a shared group room (fixed by the first call naming it), "
+            "not a private one; staff can reset it in the console."
+        )
     if row.kind != kind:
         raise RoomConflict(
             f"Room {room_id!r} is a {row.kind} room (fixed by the first call naming it), "

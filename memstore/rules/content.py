@@ -12,8 +12,11 @@ held in a caller's parameter is a rule some caller forgets. Whose rules apply is
   registered person together with one of their topics ("Sam is negotiating a higher salary");
 - a text holding one of the workspace's sensitive keywords (settings.SENSITIVE_KEYWORDS, any
   case, any word form) is refused in shared memory (a bot's own memory, team-wide; project
-  memory) and allowed in a person's own user memory; the refusal says a keyword matched, not
+  memory; workspace memory) and allowed in a person's own user memory and in the own memory of
+  a bot that keeps a private memory; the refusal says a keyword matched, not
   which, so the list is not spelled out to whoever probes it;
+- workspace memory (scope server) holds no `visibility=private` fact: it is shared with
+  everyone, and a shared memory is never made private again;
 - while a person has paused memory, a learned save (`via=learner`) from a room they are in, or
   into their user memory, is refused; an explicit save (a bot asked to remember, the console, an
   import) still goes through, as the pause promises.
@@ -25,6 +28,7 @@ The detectors are `memstore.rules.policy`, the controls and the topic test
 from django.conf import settings
 
 from memstore.errors import (
+    InvalidFact,
     MemoryPaused,
     MemstoreError,
     SecretRefused,
@@ -33,6 +37,7 @@ from memstore.errors import (
 )
 from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Shard
+from memstore.models import Bot
 from memstore.rules.controls import controls_read
 from memstore.rules.policy import excluded_topic, secret_in_meta, secret_kind
 
@@ -49,7 +54,13 @@ RULE_ERRORS: dict[str, type[MemstoreError]] = {
 
 
 def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str) -> None:
-    """Raise SecretRefused, TopicExcluded or MemoryPaused if this fact may not be written."""
+    """Raise SecretRefused, TopicExcluded, SensitiveKeyword, MemoryPaused or InvalidFact (a
+    private fact in workspace memory) if this fact may not be written."""
+    if shard.scope.kind == "server" and fact.meta.get("visibility") == "private":
+        raise InvalidFact(
+            "Workspace memory is shared with everyone: a fact there can't be private, and a "
+            "shared memory can't be made private again. To take it back, erase it."
+        )
     if kind := secret_kind(fact.text) or secret_in_meta(fact.meta):
         raise SecretRefused(
             f"This looks like {kind}; secrets are never saved to memory. "
@@ -68,12 +79,22 @@ def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str)
                 if name in about
                 else "This names a person who asked bots not to remember anything on this topic."
             )
-    if shard.scope.kind not in PRIVATE_SCOPE_KINDS and sensitive_in(fact.text):
+    if sensitive_in(fact.text) and _shared(shard):
         raise SensitiveKeyword(
             f"A sensitive keyword of this workspace matched, so this can't be kept in shared "
             f"{shard.scope.kind} memory, which the whole team can read. Save it in the person's "
             "own memory instead (scope user, from their direct room)."
         )
+
+
+def _shared(shard: Shard) -> bool:
+    # A bot that keeps a private memory (memstore.registry.bots.bot_private_set) shares none of
+    # it: asked only once a keyword matched, so an ordinary save costs no query.
+    if shard.scope.kind in PRIVATE_SCOPE_KINDS:
+        return False
+    if shard.scope.kind == "bot":
+        return not Bot.objects.filter(slug=shard.scope.name, private_memory=True).exists()
+    return True
 
 
 def sensitive_in(text: str) -> bool:

@@ -22,6 +22,8 @@ from memstore.facts.paths import locate
 from memstore.facts.records import StoredFact
 from memstore.facts.validity import is_expired
 from memstore.vocabulary import (
+    MAX_WEIGHT,
+    MIN_WEIGHT,
     VISIBILITIES,
     FactType,
     ScopeKind,
@@ -95,16 +97,28 @@ class RememberOut(FactOut):
 
 class RememberIn(StrictIn):
     """A fact to save. The scope is checked against the room: user memory only in direct rooms,
-    project memory only for joined projects."""
+    project memory only for joined projects, workspace memory (server) only by an app's token."""
 
     text: Text = Field(
         min_length=1,
         max_length=MAX_TEXT_CHARS,
         description=f"One line, at most {MAX_TEXT_CHARS} chars.",
     )
-    scope: WritableScopeKind = "bot"
+    scope: WritableScopeKind = Field(
+        "bot",
+        description="bot (own memory), user (the person's; direct rooms), project, or server "
+        "(the workspace's, loaded into every conversation; apps only).",
+    )
     project: str | None = Field(None, pattern=SLUG, description="Required when scope=project.")
     tier: Tier = Field("log", description="profile (lasting), log, note (weight 0.5), episode.")
+    weight: float | None = Field(
+        None,
+        ge=MIN_WEIGHT,
+        le=MAX_WEIGHT,
+        description=f"scope=server only: how much this record counts ({MIN_WEIGHT}-{MAX_WEIGHT}; "
+        "4-5 critical, 1-2 nice to have): the weightiest load first into every conversation. "
+        "No effect on searchable or hidden records.",
+    )
     type: FactType | None = None
     importance: float | None = Field(None, ge=0, le=1)
     visibility: Visibility | None = Field(
@@ -122,10 +136,15 @@ class RememberIn(StrictIn):
     @model_validator(mode="after")
     def _project_named(self) -> "RememberIn":
         check_project(self.scope, self.project)
+        if self.weight is not None and self.scope != "server":
+            raise ValueError(
+                "weight is only for workspace records (scope=server); other facts rank by "
+                "tier and importance"
+            )
         return self
 
     def meta(self) -> dict[str, object]:
-        fields = ("type", "importance", "visibility", "src", "pin", "until", "review")
+        fields = ("type", "importance", "visibility", "src", "pin", "until", "review", "weight")
         return {k: _meta_value(getattr(self, k)) for k in fields if getattr(self, k) is not None}
 
 

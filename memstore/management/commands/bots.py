@@ -1,6 +1,10 @@
 """manage.py bots: register bots, issue and revoke their API tokens, manage project membership.
 
-bots create SLUG [--name NAME]     register a bot
+bots create SLUG [--name NAME] [--app]
+                                   register a bot (--app: an app, e.g. a CRM sync, whose token
+                                   writes workspace memory, scope server)
+bots private SLUG on|off           whether the bot keeps a private memory (read only in its
+                                   own rooms, never in another group room)
 bots token SLUG [--name NAME]      issue a token (printed once; only its hash is kept)
 bots tokens SLUG                   list a bot's tokens (prefix, name, created, last used)
 bots revoke PREFIX                 revoke the token starting with PREFIX
@@ -12,7 +16,13 @@ bots list                          every bot with its projects and active tokens
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
-from memstore.registry.bots import bot_create, bots_registered, project_join, project_leave
+from memstore.registry.bots import (
+    bot_create,
+    bot_private_set,
+    bots_registered,
+    project_join,
+    project_leave,
+)
 from memstore.registry.tokens import token_create, token_revoke, tokens_list
 
 
@@ -24,6 +34,12 @@ class Command(BaseCommand):
         create = sub.add_parser("create", help="register a bot")
         create.add_argument("slug")
         create.add_argument("--name", default="", help="display name")
+        create.add_argument(
+            "--app", action="store_true", help="an app: its token writes workspace memory"
+        )
+        private = sub.add_parser("private", help="keep (on) or share (off) the bot's own memory")
+        private.add_argument("slug")
+        private.add_argument("state", choices=("on", "off"))
         token = sub.add_parser("token", help="issue an API token (printed once)")
         token.add_argument("slug")
         token.add_argument("--name", default="", help="what the token is for")
@@ -43,9 +59,19 @@ class Command(BaseCommand):
         except MemstoreError as exc:
             raise CommandError(exc.message) from None
 
-    def do_create(self, *, slug: str, name: str, **_):
-        bot = bot_create(slug=slug, display_name=name)
-        self.stdout.write(f"Created bot {bot.slug}. Next: manage.py bots token {bot.slug}")
+    def do_create(self, *, slug: str, name: str, app: bool = False, **_):
+        bot = bot_create(slug=slug, display_name=name, app=app)
+        what = "app" if bot.app else "bot"
+        self.stdout.write(f"Created {what} {bot.slug}. Next: manage.py bots token {bot.slug}")
+
+    def do_private(self, *, slug: str, state: str, **_):
+        bot = bot_private_set(bot=slug, private=state == "on")
+        self.stdout.write(
+            f"Bot {slug} keeps a private memory: read only in its own rooms, never in another "
+            "group room."
+            if bot.private_memory
+            else f"Bot {slug}'s own memory is read in every room it talks in."
+        )
 
     def do_token(self, *, slug: str, name: str, **_):
         new = token_create(bot=slug, name=name)
@@ -90,6 +116,8 @@ class Command(BaseCommand):
         for bot in bots:
             projects = ", ".join(bot.projects) or "no projects"
             groups = "  in groups" if bot.in_groups else ""
+            groups += "  app" if bot.app else ""
+            groups += "  private memory" if bot.private_memory else ""
             name = f" ({bot.display_name})" if bot.display_name else ""
             self.stdout.write(
                 f"{bot.slug}{name}  {projects}  {bot.active_tokens} active token(s){groups}"
