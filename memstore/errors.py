@@ -250,3 +250,11 @@ class OAuthRefused(MemstoreError):
         self.error = error
         self.redirect = redirect
         self.status = status
+
+
+class NotShareable(MemstoreError):
+    """This memory can't be shared with the workspace: it is shared already, or was replaced,
+    forgotten or has expired (the message says which)."""
+
+    code = "not_shareable"
+    status = 409

@@ -36,6 +36,7 @@ _BOT_PAGES = [
     ("facts/delete/", rows.delete_fact, "fact_delete"),
     ("facts/undo/", rows.undo_delete, "fact_undo"),
     ("facts/erase/", rows.erase_fact, "fact_erase"),
+    ("facts/share/", rows.share_fact, "fact_share"),
     ("history/", history.history_page, "history"),
     ("history/restore/", history.restore_fact, "restore"),
     ("clear/", facts.clear_memory, "clear"),

@@ -23,8 +23,9 @@ from memstore.facts.validity import expired_sql, review_due_sql
 from memstore.index import index_sync
 from memstore.index.sync import sync_bounded
 from memstore.models import Bot, Fact, MemoryFile, ProjectMember
+from memstore.rooms.access import WORKSPACE
 
-TABS = ("own", "people", "projects", "rooms")
+TABS = ("own", "people", "projects", "rooms", "workspace")
 PAGE_SIZE = 50
 COUNT_CAP = 1000  # counting stops here: "1,000+" costs a fraction of an exact count
 
@@ -129,6 +130,8 @@ def bot_tabs(*, bot: str, viewer: Viewer, counts: bool = True) -> list[Tab]:
         Tab("people", tuple(filter(viewer.may_see, written["user"])), bot),
         Tab("projects", tuple(projects), None),
         Tab("rooms", tuple(written["room"]), bot),
+        # What this bot (an app, or staff sharing its private memories) keeps for everyone.
+        Tab("workspace", (WORKSPACE,), bot),
     ]
     if not counts:
         return tabs

@@ -13,7 +13,11 @@ SHORT_CHARS = 40  # a fact's text in a button's accessible name
 
 
 TAB_LABELS = dict(
-    zip(TABS, ("Own memory", "About people", "Projects", "Legacy rooms"), strict=True)
+    zip(
+        TABS,
+        ("Own memory", "About people", "Projects", "Legacy rooms", "Shared with workspace"),
+        strict=True,
+    )
 )
 # How a list of facts may be grouped (About me, a bot's page): value -> label.
 GROUPINGS = {"bot": "bot", "room": "conversation", "type": "type"}
@@ -28,7 +32,12 @@ STATUS_TITLES = {403: "Not allowed", 404: "Not found"}
 def scope_label(scope_key: str) -> str:
     """How a scope is named for people: "own", "about sam", "project launch", "room general"."""
     scope = Scope.parse(scope_key)
-    labels = {"bot": "own", "user": f"about {scope.name}", "project": f"project {scope.name}"}
+    labels = {
+        "bot": "own",
+        "user": f"about {scope.name}",
+        "project": f"project {scope.name}",
+        "server": "workspace",
+    }
     return labels.get(scope.kind, f"room {scope.name}")
 
 

@@ -18,8 +18,10 @@ from memoryconsole.web.presenters.common import (
 from memoryconsole.web.presenters.history import stamp_time
 from memstore.console.facts import FactQuery, FactRow, FactRows, Tab
 from memstore.console.writes import ClearPreview, Erased
+from memstore.facts.paths import Scope
 from memstore.facts.validity import is_expired, is_review_due, review_of, until_of
 from memstore.rules.protected import fact_requested
+from memstore.store.sharing import Sharing, is_private
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,8 @@ class FactRowView:
     pinned: bool = False  # saved on request, not captured automatically
     parts: tuple[tuple[str, bool], ...] = ()  # the text in pieces, True where a search matched
     where: str = ""  # in a search over several bots: which bot's memory
+    shareable: bool = False  # private: staff may share it with the workspace
+    shared: bool = False  # in workspace memory: shared with everyone, never private again
     expired: bool = False  # its `until` day has passed
     review_due: bool = False  # its `review` day has come
 
@@ -78,10 +82,12 @@ class FactRowView:
 
 
 def fact_row_view(
-    row: FactRow, *, bot: str, today: date, marks=None, where: str = ""
+    row: FactRow, *, bot: str, today: date, marks=None, where: str = "", private_bot: bool = False
 ) -> FactRowView:
-    """How one fact row looks on this bot's page today (search matches marked)."""
+    """How one fact row looks on this bot's page today (search matches marked; `private_bot`:
+    the page's bot keeps a private memory, so its own facts are private)."""
     fact = row.fact
+    scope = Scope.parse(fact.scope)
     return FactRowView(
         row=row,
         scope_label=scope_label(fact.scope),
@@ -95,6 +101,10 @@ def fact_row_view(
         where=where,
         expired=is_expired(fact.meta, today),
         review_due=is_review_due(fact.meta, today),
+        shareable=is_private(
+            scope, visibility=fact.visibility, private_bot=private_bot and scope.name == bot
+        ),
+        shared=scope.kind == "server",
     )
 
 
@@ -234,3 +244,14 @@ def version_rows(versions: list) -> list[VersionRow]:
         VersionRow(text=v.text, at=v.at, when=stamp_time(v.at), origin=origin(v.by, v.via))
         for v in versions
     ]
+
+
+def share_readers_label(plan: Sharing) -> str:
+    """Who will read a memory once shared, said for the confirmation."""
+    bots = plan.readers
+    named = ", ".join(bots[:8]) + (f" and {len(bots) - 8} more" if len(bots) > 8 else "")
+    return (
+        f"every person in this workspace and every bot ({len(bots)} {plural(len(bots), 'bot', 'bots')}"
+        + (f": {named}" if bots else "")
+        + "), in every conversation"
+    )

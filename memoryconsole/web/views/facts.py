@@ -33,6 +33,7 @@ from memstore.console.writes import (
 )
 from memstore.errors import FactNotFound
 from memstore.facts.paths import Scope, Shard
+from memstore.registry.bots import bot_keeps_private
 from memstore.vocabulary import FACT_TYPES, TIERS
 
 UNDO_KEY = "console_undo_clear"  # the session's note of the person's last clear
@@ -46,6 +47,7 @@ def bot_page(request, bot: str):
     tabs = None if wants_partial(request) else bot_tabs(bot=bot, viewer=viewer)
     context = {"bot": bot, "here": "memory", "urls": fact_urls(bot), "query": query}
     context["can_edit"] = viewer.may_edit(bot)
+    context["can_share"] = viewer.staff
     context["bot_url"] = request.path
     context["back_url"] = request.get_full_path()
     if query.q.strip():
@@ -87,8 +89,13 @@ def bot_page(request, bot: str):
 def _page_context(request, bot: str, query, tabs) -> dict:
     page = fact_rows(bot=bot, viewer=viewer_of(request), query=query, tabs=tabs)
     today = timezone.localdate()
+    # Only staff are offered "Share with workspace", so only they need to know (one query).
+    private = viewer_of(request).staff and bot_keeps_private(slug=bot)
     return {
-        "rows": [facts_views.fact_row_view(r, bot=bot, today=today) for r in page.rows],
+        "rows": [
+            facts_views.fact_row_view(r, bot=bot, today=today, private_bot=private)
+            for r in page.rows
+        ],
         "summary": facts_views.fact_list_summary(page, query),
         "empty": facts_views.fact_list_empty(query),
         "next_url": (

@@ -14,6 +14,7 @@ from memoryconsole.web.presenters import facts
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.authoring import console_fact_update, fact_fields_of
 from memstore.console.facts import FactRow, console_fact_get
+from memstore.console.sharing import console_fact_share, console_share_plan
 from memstore.console.writes import (
     console_fact_erase,
     console_fact_forget,
@@ -22,6 +23,7 @@ from memstore.console.writes import (
 )
 from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
 from memstore.facts.markdown import MAX_TEXT_CHARS
+from memstore.registry.bots import bot_keeps_private
 
 # An error in a row view replaces the row with a row saying what happened.
 ROW_ERROR = "web/bot.html#fact-gone"
@@ -32,6 +34,7 @@ _URL_NAMES = {
     "delete": "fact_delete",
     "undo": "fact_undo",
     "erase": "fact_erase",
+    "share": "fact_share",
     "delete_many": "facts_delete",
     "versions": "fact_versions",
 }
@@ -57,6 +60,7 @@ def _row_response(request, bot: str, part: str, context_in: dict, status: int = 
         "urls": fact_urls(bot),
         "max_chars": MAX_TEXT_CHARS,
         "can_edit": viewer_of(request).may_edit(bot),
+        "can_share": viewer_of(request).staff,
     }
     context |= context_in
     template = f"web/bot.html#{part}" if request.htmx else "web/fact.html"
@@ -68,7 +72,12 @@ def _show_row(request, bot: str, row: FactRow, saved: str = ""):
     if saved and not request.htmx:
         messages.success(request, saved)
         return redirect("web:bot", bot=bot)
-    view = facts.fact_row_view(row, bot=bot, today=timezone.localdate())
+    view = facts.fact_row_view(
+        row,
+        bot=bot,
+        today=timezone.localdate(),
+        private_bot=viewer_of(request).staff and bot_keeps_private(slug=bot),
+    )
     return _row_response(request, bot, "fact-row", {"row": view, "focus": True})
 
 
@@ -157,3 +166,27 @@ def erase_fact(request, bot: str):
     erased = console_fact_erase(viewer=viewer, file=file, fact_id=fact_id)
     summary = facts.erased_summary(erased)
     return _row_response(request, bot, "fact-erased", {"erased_summary": summary})
+
+
+@console_view("GET", "POST", fragment=ROW_ERROR)
+def share_fact(request, bot: str):
+    """GET: who will see this private memory once shared, to confirm (Cancel focused). POST:
+    share it; the row says where it went. Staff only."""
+    viewer = viewer_of(request)
+    data = request.GET if request.method == "GET" else request.POST
+    file, fact_id = _fact_ref(data)
+    if request.method == "GET":
+        plan = console_share_plan(viewer=viewer, file=file, fact_id=fact_id)
+        share = {
+            "file": file,
+            "id": fact_id,
+            "text": plan.fact.body,
+            "owner": plan.owner,
+            "readers": facts.share_readers_label(plan),
+        }
+        return _row_response(request, bot, "fact-share", {"share": share})
+    shared = console_fact_share(viewer=viewer, file=file, fact_id=fact_id)
+    if not request.htmx:
+        messages.success(request, f"Shared with the workspace: {shared.fact.body}")
+        return redirect(reverse("web:bot", args=[bot]) + "?tab=workspace")
+    return _row_response(request, bot, "fact-shared", {"shared_text": shared.fact.body})
