@@ -170,6 +170,7 @@ class ClearPreview:
     people: int
     projects: int
     rooms: int
+    workspace: int = 0  # what it keeps for the whole workspace (shared memory: stays too)
 
 
 def clear_preview(*, bot: str, viewer: Viewer) -> ClearPreview:

@@ -200,6 +200,8 @@ def clear_stays(preview: ClearPreview) -> list[tuple[str, str, str]]:
         pieces.append((" and its project memory", "", ""))
     if preview.rooms:
         pieces.append((", and ", str(preview.rooms), " in legacy rooms"))
+    if preview.workspace:
+        pieces.append((", and ", str(preview.workspace), " shared with the workspace"))
     return pieces
 
 
