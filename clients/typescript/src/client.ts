@@ -31,7 +31,11 @@ export type EditOptions = Partial<Omit<Schemas["EditIn"], "text">>;
 export type ForgetTarget = Partial<Schemas["ForgetIn"]> &
   ({ id: string; text?: undefined } | { text: string; id?: undefined });
 export type PromptOptions = NonNullable<operations["prompt_section"]["parameters"]["query"]>;
-export type Exchange = Omit<Schemas["ExchangeIn"], "recalled"> & { recalled?: string[] };
+export type Exchange = Omit<Schemas["ExchangeIn"], "recalled" | "guests"> & {
+  recalled?: string[];
+  /** Someone from outside the workspace took part: nothing is learned from the exchange. */
+  guests?: boolean;
+};
 
 export interface ClientOptions {
   /** The server, e.g. `http://127.0.0.1:8000` (the API is under `/api/v1`). */

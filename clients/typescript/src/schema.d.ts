@@ -16,8 +16,9 @@ export interface paths {
         /**
          * Report Exchange
          * @description Report a message and the reply the bot delivered. It is stored before this returns and
-         *     learned from in the background (direct and group rooms only; small talk is skipped: the
-         *     answer then says `skipped` and why). Reporting the same message ids again (a retry) answers
+         *     learned from in the background (direct and group rooms only; small talk, an exchange a guest
+         *     took part in (`guests`) and anything reported while learning is off are skipped: the answer
+         *     then says `skipped` and why; a skipped exchange is never learned from later). Reporting the same message ids again (a retry) answers
          *     200 with the stored receipt and its status now (queued, skipped, done or failed).
          */
         post: operations["report_exchange"];
@@ -478,6 +479,12 @@ export interface components {
              */
             "X-Room-Kind": "direct" | "group" | "routine" | "bot" | "event";
             /**
+             * X-Room-Private
+             * @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it).
+             * @default false
+             */
+            "X-Room-Private": boolean;
+            /**
              * X-Room-Ticket
              * @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid.
              * @default
@@ -502,7 +509,7 @@ export interface components {
              * Scope
              * @enum {string}
              */
-            scope: "bot" | "user" | "project" | "room";
+            scope: "bot" | "user" | "project" | "room" | "server";
             /** Scope Name */
             scope_name: string;
         };
@@ -553,7 +560,7 @@ export interface components {
              * Scope
              * @description Where the fact is; unset: looked up in what the bot may change here.
              */
-            scope?: ("bot" | "user" | "project") | null;
+            scope?: ("bot" | "user" | "project" | "server") | null;
             /** Text */
             text: string;
             /**
@@ -603,6 +610,12 @@ export interface components {
          */
         ExchangeIn: {
             /**
+             * Guests
+             * @description Someone from outside the workspace (a guest, a customer, a partner) took part: nothing is learned from this exchange (skipped, reason guests).
+             * @default false
+             */
+            guests: boolean;
+            /**
              * Message
              * @description What the person said.
              */
@@ -630,11 +643,17 @@ export interface components {
         };
         /** ExchangeOut */
         ExchangeOut: {
+            /**
+             * Detail
+             * @description What the reason means for this exchange, in words.
+             * @default
+             */
+            detail: string;
             /** Id */
             id: string;
             /**
              * Reason
-             * @description Why it was skipped: small_talk, room_kind, paused or off (no model).
+             * @description Why it was skipped: small_talk, room_kind, paused, guests (someone from outside the workspace took part) or off (no model: such an exchange is not kept and is never learned from later).
              * @default
              */
             reason: string;
@@ -754,7 +773,7 @@ export interface components {
              * Scope
              * @enum {string}
              */
-            scope: "bot" | "user" | "project" | "room";
+            scope: "bot" | "user" | "project" | "room" | "server";
             /**
              * Scope Name
              * @description The bot, person, project or room the scope belongs to.
@@ -850,7 +869,7 @@ export interface components {
              * Scope
              * @description Only this scope. Unset: every shard the bot may change here, including its copies in legacy rooms (scope=room means just those).
              */
-            scope?: ("bot" | "user" | "project" | "room") | null;
+            scope?: ("bot" | "user" | "project" | "room" | "server") | null;
             /** Text */
             text?: string | null;
         };
@@ -887,7 +906,7 @@ export interface components {
              * Scope
              * @description Only this scope (default: all).
              */
-            scope?: ("bot" | "user" | "project") | null;
+            scope?: ("bot" | "user" | "project" | "server") | null;
         };
         /**
          * HealthOut
@@ -992,7 +1011,7 @@ export interface components {
              * Scope
              * @description Only this scope (default: all readable).
              */
-            scope?: ("bot" | "user" | "project" | "room") | null;
+            scope?: ("bot" | "user" | "project" | "room" | "server") | null;
             /** Tier */
             tier?: ("profile" | "log" | "note" | "episode") | null;
         };
@@ -1281,7 +1300,7 @@ export interface components {
         /**
          * RememberIn
          * @description A fact to save. The scope is checked against the room: user memory only in direct rooms,
-         *     project memory only for joined projects.
+         *     project memory only for joined projects, workspace memory (server) only by an app's token.
          */
         RememberIn: {
             /** Importance */
@@ -1303,10 +1322,11 @@ export interface components {
             review?: string | null;
             /**
              * Scope
+             * @description bot (own memory), user (the person's; direct rooms), project, or server (the workspace's, loaded into every conversation; apps only).
              * @default bot
              * @enum {string}
              */
-            scope: "bot" | "user" | "project";
+            scope: "bot" | "user" | "project" | "server";
             /**
              * Src
              * @description Provenance, e.g. room:42/msg:981 (no spaces).
@@ -1336,6 +1356,11 @@ export interface components {
              * @description hidden facts never reach prompts; private ones only direct rooms.
              */
             visibility?: ("context" | "searchable" | "hidden" | "private") | null;
+            /**
+             * Weight
+             * @description scope=server only: how much this record counts (0.1-10.0; 4-5 critical, 1-2 nice to have): the weightiest load first into every conversation. No effect on searchable or hidden records.
+             */
+            weight?: number | null;
         };
         /**
          * RememberOut
@@ -1384,7 +1409,7 @@ export interface components {
              * Scope
              * @enum {string}
              */
-            scope: "bot" | "user" | "project" | "room";
+            scope: "bot" | "user" | "project" | "room" | "server";
             /**
              * Scope Name
              * @description The bot, person, project or room the scope belongs to.
@@ -1467,7 +1492,7 @@ export interface components {
              * Scope
              * @enum {string}
              */
-            scope: "bot" | "user" | "project" | "room";
+            scope: "bot" | "user" | "project" | "room" | "server";
             /** Scope Name */
             scope_name: string;
         };
@@ -1544,7 +1569,7 @@ export interface components {
              * Scope
              * @description Where facts go; unset: the person's memory in a direct room, else the bot's own (as the learner routes them).
              */
-            scope?: ("bot" | "user" | "project") | null;
+            scope?: ("bot" | "user" | "project" | "server") | null;
             /**
              * Text
              * @description At most 20,000 chars.
@@ -1604,6 +1629,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -1723,7 +1750,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this scope (default: all readable). */
-                scope?: ("bot" | "user" | "project" | "room") | null;
+                scope?: ("bot" | "user" | "project" | "room" | "server") | null;
                 /** @description With scope=project. */
                 project?: string | null;
                 tier?: ("profile" | "log" | "note" | "episode") | null;
@@ -1747,6 +1774,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -1814,6 +1843,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
                 /** @description Retrying with the same key returns the first reply instead of saving twice (kept 24 h; the same key with a different request is refused with 422). */
@@ -1914,6 +1945,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2012,6 +2045,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2102,7 +2137,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only this scope (default: all). */
-                scope?: ("bot" | "user" | "project") | null;
+                scope?: ("bot" | "user" | "project" | "server") | null;
                 /** @description With scope=project. */
                 project?: string | null;
             };
@@ -2115,6 +2150,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2194,6 +2231,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2298,6 +2337,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2368,6 +2409,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2460,6 +2503,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2570,6 +2615,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2637,6 +2684,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2755,6 +2804,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2952,6 +3003,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -3019,6 +3072,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -3120,6 +3175,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
+                "X-Room-Private"?: boolean;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };

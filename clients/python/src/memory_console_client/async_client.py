@@ -107,6 +107,7 @@ class AsyncClient:
         idempotency_key: str | None = None,
         until: str | None = None,
         review: str | None = None,
+        weight: float | None = None,
     ) -> SavedFact:
         """Save a fact (scope bot, user in direct rooms, or project with `project=`). If the
         scope already holds it, nothing is written and the answer has `existed: True`."""
@@ -123,6 +124,7 @@ class AsyncClient:
             idempotency_key=idempotency_key,
             until=until,
             review=review,
+            weight=weight,
         )
         return cast(SavedFact, await self._send(call))
 
@@ -216,9 +218,16 @@ class AsyncClient:
         message_id: str,
         reply_id: str,
         recalled: Iterable[str] = (),
+        guests: bool = False,
     ) -> ExchangeReceipt:
-        """Hand a delivered exchange to the learner (queued, or skipped and why)."""
+        """Hand a delivered exchange to the learner (queued, or skipped and why; `guests`:
+        someone from outside the workspace took part, so nothing is learned from it)."""
         call = calls.report_exchange(
-            message, reply, message_id=message_id, reply_id=reply_id, recalled=recalled
+            message,
+            reply,
+            message_id=message_id,
+            reply_id=reply_id,
+            recalled=recalled,
+            guests=guests,
         )
         return cast(ExchangeReceipt, await self._send(call))

@@ -84,6 +84,7 @@ def remember(
     idempotency_key: str | None,
     until: str | None = None,
     review: str | None = None,
+    weight: float | None = None,
 ) -> Call:
     body = _set(
         dict(
@@ -98,6 +99,7 @@ def remember(
             pin=pin,
             until=until,
             review=review,
+            weight=weight,
         )
     )
     headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
@@ -178,7 +180,13 @@ def prompt_changes(previous: str) -> Call:
 
 
 def report_exchange(
-    message: str, reply: str, *, message_id: str, reply_id: str, recalled: Iterable[str]
+    message: str,
+    reply: str,
+    *,
+    message_id: str,
+    reply_id: str,
+    recalled: Iterable[str],
+    guests: bool = False,
 ) -> Call:
     if isinstance(recalled, str):
         raise TypeError("recalled must be a list of fact ids or texts, not one string")
@@ -187,6 +195,8 @@ def report_exchange(
     )
     if recalled := list(recalled):
         body["recalled"] = recalled
+    if guests:
+        body["guests"] = True
     return Call("POST", "/exchanges", body=body)
 
 

@@ -7,8 +7,8 @@ later is still in the dict, just not named here. Dates are ISO strings (`YYYY-MM
 from typing import Literal, TypedDict
 
 RoomKind = Literal["direct", "group", "routine", "bot", "event"]
-Scope = Literal["bot", "user", "project", "room"]
-WritableScope = Literal["bot", "user", "project"]
+Scope = Literal["bot", "user", "project", "room", "server"]
+WritableScope = Literal["bot", "user", "project", "server"]
 Tier = Literal["profile", "log", "note", "episode"]
 Visibility = Literal["context", "searchable", "hidden", "private"]
 FactType = Literal["fact", "preference", "decision", "learning", "context"]
@@ -155,4 +155,5 @@ class ExchangeReceipt(TypedDict):
     status: Literal["queued", "skipped", "done", "failed"]
     reason: str
     repeated: bool
+    detail: str
     remembered: list[Remembered]
