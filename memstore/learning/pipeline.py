@@ -50,6 +50,7 @@ from memstore.llm.config import (
 )
 from memstore.models import Exchange, ProjectMember, TokenUsage
 from memstore.rooms.access import writable_shard
+from memstore.rules.content import shard_shared
 from memstore.rooms.context import context_open
 from memstore.rules.controls import Controls, controls_read
 from memstore.rules.instructions import instruction_kind
@@ -169,6 +170,7 @@ def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
         secrets=secret_values(f"{ex.message}\n{ex.reply}"),
         protected=known.saved_on_purpose(bot=ex.bot, scopes=mine),
         elsewhere=known.copies_elsewhere(bot=ex.bot, scopes=mine),
+        shared=shard_shared(run.target),
     )
     run.spent(completion.tokens, plan=plan)
     return plan
@@ -195,6 +197,7 @@ def _episode(run: LearnRun, client: ModelClient) -> None:
         ex.episode,
         excluded_topics=run.people.topics,
         secrets=secret_values("\n".join(f"{t.message}\n{t.reply}" for t in turns)),
+        shared=shard_shared(run.target),
     )
     if len(ex.episode) > MAX_TEXT_CHARS:
         refusal = ("too_long", "The episode is over the 500-character limit for a fact.")

@@ -31,6 +31,7 @@ from memstore.facts.markdown import make_fact
 from memstore.learning.known import KnownFacts
 from memstore.learning.parse import ParsedReply, Proposal
 from memstore.rules.instructions import instruction_kind
+from memstore.rules.content import sensitive_in
 from memstore.rules.policy import excluded_topic, secret_kind
 
 _SECRET_VALUE_RE = re.compile(
@@ -49,9 +50,10 @@ def secret_values(text: str) -> set[str]:
 
 
 def content_refusal(
-    text: str, *, excluded_topics: Iterable[str], secrets: Iterable[str]
+    text: str, *, excluded_topics: Iterable[str], secrets: Iterable[str], shared: bool = False
 ) -> tuple[str, str] | None:
-    """(reason, message) if a fact may not be saved anywhere, else None."""
+    """(reason, message) if a fact may not be saved anywhere (or, `shared`: in the shared
+    memory the learner writes here, which a sensitive keyword keeps it out of), else None."""
     if kind := secret_kind(text):
         return "secret", f"Looks like {kind}; the learner never saves secrets."
     lowered = text.lower()
@@ -59,6 +61,11 @@ def content_refusal(
         return "secret", "Repeats a value the conversation gave as a password, key or token."
     if topic := excluded_topic(text, list(excluded_topics)):
         return "topic", f"Touches the excluded topic {topic!r}."
+    if shared and sensitive_in(text):
+        return (
+            "sensitive",
+            "A sensitive keyword of this workspace matched: kept out of shared memory.",
+        )
     return None
 
 
@@ -71,10 +78,12 @@ def plan_build(
     secrets: Iterable[str] = (),
     protected: Collection[str] = (),
     elsewhere: Mapping[str, Sequence[str]] | None = None,
+    shared: bool = False,
 ) -> list[dict]:
     """Decide every line of a parsed reply. `ours` holds the identities of shown facts that
     live in shards this bot may change in this room (with the scope holding each); `protected`
-    those of them saved on purpose; `elsewhere` the other bots holding a copy of each."""
+    those of them saved on purpose; `elsewhere` the other bots holding a copy of each; `shared`:
+    the target is shared memory (sensitive keywords are refused there)."""
     excluded_topics, secrets = list(excluded_topics), list(secrets)
     plan: list[dict] = []
     for proposal in parsed.proposals:
@@ -87,7 +96,7 @@ def plan_build(
             plan.append(_refuse(proposal.kind, proposal.text, "invalid", exc.message))
             continue
         if refusal := content_refusal(
-            proposal.text, excluded_topics=excluded_topics, secrets=secrets
+            proposal.text, excluded_topics=excluded_topics, secrets=secrets, shared=shared
         ):
             plan.append(_refuse(proposal.kind, proposal.text, *refusal))
             continue

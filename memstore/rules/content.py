@@ -79,7 +79,7 @@ def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str)
                 if name in about
                 else "This names a person who asked bots not to remember anything on this topic."
             )
-    if sensitive_in(fact.text) and _shared(shard):
+    if sensitive_in(fact.text) and shard_shared(shard):
         raise SensitiveKeyword(
             f"A sensitive keyword of this workspace matched, so this can't be kept in shared "
             f"{shard.scope.kind} memory, which the whole team can read. Save it in the person's "
@@ -87,9 +87,10 @@ def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str)
         )
 
 
-def _shared(shard: Shard) -> bool:
-    # A bot that keeps a private memory (memstore.registry.bots.bot_private_set) shares none of
-    # it: asked only once a keyword matched, so an ordinary save costs no query.
+def shard_shared(shard: Shard) -> bool:
+    """Whether a shard is shared memory, where a sensitive keyword is refused: anything but a
+    person's own and the own memory of a bot that keeps a private memory (asked of the
+    registry, so callers check `sensitive_in` first)."""
     if shard.scope.kind in PRIVATE_SCOPE_KINDS:
         return False
     if shard.scope.kind == "bot":

@@ -180,3 +180,26 @@ def test_mcp_refuses_it_in_bot_memory(transactional_db, live_server, memory_root
     assert sorted(texts_on_disk(memory_root)) == [
         p for p in sorted(texts_on_disk(memory_root)) if p.startswith("users/alice/")
     ]
+
+
+def test_report_mode_says_it_would_refuse_what_write_mode_refuses(scout, memory_root, settings):
+    model = learner_on(settings, FakeModel(), mode="report")
+    try:
+        model.push(ok(f"profile: {MEDICAL}\nprofile: The team ships on Fridays"))
+        receipt = exchange_submit(
+            ctx=group(bot="scout"),
+            message=f"Heads up: {MEDICAL.lower()}; we ship on Fridays",
+            reply="Noted.",
+            message_id="m-report",
+            reply_id="r-report",
+        )
+        config = learner_config()
+        exchange_learn(exchange_id=receipt.id, client=model_client(config), config=config)
+    finally:
+        model.close()
+    decided = sorted((a.kind, a.reason_label, a.text) for a in activity_list().items)
+    assert decided == [
+        ("refused", "sensitive keyword", MEDICAL),
+        ("would_save", "", "The team ships on Fridays"),
+    ]
+    assert written(memory_root) == ""
