@@ -24,6 +24,7 @@ from memstore.facts.history import history_read
 from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Scope, Shard, locate, memory_root
 from memstore.facts.records import StoredFact
+from memstore.facts.validity import is_expired, until_of
 from memstore.index import index_sync
 from memstore.models import Bot, Link
 from memstore.rooms.access import WORKSPACE
@@ -74,9 +75,10 @@ def share_plan(*, file: str, fact_id: str) -> Sharing:
         raise NotShareable(
             "This memory was replaced by a newer one: only the current version can be shared."
         )
-    until = fact.meta.get("until", "")
-    if until and until < timezone.localdate().isoformat():
-        raise NotShareable(f"This memory is no longer true (until {until}): it can't be shared.")
+    if is_expired(fact.meta, timezone.localdate()):
+        raise NotShareable(
+            f"This memory is no longer true (until {until_of(fact.meta)}): it can't be shared."
+        )
     target = WORKSPACE.shard(shard.bot)
     # Refused now rather than at the write, so the confirmation already says why.
     meta = {k: v for k, v in fact.meta.items() if k != "visibility"}

@@ -64,9 +64,9 @@ def test_every_conversation_loads_the_records_weightiest_first(crm, ava):
     for text in (in_dm, in_group.get("/prompt").body["text"]):
         lines = workspace_block(text)
         assert [line.split(") ", 1)[1] for line in lines] == [
-            "Acme Corp is a key account",
-            "Initech pays late",
-            "Globex renews in March",
+            "Acme Corp is a key account (saved by crm)",  # the app saved them, not ava
+            "Initech pays late (saved by crm)",
+            "Globex renews in March (saved by crm)",
         ]
         assert "1 more fact on disk" in text  # the searchable one, left for recall
         assert "Sync cursor" not in text
