@@ -50,8 +50,8 @@ from memstore.llm.config import (
 )
 from memstore.models import Exchange, ProjectMember, TokenUsage
 from memstore.rooms.access import writable_shard
-from memstore.rules.content import shard_shared
 from memstore.rooms.context import context_open
+from memstore.rules.content import shard_shared
 from memstore.rules.controls import Controls, controls_read
 from memstore.rules.instructions import instruction_kind
 

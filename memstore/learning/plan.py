@@ -30,8 +30,8 @@ from memstore.errors import MemstoreError
 from memstore.facts.markdown import make_fact
 from memstore.learning.known import KnownFacts
 from memstore.learning.parse import ParsedReply, Proposal
-from memstore.rules.instructions import instruction_kind
 from memstore.rules.content import sensitive_in
+from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import excluded_topic, secret_kind
 
 _SECRET_VALUE_RE = re.compile(

@@ -56,6 +56,9 @@ def test_restore_a_version_and_pick_a_date(chromium, live_server, setup, width):
     assert "garden venues" in page.locator("#versions").inner_text()  # kept as a version
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
+    more = page.get_by_text("More pages")
+    if more.is_visible():  # on a phone the less used pages of the bot fold under it
+        more.click()
     page.get_by_role("link", name="As of a date").click()
     page.wait_for_url(re.compile(r"/bots/ava/as-of/"))
     tomorrow = timezone.localdate() + timedelta(days=1)
