@@ -68,7 +68,7 @@ def test_why_here_explains_the_fusion_order_without_calling_the_reranker(ann, wo
     fact = fact_identity(OFFSITE)
     fusion = recall_in_scopes(scopes=[Scope("bot", "ava")], query="offsite", rerank=False)
     place = [f.text for f in fusion.items].index(OFFSITE) + 1
-    for url in ("/search/why/",):
+    for url in ("/search/why/", "/bots/ava/search/why/"):
         text = ann.get(url, {"q": "offsite", "id": fact}, **HX).content.decode()
         assert f"{ordinal(place)} of the results" in text
         assert "not used here: the console shows the fusion&#x27;s order" in text
