@@ -74,3 +74,31 @@ def test_no_why_here_on_a_bot_page_when_a_filter_or_grouping_changes_the_list(an
         page = ann.get("/bots/ava/", {"q": "offsite"} | narrowed, **HX).content.decode()
         assert "offsite" in page and "Why here?" not in page, narrowed
     assert "Why here?" in ann.get("/bots/ava/", {"q": "offsite"}, **HX).content.decode()
+
+
+def test_bot_page_why_places_count_only_the_facts_that_page_shows(ann, workspace):
+    """Another bot's shard of a person's memory is searched with the scope but not shown on
+    this bot's page; the places "Why here?" gives are the places on the page."""
+    import re
+
+    from memoryconsole.web.presenters.why import ordinal
+    from tests.helpers import day, write_memory
+
+    write_memory(
+        workspace,
+        "users/ann/memory/by-agent/ben/profile.md",
+        f"- ({day(2)}) Ann flies to Lisbon",
+    )
+    write_memory(
+        workspace,
+        "users/ann/memory/by-agent/ava/profile.md",
+        f"- ({day(20)}) Ann wants reports to lead with decisions",
+        f"- ({day(3)}) Ann likes the Lisbon trams at night",
+    )
+    page = ann.get("/bots/ava/", {"q": "lisbon"}, **HX).content.decode()
+    assert "Ann flies to Lisbon" not in page  # ben's shard: not on ava's page
+    links = re.findall(r'href="(/bots/ava/search/why/\?[^"]+)"', page)
+    assert len(links) >= 2
+    for place, link in enumerate(links, start=1):
+        text = ann.get(link.replace("&amp;", "&"), **HX).content.decode()
+        assert f"{ordinal(place)} of the results" in text, (place, link)
