@@ -6,14 +6,23 @@ Builds an isolated workspace (its own database and MEMORY_ROOT), runs the demo c
 workspace, serves it on a live server thread, and drives Debian's headless Chromium with
 Playwright through the pages a person uses: login, home, a bot's memory, a search, a fact being
 edited, the history, the clear confirmation, the prompt preview, a hand-written file and the
-learning page, and the workspace search, adding a fact, the review inbox, tokens,
-the connect page, workspace health, About me and what can reach a person's prompts. Writes
+learning page, "Why here?" under a search result, and the workspace search, adding a fact, the
+review inbox, tokens, the connect page, workspace health, About me (as a list and grouped by
+bot), what can reach a person's prompts, the OAuth consent page an MCP client sends a person to
+(a client registered as one would, at /oauth/register) and the Connections page listing it
+(allowed once, at desktop width, and its code traded for tokens as the client would). Writes
 <width>-<page>.png files (desktop = 1280 px, phone = 390 px).
 """
 
 import argparse
+import base64
+import hashlib
+import json
 import os
 import re
+import secrets
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 from bench._workspace import isolated_workspace, log
@@ -95,6 +104,11 @@ def _pages(page, base: str, out: Path, width: str) -> None:
     page.wait_for_url("**q=offsite**")
     page.locator("#fact-list .summary", has_text="match").wait_for()
     shot("search")
+    page.locator("#fact-list li.fact").first.get_by_role("link", name="Why here?").click()
+    why = page.locator("#fact-list li.fact").first.locator("dl.why")
+    why.wait_for()
+    page.locator("#fact-list li.fact").first.scroll_into_view_if_needed()
+    shot("why", full=False)
     page.locator("#fact-list li.fact").first.get_by_role("link", name=re.compile("^Edit")).click()
     page.get_by_label("Fact text").wait_for()
     shot("edit", full=False)
@@ -127,5 +141,66 @@ def _pages(page, base: str, out: Path, width: str) -> None:
     shot("health")
     page.goto(f"{base}/me/")
     shot("about-me")
+    page.goto(f"{base}/me/?group=bot")
+    shot("about-me-by-bot")
+    _consent(page, base, shot, allow=width == "desktop")
+    page.goto(f"{base}/connections/")
+    shot("connections")
     page.goto(f"{base}/people/demo/prompts/")
     shot("reach")
+
+
+CALLBACK = "http://127.0.0.1:8765/callback"  # the client's loopback listener (answered here)
+
+
+def _post(url: str, body: bytes, kind: str) -> dict:
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": kind})
+    with urllib.request.urlopen(request) as response:
+        return json.loads(response.read())
+
+
+def _consent(page, base: str, shot, *, allow: bool) -> None:
+    """Register a client as an MCP client would, open its consent page; with `allow`, pick
+    ava, Allow, and trade the code for tokens (the connection then shows on Connections)."""
+    client = _post(
+        f"{base}/oauth/register",
+        json.dumps({"client_name": "Claude Desktop", "redirect_uris": [CALLBACK]}).encode(),
+        "application/json",
+    )
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+    params = {
+        "response_type": "code",
+        "client_id": client["client_id"],
+        "redirect_uri": CALLBACK,
+        "state": "screenshots",
+        "code_challenge": challenge.decode().rstrip("="),
+        "code_challenge_method": "S256",
+    }
+    landed: list[str] = []
+    page.route(
+        f"{CALLBACK.rsplit('/', 1)[0]}/**",
+        lambda route: (landed.append(route.request.url), route.fulfill(body="Signed in."))[1],
+    )
+    page.goto(f"{base}/oauth/authorize?{urllib.parse.urlencode(params)}")
+    page.get_by_role("heading", name=re.compile("^Connect Claude Desktop")).wait_for()
+    page.get_by_label("Bot", exact=True).select_option("ava")
+    shot("consent")
+    if not allow:
+        return
+    page.get_by_role("button", name="Allow").click()
+    page.wait_for_url(re.compile(re.escape(CALLBACK)))
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(landed[0]).query)["code"][0]
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "code_verifier": verifier,
+        "redirect_uri": CALLBACK,
+        "client_id": client["client_id"],
+        "resource": f"{base}/mcp",
+    }
+    _post(
+        f"{base}/oauth/token",
+        urllib.parse.urlencode(form).encode(),
+        "application/x-www-form-urlencoded",
+    )

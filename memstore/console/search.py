@@ -10,6 +10,11 @@ their place: "plane ticket" is not "plan ticket". Hidden facts are found too (pe
 page and which tab it belongs to, so the console can label it by scope; the bot page's filters
 (scope, tier, type, month) narrow the hits.
 
+The console never reranks (RECALL_RERANK is for the bots' recall): a search as you type runs
+on every pause in typing, and a remote reranker would be called, and charged, each time, and
+again by "Why here?". So every console search shows the fusion's order (words, meaning, date
+and usage boosts), and "Why here?" (`memstore.console.why`) explains that same order.
+
 Searches run within the reads' time budget (`memory_read`), as the bots' recall does: large
 changes on disk are indexed in the background meanwhile, and facts without a vector yet are
 found by their words ("Preparing search by meaning: 1,200 of 5,000 facts").
@@ -67,11 +72,22 @@ def bot_search(
 ) -> SearchResults:
     """Search every tab of a bot's page at once (or the one scope picked), filters applied."""
     tabs = tabs if tabs is not None else bot_tabs(bot=bot, viewer=viewer, counts=False)
+    return _search(scopes=bot_scopes(tabs, query.scope), query=query, place=bot_places(bot, tabs))
+
+
+def bot_scopes(tabs: list[Tab], scope: str = "") -> list[Scope]:
+    """The scopes a bot page's search reads: every tab's, or the one `scope` picked."""
     scopes = [s for t in tabs for s in t.scopes]
-    if query.scope:
-        scopes = [s for s in scopes if str(s) == query.scope]
+    if scope:
+        scopes = [s for s in scopes if str(s) == scope]
         if not scopes:
             raise NotAllowed("That scope is not shown on this bot's page.")
+    return scopes
+
+
+def bot_places(bot: str, tabs: list[Tab]):
+    """Where a found fact is shown on the bot's page, `(bot, tab)`, or None when it is not
+    (another bot's shard of a shared scope)."""
 
     def place(fact: StoredFact) -> tuple[str, str] | None:
         for tab in tabs:
@@ -82,7 +98,7 @@ def bot_search(
                 return bot, tab.name
         return None
 
-    return _search(scopes=scopes, query=query, place=place)
+    return place
 
 
 def workspace_search(*, viewer: Viewer, query: FactQuery) -> SearchResults:
@@ -115,7 +131,12 @@ def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
 
     def recall(words: str) -> RecallResult:
         return recall_in_scopes(
-            scopes=scopes, query=words, limit=RESULTS, include_hidden=True, max_chars=_NO_BUDGET
+            scopes=scopes,
+            query=words,
+            limit=RESULTS,
+            include_hidden=True,
+            max_chars=_NO_BUDGET,
+            rerank=False,  # see the module: the console shows the fusion's order
         )
 
     def read() -> tuple[str, str, RecallResult]:

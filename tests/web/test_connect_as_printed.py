@@ -93,3 +93,39 @@ def test_the_readme_first_bot_example_runs_as_printed(live_server, memory_root):
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("Prefers window seats") == 2, done.stdout
     assert "person_" not in done.stdout
+
+
+def test_the_connect_page_mcp_address_is_this_servers_and_both_ways_answer(
+    live_server, django_user_model
+):
+    """The MCP part of the Connect page: the URL it prints is this server's /mcp; a client
+    given only that URL is sent to sign in (401 naming this server's OAuth metadata), and the
+    token way, run with the page's header, lists the tools."""
+    import httpx2
+
+    bot_create(slug="scout")
+    boss = _client(live_server, django_user_model, "boss", staff=True)
+    page = boss.get("/bots/scout/connect/").content.decode()
+    url = html.unescape(re.search(r'<code id="mcp-url-scout">(.*?)</code>', page).group(1))
+    assert url == f"{live_server.url}/mcp"
+    assert "consent page" in page and "OAuth" in page
+    oauth = _snippet(page, "mcp-oauth", "scout")
+    assert oauth == f"claude mcp add --transport http memory {live_server.url}/mcp"
+
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    accept = {"Accept": "application/json, text/event-stream"}
+    unsigned = httpx2.post(url, json=listing, headers=accept)
+    assert unsigned.status_code == 401
+    assert (
+        f'resource_metadata="{live_server.url}/.well-known/oauth-protected-resource/mcp"'
+        in unsigned.headers["WWW-Authenticate"]
+    )
+    metadata = httpx2.get(f"{live_server.url}/.well-known/oauth-protected-resource/mcp").json()
+    assert metadata["resource"] == url
+
+    token = token_create(bot="scout", name="t").token
+    header = re.search(r'--header "([^"]+)"', _snippet(page, "mcp-token", "scout")).group(1)
+    name, _, value = header.replace("mct_…", token).partition(": ")
+    signed = httpx2.post(url, json=listing, headers=accept | {name: value})
+    assert signed.status_code == 200, signed.text
+    assert "recall" in {tool["name"] for tool in signed.json()["result"]["tools"]}

@@ -42,6 +42,7 @@ class FactRowView:
     shared: bool = False  # in workspace memory: shared with everyone, never private again
     expired: bool = False  # its `until` day has passed
     review_due: bool = False  # its `review` day has come
+    why: str = ""  # where "Why here?" explains its place in a search ("": not offered)
 
     @property
     def until(self) -> str:
@@ -82,7 +83,14 @@ class FactRowView:
 
 
 def fact_row_view(
-    row: FactRow, *, bot: str, today: date, marks=None, where: str = "", private_bot: bool = False
+    row: FactRow,
+    *,
+    bot: str,
+    today: date,
+    marks=None,
+    where: str = "",
+    private_bot: bool = False,
+    why: str = "",
 ) -> FactRowView:
     """How one fact row looks on this bot's page today (search matches marked; `private_bot`:
     the page's bot keeps a private memory, so its own facts are private)."""
@@ -105,6 +113,7 @@ def fact_row_view(
             scope, visibility=fact.visibility, private_bot=private_bot and scope.name == bot
         ),
         shared=scope.kind == "server",
+        why=why,
     )
 
 

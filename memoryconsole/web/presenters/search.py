@@ -110,6 +110,19 @@ def why_link(hit: SearchHit, searched: str) -> str:
     return f"{reverse('web:search_why')}?{urlencode({'q': searched, 'id': hit.row.fact.fact_id})}"
 
 
+def bot_why_link(hit: SearchHit, searched: str, scope: str = "") -> str:
+    """Where "Why here?" on a bot's page asks for a hit's breakdown (that page's search)."""
+    params = {"q": searched, "id": hit.row.fact.fact_id} | ({"scope": scope} if scope else {})
+    return f"{reverse('web:bot_search_why', args=[hit.bot])}?{urlencode(params)}"
+
+
+def why_fits(query, grouping: str = "") -> bool:
+    """Whether a bot page's search shows recall's order, so "Why here?" can explain it: not
+    when a filter drops hits after recall (tier, type, month; the places would not match) or
+    the hits are grouped."""
+    return not (query.tier or query.type or query.month or grouping)
+
+
 def hit_link(hit: SearchHit, searched: str) -> str:
     """Where a workspace search hit opens: its bot's page, searching the same words."""
     return f"{reverse('web:bot', args=[hit.bot])}?{urlencode({'q': searched})}"

@@ -10,12 +10,16 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Snippets:
-    """How to call the API from a bot: the address, and curl and Python filled in."""
+    """How to call the API from a bot: the address, and curl and Python filled in; and how to
+    add it to an MCP client, signing in (OAuth) or with the bot's token."""
 
     api: str
     docs: str
     curl: str
     python: str
+    mcp: str = ""  # this server's /mcp
+    mcp_oauth: str = ""  # an MCP client's config with only the URL: it signs in by itself
+    mcp_token: str = ""  # the same client given the bot's token instead
 
 
 def connect_snippets(*, base: str, token: str = "", person: str | None = None) -> Snippets:
@@ -74,7 +78,19 @@ def connect_snippets(*, base: str, token: str = "", person: str | None = None) -
             'print(memory("GET", "/recall?query=dark+mode"))',
         ]
     )
-    return Snippets(api=api, docs=f"{base}/api/docs", curl=curl, python=python)
+    mcp = f"{base}/mcp"
+    return Snippets(
+        api=api,
+        docs=f"{base}/api/docs",
+        curl=curl,
+        python=python,
+        mcp=mcp,
+        mcp_oauth=f"claude mcp add --transport http memory {mcp}",
+        mcp_token=(
+            f"claude mcp add --transport http memory {mcp} \\\n"
+            f'     --header "Authorization: Bearer {shown}"'
+        ),
+    )
 
 
 def revoked_message(info) -> str:

@@ -6,6 +6,8 @@ A part of the console's presenters (`memoryconsole.web.presenters`). Pure: no qu
 
 from dataclasses import dataclass
 
+from django.conf import settings
+
 from memstore.console.why import Why
 
 
@@ -74,4 +76,12 @@ def why_lines(why: Why) -> list[WhyLine]:
         )
     elif row.rerank_kept:
         lines.append(WhyLine("Reranker", "not sent to the reranker: kept its fusion place"))
+    elif settings.RECALL_RERANK != "off":
+        lines.append(
+            WhyLine(
+                "Reranker",
+                "not used here: the console shows the fusion's order "
+                f"(the bots' recall reranks, RECALL_RERANK={settings.RECALL_RERANK})",
+            )
+        )
     return lines

@@ -113,11 +113,20 @@ def _search_context(request, bot: str, query, tabs) -> dict:
     marks = presenters_search.search_marks(results.searched, results.literal)
     today = timezone.localdate()
     search = presenters_search.search_summary(results, query.q)
+    # "Why here?" only where the list is recall's order (no filter dropping hits, no grouping).
+    whys = presenters_search.why_fits(query, FactQueryForm(request.GET).grouping())
+    rows = [
+        facts_views.fact_row_view(
+            h.row,
+            bot=bot,
+            today=today,
+            marks=marks,
+            why=presenters_search.bot_why_link(h, results.searched, query.scope) if whys else "",
+        )
+        for h in results.hits
+    ]
     return {
-        "rows": [
-            facts_views.fact_row_view(h.row, bot=bot, today=today, marks=marks)
-            for h in results.hits
-        ],
+        "rows": rows,
         "summary": search.line,
         "search": search,
         "as_typed_url": url_with(request, exact=1) if results.corrected else "",

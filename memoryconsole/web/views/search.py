@@ -1,5 +1,8 @@
 """Search every bot a person may see at once (their own user memory only, unless staff)."""
 
+from urllib.parse import urlencode
+
+from django.urls import reverse
 from django.utils import timezone
 
 from memoryconsole.web.forms import FactQueryForm
@@ -47,4 +50,26 @@ def search_why(request):
         raise InvalidQuery("Say which search (q) and which fact (id) to explain.")
     why = search_why_of(viewer=viewer_of(request), query=query, fact_id=fact_id)
     context = {"why": why, "lines": why_lines(why), "here": "search", "fact_id": fact_id}
+    return page_or_partial(request, "web/why.html", "why", context)
+
+
+@console_view("GET", vary=True)
+def bot_search_why(request, bot: str):
+    """Why one result of a bot page's search came where it did (the page's scopes)."""
+    query = request.GET.get("q", "")
+    fact_id = request.GET.get("id", "").strip().lower()
+    if not query.strip() or not fact_id:
+        raise InvalidQuery("Say which search (q) and which fact (id) to explain.")
+    scope = request.GET.get("scope", "").strip()
+    why = search_why_of(
+        viewer=viewer_of(request), query=query, fact_id=fact_id, bot=bot, scope=scope
+    )
+    context = {
+        "why": why,
+        "lines": why_lines(why),
+        "here": "memory",
+        "fact_id": fact_id,
+        "bot": bot,
+        "search_url": f"{reverse('web:bot', args=[bot])}?{urlencode({'q': why.query})}",
+    }
     return page_or_partial(request, "web/why.html", "why", context)
