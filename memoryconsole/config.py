@@ -70,6 +70,21 @@ def env_path(name: str, default: Path) -> Path:
     return path
 
 
+def home_dir(checkout: Path) -> Path:
+    """The data folder (database, secrets, default memory): VAR_DIR or MEMORY_CONSOLE_HOME when
+    set (VAR_DIR first, the older name), else `var` in the repository when running from a
+    checkout (`checkout` holds manage.py), else `var` in the folder the command runs in (an
+    installed wheel has no checkout of its own)."""
+    default = checkout / "var" if (checkout / "manage.py").is_file() else Path("var")
+    return env_path("VAR_DIR", env_path("MEMORY_CONSOLE_HOME", default))
+
+
+def assets_dir(package: Path) -> Path:
+    """Where templates/, static/ and gunicorn.conf.py are: inside the package in an installed
+    wheel (it carries them there, pyproject.toml), beside it in a checkout."""
+    return package if (package / "templates").is_dir() else package.parent
+
+
 def secret_key(var_dir: Path) -> str:
     """SECRET_KEY from the environment, else a random key kept in var/secret_key for local use."""
     if value := os.environ.get("SECRET_KEY"):

@@ -1,7 +1,9 @@
 """Settings, all from the environment, with safe defaults for one person running it locally.
 
-DATABASE_URL   any PostgreSQL (pgvector used when present); unset: embedded Postgres in ./var/,
-               started on the first database connection (never by importing settings)
+MEMORY_CONSOLE_HOME  the data folder (VAR_DIR, its older name, wins): default ./var in a
+               checkout, else ./var where the command runs
+DATABASE_URL   any PostgreSQL (pgvector used when present); unset: embedded Postgres in the
+               data folder, started on the first database connection (never by importing settings)
 MEMORY_ROOT    the Markdown memory folder (default ./var/memory)
 MEMORY_FILE_MODE  0600 (default: files 0600, folders 0700) or 0640 (0640/0750: a shared
                volume's group may read memory)
@@ -21,6 +23,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from memoryconsole.config import (
+    assets_dir,
     database_from_url,
     embedded_database,
     env_bool,
@@ -28,11 +31,14 @@ from memoryconsole.config import (
     env_list,
     env_number,
     env_path,
+    home_dir,
     secret_key,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = env_path("VAR_DIR", BASE_DIR / "var")
+# templates/ and static/: the repository's in a checkout, the package's own in an installed wheel
+ASSETS_DIR = assets_dir(Path(__file__).resolve().parent)
+VAR_DIR = home_dir(BASE_DIR)
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = secret_key(VAR_DIR)
@@ -86,7 +92,7 @@ WSGI_APPLICATION = "memoryconsole.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [ASSETS_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -130,7 +136,7 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [ASSETS_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

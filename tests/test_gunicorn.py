@@ -1,32 +1,29 @@
 """Slow clients must not stall the default server: gunicorn started exactly as `./dev serve`
-starts it (the command is read from the dev script), connections that trickle their headers
+starts it (the command is `memoryconsole.launcher`'s, which `./dev serve` runs), connections that trickle their headers
 or their body (four; then 32 slow-header ones, issue 28), and meanwhile ordinary requests
 still answer quickly. The figures are printed."""
 
 import http.client
 import os
-import re
-import shlex
 import socket
 import statistics
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from memoryconsole.launcher import gunicorn_command
+
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
 
 def dev_serve_command(port: int) -> list[str]:
-    """The gunicorn command line of `./dev serve`, on another port."""
-    line = re.search(r"^\s*(gunicorn memoryconsole\.wsgi .*)$", (REPO / "dev").read_text(), re.M)
-    # `./dev serve` binds "$host:$port" (127.0.0.1:8000 unless told otherwise).
-    args = shlex.split(line.group(1).replace('"$host:$port"', f"127.0.0.1:{port}"))
-    return [sys.executable, "-m", *args]
+    """The gunicorn command line of `memory-console serve` (and so `./dev serve`), on another
+    port."""
+    return gunicorn_command(f"127.0.0.1:{port}")
 
 
 def free_port() -> int:

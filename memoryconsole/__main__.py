@@ -1,0 +1,5 @@
+"""`python -m memoryconsole …`: the same as the `memory-console` command."""
+
+from memoryconsole.cli import main
+
+main()
