@@ -38,6 +38,22 @@ may read and write. Errors are JSON `{{code, message, detail}}`.
 """
 
 
+# The status phrases of RFC 9110, which Python 3.13 adopted and 3.12 lacks ("Request Entity Too
+# Large", "Unprocessable Entity"): the contract is the same whichever Python serves it.
+STATUS_PHRASES = {413: "Content Too Large", 422: "Unprocessable Content"}
+
+
+class MemoryConsoleAPI(NinjaAPI):
+    def get_openapi_schema(self, *args, **kwargs):
+        schema = super().get_openapi_schema(*args, **kwargs)
+        for item in schema["paths"].values():
+            for operation in item.values():
+                for status, response in operation.get("responses", {}).items():
+                    if int(status) in STATUS_PHRASES:
+                        response["description"] = STATUS_PHRASES[int(status)]
+        return schema
+
+
 class JsonRenderer(BaseRenderer):
     """JSON written by pydantic's Rust serializer: a 250-fact prompt section in 0.3 ms instead
     of 1.6 ms with the standard library encoder."""
@@ -49,7 +65,7 @@ class JsonRenderer(BaseRenderer):
         return pydantic_core.to_json(data)
 
 
-api = NinjaAPI(
+api = MemoryConsoleAPI(
     title="Memory Console API",
     version="1",
     description=DESCRIPTION,
