@@ -43,7 +43,9 @@ from pathlib import Path
 def _metrics_folder() -> Path:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
-    base = Path(os.environ.get("VAR_DIR") or Path(__file__).resolve().parent / "var") / "metrics"
+    from memoryconsole.config import home_dir  # the data folder, in a checkout or a wheel
+
+    base = home_dir(Path(__file__).resolve().parent) / "metrics"
     for old in base.glob("gunicorn-*"):
         pid = old.name.removeprefix("gunicorn-")
         if not pid.isdigit() or not Path(f"/proc/{pid}").exists():

@@ -202,6 +202,8 @@ def test_serve_answers_http_and_stops_cleanly(installed):
         assert (home / "pgdata" / "PG_VERSION").read_text().strip() == "18"
         assert (home / "secret_key").exists() and (home / "worker.log").exists()
         assert not (elsewhere / "var").exists()
+        assert list((home / "metrics").glob("gunicorn-*"))  # /metrics' folder, not the package's
+        assert not list(installed.parent.glob("lib/python*/site-packages/memoryconsole/var"))
         assert "createsuperuser" in log.read_text()  # a new folder: how to make a login
     finally:
         server.send_signal(signal.SIGTERM)
