@@ -48,7 +48,7 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.on("dialog", lambda d: problems.append(f"dialog: {d.message}"))
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(20_000)  # a loaded shared machine: htmx swaps can take seconds
 
     log_in(page, live_server.url)
     facts = page.locator("#fact-list li.fact")
@@ -124,7 +124,7 @@ def test_person_searches_edits_deletes_undoes_and_clears(chromium, live_server, 
 def test_refusals_are_shown_where_they_were_asked_for(chromium, live_server, setup):
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(20_000)  # a loaded shared machine: htmx swaps can take seconds
     log_in(page, live_server.url)
 
     # A hand edit removed a fact the page still shows: Delete says so in that row (404).
@@ -153,7 +153,7 @@ def test_delete_and_erase_asks_first_with_cancel_focused(chromium, live_server, 
     confirmation cancels; only the red button erases."""
     context = chromium.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(20_000)  # a loaded shared machine: htmx swaps can take seconds
     log_in(page, live_server.url)
     row = page.locator("#fact-list li.fact", has_text="rooftop")
     row.get_by_role("link", name=re.compile("Delete and erase")).click()
@@ -175,7 +175,7 @@ def test_a_slow_save_shows_it_is_saving(chromium, live_server, setup, width):
     """While a save is on its way its form dims and says "Saving…" (slowed here on purpose)."""
     context = chromium.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(20_000)  # a loaded shared machine: htmx swaps can take seconds
     log_in(page, live_server.url)
     held = []
     page.route(
