@@ -2,9 +2,9 @@
 meaning): a console keystroke on a partial word ("lisb") lands here on every key.
 
 A plain `ILIKE '%lisb%'` reads every fact of the searched scopes (108 ms at 50,000). With
-pg_trgm's trigram index on the text (`fact_text_trgm`, made by migration 0022 where the server
-offers the extension), that same statement is answered from the index: the exact semantics,
-indexed. Without it, the words typed are first looked up as prefixes in the GIN index on the
+pg_trgm's trigram index on the text (`fact_text_trgm`; no migration makes it yet: an operator
+creates it where the server offers pg_trgm, docs/benchmarks.md gives the SQL), that same
+statement is answered from the index: the exact semantics, indexed. Without it, the words typed are first looked up as prefixes in the GIN index on the
 search vector (`'lisb':*`), and only those candidates are checked with `ILIKE`; a fact where
 the text appears inside a word ("isbon") is found by that path only when no fact has a word
 starting with it (then the scan runs, as before). Which path a database offers is asked once
