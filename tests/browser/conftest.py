@@ -35,3 +35,26 @@ def chromium():
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def signed_in_page(chromium, base_url: str, width: int, path: str, username: str, password: str):
+    """A new page at `width` (390 is a phone's 844 px high screen), sent to `path`, signed in on the
+    log-in page it lands on, back at `path`; with the console and page errors it collects."""
+    import re
+
+    viewport = PHONE if width == 390 else {"width": width, "height": 900}
+    context = chromium.new_context(viewport=viewport)
+    page = context.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.set_default_timeout(10_000)
+    page.goto(f"{base_url}{path}")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(re.compile(re.escape(path.split("?")[0])))
+    return context, page, problems

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from memstore.registry.bots import bot_create
+from tests.browser.conftest import signed_in_page
 from tests.helpers import day, write_memory
 from tests.memstore.test_rerank import remote  # noqa: F401 (the fake reranker fixture)
 
@@ -33,18 +34,7 @@ def setup(memory_root, django_user_model, settings, remote):  # noqa: F811
 
 
 def _page(chromium, live_server, width, path):
-    context = chromium.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.set_default_timeout(10_000)
-    page.goto(f"{live_server.url}{path}")
-    page.get_by_label("Username").fill("boss")
-    page.get_by_label("Password").fill("pw-boss-1234")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(re.compile(re.escape(path.split("?")[0])))
-    return context, page, problems
+    return signed_in_page(chromium, live_server.url, width, path, "boss", "pw-boss-1234")
 
 
 def _fits(page) -> bool:

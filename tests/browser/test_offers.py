@@ -9,10 +9,10 @@ import pytest
 
 from memstore.registry.bots import bot_create
 from memstore.registry.people import editor_add, person_add, person_link
+from tests.browser.conftest import PHONE, signed_in_page
 from tests.helpers import day, texts_on_disk, write_memory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture
@@ -37,19 +37,7 @@ def setup(memory_root, django_user_model, settings):
 
 
 def _page(chromium, live_server, width: int):
-    viewport = PHONE if width == 390 else {"width": width, "height": 900}
-    context = chromium.new_context(viewport=viewport)
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.set_default_timeout(10_000)
-    page.goto(f"{live_server.url}/bots/ava/")
-    page.get_by_label("Username").fill("sam")
-    page.get_by_label("Password").fill("pw-sam-1234")
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(re.compile(r"/bots/ava/$"))
-    return context, page, problems
+    return signed_in_page(chromium, live_server.url, width, "/bots/ava/", "sam", "pw-sam-1234")
 
 
 @pytest.mark.parametrize("width", [1280, 390])

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from memstore.registry.bots import bot_create
+from tests.browser.conftest import signed_in_page
 from tests.helpers import day, write_memory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,16 +33,9 @@ def setup(memory_root, django_user_model, settings):
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_why_here_opens_the_breakdown_under_the_result(chromium, live_server, setup, width):
-    context = chromium.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.set_default_timeout(10_000)
-    page.goto(f"{live_server.url}/search/?q=lisbon+flight")
-    page.get_by_label("Username").fill("boss")
-    page.get_by_label("Password").fill("pw-boss-1234")
-    page.get_by_role("button", name="Log in").click()
+    context, page, problems = signed_in_page(
+        chromium, live_server.url, width, "/search/?q=lisbon+flight", "boss", "pw-boss-1234"
+    )
     page.wait_for_url(re.compile(r"/search/\?q=lisbon"))
 
     results = page.locator("#results li.fact")
