@@ -65,6 +65,7 @@ class SearchResults:
     waiting: int = 0  # facts searched by words only: their vectors are still being made
     stale: bool = False  # large changes are still being indexed: the index as it stood
     unavailable: bool = False  # the search could not finish within the time budget
+    more_capped: bool = False  # the literal fallback stopped counting: `more` is a lower bound
 
 
 def bot_search(
@@ -177,6 +178,7 @@ def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
     return SearchResults(
         hits=hits,
         more=result.more if len(hits) == len(result.items) else 0,
+        more_capped=result.more_capped and len(hits) == len(result.items),
         searched=searched,
         corrected=bool(corrected),
         suggestion=suggestion,

@@ -28,12 +28,11 @@ from typing import Literal
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import F
 from django.utils import timezone
 
 from memstore.errors import InvalidQuery
 from memstore.facts.paths import Scope
-from memstore.facts.ranking import RANK_ORDER_FIELDS, merge_newest
+from memstore.facts.ranking import merge_newest
 from memstore.facts.records import (
     STORED_COLUMNS_BY_ROW,
     StoredFact,
@@ -44,7 +43,7 @@ from memstore.facts.validity import is_expired
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.explain import Explanation, expected_why, explanation
-from memstore.recall.partial import containing
+from memstore.recall.partial import newest_containing
 from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
 from memstore.recall.rerankers import Reranker
 from memstore.recall.sides import Sides, both_sides
@@ -57,7 +56,6 @@ logger = logging.getLogger(__name__)
 
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
 _MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
-FALLBACK_COUNT_CAP = 10_000  # the substring fallback counts its matches up to this
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +68,7 @@ class RecallResult:
     note: str = ""
     scores: dict[str, float] = field(default_factory=dict)  # fact_id -> fused score
     literal: bool = False  # found by the substring fallback (nothing matched otherwise)
+    more_capped: bool = False  # the fallback stopped counting: `more` is a lower bound
     searched: int = 0  # facts in the searched scopes
     waiting: int = 0  # of them, facts without a vector yet: found by their words only
     reranked: bool = False  # the top was reordered by the reranker
@@ -319,25 +318,23 @@ def _substring_fallback(
     budget: int,
     withheld: Withholding | None = None,
 ) -> RecallResult:
-    rows = containing(scopes=scopes, query=query)  # indexed: recall/partial.py
-    if not include_hidden:
-        rows = rows.exclude(visibility="hidden")
-    # Only the newest rows can be shown: read a window (copies of one fact in several shards
-    # merge into one) and count the rest, so a one-letter query over 50,000 facts stays cheap.
-    ordered = rows.annotate(file_path=F("file__path")).order_by(
-        "-day", *RANK_ORDER_FIELDS, "scope_key", "shard_bot", "id"
+    # The newest rows only (copies of one fact in several shards merge into one) and a bounded
+    # count, so a one-letter query over 50,000 facts stays cheap: recall/partial.py.
+    found_rows = newest_containing(
+        scopes=scopes, query=query, window=(limit + 10) * 4, include_hidden=include_hidden
     )
-    found = merge_newest(stored_from_row(row) for row in ordered[: (limit + 10) * 4])
+    found = merge_newest(stored_from_row(row) for row in found_rows.rows)
     items, skipped = _budgeted(
         {i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit, budget, withheld
     )
     if not items:
         return RecallResult(items=[], more=0, mode=mode, note="Nothing in memory matches.")
-    matched = rows.values("fact_id").distinct()[:FALLBACK_COUNT_CAP].count()
+    matched = found_rows.matched
     return RecallResult(
         items=items,
         more=max(0, max(matched, len(found)) - len(items) - skipped),
         mode=mode,
         literal=True,
+        more_capped=found_rows.capped,
         note="Nothing matched by words or meaning; these facts contain the query as written.",
     )

@@ -1,6 +1,7 @@
-"""Recall's last resort on partial words (memstore/recall/partial.py): a word being typed is
-found through the index by its start, the text inside a word still by the scan, and any typed
-text makes a valid prefix query."""
+"""Recall's last resort on partial words (memstore/recall/partial.py): pg_trgm's index finds
+exactly what the plain ILIKE scan finds, whatever is typed; without the index a word being
+typed is found through the search vector by its start and the text inside a word still by the
+scan; the page is the newest matches across scopes, and the count stops at COUNT_CAP."""
 
 import pytest
 from django.db import connection
@@ -8,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstore.facts.paths import Scope
+from memstore.index import index_sync
 from memstore.recall import partial, recall_in_scopes
 from tests.helpers import log
 
@@ -45,12 +47,30 @@ def test_text_inside_a_word_is_still_found_by_the_scan(memory):
     assert found("xq") == []
 
 
-def test_without_the_trigram_index_the_prefix_path_is_used(memory):
-    if partial.trigram_ready():
-        pytest.skip("this database has pg_trgm's index: the ILIKE statement is indexed")
+@pytest.fixture
+def without_trigram_index(monkeypatch):
+    """This database as a server without pg_trgm's index would run it (the DROP is rolled back
+    with the test's transaction)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX IF EXISTS {partial.TRIGRAM_INDEX}")
+    monkeypatch.setattr(partial, "_trigram", {})
+    yield
+    partial._trigram.clear()
+
+
+def test_the_migration_made_the_trigram_index_where_pg_trgm_is_offered():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'")
+        offered = cursor.fetchone() is not None
+    assert partial.trigram_ready() == offered
+
+
+def test_without_the_trigram_index_the_prefix_path_is_used(memory, without_trigram_index):
     found("lisb")  # indexes the file
     rows = partial.containing(scopes=[ADA], query="lisb")
     assert "to_tsquery" in str(rows.query)
+    assert found("lisb") == ["Lisbon hotel near the river", "Flight to Lisbon on Friday"]
+    assert found("isbo") == ["Lisbon hotel near the river", "Flight to Lisbon on Friday"]
 
 
 @settings(max_examples=150, deadline=None)
@@ -85,6 +105,116 @@ def special(memory_root):
 def test_like_wildcards_typed_are_matched_as_written(special, query):
     got = {f.text for f in partial.containing(scopes=[ADA], query=query)}
     holding = {t for t in special if query.lower() in t.lower()}
+    assert got == holding  # % _ \ literal, as typed
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.text(alphabet="0%5_\\ABoflt :", min_size=1, max_size=4))
+def test_without_the_index_some_facts_holding_the_text_are_given(
+    special, without_trigram_index, query
+):
+    got = {f.text for f in partial.containing(scopes=[ADA], query=query)}
+    holding = {t for t in special if query.lower() in t.lower()}
     # every fact given holds the text as typed (% _ \ literal), and some are given if any
     # holds it (those with a word starting so, when there are such: see the module doc)
     assert got <= holding and bool(got) == bool(holding)
+
+
+# Texts whose case folds oddly: dotted and dotless i, sharp s, final sigma, a ligature, a
+# combining accent beside a precomposed one, full-width letters, an emoji, and LIKE's escapes.
+ODD = "aİıIißẞσςΣﬁé\u0301eÅåＡａ😀%_\\ "
+ODD_FACTS = [
+    "İstanbul trip in ıspanak season",
+    "Straße and STRASSE and ẞ",
+    "ΣΟΦΟΣ σοφός final ς",
+    "ﬁle the ﬁnance ﬁgures",
+    "café vs cafe\u0301 vs CAFÉ",
+    "Ａｂｃ full width ａｂｃ",
+    "emoji 😀 in a fact",
+    "50% of a_b at C:\\x",
+]
+
+
+@pytest.fixture
+def odd(memory_root):
+    log(memory_root, "bot", "ada", "2026-11", *(f"- (2026-11-01) {t}" for t in ODD_FACTS))
+    found("warm")  # indexes the file
+    return memory_root
+
+
+def _scanned(query: str) -> set[str]:
+    """What the plain ILIKE scan finds, the index ruled out (the statement as before)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_indexscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        try:
+            return {f.text for f in partial.containing(scopes=[ADA], query=query)}
+        finally:
+            cursor.execute("RESET enable_indexscan")
+            cursor.execute("RESET enable_bitmapscan")
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.text(alphabet=ODD + "abcdefghnoprstuwCFS", min_size=1, max_size=6))
+def test_the_trigram_index_finds_exactly_what_the_scan_finds(odd, query):
+    with connection.cursor() as cursor:  # the index is used, not a scan, even on 8 rows
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        try:
+            indexed = {f.text for f in partial.containing(scopes=[ADA], query=query)}
+        finally:
+            cursor.execute("RESET enable_seqscan")
+    assert indexed == _scanned(query)
+
+
+def test_odd_unicode_is_found_as_postgres_folds_case(odd):
+    def contain(query: str) -> set[str]:
+        return {f.text for f in partial.containing(scopes=[ADA], query=query)}
+
+    assert contain("ΣΟΦ") == {"ΣΟΦΟΣ σοφός final ς"}
+    assert contain("ﬁnance") == {"ﬁle the ﬁnance ﬁgures"}
+    assert contain("finance") == set()  # a ligature is not its letters
+    assert contain("é") == {"café vs cafe\u0301 vs CAFÉ"}
+    assert contain("ａｂｃ") == {"Ａｂｃ full width ａｂｃ"}
+    assert contain("😀 in") == {"emoji 😀 in a fact"}
+    assert contain("_b at c:\\") == {"50% of a_b at C:\\x"}
+
+
+def test_the_page_is_the_newest_across_scopes_and_the_count_stops_at_the_cap(
+    memory_root, monkeypatch
+):
+    team = Scope("project", "team")
+    log(
+        memory_root,
+        "bot",
+        "ada",
+        "2026-10",
+        *(f"- (2026-10-{d:02d}) ada note {d}" for d in range(1, 29)),
+    )
+    log(
+        memory_root,
+        "project",
+        "team",
+        "2026-10",
+        *(f"- (2026-10-{d:02d}) team note {d}" for d in range(1, 29)),
+    )
+    index_sync(scopes=[ADA, team])
+    result = partial.newest_containing(
+        scopes=[ADA, team], query="NOTE", window=10, include_hidden=False
+    )
+    days = [r.day.day for r in result.rows]
+    assert days == [28, 28, 27, 27, 26, 26, 25, 25, 24, 24]
+    assert {r.scope_key for r in result.rows} == {"bot:ada", "project:team"}
+    assert (result.matched, result.capped) == (56, False)
+    monkeypatch.setattr(partial, "COUNT_CAP", 20)
+    capped = partial.newest_containing(
+        scopes=[ADA, team], query="note", window=10, include_hidden=False
+    )
+    assert (capped.matched, capped.capped) == (20, True)
+    few = partial.newest_containing(
+        scopes=[ADA, team], query="note 1", window=30, include_hidden=False
+    )
+    assert (len(few.rows), few.matched, few.capped) == (22, 22, False)  # notes 1 and 10-19 of each

@@ -5,6 +5,7 @@ import pytest
 
 from memstore.console.spelling import distance, query_corrected
 from memstore.facts.paths import Scope
+from memstore.recall import partial
 from tests.helpers import HX, day, marked, meaning_ready, texts, write_memory
 
 pytestmark = pytest.mark.django_db
@@ -63,6 +64,22 @@ def test_literal_fallback_says_so(ann, workspace, settings):
     assert texts(response) == ["Booked the rooftop venue for the offsite"]
     assert marked(response) == ["ooftop"]
     assert "contains “ooftop” as typed" in response.content.decode()
+
+
+def test_literal_fallback_counts_to_a_cap_and_says_more(
+    ann, workspace, settings, memory_root, monkeypatch
+):
+    settings.EMBEDDINGS = "none"
+    write_memory(
+        memory_root,
+        "agents/ava/memory/log/2019-06.md",
+        *(f"- (2019-06-{1 + i % 28:02d}) Parasol {i} for the terrace" for i in range(300)),
+    )
+    html = ann.get("/bots/ava/?q=rasol&exact=1", **HX).content.decode()
+    assert "50 best of 300 facts contain “rasol” as typed" in html
+    monkeypatch.setattr(partial, "COUNT_CAP", 250)  # counting stops there: "250+"
+    html = ann.get("/bots/ava/?q=rasol&exact=1", **HX).content.decode()
+    assert "50 best of 250+ facts contain “rasol” as typed" in html
 
 
 def test_marks_are_escaped(ann, workspace):

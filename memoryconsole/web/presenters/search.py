@@ -84,7 +84,7 @@ def search_summary(
     """ "3 matches for “budget” across all tabs: Own memory 2 · About people 1"."""
     n = len(results.hits)
     total = n + results.more
-    count = f"{n} best of {total}" if results.more else str(n)
+    count = f"{n} best of {total}{'+' if results.more_capped else ''}" if results.more else str(n)
     line = f"{count} {plural(total, 'match', 'matches')} for “{results.searched}”"
     if results.literal:
         line = f"{count} {plural(total, 'fact contains', 'facts contain')} “{results.searched}” as typed"
