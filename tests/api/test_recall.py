@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.helpers import log
+
 
 @pytest.mark.parametrize("query", [" ", "   ", "\t", " \n "])
 def test_a_blank_query_is_refused_with_a_clear_message(memory_root, bot_a, query):
@@ -11,3 +13,26 @@ def test_a_blank_query_is_refused_with_a_clear_message(memory_root, bot_a, query
     assert answer.body["message"] == (
         "The request is not valid: query.query: must not be blank: send words or a question"
     )
+
+
+def test_a_partial_word_finds_the_facts_containing_it(memory_root, bot_a, settings):
+    """The API's last resort is the console's: the text as typed, newest first, never another
+    bot's memory nor a hidden fact, and the count of the rest."""
+    settings.EMBEDDINGS = "none"  # by words only: "isbo" is no word
+    log(
+        memory_root,
+        "bot",
+        "a",
+        "2026-11",
+        "- (2026-11-01) Flight to Lisbon on Friday",
+        "- (2026-11-03) Lisbon hotel near the river",
+        "- (2026-11-04) The Lisbon rooftop bar <!-- visibility=hidden -->",
+        "- (2026-11-05) Prefers window seats",
+        bot="a",
+    )
+    log(memory_root, "bot", "b", "2026-11", "- (2026-11-06) Lisbon plans of bot b", bot="b")
+    answer = bot_a.get("/recall", query="isbo", limit=1)
+    assert answer.status == 200
+    assert [item["text"] for item in answer.body["items"]] == ["Lisbon hotel near the river"]
+    assert answer.body["more"] == 1
+    assert "contain the query as written" in answer.body["note"]
