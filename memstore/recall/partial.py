@@ -34,6 +34,7 @@ from memstore.models import Fact
 
 TRIGRAM_INDEX = "fact_text_trgm"
 COUNT_CAP = 1000  # distinct matches counted; more are shown as "1000+"
+ARMS_MAX = 24  # scopes read as one ordered arm each (see `_page`)
 _WORD_RE = re.compile(r"\w+")
 _LIKE_SPECIAL = re.compile(r"[\\%_]")  # escaped with a backslash, LIKE's default escape
 # What a found fact is made of (`stored_from_row`): not the line or the search vector, which
@@ -90,7 +91,10 @@ def newest_containing(
         rows = Fact.objects.filter(scope_key__in=keys).filter(*filters)
         return rows if include_hidden else rows.exclude(visibility="hidden")
 
-    page = _page([matching([key]) for key in keys], window) if keys else []
+    # One arm per scope (see `_page`); past ARMS_MAX scopes (a workspace-wide search) planning
+    # the arms would cost more than they save: one statement over all of them.
+    groups = [[key] for key in keys] if len(keys) <= ARMS_MAX else [keys]
+    page = _page([matching(group) for group in groups], window) if keys else []
     if len(page) < window:  # every match is on the page: nothing more to count
         return Containing(rows=page, matched=len({r.fact_id for r in page}), capped=False)
     sql, params = matching(keys).values("fact_id")[: COUNT_CAP + 1].query.sql_with_params()

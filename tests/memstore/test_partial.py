@@ -218,3 +218,32 @@ def test_the_page_is_the_newest_across_scopes_and_the_count_stops_at_the_cap(
         scopes=[ADA, team], query="note 1", window=30, include_hidden=False
     )
     assert (len(few.rows), few.matched, few.capped) == (22, 22, False)  # notes 1 and 10-19 of each
+
+
+def test_past_arms_max_scopes_one_statement_gives_the_same_page(memory_root, monkeypatch):
+    team = Scope("project", "team")
+    log(
+        memory_root,
+        "bot",
+        "ada",
+        "2026-10",
+        *(f"- (2026-10-{d:02d}) ada note {d}" for d in range(1, 29)),
+    )
+    log(
+        memory_root,
+        "project",
+        "team",
+        "2026-10",
+        *(f"- (2026-10-{d:02d}) team note {d}" for d in range(1, 29)),
+    )
+    index_sync(scopes=[ADA, team])
+
+    def page() -> list[tuple]:
+        found = partial.newest_containing(
+            scopes=[ADA, team], query="note", window=12, include_hidden=False
+        )
+        return [(r.day, r.scope_key, r.fact_id, r.file_path) for r in found.rows]
+
+    per_scope = page()
+    monkeypatch.setattr(partial, "ARMS_MAX", 1)
+    assert page() == per_scope
