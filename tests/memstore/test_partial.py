@@ -3,6 +3,8 @@ exactly what the plain ILIKE scan finds, whatever is typed; without the index a 
 typed is found through the search vector by its start and the text inside a word still by the
 scan; the page is the newest matches across scopes, and the count stops at COUNT_CAP."""
 
+import importlib
+
 import pytest
 from django.db import connection
 from hypothesis import HealthCheck, given, settings
@@ -247,3 +249,25 @@ def test_past_arms_max_scopes_one_statement_gives_the_same_page(memory_root, mon
     per_scope = page()
     monkeypatch.setattr(partial, "ARMS_MAX", 1)
     assert page() == per_scope
+
+
+def test_where_pg_trgm_may_not_be_installed_the_migration_leaves_the_fallback(
+    memory, without_trigram_index
+):
+    """A `DATABASE_URL` role without the right to create extensions: the migration makes no
+    index, says nothing, and partial words are still found (all rolled back with the test)."""
+    migration = importlib.import_module("memstore.migrations.0025_fact_text_trgm")
+    with connection.cursor() as cursor:
+        cursor.execute("DROP EXTENSION pg_trgm")
+        cursor.execute("CREATE ROLE memstore_test_no_extensions NOLOGIN")
+        cursor.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO memstore_test_no_extensions")
+        cursor.execute("SET LOCAL ROLE memstore_test_no_extensions")
+        try:
+            with connection.schema_editor(atomic=False) as editor:
+                migration.create_trigram_index(None, editor)
+        finally:
+            cursor.execute("RESET ROLE")
+        cursor.execute("SELECT to_regclass(%s), to_regtype('gtrgm')", [partial.TRIGRAM_INDEX])
+        assert cursor.fetchone() == (None, None)
+    assert partial.trigram_ready() is False
+    assert found("isbo") == ["Lisbon hotel near the river", "Flight to Lisbon on Friday"]
