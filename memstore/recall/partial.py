@@ -4,10 +4,12 @@ meaning): a console keystroke on a partial word ("lisb") lands here on every key
 What is shown is a page of the newest matches and how many there are; `newest_containing`
 reads both in two statements that stop early:
 
-- the page: `ORDER BY day DESC, …` with a LIMIT, which Postgres serves by walking the index
-  `fact_scope_day_id` newest first and checking each row's text until the page is full (a
-  common text fills it after a few hundred rows) or, for a rare text, from the matches found
-  first and then sorted (the planner picks by the text's estimated share);
+- the page: `ORDER BY day DESC, …` with a LIMIT, one ordered arm per scope merged by
+  `UNION ALL` (up to ARMS_MAX scopes), so that Postgres can serve each arm by walking its
+  scope's part of the index `fact_scope_day_id` newest first, checking each row's text until
+  the page is full (a common text fills it after a few hundred rows), or, for a rare text,
+  from the matches the trigram index finds, then sorted (the planner picks by the text's
+  estimated share);
 - the count: distinct facts among the first `COUNT_CAP + 1` matching rows in any order, so it
   stops there too; past the cap the console says "1000+" (as the bot page's count does).
 
