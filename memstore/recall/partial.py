@@ -32,6 +32,7 @@ from django.db.models.expressions import RawSQL
 
 from memstore.facts.paths import Scope
 from memstore.facts.ranking import RANK_ORDER_FIELDS
+from memstore.facts.records import StoredFact, stored_from_values
 from memstore.models import Fact
 
 TRIGRAM_INDEX = "fact_text_trgm"
@@ -39,9 +40,21 @@ COUNT_CAP = 1000  # distinct matches counted; more are shown as "1000+"
 ARMS_MAX = 24  # scopes read as one ordered arm each (see `_page`)
 _WORD_RE = re.compile(r"\w+")
 _LIKE_SPECIAL = re.compile(r"[\\%_]")  # escaped with a backslash, LIKE's default escape
-# What a found fact is made of (`stored_from_row`): not the line or the search vector, which
-# are most of a row's bytes.
-_SHOWN = ("fact_id", "day", "text", "tier", "scope_key", "shard_bot", "rank", "visibility", "meta")
+# What a found fact is made of, in `stored_from_values`' order: not the line or the search
+# vector, which are most of a row's bytes.
+_STORED = (
+    "fact_id",
+    "day",
+    "text",
+    "tier",
+    "scope_key",
+    "shard_bot",
+    "file_path",
+    "rank",
+    "visibility",
+    "meta",
+    "position",
+)
 # The page's order (recall's rank order within a day), and the same over a merge of ordered
 # arms, which can only name the columns they select.
 _TIES = ("scope_key", "shard_bot", "id")
@@ -53,7 +66,7 @@ _trigram: dict[str, bool] = {}  # database name -> whether the trigram index exi
 class Containing:
     """The newest facts containing the text, and how many facts contain it."""
 
-    rows: list[Fact]  # newest first, ties in rank order; a fact's copies in several shards kept
+    facts: list[StoredFact]  # newest first, ties in rank order; copies in several shards kept
     matched: int  # distinct facts containing the text, at most COUNT_CAP
     capped: bool  # more than COUNT_CAP rows matched: `matched` is a lower bound ("1000+")
 
@@ -98,29 +111,32 @@ def newest_containing(
     groups = [[key] for key in keys] if len(keys) <= ARMS_MAX else [keys]
     page = _page([matching(group) for group in groups], window) if keys else []
     if len(page) < window:  # every match is on the page: nothing more to count
-        return Containing(rows=page, matched=len({r.fact_id for r in page}), capped=False)
+        return Containing(facts=page, matched=len({f.fact_id for f in page}), capped=False)
     sql, params = matching(keys).values("fact_id")[: COUNT_CAP + 1].query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT count(DISTINCT fact_id), count(*) FROM ({sql}) AS first", params)
         matched, read = cursor.fetchone()
     if read > COUNT_CAP:
-        return Containing(rows=page, matched=min(matched, COUNT_CAP), capped=True)
-    return Containing(rows=page, matched=matched, capped=False)
+        return Containing(facts=page, matched=min(matched, COUNT_CAP), capped=True)
+    return Containing(facts=page, matched=matched, capped=False)
 
 
-def _page(per_scope: list[QuerySet], window: int) -> list[Fact]:
+def _page(per_scope: list[QuerySet], window: int) -> list[StoredFact]:
     # One ordered arm per scope, merged: each arm can walk its scope's part of the index
     # `fact_scope_day_id` newest first and stop at `window`, which `scope_key IN (…)` cannot.
+    # Tuples, not model instances: a third of the time for 240 rows.
     arms = [
-        rows.only(*_SHOWN, "position")
-        .annotate(file_path=F("file__path"))
-        .order_by("-day", *RANK_ORDER_FIELDS, *_TIES)[:window]
+        rows.annotate(file_path=F("file__path"))
+        .order_by("-day", *RANK_ORDER_FIELDS, *_TIES)
+        .values_list(*_STORED, "id")[:window]
         for rows in per_scope
     ]
     if len(arms) == 1:
-        return list(arms[0])
-    merged = arms[0].union(*arms[1:], all=True)
-    return list(merged.order_by("-day", *_MERGED_ORDER, *_TIES)[:window])
+        values = list(arms[0])
+    else:
+        merged = arms[0].union(*arms[1:], all=True)
+        values = list(merged.order_by("-day", *_MERGED_ORDER, *_TIES)[:window])
+    return [stored_from_values(row[:-1]) for row in values]
 
 
 def _text_filters(keys: list[str], query: str) -> list[RawSQL]:

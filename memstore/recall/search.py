@@ -36,7 +36,6 @@ from memstore.facts.ranking import merge_newest
 from memstore.facts.records import (
     STORED_COLUMNS_BY_ROW,
     StoredFact,
-    stored_from_row,
     stored_from_values,
 )
 from memstore.facts.validity import is_expired
@@ -320,21 +319,21 @@ def _substring_fallback(
 ) -> RecallResult:
     # The newest rows only (copies of one fact in several shards merge into one) and a bounded
     # count, so a one-letter query over 50,000 facts stays cheap: recall/partial.py.
-    found_rows = newest_containing(
+    page = newest_containing(
         scopes=scopes, query=query, window=(limit + 10) * 4, include_hidden=include_hidden
     )
-    found = merge_newest(stored_from_row(row) for row in found_rows.rows)
+    found = merge_newest(page.facts)
     items, skipped = _budgeted(
         {i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit, budget, withheld
     )
     if not items:
         return RecallResult(items=[], more=0, mode=mode, note="Nothing in memory matches.")
-    matched = found_rows.matched
+    matched = page.matched
     return RecallResult(
         items=items,
         more=max(0, max(matched, len(found)) - len(items) - skipped),
         mode=mode,
         literal=True,
-        more_capped=found_rows.capped,
+        more_capped=page.capped,
         note="Nothing matched by words or meaning; these facts contain the query as written.",
     )

@@ -207,9 +207,9 @@ def test_the_page_is_the_newest_across_scopes_and_the_count_stops_at_the_cap(
     result = partial.newest_containing(
         scopes=[ADA, team], query="NOTE", window=10, include_hidden=False
     )
-    days = [r.day.day for r in result.rows]
+    days = [f.day.day for f in result.facts]
     assert days == [28, 28, 27, 27, 26, 26, 25, 25, 24, 24]
-    assert {r.scope_key for r in result.rows} == {"bot:ada", "project:team"}
+    assert {f.scope for f in result.facts} == {"bot:ada", "project:team"}
     assert (result.matched, result.capped) == (56, False)
     monkeypatch.setattr(partial, "COUNT_CAP", 20)
     capped = partial.newest_containing(
@@ -219,7 +219,7 @@ def test_the_page_is_the_newest_across_scopes_and_the_count_stops_at_the_cap(
     few = partial.newest_containing(
         scopes=[ADA, team], query="note 1", window=30, include_hidden=False
     )
-    assert (len(few.rows), few.matched, few.capped) == (22, 22, False)  # notes 1 and 10-19 of each
+    assert (len(few.facts), few.matched, few.capped) == (22, 22, False)  # notes 1 and 10-19 of each
 
 
 def test_past_arms_max_scopes_one_statement_gives_the_same_page(memory_root, monkeypatch):
@@ -244,7 +244,7 @@ def test_past_arms_max_scopes_one_statement_gives_the_same_page(memory_root, mon
         found = partial.newest_containing(
             scopes=[ADA, team], query="note", window=12, include_hidden=False
         )
-        return [(r.day, r.scope_key, r.fact_id, r.file_path) for r in found.rows]
+        return [(f.day, f.scope, f.fact_id, f.file) for f in found.facts]
 
     per_scope = page()
     monkeypatch.setattr(partial, "ARMS_MAX", 1)
