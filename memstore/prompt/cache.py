@@ -10,6 +10,12 @@ moves a fact at the next change of the scope's files, or the next day, not on ev
 the counts (which would reload every block every 30 s). Loading one sorts its whole scope
 (10–14 ms for 7,000 facts); reading the versions of every block is one statement.
 
+A scope whose version moves after it was loaded once (a write, a hand edit) gets a state
+(`memstore.prompt.incremental`): all its rows as the prompt ranks them, kept per process and
+brought up to date by what changed since, so the prompt after a write reads only the changed
+files' new rows instead of sorting the scope again. A scope loaded only once never pays for
+a state; one above `STATE_MAX_FACTS` facts keeps the SQL load.
+
 Does not: sync (the caller does, before), compose the section, or know how a block is loaded.
 """
 
@@ -21,11 +27,17 @@ from django.db import connection
 from django.utils import timezone
 
 from memstore.facts.paths import Scope
+from memstore.prompt.compose import BlockInput
+from memstore.prompt.incremental import STATE_MAX_FACTS, ScopeState, state_block, state_load
 from memstore.recall.versions import versions_read
 
 CACHE_BLOCKS = 256  # blocks per process (each at most ~130 stored facts)
+CACHE_STATES = 16  # scope states per process (~200 bytes a fact: 1.4 MB for 7,000)
+CACHE_SEEN = 1024  # scopes whose last loaded version is remembered
 
 _cache: OrderedDict[tuple, object] = OrderedDict()
+_states: OrderedDict[tuple, ScopeState] = OrderedDict()
+_seen: OrderedDict[tuple, tuple] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -57,7 +69,7 @@ def blocks_cached[T](
             if block is not None:
                 _cache.move_to_end(key)
         if block is None:
-            block = load(scope, budget, private)
+            block = _block_load(scope, version, budget, private, load, (db, str(scope), today))
             if version is not None:
                 with _lock:
                     _cache[key] = block
@@ -67,7 +79,42 @@ def blocks_cached[T](
     return blocks
 
 
+def _block_load[T](
+    scope: Scope,
+    version: tuple | None,
+    budget: Mapping,
+    private: bool,
+    load: Callable[[Scope, Mapping, bool], T],
+    key: tuple,
+) -> T | BlockInput:
+    """The block from the scope's state brought up to date, or `load()` for a scope seen for
+    the first time (or no longer than its version: other budgets, another room)."""
+    if version is None or version[-1] > STATE_MAX_FACTS:
+        return load(scope, budget, private)
+    with _lock:
+        # Taken out while in use: a second thread meanwhile loads its own, and one is kept.
+        state = _states.pop(key, None)
+        seen = _seen.get(key)
+        _seen[key] = version
+        _seen.move_to_end(key)
+        while len(_seen) > CACHE_SEEN:
+            _seen.popitem(last=False)
+    if state is None and seen in (None, version):
+        return load(scope, budget, private)
+    if state is None or (state.version != version and not state.update(version[1])):
+        state = state_load(scope, key[2])
+    state.version = version
+    block = state_block(state, budget, private)
+    with _lock:
+        _states[key] = state
+        while len(_states) > CACHE_STATES:
+            _states.popitem(last=False)
+    return block
+
+
 def prompt_cache_clear() -> None:
-    """Forget every remembered block in this process (tests)."""
+    """Forget every remembered block and scope state in this process (tests)."""
     with _lock:
         _cache.clear()
+        _states.clear()
+        _seen.clear()

@@ -39,6 +39,7 @@ from memstore.prompt.compose import (
     line_unmarked,
     section_compose,
 )
+from memstore.prompt.incremental import WITHHELD_SPARE
 from memstore.rooms.access import WORKSPACE, Context, visible
 from memstore.rules.withheld import (
     Withholding,
@@ -111,10 +112,6 @@ _BLOCK_SQL = """
 """.replace("{expired}", expired_sql("f")).replace("{bonus}", f"{usage_bonus_sql('u.')}::float8")
 _RANKED_SQL = _BLOCK_SQL.replace("{order}", rank_order_sql("", ""))
 _WEIGHED_SQL = _BLOCK_SQL.replace("{order}", weight_order_sql("", ""))  # the workspace block
-
-
-# Facts loaded past each budget's count, so a block still fills when a few are withheld.
-WITHHELD_SPARE = 8
 
 
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False) -> BlockInput:

@@ -1,0 +1,133 @@
+"""The prompt right after a write to a 7,000-fact scope, against a warm prompt with no write.
+
+    python -m bench prompt_write [--runs 5] [--writes 60] [--facts 7000]
+
+In a throwaway database and MEMORY_ROOT, a bot with `--facts` facts of its own (a tenth in its
+profile, the rest in six monthly logs, this month's among them) prompts in a group room
+(`prompt_build` in process: the sync's stat check, the versions, the rule, the blocks, the
+section). Each round, alternating: a warm prompt (nothing changed: every block cached, the
+baseline), then a remember, an edit and a forget of one fact of this month's log, each followed
+by a prompt, timed alone (the write is not timed). Reports the p50 of each kind (median of the
+runs' medians), its ratio to the warm prompt of the same run, and the load average; writes
+them under "### The prompt after a write" in docs/benchmarks.md (issue 25's section).
+"""
+
+import argparse
+import os
+import statistics
+import time
+from datetime import date, timedelta
+
+from bench._workspace import docs_section_write, isolated_workspace, log
+
+SECTION = "### The prompt after a write"
+UNDER = "## Close to what the hardware allows (issue 25)"
+KINDS = ("warm", "remember", "edit", "forget")
+LABELS = {
+    "warm": "warm, no write (baseline)",
+    "remember": "right after a remember",
+    "edit": "right after an edit",
+    "forget": "right after a forget",
+}
+
+
+def _setup(root, facts: int) -> None:
+    from django.utils import timezone
+
+    from memstore.facts.paths import Scope
+
+    shard = Scope("bot", "ava").shard("ava")
+    folder = root / shard.rel
+    (folder / "log").mkdir(parents=True)
+    this_month = timezone.localdate().replace(day=1)
+    months = [this_month]
+    for _ in range(5):
+        months.append((months[-1] - timedelta(days=1)).replace(day=1))
+    profile = facts // 10
+    (folder / "profile.md").write_text(
+        "# Profile\n\n"
+        + "".join(f"- (2026-01-{1 + i % 28:02d}) Standing fact {i}\n" for i in range(profile))
+    )
+    per_month = (facts - profile) // len(months)
+    for n, month in enumerate(months):
+        lines = [
+            f"- ({month + timedelta(days=i % 28)}) Event {n}-{i} about the budget review\n"
+            for i in range(per_month)
+        ]
+        (folder / "log" / f"{month:%Y-%m}.md").write_text("# Memory log\n\n" + "".join(lines))
+
+
+def _round(ctx, shard, tag: str) -> dict[str, float]:
+    from memstore.facts.markdown import fact_identity
+    from memstore.prompt.section import prompt_build
+    from memstore.store.services import fact_edit, fact_forget, fact_remember
+
+    def timed() -> float:
+        start = time.perf_counter()
+        prompt_build(ctx=ctx)
+        return (time.perf_counter() - start) * 1000
+
+    times = {"warm": timed()}
+    text = f"Booked venue {tag} for the offsite"
+    fact_remember(shard=shard, text=text, by="ava", via="api")
+    times["remember"] = timed()
+    edited = f"Booked venue {tag} for the offsite in Lisbon"
+    fact_edit(shard=shard, fact_id=fact_identity(text), text=edited, by="ava", via="api")
+    times["edit"] = timed()
+    fact_forget(shards=[shard], fact_id=fact_identity(edited), by="ava", via="api")
+    times["forget"] = timed()
+    return times
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="bench prompt_write")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--writes", type=int, default=60, help="rounds per run")
+    parser.add_argument("--facts", type=int, default=7000)
+    args = parser.parse_args(argv)
+    medians: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    ratios: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    load = [f"{value:.2f}" for value in os.getloadavg()]
+    with isolated_workspace("memstore_bench_prompt_write") as root:
+        from memstore.facts.paths import Scope
+        from memstore.index import index_rebuild
+        from memstore.prompt.cache import prompt_cache_clear
+        from memstore.rooms.access import Context, Room
+
+        _setup(root, args.facts)
+        index_rebuild()
+        ctx = Context(bot="ava", room=Room("team", "group"))
+        shard = Scope("bot", "ava").shard("ava")
+        for run in range(args.runs):
+            prompt_cache_clear()
+            _round(ctx, shard, f"warmup-{run}")  # loaded once, then its state at the first write
+            samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
+            for i in range(args.writes):
+                for kind, ms in _round(ctx, shard, f"{run}-{i}").items():
+                    samples[kind].append(ms)
+            for kind in KINDS:
+                medians[kind].append(statistics.median(samples[kind]))
+                ratios[kind].append(medians[kind][-1] / medians["warm"][-1])
+            log(
+                f"run {run + 1}: "
+                + ", ".join(f"{kind} {medians[kind][-1]:.2f} ms" for kind in KINDS)
+            )
+    load_after = [f"{value:.2f}" for value in os.getloadavg()]
+    rows = [
+        f"| {LABELS[kind]} "
+        f"| {statistics.median(medians[kind]):.2f} | {statistics.median(ratios[kind]):.2f}× |"
+        for kind in KINDS
+    ]
+    body = f"""Command: `python -m bench prompt_write --runs {args.runs} --writes {args.writes} --facts {args.facts}`
+({date.today()}; load average {" / ".join(load)} before, {" / ".join(load_after)} after).
+`prompt_build` in process for a bot whose own scope holds {args.facts:,} facts (a tenth in its
+profile, the rest in six monthly logs), in a group room; each round a warm prompt (nothing
+changed), then a remember, an edit and a forget in this month's log, each followed by a timed
+prompt (the write itself is not timed). p50 per run, median of {args.runs} runs; the ratio is to
+the warm prompt of the same run.
+
+| prompt | p50 ms | ratio to warm |
+| --- | ---: | ---: |
+{chr(10).join(rows)}"""
+    print(body)
+    docs_section_write(SECTION, body, under=UNDER)

@@ -1,0 +1,336 @@
+"""A scope's prompt block kept up to date by what changed, not by re-sorting the whole scope.
+
+Owns: `ScopeState`, one scope's index rows as the prompt needs them (per row: identity, file,
+date, rank, weight, line, tier, visibility class and usage nudge; per file: its digest and its
+place in the database's order of paths), the merge rule of `section._BLOCK_SQL` redone in
+Python (the newest copy of each identity wins; a tie goes to the first shard, then file, by
+name), and `state_block`, which makes a `BlockInput` from it. After a write, `ScopeState.update`
+reads in one statement only the files whose digest changed since (their rows' ids and line
+numbers, and the rows it has not seen in full) and redoes the merge for the identities they
+touch: a forget or an edit drops the old line, a save adds its new one.
+
+What it cannot be sure of reloads the whole state (`state_load`): a file it never saw (a new
+month's log, a rebuild, which gives every file a new id), a row older than the newest it knows
+that it never saw (a writer that committed out of id order), a version whose newest file row
+went backwards, or a change of more than `UPDATE_MAX_ROWS` rows (a large hand edit, where one
+load is cheaper). The usage nudge of rows already held is the one read when they were loaded
+(the block cache is keyed by the day, so it moves at the latest the next day).
+
+Does not: sync, cache anything by itself (`memstore.prompt.cache` keeps the states), load a
+block the first time (`section._load` does, in SQL, as before) or withhold anything.
+"""
+
+import bisect
+import heapq
+from dataclasses import dataclass, field, replace
+from datetime import date
+from itertools import chain
+
+from django.db import connection
+from django.db.models import F
+
+from memstore.facts.paths import Scope
+from memstore.facts.ranking import usage_bonus_sql
+from memstore.facts.records import StoredFact, stored_from_row
+from memstore.facts.validity import expired_sql
+from memstore.models import Fact
+from memstore.prompt.compose import BlockInput, BlockKind, Budget, SliceName
+from memstore.rules.withheld import secret_flag
+
+BEST_KEPT = 96  # keys kept per best list: a forget of a shown fact rarely needs a re-sort
+UPDATE_MAX_ROWS = 1000  # more changed rows than this: load the whole state again
+STATE_MAX_FACTS = 50_000  # larger scopes keep the SQL load only (a state would be too big)
+# Facts loaded past each budget's count, so a block still fills when a few are withheld.
+WITHHELD_SPARE = 8
+
+_CLASSES = ("expired", "private", "hidden", "searchable")
+_BONUS = f"{usage_bonus_sql('u.')}::float8"
+_CLASS = f"CASE WHEN {expired_sql('f')} THEN 'expired' ELSE f.visibility END"
+
+# Every file of the scope with its place in the database's order (the collation the SQL load
+# sorts by), then every fact row: one statement, so files and rows come from one snapshot.
+_LOAD_SQL = f"""/* prompt state: load */
+    WITH files AS (
+        SELECT id, digest, dense_rank() OVER (ORDER BY path) AS by_path,
+               row_number() OVER (ORDER BY shard_bot, path) AS by_shard
+        FROM memstore_memoryfile WHERE scope_key = %s
+    )
+    SELECT 'file', id, digest, by_path, by_shard, NULL::date, NULL::float8, NULL::float8,
+           NULL::bool, NULL::text, NULL::float8
+    FROM files
+    UNION ALL
+    SELECT 'fact', f.id, f.fact_id, f.file_id, f.position, f.day, f.rank, f.weight,
+           f.tier = 'profile', {_CLASS}, {_BONUS}
+    FROM memstore_fact f
+    JOIN files ON files.id = f.file_id
+    LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = f.fact_id
+"""
+
+# What changed since a state's files: one row of three JSON values — the known files that are
+# gone, the files whose digest differs (or that are new) with their rows' ids and line numbers,
+# and those rows newer than the newest the state holds, in full.
+_DELTA_SQL = f"""/* prompt state: delta */
+    WITH files AS (SELECT id, digest FROM memstore_memoryfile WHERE scope_key = %s),
+    known AS (SELECT * FROM unnest(%s::bigint[], %s::text[]) AS k(id, digest)),
+    changed AS (
+        SELECT files.id FROM files LEFT JOIN known USING (id)
+        WHERE known.digest IS DISTINCT FROM files.digest
+    )
+    SELECT
+        (SELECT coalesce(json_agg(known.id), '[]') FROM known
+         WHERE NOT EXISTS (SELECT 1 FROM files WHERE files.id = known.id)),
+        (SELECT coalesce(json_agg(json_build_array(c.id, d.digest, r.ids, r.positions)), '[]')
+         FROM changed c JOIN files d ON d.id = c.id
+         CROSS JOIN LATERAL (
+             SELECT coalesce(array_agg(f.id ORDER BY f.id), '{{}}') AS ids,
+                    coalesce(array_agg(f.position ORDER BY f.id), '{{}}') AS positions
+             FROM memstore_fact f WHERE f.file_id = c.id
+         ) r),
+        (SELECT coalesce(json_agg(json_build_array(
+                    f.id, f.fact_id, f.file_id, f.position, f.day, f.rank, f.weight,
+                    f.tier = 'profile', {_CLASS}, {_BONUS},
+                    f.text, f.tier, f.visibility, f.meta, f.shard_bot, m.path)), '[]')
+         FROM memstore_fact f
+         JOIN memstore_memoryfile m ON m.id = f.file_id
+         LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = f.fact_id
+         WHERE f.file_id IN (SELECT id FROM changed) AND f.id > %s)
+"""
+
+
+@dataclass(slots=True)
+class _File:
+    digest: str
+    by_path: int  # its place among the scope's paths (the rank order's `path DESC`)
+    by_shard: int  # its place by (shard bot, path): the merge's tie-break
+    rows: set[int] = field(default_factory=set)
+
+
+# One index row: (fact_id, file_id, day ordinal, rank, weight, position, profile, class, bonus)
+Row = tuple[str, int, int, float, float, int, bool, str, float]
+
+
+@dataclass(slots=True)
+class ScopeState:
+    """One scope's rows, merged across shards, and the winners sorted into their parts."""
+
+    scope: Scope
+    today: date
+    files: dict[int, _File]
+    rows: dict[int, Row]
+    top: int  # the newest row id held
+    top_file: int  # the newest file id held
+    version: tuple | None = None  # the scope's version when last brought up to date
+    copies: dict[str, list[int]] = field(default_factory=dict)  # identity -> row ids
+    # (profile, class) -> identity -> the winner's sort key (best is largest; its row id last)
+    parts: dict[tuple[bool, str], dict[str, tuple]] = field(default_factory=dict)
+    # (profile, shown classes) -> the best keys of those parts, ascending (`best_keys`)
+    best: dict[tuple[bool, tuple[str, ...]], list[tuple]] = field(default_factory=dict)
+    stored: dict[int, StoredFact] = field(default_factory=dict)  # rows loaded in full
+    flags: dict[int, bool] = field(default_factory=dict)  # the secret detector's verdicts
+
+    def _key(self, row_id: int, row: Row) -> tuple:
+        file = self.files[row[1]]
+        weight = row[4] if self.scope.kind == "server" else 0.0
+        # SQL: [weight DESC,] rank DESC, day DESC, path DESC, position DESC; unique per row.
+        return (weight, row[3] + row[8], row[2], file.by_path, row[5], row_id)
+
+    def _merge(self, identity: str) -> None:
+        """Put the identity's newest copy (first shard and file by name on a tie) in its part,
+        and keep the best lists (`_best`) true."""
+        was = None
+        for name, part in self.parts.items():
+            if (key := part.pop(identity, None)) is not None:
+                was = (name, key)
+        ids = self.copies.get(identity)
+        now = None
+        if ids:
+            rows, files = self.rows, self.files
+            best = min(ids, key=lambda i: (-rows[i][2], files[rows[i][1]].by_shard))
+            row = rows[best]
+            now = ((row[6], row[7]), self._key(best, row))
+            self.parts.setdefault(now[0], {})[identity] = now[1]
+        else:
+            self.copies.pop(identity, None)
+        if self.best and was != now:
+            self._best_moved(was, now)
+
+    def _best_moved(self, was: tuple | None, now: tuple | None) -> None:
+        # Each list holds the best keys of its candidates, ascending: taking one out leaves the
+        # best of the rest; a key goes in if it beats the list's worst or the list held them all.
+        for (profile, shown), keys in self.best.items():
+            if was is not None and was[0][0] == profile and was[0][1] in shown:
+                i = bisect.bisect_left(keys, was[1])
+                if i < len(keys) and keys[i] == was[1]:
+                    del keys[i]
+            if now is not None and now[0][0] == profile and now[0][1] in shown:
+                held = sum(len(self.parts.get((profile, cls), ())) for cls in shown) - 1
+                if len(keys) >= held or (keys and now[1] > keys[0]):
+                    bisect.insort(keys, now[1])
+                    if len(keys) > BEST_KEPT:
+                        del keys[0]
+
+    def best_keys(self, profile: bool, shown: tuple[str, ...], n: int) -> list[tuple]:
+        """The `n` best keys among these parts, best first."""
+        keys = self.best.get((profile, shown))
+        held = sum(len(self.parts.get((profile, cls), ())) for cls in shown)
+        if keys is None or (len(keys) < n and len(keys) < held):
+            every = chain.from_iterable(self.parts.get((profile, c), {}).values() for c in shown)
+            keys = sorted(heapq.nlargest(max(BEST_KEPT, n), every))
+            self.best[(profile, shown)] = keys
+        return keys[: -n - 1 : -1] if n else []
+
+    def _add(self, row_id: int, row: Row) -> None:
+        self.rows[row_id] = row
+        self.files[row[1]].rows.add(row_id)
+        self.copies.setdefault(row[0], []).append(row_id)
+
+    def _drop(self, row_id: int) -> str:
+        row = self.rows.pop(row_id)
+        self.stored.pop(row_id, None)
+        self.flags.pop(row_id, None)
+        ids = self.copies[row[0]]
+        ids.remove(row_id)
+        return row[0]
+
+    def update(self, top_file: int | None) -> bool:
+        """Bring the state up to the index as it is now; False when it cannot be sure (the
+        caller loads it whole again)."""
+        if top_file is not None and top_file < self.top_file:
+            return False  # a version that moved backwards
+        known = list(self.files)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _DELTA_SQL,
+                [
+                    str(self.scope),
+                    known,
+                    [self.files[i].digest for i in known],
+                    self.today.isoformat(),
+                    str(self.scope),
+                    self.top,
+                ],
+            )
+            gone, changed, fresh = cursor.fetchone()
+        if any(file_id not in self.files for file_id, *_ in changed):
+            return False  # a file never seen (a new log, or a rebuild)
+        if len(fresh) > UPDATE_MAX_ROWS:
+            return False
+        touched: set[str] = set()
+        for file_id in gone:
+            for row_id in list(self.files[file_id].rows):
+                touched.add(self._drop(row_id))
+            del self.files[file_id]
+        new = {item[0]: item for item in fresh}
+        for file_id, digest, ids, positions in changed:
+            file = self.files[file_id]
+            now = dict(zip(ids, positions, strict=True))
+            for row_id in file.rows - now.keys():
+                touched.add(self._drop(row_id))
+            file.rows &= now.keys()
+            for row_id, position in now.items():
+                row = self.rows.get(row_id)
+                if row is None:
+                    if row_id not in new:
+                        return False  # committed out of id order: never seen in full
+                    continue
+                if row[5] != position:  # a line above it was added or removed
+                    self.rows[row_id] = (*row[:5], position, *row[6:])  # type: ignore[assignment]
+                    if (stored := self.stored.get(row_id)) is not None:
+                        self.stored[row_id] = replace(stored, position=position)
+                    touched.add(row[0])
+            file.digest = digest
+        for item in fresh:
+            row_id, fact_id, file_id, position, day, rank, weight, profile, cls, bonus = item[:10]
+            text, tier, visibility, meta, shard_bot, path = item[10:]
+            when = date.fromisoformat(day)
+            cls = cls if cls in _CLASSES else "context"
+            row = (fact_id, file_id, when.toordinal(), rank, weight, position, profile, cls, bonus)
+            self._add(row_id, row)
+            # The row in full, as `stored_from_row` makes it: a new fact is often shown at once.
+            self.stored[row_id] = StoredFact(
+                fact_id=fact_id,
+                day=when,
+                text=text,
+                tier=tier,
+                scope=str(self.scope),
+                shard_bot=shard_bot,
+                file=path,
+                rank=rank,
+                visibility=visibility,
+                meta=meta,
+                position=position,
+            )
+            touched.add(fact_id)
+            self.top = max(self.top, row_id)
+        for identity in touched:
+            self._merge(identity)
+        if top_file is not None:
+            self.top_file = top_file
+        return True
+
+
+def state_load(scope: Scope, today: date) -> ScopeState:
+    """The whole state of a scope from the index as it is now (one statement)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_LOAD_SQL, [str(scope), today.isoformat(), str(scope)])
+        rows = cursor.fetchall()
+    files = {r[1]: _File(digest=r[2], by_path=r[3], by_shard=r[4]) for r in rows if r[0] == "file"}
+    state = ScopeState(
+        scope=scope, today=today, files=files, rows={}, top=0, top_file=max(files, default=0)
+    )
+    for _, row_id, fact_id, file_id, position, day, rank, weight, profile, cls, bonus in rows:
+        if fact_id is None or day is None:
+            continue  # a file's row
+        cls = cls if cls in _CLASSES else "context"
+        state._add(
+            row_id, (fact_id, file_id, day.toordinal(), rank, weight, position, profile, cls, bonus)
+        )
+        state.top = max(state.top, row_id)
+    for identity in state.copies:
+        state._merge(identity)
+    return state
+
+
+def state_block(
+    state: ScopeState, budgets: dict[SliceName, Budget] | object, private: bool
+) -> BlockInput:
+    """The block `section._load` would give for this scope now: the best profile and recent
+    facts within the budgets (plus a spare few), and how many each part holds."""
+    parts = state.parts
+    shown = ("context", "private") if private else ("context",)
+
+    def size(profile: bool, *classes: str) -> int:
+        return sum(len(parts.get((profile, cls), ())) for cls in classes)
+
+    on_disk = {
+        "profile": size(True, *shown),
+        "recent": size(False, *shown),
+        "searchable": size(True, "searchable") + size(False, "searchable"),
+    }
+    best: list[tuple] = []
+    for profile, name in ((True, "profile"), (False, "recent")):
+        best += state.best_keys(profile, shown, budgets[name].facts + WITHHELD_SPARE)  # type: ignore[index]
+    missing = [key[-1] for key in best if key[-1] not in state.stored]
+    if missing:
+        for row in Fact.objects.filter(pk__in=missing).annotate(file_path=F("file__path")):
+            state.stored[row.pk] = stored_from_row(row)
+    facts, flagged = [], set()
+    for key in best:
+        stored = state.stored.get(row_id := key[-1])
+        if stored is None:
+            continue  # deleted since the state was read: the next prompt's version differs
+        bonus = state.rows[row_id][8]
+        facts.append(replace(stored, rank=stored.rank + bonus) if bonus else stored)
+        if row_id not in state.flags:
+            state.flags[row_id] = bool(secret_flag(stored))
+        if state.flags[row_id]:
+            flagged.add(stored.fact_id)
+    kind: BlockKind = state.scope.kind  # type: ignore[assignment]
+    return BlockInput(
+        kind=kind,
+        name=state.scope.name,
+        facts=facts,
+        on_disk=on_disk,
+        private=private,
+        flagged=frozenset(flagged),
+    )

@@ -1,0 +1,219 @@
+"""The prompt after a write is brought up to date from what changed, and it is exactly the
+prompt a cold load gives: after any sequence of saves, edits, forgets and hand edits (lines
+dropped, moved, re-dated, copied into another bot's shard), in a direct room (private facts
+shown) and a group room, with budgets small enough that a change moves facts in and out."""
+
+import itertools
+from contextlib import contextmanager
+from datetime import date, timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memstore.errors import MemstoreError
+from memstore.facts.markdown import fact_identity
+from memstore.facts.paths import Scope, memory_root
+from memstore.index import index_rebuild
+from memstore.prompt import cache
+from memstore.prompt.cache import prompt_cache_clear
+from memstore.prompt.section import prompt_build
+from memstore.rooms.access import Context, Room
+from memstore.store.services import fact_edit, fact_forget, fact_remember
+
+pytestmark = pytest.mark.django_db
+
+BUDGETS = {
+    "user": {"profile": (2, 2000), "recent": (3, 2000)},
+    "bot": {"profile": (1, 2000), "recent": (2, 2000)},
+}
+START = date(2026, 3, 1)
+VISIBILITY = ("context", "context", "context", "private", "hidden", "searchable")
+_names = itertools.count()
+
+
+@contextmanager
+def _set_aside():
+    """Build with an empty cache, then put this process's cache back as it was."""
+    kept = dict(cache._cache), dict(cache._states), dict(cache._seen)
+    prompt_cache_clear()
+    try:
+        yield
+    finally:
+        prompt_cache_clear()
+        cache._cache.update(kept[0])
+        cache._states.update(kept[1])
+        cache._seen.update(kept[2])
+
+
+def _prompts(contexts: list[Context]) -> list[str]:
+    return [prompt_build(ctx=ctx).text for ctx in contexts]
+
+
+def _cold(contexts: list[Context]) -> list[str]:
+    with _set_aside():
+        return _prompts(contexts)
+
+
+def _line(i: int, day: int, visibility: str = "context") -> str:
+    meta = f" <!-- visibility={visibility} -->" if visibility != "context" else ""
+    return f"- ({START + timedelta(days=day)}) Fact {i} about the offsite{meta}"
+
+
+def _seed(person: str, bot: str) -> list[Scope]:
+    root = memory_root()
+    user, own = Scope("user", person), Scope("bot", bot)
+    for shard, offset in ((user.shard(bot), 0), (user.shard("ben"), 40), (own.shard(bot), 80)):
+        folder = root / shard.rel
+        (folder / "log").mkdir(parents=True)
+        lines = [_line(offset + i, i % 4, VISIBILITY[i % 6]) for i in range(14)]
+        (folder / "profile.md").write_text("# Profile\n\n" + "\n".join(lines[:6]) + "\n")
+        (folder / "log" / "2026-03.md").write_text("# Log\n\n" + "\n".join(lines[6:]) + "\n")
+    return [user, own]
+
+
+def _files(scope: Scope, bot: str) -> list:
+    root = memory_root()
+    bots = [bot, "ben"] if scope.kind == "user" else [bot]
+    return sorted(
+        path for b in bots for path in (root / scope.shard(b).rel).rglob("*.md") if path.is_file()
+    )
+
+
+def _apply(op: tuple, scopes: list[Scope], bot: str) -> None:
+    kind, which, *args = op
+    scope = scopes[which]
+    shards = [scope.shard(bot)] + ([scope.shard("ben")] if scope.kind == "user" else [])
+    try:
+        if kind == "remember":
+            i, day, tier, visibility, other = args
+            meta = {"visibility": visibility} if visibility != "context" else None
+            fact_remember(
+                shard=shards[other % len(shards)],
+                text=f"Fact {i} about the offsite",
+                tier=tier,
+                day=START + timedelta(days=day),
+                meta=meta,
+            )
+        elif kind == "forget":
+            fact_forget(shards=shards, text=f"Fact {args[0]} about the offsite")
+        elif kind == "edit":
+            i, j, day = args
+            for shard in shards:
+                try:
+                    fact_edit(
+                        shard=shard,
+                        fact_id=fact_identity(f"Fact {i} about the offsite"),
+                        text=f"Fact {j} about the offsite",
+                        day=START + timedelta(days=day),
+                    )
+                    break
+                except MemstoreError:
+                    continue
+        else:  # a hand edit of one file
+            pick, how, i, day = args
+            files = _files(scope, bot)
+            if not files:
+                return
+            path = files[pick % len(files)]
+            lines = path.read_text().splitlines()
+            facts = [n for n, line in enumerate(lines) if line.startswith("- (")]
+            if how == "drop" and facts:
+                del lines[facts[i % len(facts)]]
+            elif how == "swap" and len(facts) > 1:
+                a, b = facts[i % len(facts)], facts[(i + 1) % len(facts)]
+                lines[a], lines[b] = lines[b], lines[a]
+            elif how == "redate" and facts:
+                n = facts[i % len(facts)]
+                lines[n] = f"- ({START + timedelta(days=day)})" + lines[n].split(")", 1)[1]
+            else:  # a line added, possibly a copy of a fact another shard holds
+                lines.insert(min(2, len(lines)), _line(i, day))
+            path.write_text("\n".join(lines) + "\n")
+    except MemstoreError:
+        pass  # a forget or edit of a fact that is not there: nothing changed
+
+
+_fact = st.integers(0, 120)
+_day = st.integers(0, 6)
+_ops = st.one_of(
+    st.tuples(
+        st.just("remember"),
+        st.integers(0, 1),
+        _fact,
+        _day,
+        st.sampled_from(["log", "profile"]),
+        st.sampled_from(VISIBILITY),
+        st.integers(0, 1),
+    ),
+    st.tuples(st.just("forget"), st.integers(0, 1), _fact),
+    st.tuples(st.just("edit"), st.integers(0, 1), _fact, _fact, _day),
+    st.tuples(
+        st.just("hand"),
+        st.integers(0, 1),
+        st.integers(0, 5),
+        st.sampled_from(["drop", "swap", "redate", "add"]),
+        _fact,
+        _day,
+    ),
+)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(ops=st.lists(_ops, min_size=1, max_size=10))
+def test_the_updated_prompt_is_the_cold_prompt_after_any_changes(memory_root, ops, settings):
+    settings.PROMPT_BUDGETS = BUDGETS
+    n = next(_names)
+    bot, person = f"bot{n}", f"person{n}"
+    scopes = _seed(person, bot)
+    contexts = [
+        Context(bot=bot, room=Room(f"dm-{n}", "direct"), person=person),
+        Context(bot=bot, room=Room(f"team-{n}", "group")),
+    ]
+    assert _prompts(contexts) == _cold(contexts)  # loaded once, the SQL way
+    for op in ops:
+        _apply(op, scopes, bot)
+        assert _prompts(contexts) == _cold(contexts), op
+
+
+def _statements(ctx: Context) -> list[str]:
+    with CaptureQueriesContext(connection) as queries:
+        prompt_build(ctx=ctx)
+    return [q["sql"] for q in queries]
+
+
+def test_a_save_updates_the_block_without_loading_the_scope(memory_root, settings):
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    prompt_cache_clear()
+    prompt_build(ctx=ctx)
+    fact_remember(shard=scopes[1].shard("ada"), text="Fact 500 about the offsite", day=START)
+    prompt_build(ctx=ctx)  # the first change of a scope seen before: its state is loaded
+    fact_remember(shard=scopes[1].shard("ada"), text="Books the venue", day=START + timedelta(9))
+    sql = _statements(ctx)
+    assert sum("prompt state: delta" in s for s in sql) == 1
+    assert not any("prompt state: load" in s or "DISTINCT ON (f.fact_id)" in s for s in sql)
+    assert "Books the venue" in prompt_build(ctx=ctx).text
+    fact_forget(shards=[scopes[1].shard("ada")], text="Books the venue")
+    assert "Books the venue" not in prompt_build(ctx=ctx).text
+    assert prompt_build(ctx=ctx).text == _cold([ctx])[0]
+
+
+def test_a_rebuild_loads_the_whole_scope_again(memory_root, settings):
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    prompt_cache_clear()
+    prompt_build(ctx=ctx)
+    fact_remember(shard=scopes[1].shard("ada"), text="Fact 500 about the offsite", day=START)
+    prompt_build(ctx=ctx)
+    index_rebuild()  # every file row gets a new id: nothing of the state can be trusted
+    sql = _statements(ctx)
+    assert any("prompt state: load" in s for s in sql)
+    assert prompt_build(ctx=ctx).text == _cold([ctx])[0]
