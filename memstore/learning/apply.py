@@ -9,6 +9,7 @@ review inbox (`memstore.console.review`) for a person. Routing is decided by the
 shard, never by the model. Does not: call a model or decide a plan (`memstore.learning.plan`).
 """
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -17,6 +18,7 @@ from django.utils import timezone
 from memstore.errors import FactNotFound, FactProtected, MemstoreError
 from memstore.facts.markdown import make_fact
 from memstore.facts.paths import Shard, memory_root
+from memstore.index.sync import sync_skipped
 from memstore.learning.plan import PROTECTED_DETAIL
 from memstore.learning.retire import learned_forget
 from memstore.learning.room import RoomPeople
@@ -27,6 +29,7 @@ from memstore.rooms.access import Context
 from memstore.rules.content import RULE_ERRORS
 from memstore.rules.controls import Controls
 from memstore.rules.failures import failure_record, failure_room
+from memstore.rules.withheld import Withholding
 from memstore.store.services import fact_remember
 
 VIA = "learner"
@@ -42,10 +45,12 @@ class LearnRun:
     target: Shard
     mine: list[Shard]
     person: Controls  # the exchange's person's (defaults when there is none)
+    withholding: Withholding | None = None  # what the known facts shown to the model withhold
     people: RoomPeople = field(default_factory=RoomPeople)  # everyone in the room, this one too
     events: list[LearningEvent] = field(default_factory=list)
     unsaved: dict = field(default_factory=dict)  # exchange fields to store with the next save
     uncharged: int = 0  # tokens spent and not yet added to the day's budget
+    synced: bool = False  # a save of this run has synced the target's scope (see `save_apply`)
 
     @property
     def day(self) -> date:
@@ -225,7 +230,11 @@ def save_apply(
                 key, "would_save", scope=scope, tier=tier, fact_id=fact.identity, text=fact.text
             )
             return
-        with failure_room(run.ctx.room.id):
+        # The first save syncs the target's scope for its duplicate check; the run's later saves,
+        # milliseconds after, check against that index (each still re-checks its file, locked).
+        fresh = sync_skipped() if run.synced else nullcontext()
+        run.synced = True
+        with failure_room(run.ctx.room.id), fresh:
             stored = fact_remember(
                 shard=run.target,
                 text=text,

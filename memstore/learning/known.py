@@ -26,7 +26,7 @@ from memstore.index import index_sync
 from memstore.index.language import language_in_use
 from memstore.models import Fact
 from memstore.rules.protected import fact_protected
-from memstore.rules.withheld import withholding_for
+from memstore.rules.withheld import Withholding, withholding_for
 
 PROFILE_FACTS = 100
 RECENT_FACTS = 30
@@ -236,8 +236,10 @@ def known_facts(
     readable: list[Scope],
     exchange_text: str,
     recalled: list[str],
+    withholding: Withholding | None = None,
 ) -> KnownFacts:
-    """Read (after syncing) what the learner knows for one exchange."""
+    """Read (after syncing) what the learner knows for one exchange; `withholding`: the rule
+    for this room when the caller has read it already (else it is read here)."""
     index_sync(scopes=[*scopes, *projects])
     # One round trip: the top profile facts, the top recent ones, and the best matches among
     # the rest for the exchange's words.
@@ -255,7 +257,9 @@ def known_facts(
         )
         copies = [stored_from_values(row) for row in cursor.fetchall()]
     people = [scope.name for scope in scopes if scope.kind == "user"]  # a direct room's person
-    copies = withholding_for(person=people[0] if people else None).shown(copies)
+    if withholding is None:
+        withholding = withholding_for(person=people[0] if people else None)
+    copies = withholding.shown(copies)
     known = KnownFacts(shown=merge_newest(copies), copies=copies)
     known.add(f.text for f in known.shown)
     known.add(f.body for f in known.shown if f.text.startswith("["))

@@ -17,6 +17,7 @@ events are unique per exchange, so a job retried after a crash duplicates nothin
 plan, and the run that records every event, are `memstore.learning.apply`.
 """
 
+from django.db import connection
 from django.db.models import Subquery
 from django.utils import timezone
 
@@ -52,8 +53,9 @@ from memstore.models import Exchange, ProjectMember, TokenUsage
 from memstore.rooms.access import writable_shard
 from memstore.rooms.context import context_open
 from memstore.rules.content import shard_shared
-from memstore.rules.controls import Controls, controls_read
+from memstore.rules.controls import Controls, controls_parse, controls_sql
 from memstore.rules.instructions import instruction_kind
+from memstore.rules.withheld import withholding_parse
 
 __all__ = ["VIA", "episode_text", "exchange_learn", "provenance"]
 
@@ -120,6 +122,15 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> LearnRun:
         joined=joined,
     )
     own = writable_shard(ctx, "bot")
+    # One read for the run: the exchange's person's controls, and everyone's excluded topics,
+    # which is also what the known facts shown to the model withhold (`known_facts`).
+    people = [exchange.person] if exchange.person else []
+    sql, params = controls_sql(people=people, with_topics=True)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        value = cursor.fetchone()[0]
+    controls = controls_parse(value, people=people)
+    reader = exchange.person if ctx.room.kind == "direct" and exchange.person else None
     if ctx.room.kind == "direct":
         target = writable_shard(ctx, "user")
         mine = [target, own]
@@ -131,7 +142,8 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> LearnRun:
         ctx=ctx,
         target=target,
         mine=mine,
-        person=controls_read(people=[exchange.person]).get(exchange.person, Controls("")),
+        person=controls.get(exchange.person, Controls("")),
+        withholding=withholding_parse(value, person=reader),
     )
 
 
@@ -149,6 +161,7 @@ def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
         readable=[*scopes, *(Scope("project", p) for p in run.ctx.projects)],
         exchange_text=f"{turn.message}\n{turn.reply}",
         recalled=[str(r) for r in ex.recalled],
+        withholding=run.withholding,
     )
     prompt = extraction_prompt(
         bot=ex.bot,
@@ -170,10 +183,19 @@ def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
         secrets=secret_values(f"{ex.message}\n{ex.reply}"),
         protected=known.saved_on_purpose(bot=ex.bot, scopes=mine),
         elsewhere=known.copies_elsewhere(bot=ex.bot, scopes=mine),
-        shared=shard_shared(run.target),
+        shared=_shared(run),
     )
     run.spent(completion.tokens, plan=plan)
     return plan
+
+
+def _shared(run: LearnRun) -> bool:
+    """`shard_shared(run.target)`, without asking the registry again for the bot's own memory
+    (its context read whether the bot keeps a private memory)."""
+    scope = run.target.scope
+    if scope.kind == "bot" and scope.name == run.ctx.bot:
+        return not run.ctx.private_memory
+    return shard_shared(run.target)
 
 
 def _episode(run: LearnRun, client: ModelClient) -> None:
@@ -197,7 +219,7 @@ def _episode(run: LearnRun, client: ModelClient) -> None:
         ex.episode,
         excluded_topics=run.people.topics,
         secrets=secret_values("\n".join(f"{t.message}\n{t.reply}" for t in turns)),
-        shared=shard_shared(run.target),
+        shared=_shared(run),
     )
     if len(ex.episode) > MAX_TEXT_CHARS:
         refusal = ("too_long", "The episode is over the 500-character limit for a fact.")
