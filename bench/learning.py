@@ -16,6 +16,7 @@ docs/benchmarks.md.
 """
 
 import argparse
+import os
 import statistics
 import time
 from datetime import date
@@ -159,6 +160,48 @@ def bench_pipeline(count: int, run: int, tag: str) -> tuple[float, float, float]
     return submit_seconds / count, learn_seconds / count, writes[0] / count
 
 
+def _caller(stack) -> str:
+    """The memstore function (file:function) that sent a statement: the innermost frame of
+    memstore outside the index's and the ORM's plumbing."""
+    for frame in reversed(stack):
+        name = frame.filename.replace("\\", "/")
+        if "/memstore/" in name and "/memstore/models" not in name:
+            return f"{name.split('/memstore/', 1)[1]}:{frame.name}"
+    return "other"
+
+
+def statements_count(count: int, run: int, tag: str) -> tuple[dict[str, float], float]:
+    """Per exchange learned (model answering at once): the statements sent, by the function
+    that sent them, and in all (BEGIN/COMMIT of the ORM's transactions not included)."""
+    import traceback
+    from collections import Counter
+
+    from django.db import connection
+
+    from memstore.learning import pipeline
+    from memstore.learning.queue import commits_relaxed
+    from memstore.llm.config import learner_config
+
+    ids, _ = submit_many(run, count, tag)
+    commits_relaxed()
+    model, config = InstantModel(tag=f"s{tag}-"), learner_config()
+    seen: Counter[str] = Counter()
+
+    def counted(execute, sql, params, many, context):
+        caller = _caller(traceback.extract_stack())
+        seen[caller] += 1
+        if os.environ.get("BENCH_SQL"):
+            log(f"    {caller}: {' '.join(sql.split())[:160]}")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(counted):
+        for exchange_id in ids:
+            assert pipeline.exchange_learn(exchange_id=exchange_id, client=model, config=config)
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO ON")
+    return {k: v / count for k, v in seen.most_common()}, sum(seen.values()) / count
+
+
 def bench_worker(count: int, run: int) -> float:
     from django.db import connections
     from procrastinate.contrib.django import app
@@ -195,6 +238,9 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench learning")
     parser.add_argument("--exchanges", type=int, default=120)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--statements", action="store_true", help="only count the statements per exchange"
+    )
     args = parser.parse_args(argv)
 
     with isolated_workspace("bench_learning") as root:
@@ -218,6 +264,16 @@ def main(argv: list[str]) -> int:
             f"{args.runs} runs x {args.exchanges} exchanges from the same 800 facts, measured "
             f"in chunks of {CHUNK} alternating with the baseline (so both see the same load)"
         )
+        seed(root)
+        by_caller, statements = statements_count(
+            int(os.environ.get("BENCH_SQL_N", CHUNK * 2)), 900, "count"
+        )
+        log(f"{statements:.1f} statements per exchange learned")
+        for caller, n in by_caller.items():
+            log(f"  {n:5.2f}  {caller}")
+        if args.statements:
+            fake.close()
+            return 0
         baseline, submit, learn, writes, worker = [], [], [], [], []
         for run in range(args.runs):
             seed(root)
