@@ -32,7 +32,8 @@ from memstore.prompt.incremental import STATE_MAX_FACTS, ScopeState, state_block
 from memstore.recall.versions import versions_read
 
 CACHE_BLOCKS = 256  # blocks per process (each at most ~130 stored facts)
-CACHE_STATES = 16  # scope states per process (~200 bytes a fact: 1.4 MB for 7,000)
+CACHE_STATES = 16  # scope states per process
+CACHE_STATE_ROWS = 60_000  # rows in all of them (about 600 bytes each: ~35 MB; one may be larger)
 CACHE_SEEN = 1024  # scopes whose last loaded version is remembered
 
 _cache: OrderedDict[tuple, object] = OrderedDict()
@@ -107,7 +108,9 @@ def _block_load[T](
     block = state_block(state, budget, private)
     with _lock:
         _states[key] = state
-        while len(_states) > CACHE_STATES:
+        while len(_states) > CACHE_STATES or (
+            len(_states) > 1 and sum(len(s.rows) for s in _states.values()) > CACHE_STATE_ROWS
+        ):
             _states.popitem(last=False)
     return block
 
