@@ -217,3 +217,23 @@ def test_a_rebuild_loads_the_whole_scope_again(memory_root, settings):
     sql = _statements(ctx)
     assert any("prompt state: load" in s for s in sql)
     assert prompt_build(ctx=ctx).text == _cold([ctx])[0]
+
+
+@pytest.mark.parametrize("field", ["top", "top_file"])
+def test_what_the_state_cannot_be_sure_of_loads_it_whole(memory_root, settings, field):
+    # A row committed out of id order (older than the newest held, never seen), or a version
+    # whose newest file went backwards: the state is loaded again, not patched.
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    prompt_cache_clear()
+    prompt_build(ctx=ctx)
+    fact_remember(shard=scopes[1].shard("ada"), text="Fact 500 about the offsite", day=START)
+    prompt_build(ctx=ctx)
+    [state] = [s for s in cache._states.values() if s.scope == scopes[1]]
+    setattr(state, field, getattr(state, field) + 10**6)
+    fact_remember(shard=scopes[1].shard("ada"), text="Books the venue", day=START + timedelta(9))
+    sql = _statements(ctx)
+    assert any("prompt state: load" in s for s in sql)
+    text = prompt_build(ctx=ctx).text
+    assert "Books the venue" in text and text == _cold([ctx])[0]
