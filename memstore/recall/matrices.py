@@ -12,13 +12,24 @@ most every `RECHECK_S` seconds, so meaning arrives in search soon after the back
 Within a read's budget a rebuild fetches vectors for at most `FETCH_BUDGET_S` (a scope of 50,000
 new vectors takes most of a second); the rest count as waiting and the next search goes on.
 
+Over `BITS_MIN_ROWS` rows or more (a 100,000-fact scope) the product is not taken over every
+row: each matrix also holds the sign bits of its vectors (48 bytes a row at 384 dimensions), the
+rows nearest the query by Hamming distance on those bits are found with numpy's bit counts, and
+only they (every row within the distance of the `RESCORED`-th nearest, ties included) are scored
+by their exact cosine. On bge-small's vectors that finds the exact product's best 10 rows and
+99 % or more of its best 100 (measured by `python -m bench recall`), in about a tenth of the
+time, reading 48 bytes a row instead of 1,536: the HNSW statement it replaces for such scopes
+was approximate too, and cost a round trip and most of a search's time.
+
 Results do not depend on the order facts were indexed in or rows come back from Postgres: ties
 break by date, then the snapshot's content key (identity, scope, shard, file), never by row id
-or position.
+or position; the rows rescored are chosen by distance alone, ties included.
 
-Does not: decide when the approximate HNSW path serves instead (see `vectors`), store vectors.
+Does not: decide when Postgres's HNSW index serves instead (see `vectors`), store vectors.
 """
 
+import logging
+import threading
 import time
 from dataclasses import dataclass
 from datetime import date
@@ -33,6 +44,8 @@ from memstore.recall.snapshot import Snapshot
 from memstore.recall.threads import recall_pool
 from memstore.recall.top import best_rows
 
+logger = logging.getLogger(__name__)
+
 # Rows held per process before the least recently used scope's matrix goes: 1.5 KB each with
 # a 384-dimension model, so up to about 450 MB for a process that serves many bots (a matrix
 # rebuilt after eviction refetches its vectors: ~16 ms per 1,000 facts).
@@ -40,6 +53,8 @@ CACHE_MAX_FACTS = 300_000
 RECHECK_S = 1.0  # a matrix with facts still waiting for vectors asks for them again this often
 FETCH_CHUNK = 2_000  # vectors per statement when a matrix is (re)built
 FETCH_BUDGET_S = 0.1  # within a read's budget a rebuild fetches this long; the rest next time
+BITS_MIN_ROWS = 20_000  # from this many rows, rank on the sign bits first, then rescore
+RESCORED = 2_000  # rows nearest by the bits that get their exact cosine (with ties: a few more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +79,9 @@ class Nearest:
 class _Matrix:
     snapshot: Snapshot
     matrix: np.ndarray  # (rows, dim) float32, L2-normalised; zero where `missing`
+    bits: np.ndarray  # (words, rows) uint64: each row's sign bits, word by word (`_signs`)
     missing: np.ndarray  # bool: no vector yet (the backfill has not reached it, or failed)
+    skipped: np.ndarray  # bool: missing or hidden (the rows a bot's search leaves out)
     waiting: int  # distinct identities of the missing rows
     built: float  # time.monotonic() when built
     added: int  # `_added` when built
@@ -98,14 +115,106 @@ def matrices_search(
     if not entries:
         return Nearest(hits=[], waiting=0)
     waiting = sum(m.waiting for m in entries)
-    scores = _products([m.matrix for m in entries], query)
-    skip = np.concatenate(
-        [m.missing if include_hidden else m.missing | m.snapshot.hidden for m in entries]
-    )
-    scores[skip] = -np.inf
+    skip = np.concatenate([m.missing if include_hidden else m.skipped for m in entries])
     if skip.all():
         return Nearest(hits=[], waiting=waiting)
+    if len(skip) >= BITS_MIN_ROWS:
+        rows = _near_by_bits(entries, query, skip)
+        scores = _rescored(entries, rows, query)
+        return Nearest(
+            hits=_top([m.snapshot for m in entries], scores, limit, rows), waiting=waiting
+        )
+    scores = _products([m.matrix for m in entries], query)
+    scores[skip] = -np.inf
     return Nearest(hits=_top([m.snapshot for m in entries], scores, limit), waiting=waiting)
+
+
+def matrices_held(snapshots: list[Snapshot], embedder: Embedder) -> bool:
+    """Whether this process holds a complete matrix for every one of these scopes (perhaps of
+    an older snapshot: bringing it up to date then fetches only the new facts' vectors)."""
+    db = connection.settings_dict["NAME"]
+    for snapshot in snapshots:
+        held = _cache.peek((db, embedder.name, snapshot.key))
+        if held is None or not held.complete:
+            return False
+    return True
+
+
+_building: set[tuple] = set()  # (database, model, scopes) being built behind a search
+_building_lock = threading.Lock()
+
+
+def matrices_build_behind(snapshots: list[Snapshot], embedder: Embedder, fetch) -> None:
+    """Build these scopes' matrices on a background thread (with its own connection), so a
+    budgeted read is not held up by fetching 100,000 vectors; a second call for the same scopes
+    meanwhile does nothing."""
+    key = (connection.settings_dict["NAME"], embedder.name, tuple(s.key for s in snapshots))
+    with _building_lock:
+        if key in _building:
+            return
+        _building.add(key)
+
+    def build() -> None:
+        try:
+            _current(snapshots, embedder, fetch)
+        except Exception:
+            logger.exception("could not build the vector matrices of %s", ", ".join(key[2]))
+        finally:
+            connection.close()  # this thread's own connection
+            with _building_lock:
+                _building.discard(key)
+
+    threading.Thread(target=build, name="memstore-matrix", daemon=True).start()
+
+
+def matrices_building() -> bool:
+    """Whether a matrix is being built on a background thread (tests, benchmarks)."""
+    with _building_lock:
+        return bool(_building)
+
+
+def _signs(matrix: np.ndarray) -> np.ndarray:
+    """Each row's sign bits (1: the component is above zero), packed into uint64 words and
+    laid out word by word, (words, rows): a distance is then a few passes over contiguous
+    arrays (a sum across each row's six words is ten times slower)."""
+    packed = np.packbits(matrix > 0, axis=-1)
+    pad = -packed.shape[-1] % 8
+    if pad:
+        packed = np.pad(packed, [(0, 0), (0, pad)])
+    return np.ascontiguousarray(np.ascontiguousarray(packed).view(np.uint64).T)
+
+
+def _near_by_bits(entries: list[_Matrix], query: np.ndarray, skip: np.ndarray) -> np.ndarray:
+    """The rows (indices into the concatenated matrices) worth an exact cosine: every row not
+    skipped within the Hamming distance of the RESCORED-th nearest to the query's sign bits,
+    ascending. Chosen by distance alone, so tied rows are all in or all out."""
+    signs = _signs(query[None, :])[:, 0]
+    distances = np.concatenate([_distances(m.bits, signs) for m in entries])
+    worst = 64 * len(signs) + 1
+    distances[skip] = worst
+    counts = np.cumsum(np.bincount(distances, minlength=worst + 1))
+    cut = int(np.searchsorted(counts, min(RESCORED, int(counts[worst - 1]))))
+    return np.flatnonzero(distances <= min(cut, worst - 1))
+
+
+def _distances(bits: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """Hamming distances (uint16) between every row's sign bits and the query's."""
+    distances = np.bitwise_count(bits[0] ^ signs[0]).astype(np.uint16)
+    for word in range(1, len(signs)):
+        distances += np.bitwise_count(bits[word] ^ signs[word])
+    return distances
+
+
+def _rescored(entries: list[_Matrix], rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The exact cosines of these rows (as `_products` gives them: row by row, the same bits)."""
+    starts = np.cumsum([0] + [len(m.matrix) for m in entries])
+    which = np.searchsorted(starts, rows, side="right") - 1
+    parts = []
+    for i, m in enumerate(entries):
+        at = rows[which == i] - starts[i]
+        if len(at):
+            parts.append(np.einsum("ij,j->i", m.matrix[at], query))
+    return np.concatenate(parts)
 
 
 PARALLEL_MIN_ROWS = 4_000  # below this, handing half the product to another thread costs more
@@ -147,30 +256,41 @@ def _current(snapshots: list[Snapshot], embedder: Embedder, fetch) -> list[_Matr
 
 
 def _rebuilt(embedder: Embedder, snapshot: Snapshot, old: _Matrix | None, fetch) -> _Matrix:
-    known: dict[str, np.ndarray] = {}
-    if old is not None:
-        held = old.snapshot.fact_ids
-        known = {held[i]: old.matrix[i] for i in np.flatnonzero(~old.missing)}
+    matrix = np.zeros((snapshot.rows, embedder.dim), dtype=np.float32)
+    bits = np.zeros((-(-embedder.dim // 64), snapshot.rows), dtype=np.uint64)
+    missing = np.ones(snapshot.rows, dtype=bool)
+    if old is not None:  # the identities held before keep their vectors (matched by code)
+        have = np.flatnonzero(~old.missing)
+        codes = old.snapshot.codes[have]
+        order = np.argsort(codes)
+        codes, have = codes[order], have[order]
+        at = np.searchsorted(codes, snapshot.codes).clip(0, max(len(codes) - 1, 0))
+        found = (codes[at] == snapshot.codes) if len(codes) else np.zeros(snapshot.rows, bool)
+        matrix[found] = old.matrix[have[at[found]]]
+        bits[:, found] = old.bits[:, have[at[found]]]
+        missing[found] = False
     built, added = time.monotonic(), _added
-    wanted = sorted(set(snapshot.fact_ids) - known.keys())
+    wanted = sorted(set(snapshot.fact_ids[missing].tolist()))
+    known: dict[str, np.ndarray] = {}
     complete, bounded = True, sync_is_skipped()
     for start in range(0, len(wanted), FETCH_CHUNK):
         if start and bounded and time.monotonic() - built >= FETCH_BUDGET_S:
             complete = False  # within a read's budget: the rest count as waiting this time
             break
         known.update(fetch(wanted[start : start + FETCH_CHUNK]))
-    matrix = np.zeros((snapshot.rows, embedder.dim), dtype=np.float32)
-    missing = np.ones(snapshot.rows, dtype=bool)
-    for i, fact_id in enumerate(snapshot.fact_ids):
-        vector = known.get(fact_id)
-        if vector is not None:
-            matrix[i] = vector
-            missing[i] = False
+    if known:
+        filled = [i for i in np.flatnonzero(missing) if snapshot.fact_ids[i] in known]
+        for i in filled:
+            matrix[i] = known[snapshot.fact_ids[i]]
+        missing[filled] = False
+        bits[:, filled] = _signs(matrix[filled])
     waiting = len(np.unique(snapshot.codes[missing])) if missing.any() else 0
     return _Matrix(
         snapshot=snapshot,
         matrix=matrix,
+        bits=bits,
         missing=missing,
+        skipped=missing | snapshot.hidden,
         waiting=waiting,
         built=built,
         added=added,
@@ -178,15 +298,20 @@ def _rebuilt(embedder: Embedder, snapshot: Snapshot, old: _Matrix | None, fetch)
     )
 
 
-def _top(snapshots: list[Snapshot], scores: np.ndarray, limit: int) -> list[VectorHit]:
+def _top(
+    snapshots: list[Snapshot], scores: np.ndarray, limit: int, rows: np.ndarray | None = None
+) -> list[VectorHit]:
     """The best `limit` rows; rows tied with the last one on cosine and date compete on the
-    content key."""
+    content key. `rows`: the (concatenated) row each score is for, when not every row's is."""
     days = np.concatenate([s.days for s in snapshots])
+    if rows is not None:
+        days = days[rows]
     starts = np.cumsum([0] + [s.rows for s in snapshots])
     best = best_rows(scores, days, limit)
+    at = best if rows is None else rows[best]
     ranked = []
-    for i, which in zip(best, np.searchsorted(starts, best, side="right") - 1, strict=True):
-        snapshot, row = snapshots[which], int(i - starts[which])
+    for i, j, which in zip(best, at, np.searchsorted(starts, at, side="right") - 1, strict=True):
+        snapshot, row = snapshots[which], int(j - starts[which])
         day = int(days[i])
         hit = VectorHit(
             pk=int(snapshot.pks[row]),

@@ -10,13 +10,16 @@ a fact moved between files or the same text saved in another scope never recompu
 model name says how a vector was made (the bundled model embeds one text per run), so vectors
 made another way are never mixed in.
 
-Search is exact up to 20,000 searched facts (`matrices`: one matrix per scope snapshot in this
-process, where only new identities are fetched or computed when a scope changes; ties break by
-date, then a content key, never by row id). Beyond that, when pgvector has an HNSW index for the
-model and the searched scopes hold at least a quarter of the workspace's vectors, Postgres finds
-the nearest vectors approximately and they are filtered to the searched scopes. That path's
-graph depends on the order vectors were inserted, so after a rebuild of the embedding table such
-a search may find a slightly different pool. Without pgvector the scan stays exact.
+Search runs in this process over one matrix per scope snapshot (`matrices`, where only new
+identities are fetched when a scope changes; ties break by date, then a content key, never by
+row id): exact up to 20,000 searched facts, and from there on the vectors' sign bits first, then
+the exact cosines of the nearest thousand. Searches over more facts than a process holds
+(`LOCAL_MAX_FACTS`), and a budgeted read (the API) while a large scope's matrix is still being
+built behind it, go to Postgres when pgvector has an HNSW index for the model and the searched
+scopes hold at least a quarter of the workspace's vectors: it finds the nearest vectors
+approximately and they are filtered to the searched scopes. That path's graph depends on the
+order vectors were inserted, so after a rebuild of the embedding table such a search may find a
+slightly different pool.
 
 Does not: match words, fuse or rank (see `lexical`, `fusion`), decide who may read what (callers
 pass scopes), or write index rows.
@@ -36,13 +39,17 @@ from django.db import connection
 
 from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Scope
+from memstore.index.sync import sync_is_skipped
 from memstore.models import Embedding
 from memstore.recall.embeddings import Embedder, embedder_load
 from memstore.recall.matrices import (
+    CACHE_MAX_FACTS,
     RECHECK_S,
     Nearest,
     VectorHit,
+    matrices_build_behind,
     matrices_clear,
+    matrices_held,
     matrices_search,
     matrices_vectors_added,
 )
@@ -55,6 +62,7 @@ EMBED_BATCH = 256
 ANN_MIN_FACTS = 20_000  # below this an exact scan in this process is as fast and exact
 ANN_MIN_SHARE = 0.25  # the HNSW pool is filtered to the searched scopes: they must be a big part
 ANN_POOL_MAX = 1000  # pgvector's largest hnsw.ef_search
+LOCAL_MAX_FACTS = CACHE_MAX_FACTS  # searched facts ranked in this process, not by the HNSW index
 # HNSW indexes the recall migration creates, by model name: (index name, dimension).
 ANN_INDEXES = {
     "bge-small-en-v1.5-int8/single": ("memstore_embedding_bge_small_single_hnsw", 384),
@@ -207,16 +215,25 @@ def vectors_search(
     if versions is None:
         versions = versions_read(keys)
     searched = sum(version[-1] for version in versions.values())
-    if searched >= ANN_MIN_FACTS and (share := _ann_share(embedder, searched)):
-        # Ask for enough neighbours that about `limit` survive the filter to these scopes.
-        pool = max(limit, min(ANN_POOL_MAX, int(1.5 * limit / share)))
-        hits = _ann_search(scopes, query, embedder, limit, include_hidden, pool)
-        return Nearest(hits=hits, waiting=vectors_waiting(embedder.name, keys, versions))
-    if snapshots is None:
-        snapshots = snapshots_current(versions, keys)
 
     def fetch(fact_ids: list[str]) -> dict[str, np.ndarray]:
         return vectors_fetch(embedder.name, fact_ids)
+
+    if searched >= ANN_MIN_FACTS and (share := _ann_share(embedder, searched)):
+        # Scopes held in this process are ranked here (on the vectors' sign bits, then exact
+        # cosines: `matrices`), once their matrices are; a budgeted read meanwhile has them
+        # built behind it and asks the HNSW index, as do searches too large to hold.
+        local = snapshots is not None and searched <= LOCAL_MAX_FACTS
+        if local and sync_is_skipped() and not matrices_held(snapshots, embedder):
+            matrices_build_behind(snapshots, embedder, fetch)
+            local = False
+        if not local:
+            # Ask for enough neighbours that about `limit` survive the filter to these scopes.
+            pool = max(limit, min(ANN_POOL_MAX, int(1.5 * limit / share)))
+            hits = _ann_search(scopes, query, embedder, limit, include_hidden, pool)
+            return Nearest(hits=hits, waiting=vectors_waiting(embedder.name, keys, versions))
+    if snapshots is None:
+        snapshots = snapshots_current(versions, keys)
 
     return matrices_search(
         snapshots, query, embedder, limit=limit, include_hidden=include_hidden, fetch=fetch
