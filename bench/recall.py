@@ -1,6 +1,6 @@
 """Recall latency on a 100,000-fact workspace.
 
-    python -m bench recall [--facts 100000] [--runs 5] [--queries 100] [--layout team|solo|both]
+    python -m bench recall [--facts 100000] [--runs 3] [--queries 40] [--layout team|solo|both]
 
 Layouts (both hold --facts facts in all):
   team  20 bots, 30 people, 10 projects with 3 writing bots each. The searching bot, in a direct
@@ -25,6 +25,7 @@ import os
 import random
 import statistics
 import time
+from contextlib import contextmanager, nullcontext
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -245,7 +246,7 @@ def prepare(layout: str, facts: int, composed: bool = False) -> dict:
     return spec
 
 
-def measure(spec: dict, runs: int, n_queries: int) -> dict:
+def measure(spec: dict, runs: int, n_queries: int, reference: int = 5) -> dict:
     from django.db import connection
 
     from memstore.recall import recall_search
@@ -280,6 +281,18 @@ def measure(spec: dict, runs: int, n_queries: int) -> dict:
     recall_search(ctx=ctx, query="warm up")
     cold = (time.perf_counter() - start) * 1000
     log(f"first search (loads this process's vectors): {cold:.0f} ms")
+    try:  # a large scope's matrix is built behind the first search
+        from memstore.recall.matrices import matrices_building
+    except ImportError:  # before the sign-bit ranking
+
+        def matrices_building() -> bool:
+            return False
+
+    start = time.perf_counter()
+    while matrices_building():
+        time.sleep(0.05)
+    if time.perf_counter() - start > 0.05:
+        log(f"its vector matrix, built behind it: {time.perf_counter() - start:.1f} s more")
 
     def words(question: str) -> None:
         words_search(facts_list(scopes=scopes, limit=1_000_000).items, question)
@@ -295,8 +308,15 @@ def measure(spec: dict, runs: int, n_queries: int) -> dict:
         query_vectors_clear()  # a new question: the model runs
         recall_search(ctx=ctx, query=question)
 
+    def before(question: str) -> None:
+        # The meaning side as it was before the sign-bit ranking: Postgres's HNSW index for
+        # a search over 20,000 facts or more, the exact product over every row below that.
+        with _meaning_before():
+            hybrid(question)
+
     subjects = {
         "recall (hybrid)": hybrid,
+        "recall (hybrid, meaning as before)": before,
         "recall (hybrid, query asked before)": lambda q: recall_search(ctx=ctx, query=q),
         "recall (words only)": lambda q: recall_search(ctx=ctx, query=q, mode="lexical"),
         "query embedding alone": (lambda q: embedder.embed_query(q)) if embedder else None,
@@ -310,7 +330,7 @@ def measure(spec: dict, runs: int, n_queries: int) -> dict:
         for name, fn in subjects.items():
             samples = []
             # The reference word search loads every readable fact per query: fewer samples.
-            for question in batch if name != "reference word search" else batch[:10]:
+            for question in batch if name != "reference word search" else batch[:reference]:
                 connection.queries_log.clear()
                 if name.endswith("asked before)"):
                     fn(question)  # the timed call below finds its vector remembered
@@ -324,8 +344,10 @@ def measure(spec: dict, runs: int, n_queries: int) -> dict:
         )
     log("stage timing (instrumented, one pass) ...")
     stages = stage_times(questions(random.Random(5), n_queries), hybrid, embedder)
+    agreement = meaning_agreement(scopes, embedder, questions(random.Random(17), n_queries))
     return {
         "stages": stages,
+        "agreement": agreement,
         "readable": readable,
         "cold_ms": cold,
         "rows": {
@@ -338,14 +360,89 @@ def measure(spec: dict, runs: int, n_queries: int) -> dict:
     }
 
 
+@contextmanager
+def _meaning_before():
+    """The meaning side as before the sign-bit ranking (for the same-run comparison): the
+    HNSW statement for searches it served, the full matrix product below."""
+    from memstore.recall import matrices, vectors
+
+    saved = vectors.LOCAL_MAX_FACTS, matrices.BITS_MIN_ROWS
+    vectors.LOCAL_MAX_FACTS, matrices.BITS_MIN_ROWS = 0, 1 << 62
+    try:
+        yield
+    finally:
+        vectors.LOCAL_MAX_FACTS, matrices.BITS_MIN_ROWS = saved
+
+
+def meaning_agreement(scopes, embedder, questions_: list[str], k=(10, 100)) -> dict:
+    """How many of the exact nearest `k` rows (the full product over every row) each way of
+    searching by meaning finds, over these questions: {way: {k: share}}."""
+    from memstore.recall import matrices, vectors
+    from memstore.recall.snapshot import snapshots_current
+    from memstore.recall.versions import versions_read
+
+    if embedder is None:
+        return {}
+    keys = [str(scope) for scope in scopes]
+    versions = versions_read(keys)
+    snapshots = snapshots_current(versions, keys)
+
+    def nearest(vector, limit: int) -> list[str]:
+        found = vectors.vectors_search(
+            scopes=scopes,
+            query=vector,
+            embedder=embedder,
+            limit=limit,
+            versions=versions,
+            snapshots=snapshots,
+        )
+        return [hit.fact_id for hit in found.hits]
+
+    ways = {"this code (sign bits + exact rescoring from 20,000 rows)": nullcontext}
+    ways["HNSW index (before, solo)" if _hnsw_serves(scopes, embedder) else "exact"] = (
+        _meaning_before
+    )
+    found = {way: {n: [] for n in k} for way in ways}
+    for question in questions_:
+        vector = embedder.embed_query(question)
+        saved = matrices.BITS_MIN_ROWS
+        matrices.BITS_MIN_ROWS = 1 << 62
+        try:
+            exact = nearest(vector, max(k))
+        finally:
+            matrices.BITS_MIN_ROWS = saved
+        for way, context in ways.items():
+            with context():
+                got = nearest(vector, max(k))
+            for n in k:
+                want = set(exact[:n])
+                found[way][n].append(len(want & set(got[:n])) / max(len(want), 1))
+    return {way: {n: statistics.mean(v) for n, v in by_k.items()} for way, by_k in found.items()}
+
+
+def _hnsw_serves(scopes, embedder) -> bool:
+    from memstore.recall import vectors
+    from memstore.recall.versions import versions_read
+
+    keys = [str(scope) for scope in scopes]
+    searched = sum(version[-1] for version in versions_read(keys).values())
+    return searched >= vectors.ANN_MIN_FACTS and bool(vectors._ann_share(embedder, searched))
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m bench recall", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--facts", type=int, default=100_000)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--layout", choices=["team", "solo", "both"], default="both")
+    parser.add_argument(
+        "--reference-queries",
+        type=int,
+        default=5,
+        help="questions per run for the reference word search (2 s each at 100,000 facts)",
+    )
     parser.add_argument(
         "--composed-vectors",
         action="store_true",
@@ -353,13 +450,14 @@ def main(argv: list[str]) -> None:
     )
     args = parser.parse_args(argv)
 
+    load_before = os.getloadavg()
     bench_database(BENCH_DB)
     django_start()
     layouts = ["team", "solo"] if args.layout == "both" else [args.layout]
     results = {}
     for layout in layouts:
         spec = prepare(layout, args.facts, args.composed_vectors)
-        results[layout] = measure(spec, args.runs, args.queries)
+        results[layout] = measure(spec, args.runs, args.queries, args.reference_queries)
 
     print(
         f"\nRecall latency, {args.facts:,}-fact workspace, median of {args.runs} runs "
@@ -374,6 +472,33 @@ def main(argv: list[str]) -> None:
                 f"| {layout} | {result['readable']:,} | {name} | {p50:.1f} | {p95:.1f} | "
                 f"{p50 / base:.2f}x |"
             )
+    load_after = os.getloadavg()
+    targets = {"team": 1.5, "solo": 2.0}
+    print(
+        "\nHybrid recall against the query embedding alone, same run (p50 ms; load average "
+        f"{load_before[0]:.1f} before, {load_after[0]:.1f} after)\n"
+    )
+    print(
+        "| layout | query embedding alone | hybrid | ratio | target | hybrid, meaning as "
+        "before | its ratio |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for layout, result in results.items():
+        rows = result["rows"]
+        if "query embedding alone" not in rows:
+            continue
+        base = rows["query embedding alone"][0]
+        now, then = rows["recall (hybrid)"][0], rows["recall (hybrid, meaning as before)"][0]
+        print(
+            f"| {layout} | {base:.2f} | {now:.2f} | {now / base:.2f}x | "
+            f"<= {targets.get(layout, 0):.1f}x | {then:.2f} | {then / base:.2f}x |"
+        )
+    print("\nNearest rows by meaning found, against the exact product over every row:\n")
+    print("| layout | way | recall@10 | recall@100 |")
+    print("| --- | --- | ---: | ---: |")
+    for layout, result in results.items():
+        for way, by_k in result["agreement"].items():
+            print(f"| {layout} | {way} | {by_k[10]:.3f} | {by_k[100]:.3f} |")
     print("\nWhere a hybrid search's time goes (median ms per query, instrumented pass):\n")
     print("| layout | stage | ms |")
     print("| --- | --- | ---: |")

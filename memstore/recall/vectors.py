@@ -13,11 +13,12 @@ made another way are never mixed in.
 Search runs in this process over one matrix per scope snapshot (`matrices`, where only new
 identities are fetched when a scope changes; ties break by date, then a content key, never by
 row id): exact up to 20,000 searched facts, and from there on the vectors' sign bits first, then
-the exact cosines of the nearest thousand. Searches over more facts than a process holds
-(`LOCAL_MAX_FACTS`), and a budgeted read (the API) while a large scope's matrix is still being
-built behind it, go to Postgres when pgvector has an HNSW index for the model and the searched
-scopes hold at least a quarter of the workspace's vectors: it finds the nearest vectors
-approximately and they are filtered to the searched scopes. That path's graph depends on the
+the exact cosines of the nearest 2,000. Searches over more facts than a process holds
+(`LOCAL_MAX_FACTS`), and a search of 20,000 facts or more while its matrices are built or
+brought up to date behind it (the first search, the first after a write), go to Postgres when
+pgvector has an HNSW index for the model and the searched scopes hold at least a quarter of the
+workspace's vectors: it finds the nearest vectors approximately and they are filtered to the
+searched scopes. That path's graph depends on the
 order vectors were inserted, so after a rebuild of the embedding table such a search may find a
 slightly different pool.
 
@@ -39,7 +40,6 @@ from django.db import connection
 
 from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Scope
-from memstore.index.sync import sync_is_skipped
 from memstore.models import Embedding
 from memstore.recall.embeddings import Embedder, embedder_load
 from memstore.recall.matrices import (
@@ -221,10 +221,11 @@ def vectors_search(
 
     if searched >= ANN_MIN_FACTS and (share := _ann_share(embedder, searched)):
         # Scopes held in this process are ranked here (on the vectors' sign bits, then exact
-        # cosines: `matrices`), once their matrices are; a budgeted read meanwhile has them
-        # built behind it and asks the HNSW index, as do searches too large to hold.
+        # cosines: `matrices`) once their matrices are up to date; until then (the first
+        # search, the first after a write) they are built behind the search, which asks the
+        # HNSW index meanwhile, as do searches too large to hold.
         local = snapshots is not None and searched <= LOCAL_MAX_FACTS
-        if local and sync_is_skipped() and not matrices_held(snapshots, embedder):
+        if local and not matrices_held(snapshots, embedder):
             matrices_build_behind(snapshots, embedder, fetch)
             local = False
         if not local:

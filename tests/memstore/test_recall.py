@@ -11,7 +11,6 @@ from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact
 from memstore.index import index_rebuild
-from memstore.index.sync import sync_skipped
 from memstore.models import Embedding
 from memstore.recall import embeddings, matrices, recall_search, search, vectors
 from memstore.recall.backfill import backfill_forget
@@ -400,7 +399,7 @@ def test_large_searches_use_the_hnsw_index_and_agree_with_the_exact_scan(office,
     assert used == [1]
 
 
-def test_a_budgeted_read_asks_the_index_until_the_matrix_is_built_behind_it(
+def test_a_large_search_asks_the_index_until_its_matrix_is_built_behind_it(
     office, fake, monkeypatch
 ):
     if vectors._storage() != "vector":
@@ -414,22 +413,35 @@ def test_a_budgeted_read_asks_the_index_until_the_matrix_is_built_behind_it(
     monkeypatch.setattr(vectors, "ANN_MIN_FACTS", 1)
     monkeypatch.setattr(vectors, "ANN_INDEXES", {"fake-words": ("test_fake_hnsw", 64)})
     monkeypatch.setattr(vectors, "_ann_ready", {})
+    monkeypatch.setattr(matrices, "BITS_MIN_ROWS", 1)
     used, behind = [], []
     real = vectors._ann_search
     monkeypatch.setattr(vectors, "_ann_search", lambda *a: used.append(1) or real(*a))
-    # The test's rows are not committed, so the matrix is built in this thread when asked.
-    monkeypatch.setattr(
-        vectors,
-        "matrices_build_behind",
-        lambda snapshots, embedder, fetch: behind.append(1),
-    )
-    with sync_skipped():
-        first = texts(recall_search(ctx=own(), query="golden retriever"))
-    assert (used, behind) == ([1], [1])
-    recall_search(ctx=own(), query="golden retriever")  # not budgeted: builds the matrix
-    with sync_skipped():
-        assert texts(recall_search(ctx=own(), query="golden retriever")) == first
+    queued = []
+
+    def build_behind(snapshots, embedder, fetch):
+        behind.append(1)
+        queued.append(lambda: matrices._current(snapshots, embedder, fetch))
+
+    # The test's rows are not committed, so the "background" build runs here when told to.
+    monkeypatch.setattr(vectors, "matrices_build_behind", build_behind)
+    first = texts(recall_search(ctx=own(), query="golden retriever"))
+    assert (used, behind) == ([1], [1])  # no matrix yet: the index answered
+    queued.pop()()
+    assert texts(recall_search(ctx=own(), query="golden retriever")) == first
     assert (used, behind) == ([1], [1])  # now ranked in this process
+    # A write changes the scope: the index answers until the matrix is brought up to date.
+    fact_edit(
+        shard=Scope("bot", "ada").shard("ada"),
+        fact_id=fact_identity("Prefers tea over coffee"),
+        text="Prefers green tea",
+    )
+    meaning_ready(fake)
+    assert texts(recall_search(ctx=own(), query="golden retriever")) == first
+    assert (used, behind) == ([1, 1], [1, 1])
+    queued.pop()()
+    assert texts(recall_search(ctx=own(), query="green tea"))[:1] == ["Prefers green tea"]
+    assert (used, behind) == ([1, 1], [1, 1])
 
 
 def test_the_sign_bits_find_the_exact_nearest_rows():
