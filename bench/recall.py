@@ -398,7 +398,7 @@ def meaning_agreement(scopes, embedder, questions_: list[str], k=(10, 100)) -> d
         )
         return [hit.fact_id for hit in found.hits]
 
-    ways = {"this code (sign bits + exact rescoring from 20,000 rows)": nullcontext}
+    ways = {"this code (sign bits + exact rescoring from 10,000 rows)": nullcontext}
     ways["HNSW index (before, solo)" if _hnsw_serves(scopes, embedder) else "exact"] = (
         _meaning_before
     )

@@ -12,14 +12,15 @@ most every `RECHECK_S` seconds, so meaning arrives in search soon after the back
 Within a read's budget a rebuild fetches vectors for at most `FETCH_BUDGET_S` (a scope of 50,000
 new vectors takes most of a second); the rest count as waiting and the next search goes on.
 
-Over `BITS_MIN_ROWS` rows or more (a 100,000-fact scope) the product is not taken over every
-row: each matrix also holds the sign bits of its vectors (48 bytes a row at 384 dimensions), the
-rows nearest the query by Hamming distance on those bits are found with numpy's bit counts, and
-only they (every row within the distance of the `RESCORED`-th nearest, ties included) are scored
-by their exact cosine. On bge-small's vectors that finds the exact product's best 10 rows and
-99 % or more of its best 100 (measured by `python -m bench recall`), in about a tenth of the
-time, reading 48 bytes a row instead of 1,536: the HNSW statement it replaces for such scopes
-was approximate too, and cost a round trip and most of a search's time.
+From `BITS_MIN_ROWS` rows on (10,000: a bot reading a team's 12,000 facts, a 100,000-fact
+scope) the product is not taken over every row: each matrix also holds the sign bits of its
+vectors (48 bytes a row at 384 dimensions), the rows nearest the query by Hamming distance on
+those bits are found with numpy's bit counts, and only they (every row within the distance of
+the `RESCORED`-th nearest, ties included) are scored by their exact cosine. On bge-small's
+vectors that finds the exact product's best 10 rows and 99 % or more of its best 100 (measured
+by `python -m bench recall`), in about a tenth of the time at 100,000 rows, reading 48 bytes a
+row instead of 1,536. The HNSW statement it replaces from 20,000 facts on was approximate too,
+and cost a round trip and most of a search's time.
 
 Results do not depend on the order facts were indexed in or rows come back from Postgres: ties
 break by date, then the snapshot's content key (identity, scope, shard, file), never by row id
@@ -53,7 +54,7 @@ CACHE_MAX_FACTS = 300_000
 RECHECK_S = 1.0  # a matrix with facts still waiting for vectors asks for them again this often
 FETCH_CHUNK = 2_000  # vectors per statement when a matrix is (re)built
 FETCH_BUDGET_S = 0.1  # within a read's budget a rebuild fetches this long; the rest next time
-BITS_MIN_ROWS = 20_000  # from this many rows, rank on the sign bits first, then rescore
+BITS_MIN_ROWS = 10_000  # from this many rows, rank on the sign bits first, then rescore
 RESCORED = 2_000  # rows nearest by the bits that get their exact cosine (with ties: a few more)
 
 

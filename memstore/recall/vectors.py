@@ -12,7 +12,7 @@ made another way are never mixed in.
 
 Search runs in this process over one matrix per scope snapshot (`matrices`, where only new
 identities are fetched when a scope changes; ties break by date, then a content key, never by
-row id): exact up to 20,000 searched facts, and from there on the vectors' sign bits first, then
+row id): exact below 10,000 searched facts, and from there on the vectors' sign bits first, then
 the exact cosines of the nearest 2,000. Searches over more facts than a process holds
 (`LOCAL_MAX_FACTS`), and a search of 20,000 facts or more while its matrices are built or
 brought up to date behind it (the first search, the first after a write), go to Postgres when
