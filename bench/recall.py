@@ -9,8 +9,12 @@ Layouts (both hold --facts facts in all):
 
 Per layout and run: the median and p95 over --queries questions of `recall_search` end to end
 (sync, query embedding, lexical and semantic search, fusion, loading the facts), next to the
-query embedding alone, words-only recall, and the reference design's word search measured in
-the same loop (the baseline). The table reports the median of the per-run medians.
+same search with the meaning side as it was before the sign-bit ranking (HNSW from 20,000
+facts, the full matrix product below), the query embedding alone, words-only recall, and the
+reference design's word search measured in the same loop. The table reports the median of the
+per-run medians; a second table puts hybrid recall against the query embedding alone (issue
+25's baseline: the ratio, its target and the load average), a third says how many of the exact
+product's nearest 10 and 100 rows each way of searching by meaning finds.
 
 Runs against its own database `memstore_bench_recall` on the same server (DATABASE_URL, or the
 embedded Postgres under ./var) and its own MEMORY_ROOT under ./var/bench, so the dev index is
