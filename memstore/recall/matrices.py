@@ -1,4 +1,5 @@
-"""Exact search by meaning in this process: one vector matrix per scope snapshot.
+"""Search by meaning in this process: one vector matrix per scope snapshot (exact below
+`BITS_MIN_ROWS` rows; above, on the vectors' sign bits first, then exact cosines).
 
 Owns: the per-process matrices (row i of a scope's matrix is row i of its `snapshot`), kept per
 (database, model, scope) and rebuilt when the snapshot changes, reusing the vectors of the
@@ -8,7 +9,8 @@ ranking over them, which also says how many facts have no vector yet. A matrix p
 
 Vectors are made in the background (`backfill`), never here: a fact without one is left out of
 the ranking by meaning (words still find it). A matrix with such facts fetches them again at
-most every `RECHECK_S` seconds, so meaning arrives in search soon after the backfill stores it.
+most every `RECHECK_S` seconds (a matrix over 10,000 rows every rows / 10,000 seconds), so
+meaning arrives in search soon after the backfill stores it.
 Within a read's budget a rebuild fetches vectors for at most `FETCH_BUDGET_S` (a scope of 50,000
 new vectors takes most of a second); the rest count as waiting and the next search goes on.
 
@@ -52,6 +54,7 @@ logger = logging.getLogger(__name__)
 # rebuilt after eviction refetches its vectors: ~16 ms per 1,000 facts).
 CACHE_MAX_FACTS = 300_000
 RECHECK_S = 1.0  # a matrix with facts still waiting for vectors asks for them again this often
+RECHECK_ROWS_PER_S = 10_000  # ... or, for a larger one, every (rows / this) seconds
 FETCH_CHUNK = 2_000  # vectors per statement when a matrix is (re)built
 FETCH_BUDGET_S = 0.1  # within a read's budget a rebuild fetches this long; the rest next time
 BITS_MIN_ROWS = 10_000  # from this many rows, rank on the sign bits first, then rescore
@@ -242,7 +245,10 @@ def _fresh(held: _Matrix, snapshot: Snapshot, now: float) -> bool:
     """Whether a held matrix serves this snapshot as it is (no rebuild due)."""
     if held.snapshot is not snapshot or not held.complete:
         return False
-    return not held.waiting or (held.added == _added and now - held.built < RECHECK_S)
+    # A large matrix is re-laid less often while its facts wait (every 10 s at 100,000 rows):
+    # each rebuild writes a whole new matrix, and the backfill may take minutes.
+    recheck = max(RECHECK_S, held.snapshot.rows / RECHECK_ROWS_PER_S)
+    return not held.waiting or (held.added == _added and now - held.built < recheck)
 
 
 def _current(snapshots: list[Snapshot], embedder: Embedder, fetch) -> list[_Matrix]:

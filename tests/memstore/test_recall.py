@@ -508,6 +508,35 @@ def test_rows_left_out_are_never_rescored_and_ties_go_in_together():
     assert (distances[kept] < cut).sum() < matrices.RESCORED <= len(near)
 
 
+def test_a_large_matrix_waiting_for_vectors_is_re_laid_less_often():
+    """A matrix whose facts wait for vectors is rebuilt to pick them up: every second up to
+    10,000 rows, every 10 s at 100,000 (each rebuild writes a whole new matrix)."""
+
+    class Rows:
+        def __init__(self, rows: int) -> None:
+            self.rows = rows
+
+    def held(snapshot, age: float):
+        return matrices._Matrix(
+            snapshot=snapshot,
+            matrix=np.zeros((0, 1), np.float32),
+            bits=np.zeros((1, 0), np.uint64),
+            missing=np.zeros(0, bool),
+            skipped=np.zeros(0, bool),
+            waiting=5,
+            built=100.0 - age,
+            added=matrices._added,
+            complete=True,
+        )
+
+    small, large = Rows(5_000), Rows(100_000)
+    assert matrices._fresh(held(small, 0.5), small, now=100.0)
+    assert not matrices._fresh(held(small, 1.5), small, now=100.0)
+    assert matrices._fresh(held(large, 9.0), large, now=100.0)
+    assert not matrices._fresh(held(large, 10.5), large, now=100.0)
+    assert not matrices._fresh(held(large, 0.0), Rows(100_000), now=100.0)  # another snapshot
+
+
 def test_an_edit_is_searched_by_meaning_once_embedded(office, fake):
     meaning_ready(fake)
     recall_search(ctx=own(), query="tea")  # the scope's vectors are now cached in this process
