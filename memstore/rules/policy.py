@@ -15,6 +15,7 @@ write path that calls it does.
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 import snowballstemmer
 
@@ -96,7 +97,7 @@ def excluded_topic(text: str, topics: list[str]) -> str | None:
     None. A topic of several words matches those words in that order, side by side."""
     stems = _stems(text)
     for topic in topics:
-        wanted = _stems(topic)
+        wanted = _topic_stems(topic)
         size = len(wanted)
         if size and any(stems[i : i + size] == wanted for i in range(len(stems) - size + 1)):
             return topic
@@ -106,3 +107,9 @@ def excluded_topic(text: str, topics: list[str]) -> str | None:
 def _stems(text: str) -> list[str]:
     # Word stems of the normalised text: "Divorced" and "divorcing" both read "divorc".
     return _STEMMER.stemWords(_WORD.findall(normalise(text).lower()))
+
+
+@lru_cache(maxsize=4096)
+def _topic_stems(topic: str) -> list[str]:
+    # The same few topics and keywords are stemmed for every save: remembered (not mutated).
+    return _stems(topic)
