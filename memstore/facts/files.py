@@ -50,7 +50,9 @@ import re
 import secrets
 import signal
 import socket
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -186,15 +188,51 @@ _HOST = hashlib.blake2b(socket.gethostname().encode(), digest_size=3).hexdigest(
 _TEMP_RE = re.compile(r"^\..+\.(?:(?P<host>[0-9a-f]{6})-)?(?P<pid>\d+)\.[0-9a-f]{8}\.tmp$")
 
 
-def write_atomic(path: Path, text: str, *, expected: Signature | None) -> None:
-    """Replace (or create) the file with `text` if it still has the `expected` signature;
-    MemoryVolumeFull / MemoryVolumeReadOnly (the original untouched) if the volume refuses."""
+def write_atomic(path: Path, text: str, *, expected: Signature | None) -> os.stat_result:
+    """Replace (or create) the file with `text` if it still has the `expected` signature, and
+    return the stat of the file written once it is durable; MemoryVolumeFull /
+    MemoryVolumeReadOnly (the original untouched) if the volume refuses."""
+    return write_settling(path, text, expected=expected, later=False).settle()
+
+
+@dataclass(slots=True)
+class Replaced:
+    """A file just replaced by `write_settling`: `stat` is the new file's; `settle()` waits
+    until the write is durable (the swapped-out version removed and the folder fsynced)."""
+
+    path: Path
+    stat: os.stat_result
+    _temp: Path
+    _pending: Future | None = None
+
+    def settle(self) -> os.stat_result:
+        """Wait until the new file is durable (raises what the folder's fsync raised)."""
+        with volume_errors(self.path):
+            if self._pending is None:
+                _settle(self.path, self._temp)
+            else:
+                self._pending.result()
+        return self.stat
+
+
+def write_settling(
+    path: Path, text: str, *, expected: Signature | None, later: bool = True
+) -> Replaced:
+    """`write_atomic` up to the rename: the file holds `text` (fsynced) when this returns, and
+    with `later` the rest (removing the swapped-out version, the folder's fsync that makes the
+    rename durable) runs on a worker thread meanwhile. The caller must `settle()` the result
+    before it says the write was done; a writer then overlaps the folder's fsync with its index
+    statement."""
     data = text.encode("utf-8")
     with volume_errors(path):
         room_check(path.parent, len(data) + HEADROOM_BYTES)
         folder_make(path.parent)
         temps_sweep(path.parent)
-        _write_replacing(path, data, expected)
+        ours, temp = _write_replacing(path, data, expected)
+    replaced = Replaced(path=path, stat=ours, _temp=temp)
+    if later:
+        replaced._pending = _settler().submit(_settle, path, temp)
+    return replaced
 
 
 def write_back(path: Path, snapshot: "Snapshot") -> None:
@@ -206,10 +244,14 @@ def write_back(path: Path, snapshot: "Snapshot") -> None:
             os.unlink(path)
         else:
             now = signature(path, with_digest=True)
-            _write_replacing(path, snapshot.text.encode("utf-8"), now)
+            _settle(path, _write_replacing(path, snapshot.text.encode("utf-8"), now)[1])
 
 
-def _write_replacing(path: Path, data: bytes, expected: Signature | None) -> None:
+def _write_replacing(
+    path: Path, data: bytes, expected: Signature | None
+) -> tuple[os.stat_result, Path]:
+    # The new file's stat and the temp name to remove then (see `_settle`): after an exchange it
+    # holds the version swapped out, after a link the second name of ours.
     temp = path.with_name(f".{path.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         # The temp file becomes the file: it is created with the memory file mode.
@@ -229,10 +271,30 @@ def _write_replacing(path: Path, data: bytes, expected: Signature | None) -> Non
             if signature(path, with_digest=bool(expected.digest)) != expected:
                 raise ChangedOnDisk(str(path))
             os.replace(temp, path)
-    finally:
+    except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
+        raise
+    return ours, temp
+
+
+def _settle(path: Path, temp: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temp)
     _fsync_dir(path.parent)
+
+
+_settlers: tuple[int, ThreadPoolExecutor] | None = None
+_settlers_lock = threading.Lock()
+
+
+def _settler() -> ThreadPoolExecutor:
+    # One pool per process: a pool made before a fork has no threads in the child.
+    global _settlers
+    with _settlers_lock:
+        if _settlers is None or _settlers[0] != os.getpid():
+            _settlers = (os.getpid(), ThreadPoolExecutor(4, thread_name_prefix="memstore-settle"))
+        return _settlers[1]
 
 
 def _exchange_in(temp: Path, path: Path, expected: Signature, ours: os.stat_result) -> bool:

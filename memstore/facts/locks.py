@@ -12,9 +12,9 @@ import hashlib
 import threading
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
-from django.db import connection
+from django.db import DatabaseError, connection
 
 _BOT_NAMESPACE = "memstore.bot:"
 _held = threading.local()  # bots whose session lock this thread's connection holds
@@ -28,19 +28,40 @@ def _key(text: str) -> int:
 
 
 @contextmanager
-def bot_lock(bot: str) -> Iterator[None]:
-    """Hold `bot`'s write lock for the block; waits while another process holds it."""
+def bot_lock(bot: str, *, reading: tuple[str, list] | None = None) -> Iterator[tuple]:
+    """Hold `bot`'s write lock for the block; waits while another process holds it. Nested
+    (this thread holds it already), it takes nothing more.
+
+    `reading`: a select list and its parameters, run in the statement that takes the lock
+    (one round trip instead of two), whose values the block gets as a tuple. Postgres reads
+    them at that statement's snapshot, taken before the lock was granted, so what they say of
+    the bot's own files must be checked against the files (a stat) once the lock is held."""
     key = _key(_BOT_NAMESPACE + bot)
     held = _held_counts()
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_lock(%s)", [key])
+    take = held[bot] == 0
+    select, params = reading or ("", [])
+    columns = [*(["pg_advisory_lock(%s)"] if take else []), *([select] if select else [])]
+    row: tuple = ()
+    if columns:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(f"SELECT {', '.join(columns)}", [*([key] if take else []), *params])
+                row = tuple(cursor.fetchone()[1 if take else 0 :])
+        except BaseException:
+            # A session lock outlives the error of the statement that took it: if it got that
+            # far, let go of it (if it did not, Postgres only warns).
+            if take:
+                with suppress(DatabaseError), connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+            raise
     held[bot] += 1
     try:
-        yield
+        yield row
     finally:
         held[bot] -= 1
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+        if take:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
 
 
 def _held_counts() -> Counter:

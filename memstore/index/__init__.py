@@ -1,11 +1,13 @@
 """The index: the only writer of `MemoryFile` and `Fact` rows, which mirror the memory files.
 
     sync.py     index_sync (before every read), index_sync_file (after every write)
+    written.py  a write's own change to one file in one statement (`written_rows`)
     behind.py   the background thread that finishes syncs too large for a read's budget
     rebuild.py  index_rebuild (`manage.py reindex`)
     rows.py     what both share: finding files, reading them, computing row columns
 
-It never writes a memory file; `memstore.store.services` does, then calls `index_sync_file`.
+It never writes a memory file; `memstore.store.rewrite` does, then calls `written_rows` or
+`index_sync_file`.
 """
 
 from memstore.index.rebuild import RebuildReport, index_rebuild

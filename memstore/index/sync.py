@@ -138,6 +138,17 @@ def _behind(scopes: list[Scope]) -> tuple[int, list[str], dict[str, int], dict[s
         cursor.execute(_SYNC_QUERY, [[str(scope) for scope in scopes]])
         rows = cursor.fetchall()
     files = len(on_disk)
+    stale, sizes = rows_behind(root, rows, on_disk)
+    return files, stale, sizes, on_disk
+
+
+def rows_behind(
+    root: Path, rows: Iterable[tuple], on_disk: dict[str, Stat]
+) -> tuple[list[str], dict[str, int]]:
+    """The files whose index rows (path, mtime_ns, size, inode, recheck, digest) are not what
+    the files hold now by these stats (changed or gone, or racy and with other bytes), then the
+    files of `on_disk` no row names (the index has never seen them), and the sizes of the
+    changed ones still on disk. Takes the rows' paths out of `on_disk`."""
     stale = []
     sizes: dict[str, int] = {}  # of the changed files still on disk
     now = time.time_ns()
@@ -148,7 +159,7 @@ def _behind(scopes: list[Scope]) -> tuple[int, list[str], dict[str, int], dict[s
             stale.append(path)
             sizes[path] = found[1] if found is not None else 0
     stale += on_disk  # files the index has never seen
-    return files, stale, sizes, on_disk
+    return stale, sizes
 
 
 def _split(stale: list[str], sizes: dict[str, int], budget: int) -> tuple[list[str], list[str]]:

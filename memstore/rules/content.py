@@ -38,7 +38,7 @@ from memstore.errors import (
 from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Shard
 from memstore.models import Bot
-from memstore.rules.controls import controls_read
+from memstore.rules.controls import Controls, controls_read
 from memstore.rules.policy import excluded_topic, secret_in_meta, secret_kind
 
 # The scopes a sensitive keyword keeps a memory out of: everything but a person's own.
@@ -53,9 +53,18 @@ RULE_ERRORS: dict[str, type[MemstoreError]] = {
 }
 
 
-def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str) -> None:
+def content_check(
+    *,
+    shard: Shard,
+    fact: FactLine,
+    person: str | None,
+    via: str,
+    controls: dict[str, Controls] | None = None,
+) -> None:
     """Raise SecretRefused, TopicExcluded, SensitiveKeyword, MemoryPaused or InvalidFact (a
-    private fact in workspace memory) if this fact may not be written."""
+    private fact in workspace memory) if this fact may not be written. `controls`: the people's
+    controls as read already for this write (`controls_sql` with `content_people` and topics,
+    parsed by `controls_parse`), else they are read here."""
     if shard.scope.kind == "server" and fact.meta.get("visibility") == "private":
         raise InvalidFact(
             "Workspace memory is shared with everyone: a fact there can't be private, and a "
@@ -66,8 +75,9 @@ def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str)
             f"This looks like {kind}; secrets are never saved to memory. "
             "Keep it in a password manager instead."
         )
-    about = {name for name in (person, _owner(shard)) if name}
-    controls = controls_read(people=sorted(about), with_topics=True)
+    about = set(content_people(shard=shard, person=person))
+    if controls is None:
+        controls = controls_read(people=sorted(about), with_topics=True)
     for name in sorted(controls):
         these = controls[name]
         if these.paused and via == "learner" and name in about:
@@ -85,6 +95,12 @@ def content_check(*, shard: Shard, fact: FactLine, person: str | None, via: str)
             f"{shard.scope.kind} memory, which the whole team can read. Save it in the person's "
             "own memory instead (scope user, from their direct room)."
         )
+
+
+def content_people(*, shard: Shard, person: str | None) -> list[str]:
+    """The people whose controls apply to every write to this shard from a room with `person`
+    (everyone's excluded topics apply too: read them with `with_topics`)."""
+    return sorted({name for name in (person, _owner(shard)) if name})
 
 
 def shard_shared(shard: Shard) -> bool:

@@ -13,7 +13,6 @@ from memstore.facts.paging import Page
 from memstore.facts.paths import (
     Misnamed,
     Scope,
-    Shard,
     all_scopes,
     memory_root,
     misnamed_folders,
@@ -22,7 +21,6 @@ from memstore.facts.ranking import RANK_ORDER_FIELDS
 from memstore.facts.records import StoredFact, stored_from_row
 from memstore.facts.validity import expired_sql
 from memstore.index import index_sync
-from memstore.index.sync import index_behind
 from memstore.models import Fact
 
 
@@ -71,18 +69,6 @@ def fact_find(*, scopes: Iterable[Scope], fact_id: str) -> list[StoredFact]:
     index_sync(scopes=scopes)
     rows = Fact.objects.filter(scope_key__in=[str(s) for s in scopes], fact_id=fact_id)
     return [stored_from_row(r) for r in rows.annotate(file_path=F("file__path"))]
-
-
-def fact_files(*, shard: Shard, fact_ids: set[str]) -> list[str] | None:
-    """The files of one shard that hold any of these facts, by the index (one stat per file and
-    two queries), so a forget or an edit rewrites only those; None when the index is behind a
-    file of the scope (a hand edit not yet synced): then only the files themselves can say."""
-    if index_behind(scopes=[shard.scope]):
-        return None
-    rows = Fact.objects.filter(
-        scope_key=str(shard.scope), shard_bot=shard.bot, fact_id__in=fact_ids
-    )
-    return sorted(set(rows.values_list("file__path", flat=True)))
 
 
 def legacy_rooms_of(bot: str) -> list[str]:

@@ -3,50 +3,51 @@
     bot lock -> read the file -> apply -> atomic replace (retry if edited meanwhile)
              -> append to the shard's history -> re-sync that file into the index
 
+(`memstore.store.rewrite.file_rewrite`, from "read the file" on). Remember, edit and forget take
+the lock in the statement that reads what the index holds of the scope (`memstore.store.prewrite`):
+with the index in step with the files, a save is that statement, its file, one statement for
+its index rows and the unlock.
+
 Callers pass the shard to write; deciding whether a room may write it is `memstore.rooms.access`.
 The content rules (secrets, excluded topics, paused memory) are checked here, inside every
 write that adds text (`memstore.rules.content`), and every refusal is recorded in the failure log
 (`memstore.rules.failures.refusals_recorded`), so no front door can forget either.
 """
 
-from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 from django.utils import timezone
 
-from memstore.errors import (
-    EditConflict,
-    FactNotFound,
-    InvalidFact,
-    MemoryVolumeError,
-    UnreadableFile,
-)
+from memstore.errors import EditConflict, FactNotFound, InvalidFact, UnreadableFile
 from memstore.facts import markdown
-from memstore.facts.files import (
-    ChangedOnDisk,
-    content_digest,
-    read_bytes,
-    read_snapshot,
-    write_atomic,
-    write_back,
-)
-from memstore.facts.history import Change, history_append
+from memstore.facts.files import read_bytes
+from memstore.facts.history import Change
 from memstore.facts.locks import bot_lock
 from memstore.facts.markdown import FactLine, Line
-from memstore.facts.parsed import lines_of
-from memstore.facts.parsed import remember as parsed_remember
 from memstore.facts.paths import Scope, Shard, locate, memory_root, shard_files
 from memstore.facts.ranking import Tier
 from memstore.facts.records import StoredFact, stored_of_line
-from memstore.index import Written, index_sync_file
-from memstore.rules.content import content_check
+from memstore.rules.content import content_check, content_people
 from memstore.rules.failures import refusals_recorded
-from memstore.store.selectors import fact_files, fact_find
+from memstore.store.prewrite import Behind, Prewrite, prewrite_parse, prewrite_reading
+from memstore.store.rewrite import MAX_ATTEMPTS, Edit, file_rewrite
+from memstore.store.selectors import fact_find
 from memstore.vocabulary import AUTOMATIC_VIAS, PERSON_EDIT_VIAS
 
-MAX_ATTEMPTS = 8
+__all__ = [
+    "MAX_ATTEMPTS",
+    "Edit",
+    "fact_edit",
+    "fact_forget",
+    "fact_remember",
+    "fact_restore",
+    "facts_put_back",
+    "file_rewrite",
+    "memory_clear",
+]
+
 _TIER_TAGS: dict[str, str | None] = {
     "profile": None,
     "log": None,
@@ -54,8 +55,6 @@ _TIER_TAGS: dict[str, str | None] = {
     "episode": "episode",
 }
 _HEADERS = {"profile": "# Profile", "log": "# Memory log"}
-
-Edit = Callable[[list[Line]], tuple[list[Line], list[Change]]]
 
 
 @refusals_recorded("remember")
@@ -81,9 +80,6 @@ def fact_remember(
     fact = markdown.make_fact(
         text=text, day=day or timezone.localdate(), tag=_TIER_TAGS[tier], meta=meta
     )
-    content_check(shard=shard, fact=fact, person=person, via=via)
-    if held := _held(shard.scope, fact.identity):
-        return held
     tier_file = "profile" if tier == "profile" else "log"
     rel = shard.file_rel(tier_file=tier_file, day=fact.day)
     kept: list[tuple[FactLine, int]] = []
@@ -99,6 +95,32 @@ def fact_remember(
         kept.append((fact, len(new)))
         return new, [_change("add", rel, fact)]
 
+    people = content_people(shard=shard, person=person)
+    reading = prewrite_reading(scope=shard.scope, fact_ids=[fact.identity], people=people)
+    # One statement takes the lock and reads the duplicate check, the file rows and the
+    # controls; with the index in step with every file of the scope, nothing more is read.
+    with bot_lock(shard.bot, reading=reading) as row:
+        state = prewrite_parse(row, scope=shard.scope, people=people)
+        content_check(shard=shard, fact=fact, person=person, via=via, controls=state.controls)
+        behind = state.behind(memory_root(), shard, scope_wide=True)
+        if not behind.files:
+            if state.copies:
+                return _newest(state.copies)
+            added = file_rewrite(
+                rel,
+                add,
+                header=_HEADERS[tier_file],
+                by=by,
+                via=via,
+                indexed=state.files.get(rel),
+                restat=behind.restat,
+            )
+            return stored_of_line(rel, kept[0][0], position=kept[0][1], existed=not added)
+    # A file of the scope changed since the index read it (a hand edit, another bot's write in
+    # progress): sync the scope and look again as a read would, without holding the lock (a
+    # sync takes the lock of each file's bot), then write as every other write does.
+    if held := _held(shard.scope, fact.identity):
+        return held
     with bot_lock(shard.bot):
         added = file_rewrite(rel, add, header=_HEADERS[tier_file], by=by, via=via)
     return stored_of_line(rel, kept[0][0], position=kept[0][1], existed=not added)
@@ -107,10 +129,11 @@ def fact_remember(
 def _held(scope: Scope, identity: str) -> StoredFact | None:
     # The newest stored copy anywhere in the scope (merged as readers merge shards).
     copies = fact_find(scopes=[scope], fact_id=identity)
-    if not copies:
-        return None
-    newest = max(copies, key=lambda f: (f.day, f.file))
-    return replace(newest, existed=True)
+    return _newest(copies) if copies else None
+
+
+def _newest(copies: list[StoredFact]) -> StoredFact:
+    return replace(max(copies, key=lambda f: (f.day, f.file)), existed=True)
 
 
 @refusals_recorded("forget")
@@ -136,11 +159,19 @@ def fact_forget(
             changes = [_change("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)]
             return markdown.remove_lines(lines, hits), changes
 
-        with bot_lock(shard.bot):
-            for rel in _holding_first(root, shard, ids, only=True):
+        reading = prewrite_reading(scope=shard.scope, fact_ids=ids)
+        with bot_lock(shard.bot, reading=reading) as row:
+            state = prewrite_parse(row, scope=shard.scope)
+            behind = state.behind(root, shard)
+            for rel in _holding_first(root, shard, ids, state, behind, only=True):
                 try:
                     removed += file_rewrite(
-                        rel, lambda lines, rel=rel: drop(lines, rel), by=by, via=via
+                        rel,
+                        lambda lines, rel=rel: drop(lines, rel),
+                        by=by,
+                        via=via,
+                        indexed=state.files.get(rel),
+                        restat=behind.restat,
                     )
                 except UnreadableFile:
                     if _unreadable_holds(rel, ids):
@@ -174,8 +205,12 @@ def fact_edit(
     fact_id = fact_id.strip().lower()
     root = memory_root()
     result: list[StoredFact] = []
-    with bot_lock(shard.bot):
-        for rel in _holding_first(root, shard, {fact_id}):
+    people = content_people(shard=shard, person=person)
+    reading = prewrite_reading(scope=shard.scope, fact_ids=[fact_id], people=people)
+    with bot_lock(shard.bot, reading=reading) as row:
+        state = prewrite_parse(row, scope=shard.scope, people=people)
+        behind = state.behind(root, shard)
+        for rel in _holding_first(root, shard, {fact_id}, state, behind):
 
             def change(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
                 result.clear()
@@ -188,7 +223,9 @@ def fact_edit(
                             )
                         new = _with_changes(markdown.with_text(line.fact, new_text), day, meta)
                         new = _claimed(new, via)
-                        content_check(shard=shard, fact=new, person=person, via=via)
+                        content_check(
+                            shard=shard, fact=new, person=person, via=via, controls=state.controls
+                        )
                         result.append(stored_of_line(rel, new, position=i + 1))
                         if new == line.fact:
                             return lines, []
@@ -198,7 +235,14 @@ def fact_edit(
                 return lines, []
 
             try:
-                file_rewrite(rel, change, by=by, via=via)
+                file_rewrite(
+                    rel,
+                    change,
+                    by=by,
+                    via=via,
+                    indexed=state.files.get(rel),
+                    restat=behind.restat,
+                )
             except UnreadableFile:
                 if _unreadable_holds(rel, {fact_id}):
                     raise
@@ -212,13 +256,20 @@ def fact_edit(
     raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
 
 
-def _holding_first(root: Path, shard: Shard, ids: set[str], *, only: bool = False) -> list[str]:
+def _holding_first(
+    root: Path, shard: Shard, ids: set[str], state: Prewrite, behind: Behind, *, only: bool = False
+) -> list[str]:
     """The shard's files to rewrite for these facts: those the index says hold one first (with
     `only`, just those), then the rest; every file when the index knows of none or is behind a
-    file of the shard, so a fact it missed is still found and a missing one still reported. A forget or an edit in a shard of
-    10,000 facts then parses one file instead of all of them."""
+    file of the shard, so a fact it missed is still found and a missing one still reported. A
+    forget or an edit in a shard of 10,000 facts then parses one file instead of all of them.
+    `state`: what the index held when the lock was taken (`prewrite`), `behind` its check."""
     every = shard_files(root, shard)
-    holding = set(fact_files(shard=shard, fact_ids=ids) or ())
+    if behind.files:
+        return every
+    holding = {
+        copy.file for copy in state.copies if copy.shard_bot == shard.bot and copy.fact_id in ids
+    }
     first = [rel for rel in every if rel in holding]
     if not first:
         return every
@@ -345,49 +396,6 @@ def _stuck_error(files: list[str], *, removed: int, what: str) -> UnreadableFile
     )
 
 
-def file_rewrite(rel: str, edit: Edit, *, header: str = "", by: str, via: str) -> list[Change]:
-    """The one write path: apply `edit` to one memory file, atomically, append its changes to
-    the shard's history and index the file. The caller holds the shard bot's lock."""
-    # Caller holds the shard bot's lock, so no other writer of ours touches this file. A person
-    # with an editor still can: the signature check in write_atomic catches that, and we retry
-    # from a fresh read so their edit is kept.
-    root = memory_root()
-    path = root / rel
-    location = locate(rel)
-    assert location is not None, rel
-    for _ in range(MAX_ATTEMPTS):
-        snapshot = read_snapshot(path)
-        text = snapshot.text if snapshot.text is not None else _new_file_text(header)
-        new_lines, changes = edit(lines_of(rel, text))
-        if not changes:
-            return []
-        new_text = markdown.render(new_lines)
-        try:
-            write_atomic(path, new_text, expected=snapshot.signature)
-        except ChangedOnDisk:
-            continue
-        parsed_remember(rel, new_text, new_lines)  # the next write here parses nothing
-        changes = [_stamp(change, by=by, via=via) for change in changes]
-        try:
-            history_append(root, location.shard, changes)
-        except MemoryVolumeError:
-            write_back(path, snapshot)  # a change without its history line: undo it, refuse
-            raise
-        declared = {c.fact_id for c in changes} | {c.old_fact_id for c in changes if c.old_fact_id}
-        written = Written(
-            before=snapshot.signature.digest if snapshot.signature else "",
-            after=content_digest(new_text.encode("utf-8")),
-            lines=new_lines,
-        )
-        index_sync_file(rel, declared=declared, by=by, via=via, written=written)
-        return changes
-    raise EditConflict(f"{rel} kept changing on disk while we tried to write it; try again.")
-
-
-def _new_file_text(header: str) -> str:
-    return (header or "# Memory") + markdown.HEADER.removeprefix("# Memory")
-
-
 def _change(
     op: str, rel: str, fact: FactLine, old: FactLine | None = None, position: int | None = None
 ) -> Change:
@@ -400,10 +408,6 @@ def _change(
         old_fact_id=old.identity if old else "",
         position="" if position is None else str(position),
     )
-
-
-def _stamp(change: Change, *, by: str, via: str) -> Change:
-    return replace(change, by=by, via=via)
 
 
 def _identities(*, fact_id: str | None, text: str | None) -> set[str]:

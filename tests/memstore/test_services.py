@@ -16,7 +16,7 @@ from memstore.facts.history import history_read, lines_as_of
 from memstore.facts.markdown import HEADER
 from memstore.facts.paths import Scope
 from memstore.rules.failures import failures_recent
-from memstore.store import services
+from memstore.store import rewrite
 from memstore.store.selectors import facts_list
 from memstore.store.services import (
     fact_edit,
@@ -328,7 +328,7 @@ def test_a_copy_in_another_file_survives_in_history(memory_root):
 
 def test_a_hand_edit_between_read_and_write_is_kept(memory_root, monkeypatch):
     fact_remember(shard=ADA, text="First", day=D1)
-    real_write = services.write_atomic
+    real_write = rewrite.write_settling
     calls = []
 
     def edit_by_hand_then_write(path, text, *, expected):
@@ -340,7 +340,7 @@ def test_a_hand_edit_between_read_and_write_is_kept(memory_root, monkeypatch):
         calls.append(path)
         return real_write(path, text, expected=expected)
 
-    monkeypatch.setattr(services, "write_atomic", edit_by_hand_then_write)
+    monkeypatch.setattr(rewrite, "write_settling", edit_by_hand_then_write)
     fact_remember(shard=ADA, text="Second", day=D1)
     assert len(calls) == 2  # the first attempt saw the edit and read again
     assert texts([ADA.scope]) == ["Fir5t", "Second"]
