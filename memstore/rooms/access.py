@@ -63,6 +63,9 @@ class Context:
     private_memory: bool = False
     own_room: bool = False
     room_private: bool = False  # a private group conversation: its memory belongs to it
+    # The authorization generation the call was checked at (`memstore.registry.generation`;
+    # None: not known): what the process remembered at it holds for this call.
+    generation: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         check_slug(self.bot)

@@ -15,6 +15,7 @@ from memstore.errors import RoomConflict
 from memstore.facts.paths import Scope, check_slug, memory_root
 from memstore.models import Bot, ProjectMember, RoomBinding
 from memstore.registry.bots import bot_mark_in_groups
+from memstore.registry.generation import GenerationCache
 from memstore.registry.people import person_for_bot
 from memstore.rooms.access import Context, Room
 from memstore.rooms.tickets import room_bind, room_check, ticket_check
@@ -74,13 +75,19 @@ def call_context(
         generation=generation,
         private=private,
     )
-    return replace(ctx, room_bound=True) if bound else ctx
+    return replace(ctx, room_bound=bool(bound), generation=generation)
+
+
+# Bots this process marked "in groups", at the authorization generation of the call that did:
+# a bot deleted and made again (which moves the generation) is marked again.
+_IN_GROUPS: GenerationCache[bool] = GenerationCache()
 
 
 def call_succeeded(*, ctx: Context) -> None:
     """A call in this context was answered: the room is bound to its kind (and person) if this
     is its first answered call, and a bot seen in a group room is now "in groups" (its prompt
-    calls its memory team-wide). Never called for a refused call.
+    calls its memory team-wide), written once per process and generation rather than on every
+    group call (the flag is never unset). Never called for a refused call.
 
     Two first calls naming one room differently at the same moment can both pass the check;
     the first answered binds the room and the other, already answered, is left unbound by it
@@ -94,8 +101,9 @@ def call_succeeded(*, ctx: Context) -> None:
                 bot=ctx.bot,
                 private=ctx.room_private,
             )
-    if ctx.room.kind == "group":
+    if ctx.room.kind == "group" and not _IN_GROUPS.get(ctx.bot, ctx.generation):
         bot_mark_in_groups(bot=ctx.bot)
+        _IN_GROUPS.put(ctx.bot, ctx.generation, True)
 
 
 def context_open(
