@@ -1,8 +1,9 @@
-"""What learning one exchange asks of the database: the scope is synced once for the known
-facts and once for the first save's duplicate check (not again for each later save), and the
-people's controls are read once for the run plus once inside each save (the write path's own
-check), not again for the known facts (the run's one read gives the same rule). A hand edit made
-before the exchange is still a known duplicate."""
+"""What learning one exchange asks of the database: the scope is synced once, for the known
+facts (each save's duplicate check then reads the file rows in the statement that takes its
+lock, memstore/store/prewrite.py, and syncs only if a file changed since), and the people's
+controls are read once for the run plus once inside each save (the write path's own check, in
+that same statement), not again for the known facts (the run's one read gives the same rule). A
+hand edit made before the exchange is still a known duplicate."""
 
 import pytest
 from django.db import connection
@@ -30,12 +31,12 @@ def _learned(receipt) -> list[str]:
 
 
 @pytest.mark.parametrize("room", [direct, group])
-def test_two_saves_sync_the_scope_twice_and_read_controls_once_each(learning, memory_root, room):
+def test_two_saves_sync_the_scope_once_and_read_controls_once_each(learning, memory_root, room):
     learning.push(ok("profile: Lives in Lisbon\nlog: Moved to Lisbon last week"))
     sql = _learned(submit(room()))
     syncs = [s for s in sql if s.startswith(_SYNC_QUERY.split(" WHERE")[0])]
     controls = [s for s in sql if _CONTROLS_SQL.split(" FROM")[0] in s]
-    assert (len(syncs), len(controls)) == (2, 3)
+    assert (len(syncs), len(controls)) == (1, 3)
     texts = sorted(f.text for facts in facts_on_disk(memory_root).values() for f in facts)
     assert texts == ["Lives in Lisbon", "Moved to Lisbon last week"]
 
