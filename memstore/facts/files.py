@@ -23,6 +23,11 @@ Elsewhere (macOS, file systems without the exchange), the original is checked ju
 before an `os.replace`: a hand edit saved in the instant between that check and the rename is
 overwritten, as before.
 
+After the rename, the version swapped out is removed and the folder fsynced (the rename is
+durable only then). `write_atomic` does both before it returns; `write_settling` returns right
+after the rename and does them on a worker thread, for a writer that has more to do meanwhile
+(its history line and index rows) and calls `settle()` before it says the write was done.
+
 Temp files are named `.<file>.<host>-<pid>.<random>.tmp`; every write sweeps its folder of ours
 whose writer died (same host) or that are older than `STALE_TEMP_SECONDS`.
 
@@ -284,6 +289,9 @@ def _settle(path: Path, temp: Path) -> None:
     _fsync_dir(path.parent)
 
 
+# Threads are made as writes need them, up to this many: about as many as a server's request
+# threads write at once, so one save's fsync never waits in a queue behind another's.
+SETTLE_THREADS = 32
 _settlers: tuple[int, ThreadPoolExecutor] | None = None
 _settlers_lock = threading.Lock()
 
@@ -293,7 +301,8 @@ def _settler() -> ThreadPoolExecutor:
     global _settlers
     with _settlers_lock:
         if _settlers is None or _settlers[0] != os.getpid():
-            _settlers = (os.getpid(), ThreadPoolExecutor(4, thread_name_prefix="memstore-settle"))
+            pool = ThreadPoolExecutor(SETTLE_THREADS, thread_name_prefix="memstore-settle")
+            _settlers = (os.getpid(), pool)
         return _settlers[1]
 
 

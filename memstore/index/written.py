@@ -86,18 +86,20 @@ def written_rows(
                 row.visibility,
             ]
     if links:
+        values = ", ".join(["(%s, %s, %s)"] * len(links))
         parts.append(
             ", il AS (INSERT INTO memstore_link (file_id, scope_key, shard_bot, source, kind,"
-            f" target) SELECT g.id, %s, %s, v.* FROM g, (VALUES {', '.join(['(%s, %s, %s)'] * len(links))})"
-            " v(source, kind, target))"
+            f" target) SELECT g.id, %s, %s, v.* FROM g, (VALUES {values}) v(source, kind, target))"
         )
         params += [scope_key, bot, *(value for link in links for value in link)]
     restat = [each for each in restat if each[0] != file_id]
     if restat:
+        values = ", ".join(
+            ["(%s::bigint, %s, %s::bigint, %s::bigint, %s::bigint, %s)"] * len(restat)
+        )
         parts.append(
             ", r AS (UPDATE memstore_memoryfile m SET mtime_ns = v.mtime_ns, size = v.size,"
-            " inode = v.inode, recheck = v.recheck FROM (VALUES"
-            f" {', '.join(['(%s::bigint, %s, %s::bigint, %s::bigint, %s::bigint, %s)'] * len(restat))})"
+            f" inode = v.inode, recheck = v.recheck FROM (VALUES {values})"
             " v(id, digest, mtime_ns, size, inode, recheck)"
             " WHERE m.id = v.id AND m.digest = v.digest)"
         )
