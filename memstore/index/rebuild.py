@@ -3,25 +3,23 @@
 Folders skipped for their names (a shard folder that is not a bot slug) are reported in the
 summary and recorded in the failure log, so the console's "What failed" shows them.
 
-One transaction: readers wait for it rather than see half an index. Rows are streamed with
-`COPY` into the bare table (links after their facts); indexes and the foreign key are recreated at the end.
+One transaction: readers wait for it rather than see half an index, and a rebuild stopped
+midway leaves the index as it was. Rows are streamed with `COPY` into the bare table (links
+after their facts); indexes and the foreign key are recreated at the end. On a large tree the
+files are read and parsed in worker processes (`rebuild_rows`), so parsing and Postgres's
+`COPY` run on two cores at once.
 """
 
-import json
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.db import connection, transaction
 
 from memstore.errors import InvalidName
-from memstore.facts import markdown
-from memstore.facts.files import content_digest, read_bytes
-from memstore.facts.paths import Misnamed, all_scopes, locate, memory_root, misnamed_folders
-from memstore.facts.ranking import derived
-from memstore.index.links import links_copy
-from memstore.index.rows import RACY_NS, Placed, Stat, decode_leniently, stat_scope, unique_facts
+from memstore.facts.paths import Misnamed, all_scopes, memory_root, misnamed_folders
+from memstore.index.rebuild_rows import Batch, batches_read, with_file_ids, workers_for
+from memstore.index.rows import Stat, stat_scope
 from memstore.rules.failures import failure_record
 
 
@@ -35,10 +33,13 @@ class RebuildReport:
     misnamed: list[Misnamed] = field(default_factory=list)
 
 
+READ_BATCH = 100  # files per batch read by a worker process (about 10,000 facts)
+
 _COPY_COLUMNS = (
     "file_id, fact_id, day, text, line, meta, tier, weight, rank, visibility, scope_key, shard_bot,"
     " position"
 )
+_LINK_COLUMNS = "file_id, source, kind, target, scope_key, shard_bot"
 _FILE_COLUMNS = (
     "path, scope_key, shard_bot, tier_file, month, mtime_ns, size, inode, digest, recheck, "
     "error, fact_count, synced_at"
@@ -50,14 +51,19 @@ def index_rebuild(
     progress: Callable[[int, int], None] | None = None,
     batch: int = 500,
     on_phase: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> RebuildReport:
     """Drop every index row and read all of MEMORY_ROOT again, in one transaction.
 
     Readers wait for it (the tables are locked until it commits) rather than see half an index.
     `progress(files_done, files_total)` is called after each batch; `on_phase(name)` when the
-    work moves on ("reading", "indexing")."""
+    work moves on ("reading", "indexing"). The files are read and parsed on `workers` other
+    processes (default: none for a small tree, else one per core beyond the first) while this
+    one feeds their rows to Postgres."""
     root = memory_root()
     paths = _all_paths(root)
+    if workers is None:
+        workers = workers_for(len(paths))
     total_facts = unreadable = 0
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
@@ -74,12 +80,17 @@ def index_rebuild(
         restore = _drop_secondary_indexes(cursor) + restore  # indexes first, then the check
         if on_phase:
             on_phase("reading")
-        for start in range(0, len(paths), batch):
-            facts, bad = _rebuild_chunk(cursor, root, paths[start : start + batch])
-            total_facts += facts
-            unreadable += bad
+        # With workers, smaller batches: Postgres starts on the first sooner, and the last
+        # one's COPY (which no parsing overlaps) is short.
+        step = min(batch, READ_BATCH) if workers else batch
+        done = 0
+        for read in batches_read(root, paths, batch=step, workers=workers):
+            _copy_batch(cursor, read)
+            total_facts += read.fact_count
+            unreadable += read.unreadable
+            done = min(done + step, len(paths))
             if progress:
-                progress(min(start + batch, len(paths)), len(paths))
+                progress(done, len(paths))
         if on_phase:
             on_phase("indexing")
         for sql in restore:
@@ -98,6 +109,18 @@ def index_rebuild(
     return RebuildReport(
         files=len(paths), facts=total_facts, unreadable=unreadable, misnamed=misnamed
     )
+
+
+def _copy_batch(cursor, read: Batch) -> None:
+    ids = _insert_files(cursor, read.files)
+    facts = with_file_ids(ids, read.facts)
+    if facts:
+        with cursor.cursor.copy(f"COPY memstore_fact ({_COPY_COLUMNS}) FROM STDIN") as copy:
+            copy.write(facts)
+    links = with_file_ids(ids, read.links)
+    if links:
+        with cursor.cursor.copy(f"COPY memstore_link ({_LINK_COLUMNS}) FROM STDIN") as copy:
+            copy.write(links)
 
 
 def _all_paths(root: Path) -> list[str]:
@@ -131,88 +154,14 @@ def _drop_secondary_indexes(cursor) -> list[str]:
     return [sql for _, sql in found]
 
 
-def _rebuild_chunk(cursor, root: Path, paths: list[str]) -> tuple[int, int]:
-    parsed = []
-    now = time.time_ns()
-    for rel in paths:
-        location = locate(rel)
-        try:
-            data, st = read_bytes(root / rel)
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            continue
-        text, error = decode_leniently(data, rel)
-        facts = unique_facts(markdown.parse_text(text))
-        parsed.append((rel, location, st, content_digest(data), error, facts))
-    ids = _insert_files(cursor, parsed, now)
-    count = 0
-    with cursor.cursor.copy(f"COPY memstore_fact ({_COPY_COLUMNS}) FROM STDIN") as copy:
-        for file_id, (_, location, _, _, _, facts) in zip(ids, parsed, strict=True):
-            scope_key, bot, tier_file = (
-                str(location.shard.scope),
-                location.shard.bot,
-                location.tier_file,
-            )
-            for row in _copy_rows(file_id, scope_key, bot, tier_file, facts.values()):
-                copy.write_row(row)
-                count += 1
-    links_copy(
-        cursor,
-        (
-            (fid, item[1], [p.fact for p in item[5].values()])
-            for fid, item in zip(ids, parsed, strict=True)
-        ),
-    )
-    return count, sum(1 for item in parsed if item[4])
-
-
-def _copy_rows(
-    file_id: int, scope_key: str, bot: str, tier_file: str, facts: Iterable[Placed]
-) -> Iterator[tuple]:
-    for fact, position in facts:
-        text, tier, weight, rank, visibility = derived(tier_file, fact)
-        yield (
-            file_id,
-            fact.identity,
-            fact.day,
-            text,
-            str(fact),
-            json.dumps(fact.meta) if fact.meta else "{}",
-            tier,
-            weight,
-            rank,
-            visibility,
-            scope_key,
-            bot,
-            position,
-        )
-
-
-def _insert_files(cursor, parsed: list[tuple], now: int) -> list[int]:
-    if not parsed:
+def _insert_files(cursor, files: list[tuple]) -> list[int]:
+    if not files:
         return []
-    rows = []
-    for rel, location, st, digest, error, facts in parsed:
-        rows.append(
-            (
-                rel,
-                str(location.shard.scope),
-                location.shard.bot,
-                location.tier_file,
-                location.month,
-                st.st_mtime_ns,
-                st.st_size,
-                st.st_ino,
-                digest,
-                now - st.st_mtime_ns < RACY_NS,
-                error,
-                len(facts),
-            )
-        )
     placeholders = ", ".join(
-        ["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())"] * len(rows)
+        ["(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())"] * len(files)
     )
     cursor.execute(
         f"INSERT INTO memstore_memoryfile ({_FILE_COLUMNS}) VALUES {placeholders} RETURNING id",
-        [value for row in rows for value in row],
+        [value for row in files for value in row],
     )
     return [row[0] for row in cursor.fetchall()]
