@@ -3,26 +3,33 @@ processes so the reading and parsing run on other cores than Postgres's `COPY`.
 
 Owns: `batch_read` (a batch of files -> their `MemoryFile` columns and the `COPY` text of
 their fact and link rows, all but the file row id, which only the database gives) and
-`batches_read` (every batch, in order, from `workers` processes; 0 reads them here).
+`batches_read` (every batch, in order, from `workers` processes; 0 reads them here), and
+`worker_main`, the loop such a process runs.
 
 The `COPY` text is what psycopg's `write_row` sends for the same values (a date as ISO, a
 float as its shortest repr, a string with backslash, tab, line breaks escaped), so a rebuild
 gives the very rows it gave when the parent made them. A worker is a fresh interpreter
-("spawn": a fork would share the parent's open database connection) that sets Django up but
-never connects; at most `2 × workers` batches wait in memory, whatever the tree's size.
+(`python -c`, not a fork, which would share the parent's open database connection, nor
+multiprocessing's spawn, which imports the caller's main script again) that sets Django up but
+never connects; batches go to it and come back as pickles on its stdin and stdout, at most two
+per worker at a time, so memory stays bounded whatever the tree's size. A worker whose parent
+dies sees its input end and exits.
 
 Does not: talk to the database (`memstore.index.rebuild` inserts and copies).
 """
 
+import contextlib
 import json
-import multiprocessing
 import os
+import pickle
+import subprocess
+import sys
 import time
-from collections import deque
+import traceback
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import PIPE
 
 from memstore.facts import markdown
 from memstore.facts.files import content_digest, read_bytes
@@ -115,25 +122,87 @@ def with_file_ids(ids: list[int], lines: list[bytes]) -> bytes:
 def batches_read(root: Path, paths: list[str], *, batch: int, workers: int) -> Iterator[Batch]:
     """Every batch of `batch` paths, read in order; on `workers` processes (0: here)."""
     chunks = [paths[start : start + batch] for start in range(0, len(paths), batch)]
-    if workers <= 0 or len(chunks) < 2:
+    if workers <= 0 or len(chunks) < 2 or "DJANGO_SETTINGS_MODULE" not in os.environ:
         for chunk in chunks:
             yield batch_read(str(root), chunk)
         return
-    import django
-
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=django.setup) as pool:
-        waiting: deque = deque()
-        pending = iter(chunks)
-        for chunk in pending:
-            waiting.append(pool.submit(batch_read, str(root), chunk))
-            if len(waiting) >= 2 * workers:
-                break
-        while waiting:
-            result = waiting.popleft().result()
-            if (chunk := next(pending, None)) is not None:
-                waiting.append(pool.submit(batch_read, str(root), chunk))
+    # Each path of the parent's import path, so the child imports the same code.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WORKER], stdin=PIPE, stdout=PIPE, env=env)
+        for _ in range(workers)
+    ]
+    try:
+        ahead = 2 * workers  # batches asked for and not yet taken, at most
+        for i in range(min(ahead, len(chunks))):
+            _send(procs[i % workers], (str(root), chunks[i]))
+        for i in range(len(chunks)):
+            proc = procs[i % workers]
+            result = _receive(proc)
+            if i + ahead < len(chunks):
+                _send(proc, (str(root), chunks[i + ahead]))  # the same worker: still 2 each
             yield result
+    finally:
+        for proc in procs:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()  # end of input: the worker exits
+        for proc in procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+
+
+# A worker: Django set up (the index package imports its models) before anything of memstore.
+_WORKER = "import django; django.setup(); from memstore.index.rebuild_rows import worker_main; worker_main()"
+
+
+def worker_main() -> None:
+    """A worker process's loop: (root, paths) in, a Batch out, on its stdin and stdout, until
+    its input ends."""
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # stdout carries the frames only
+    while (request := _frame_read(source)) is not None:
+        try:
+            reply: object = batch_read(*request)
+        except Exception:
+            reply = _Failed(traceback.format_exc())
+        _frame_write(sink, reply)
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    """A batch a worker could not read: the error as it was raised there."""
+
+    error: str
+
+
+def _send(proc: subprocess.Popen, request: tuple[str, list[str]]) -> None:
+    _frame_write(proc.stdin, request)
+
+
+def _receive(proc: subprocess.Popen) -> Batch:
+    reply = _frame_read(proc.stdout)
+    if reply is None:
+        raise RuntimeError(f"a rebuild worker process exited (status {proc.wait()})")
+    if isinstance(reply, _Failed):
+        raise RuntimeError(f"a rebuild worker process failed:\n{reply.error}")
+    return reply
+
+
+def _frame_write(stream, value: object) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(len(data).to_bytes(8, "big") + data)
+    stream.flush()
+
+
+def _frame_read(stream) -> object | None:
+    head = stream.read(8)
+    if len(head) < 8:
+        return None
+    return pickle.loads(stream.read(int.from_bytes(head, "big")))
 
 
 def workers_for(files: int) -> int:

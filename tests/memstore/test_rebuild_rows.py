@@ -179,14 +179,17 @@ def test_a_rebuild_killed_midway_leaves_the_index_as_it_was(memory_root):
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        start_new_session=True,  # its worker processes are in its group
+        start_new_session=True,  # its worker processes are in its session
     )
     for line in child.stderr:  # its progress: the first batch of files is in
         if b"/3,001 files" in line:
             break
     assert _rebuild_holds_the_table(), "the rebuild should be midway"
-    os.killpg(child.pid, signal.SIGKILL)
+    workers = _in_session(child.pid)
+    assert len(workers) >= 2, "the reindex and its worker processes"
+    os.kill(child.pid, signal.SIGKILL)  # the reindex alone: its workers see their input end
     child.wait(timeout=30)
+    wait_until(lambda: not _in_session(child.pid), timeout=60)
     wait_until(lambda: _sessions_gone(), timeout=60)
     assert before == index_rows()  # nothing of the half-done rebuild is seen
     assert index_sync(scopes=all_scopes(memory_root)).changed == 50  # and it syncs on
@@ -203,6 +206,21 @@ def _rebuild_holds_the_table() -> bool:
             " AND l.granted AND l.pid <> pg_backend_pid()"
         )
         return cursor.fetchone()[0] > 0
+
+
+def _in_session(session: int) -> list[int]:
+    """The live processes of this session (the reindex's and the workers it started)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if int(fields[3]) == session and fields[0] != "Z":
+                found.append(int(entry))
+    return found
 
 
 def _sessions_gone() -> bool:
