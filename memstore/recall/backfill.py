@@ -6,6 +6,9 @@ many facts the index holds and how many of them wait. Sync indexes words at once
 makes the meaning afterwards, in the worker (`memstore.recall.jobs`) or `manage.py
 recall_embed`, never inside a prompt, recall or console request.
 
+While a step's vectors are stored, the next step's are being made on another thread (the
+model releases the GIL), so the model and Postgres's index inserts run at once.
+
 Each process remembers the highest fact row it has seen embedded (rows only grow: a new or
 changed line is a new row), so a run over an index that is up to date costs one short query.
 A chunk the model fails on raises: nothing after it is marked done, so the next run (the job's
@@ -16,13 +19,16 @@ Does not: search, or decide when to run (the job and its callers do).
 
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import date
 
 from django.conf import settings
 from django.db import connection
 
+from memstore.facts.markdown import FactLine
 from memstore.recall.embeddings import Embedder
-from memstore.recall.vectors import embedder_current, vectors_ensure
+from memstore.recall.vectors import embedder_current, vectors_embedded, vectors_store
 
 CHUNK = 64  # facts per step: a step is short, so a stop (or a failure) loses little work
 
@@ -67,7 +73,11 @@ def backfill_run(
     """Embed facts without a vector until none is left or `seconds` have passed (None: no
     limit), on `threads` threads (default EMBEDDINGS_BACKFILL_THREADS); `progress(n)` after
     each step with the vectors computed so far. A model error propagates once the steps
-    before it are stored."""
+    before it are stored.
+
+    The next step's texts are embedded on a thread of their own while this one stores the
+    step before (Postgres inserts into its HNSW index on its own core meanwhile), so the model
+    never waits for the database."""
     embedder = embedder or embedder_current()
     if threads is None:
         threads = int(getattr(settings, "EMBEDDINGS_BACKFILL_THREADS", 1))
@@ -79,18 +89,68 @@ def backfill_run(
         cursor.execute("SELECT coalesce(max(id), 0) FROM memstore_fact")
         top = cursor.fetchone()[0]
     after, done = min(_after.get(key, 0), top), 0
-    while True:
-        rows = _pending(after, embedder.name, chunk)
-        if not rows:
-            _after[key] = max(after, top)
-            return BackfillReport(embedded=done, more=False)
-        texts = {fact_id: text for _, fact_id, text in rows}
-        done += vectors_ensure(texts, embedder=embedder, threads=threads)
-        after = _after[key] = rows[-1][0]
-        if progress is not None:
-            progress(done)
-        if seconds is not None and time.monotonic() - started >= seconds:
-            return BackfillReport(embedded=done, more=bool(_pending(after, embedder.name, 1)))
+    flying: _Step | None = None
+    with ThreadPoolExecutor(1, thread_name_prefix="backfill") as ahead:
+        while True:
+            step = _step_start(ahead, embedder, after, chunk, threads, flying)
+            if step is not None:
+                after = step.last
+            if flying is not None:
+                # A model error raises here: nothing from this step on is marked done.
+                done += _step_store(embedder, flying, progress, done)
+                _after[key] = flying.last
+            flying = step
+            if flying is None:
+                _after[key] = max(after, top)
+                return BackfillReport(embedded=done, more=False)
+            if seconds is not None and time.monotonic() - started >= seconds:
+                done += _step_store(embedder, flying, progress, done)
+                _after[key] = flying.last
+                return BackfillReport(embedded=done, more=bool(_pending(after, embedder.name, 1)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """A chunk of facts whose vectors are being made: the last row id it covers, the fact
+    identities in order and, when done, their vectors."""
+
+    last: int
+    fact_ids: list[str]
+    vectors: Future
+
+
+def _step_store(
+    embedder: Embedder, step: _Step, progress: Callable[[int], None] | None, done: int
+) -> int:
+    """Store a step's vectors once they are made; how many."""
+    vectors = step.vectors.result()
+    if step.fact_ids:
+        vectors_store(embedder, step.fact_ids, vectors)
+    if progress is not None:
+        progress(done + len(step.fact_ids))
+    return len(step.fact_ids)
+
+
+def _step_start(
+    ahead: ThreadPoolExecutor,
+    embedder: Embedder,
+    after: int,
+    chunk: int,
+    threads: int,
+    flying: "_Step | None",
+) -> "_Step | None":
+    """The next chunk after row `after`, its embedding started on `ahead`; None when none is
+    left. Identities of the step still in flight are left out (not stored yet, so the query
+    still finds them where another row holds the same fact)."""
+    rows = _pending(after, embedder.name, chunk)
+    if not rows:
+        return None
+    busy = set(flying.fact_ids) if flying is not None else set()
+    texts = {fact_id: text for _, fact_id, text in rows if fact_id not in busy}
+    fact_ids = list(texts)
+    # The tier tag ("[note] ...") says nothing about meaning; embed the body.
+    bodies = [FactLine(day=date.min, text=texts[fact_id]).body for fact_id in fact_ids]
+    return _Step(rows[-1][0], fact_ids, ahead.submit(vectors_embedded, embedder, bodies, threads))
 
 
 def _pending(after: int, model: str, limit: int) -> list[tuple[int, str, str]]:

@@ -135,7 +135,7 @@ def vectors_ensure(
     for chunk in _chunks(missing, EMBED_BATCH):
         # The tier tag ("[note] ...") says nothing about meaning; embed the body.
         bodies = [FactLine(day=date.min, text=texts[fact_id]).body for fact_id in chunk]
-        _store(embedder, chunk, vectors_embedded(embedder, bodies, threads))
+        vectors_store(embedder, chunk, vectors_embedded(embedder, bodies, threads))
     return len(missing)
 
 
@@ -162,7 +162,8 @@ def _embedding_rows(model: str, fact_ids: list[str]):
     return Embedding.objects.filter(model=model, fact_id__in=fact_ids)
 
 
-def _store(embedder: Embedder, fact_ids: list[str], vectors: np.ndarray) -> None:
+def vectors_store(embedder: Embedder, fact_ids: list[str], vectors: np.ndarray) -> None:
+    """Store these facts' vectors (one row each; a vector stored meanwhile is kept)."""
     storage = _storage()
     cast = "::vector" if storage == "vector" else ""
     rows = [

@@ -164,7 +164,9 @@ def test_vectors_made_another_way_are_recomputed(memory_root, bge):
     Embedding.objects.all().delete()
     vectors.vectors_cache_clear()
     old = OldMethod()
-    vectors._store(old, fact_ids, [bge.embed_query("quantum chromodynamics")] * len(fact_ids))
+    vectors.vectors_store(
+        old, fact_ids, [bge.embed_query("quantum chromodynamics")] * len(fact_ids)
+    )
     assert backfill_run().embedded == len(fact_ids)
     assert answers() == expected
     assert Embedding.objects.filter(model=bge.name).count() == len(fact_ids)
