@@ -64,3 +64,48 @@ def test_a_missing_subsection_goes_at_the_end_of_its_parent(tmp_path, monkeypatc
         "# Benchmarks\n\n## Issue 15\n\nintro\n\n### A million facts\n\nfigures\n\n"
         "## Issue 16\n\nmore\n"
     )
+
+
+def test_the_build_report_is_one_table_with_baselines_ratios_and_load():
+    from types import SimpleNamespace
+
+    from bench.scale import build_report
+
+    builds = [
+        {"variant": v, "workers": w, "seconds": s, "recall": {40: 0.9, 200: 0.99}, "mb": 78.0}
+        for v, w, s in [("vector", 0, 30.0), ("vector", 1, 15.0), ("halfvec", 1, 12.0)]
+    ]
+    results = {
+        "size": 1_000_000,
+        "runs": 2,
+        "rebuild": {
+            "facts": 1_000_000,
+            "files": 9_940,
+            "serial": 20.0,
+            "parallel": 12.0,
+            "workers": 1,
+            "load": [1.0, 1.5],
+            "cpu": {"0": {"this process": 11.0}, "1": {"this process": 2.0, "workers": 9.0}},
+        },
+        "hnsw": {"vectors": 100_000, "builds": builds, "load": [1.0, 1.2], "k": 10},
+        "reembed": {
+            "facts": 300,
+            "vectors": 1_000_000,
+            "indexed": True,
+            "load": [1.0, 1.1],
+            "rates": {
+                "model alone, 1 thread": 300.0,
+                "backfill before, 1 thread": 150.0,
+                "backfill now, 1 thread": 240.0,
+            },
+        },
+    }
+    args = SimpleNamespace(hnsw_rows=100_000, reembed=300, with_index=False)
+    text = build_report(results, args)
+    assert "`python -m bench scale --build --size 1000000 --runs 2" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| what | baseline | figure | figure ÷ baseline | load |"
+    assert "| one process 20.0 | 1 worker process 12.0 | 0.60× | 1.0 → 1.5 |" in rows[2]
+    assert "| serial vector 30.0 | 12.0 | 0.40× |" in rows[5]
+    assert "| before 150 | 240 | 1.60× | 1.0 → 1.1 |" in rows[6]
+    assert "| 300 | |" in rows[7]
