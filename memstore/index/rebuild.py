@@ -58,12 +58,13 @@ def index_rebuild(
     Readers wait for it (the tables are locked until it commits) rather than see half an index.
     `progress(files_done, files_total)` is called after each batch; `on_phase(name)` when the
     work moves on ("reading", "indexing"). The files are read and parsed on `workers` other
-    processes (default: none for a small tree, else one per core beyond the first) while this
-    one feeds their rows to Postgres."""
+    processes (default: none for a tree under 8 MB, else one per core beyond the first) while
+    this one feeds their rows to Postgres."""
     root = memory_root()
-    paths = _all_paths(root)
+    found = _all_files(root)
+    paths = sorted(found)
     if workers is None:
-        workers = workers_for(len(paths))
+        workers = workers_for(sum(size for _, size, _ in found.values()))
     total_facts = unreadable = 0
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
@@ -123,12 +124,12 @@ def _copy_batch(cursor, read: Batch) -> None:
             copy.write(links)
 
 
-def _all_paths(root: Path) -> list[str]:
+def _all_files(root: Path) -> dict[str, Stat]:
     found: dict[str, Stat] = {}
     base = str(root)
     for scope in all_scopes(root):
         stat_scope(base, root, scope, found)
-    return sorted(found)
+    return found
 
 
 def _drop_foreign_keys(cursor) -> list[str]:

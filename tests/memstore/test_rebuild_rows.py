@@ -121,14 +121,14 @@ def test_rebuilt_rows_are_the_rows_a_sync_makes(memory_root, texts, dup):
     assert rebuilt == synced_rows()
 
 
-def varied_tree(root, files: int) -> None:
+def varied_tree(root, files: int, pad: str = "") -> None:
     for i in range(files):
         shard = ["agents/ada/memory", "users/alice/memory/by-agent/ada", "agents/bob/memory"][i % 3]
         rel = f"{shard}/log/{2000 + i // 12}-{i % 12 + 1:02d}.md"
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         lines = [
-            f"- (2026-03-0{1 + k % 9}) Fact {i}.{k}\twith a tab, a \\ and é"
+            f"- (2026-03-0{1 + k % 9}) Fact {i}.{k}\twith a tab, a \\ and é{pad}"
             + (f" <!-- rel=supersedes:{i:08x}{k:08x} importance=0.{k % 10} -->" if k % 4 else "")
             for k in range(20)
         ]
@@ -160,7 +160,8 @@ def test_worker_processes_give_the_same_rows_in_the_same_order(memory_root):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.slow
 def test_a_rebuild_killed_midway_leaves_the_index_as_it_was(memory_root):
-    varied_tree(memory_root, 3000)  # 60,000 facts: a few seconds of reading on two workers
+    # 60,000 facts in 10 MB: over the size from which the rebuild reads on worker processes.
+    varied_tree(memory_root, 3000, pad=" and words enough to make a line of memory" * 2)
     index_rebuild()
     before = index_rows()
     for path in list(memory_root.rglob("*.md"))[:50]:
