@@ -3,7 +3,7 @@ around one bot grows.
 
     python -m bench scale [--sizes 100000,1000000] [--runs 3] [--samples 20] [--explain]
                           [--no-write]
-    python -m bench scale --build [--size 1000000] [--runs 2] [--hnsw-rows 100000]
+    python -m bench scale --build [--size 1000000] [--runs 2] [--hnsw-rows 50000]
                           [--reembed 300] [--with-index] [--no-write]
 
 Each size is a workspace of its own (database `memstore_bench_scale_<size>`, files under
@@ -41,8 +41,8 @@ the first, and over half-precision copies, each with its recall@10 against an ex
 `--reembed` facts embedded again by the backfill as it ran before and as it runs now (with
 `--with-index` the workspace's own HNSW index is built first, timed, so the vectors go in
 through it as on a real store). Written under "### A million facts rebuilt and vector-indexed".
-With the defaults it takes about 3 minutes on a quiet 2-core box once the workspace exists;
-the full figures are `--hnsw-rows 1000000 --with-index`.
+With the defaults it should take about 3 minutes on a quiet 2-core box (a minute more the first
+time, to make the workspace); the full figures are `--hnsw-rows 1000000 --with-index`.
 """
 
 import argparse
@@ -237,7 +237,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-write", action="store_true", help="leave docs/benchmarks.md")
     parser.add_argument("--build", action="store_true", help="time making the workspace")
     parser.add_argument("--size", type=int, default=1_000_000, help="--build: facts")
-    parser.add_argument("--hnsw-rows", type=int, default=100_000, help="--build: vectors")
+    parser.add_argument("--hnsw-rows", type=int, default=50_000, help="--build: vectors")
     parser.add_argument("--reembed", type=int, default=300, help="--build: facts re-embedded")
     parser.add_argument(
         "--with-index", action="store_true", help="--build: the workspace's HNSW index first"
