@@ -5,6 +5,8 @@ memstore/registry/generation.py). Several server processes: tests/deploy/test_au
 The sync's stat check rides in the terms + versions statement, so a hand edit is still found
 by the very next recall (and recorded as one)."""
 
+import time
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -14,6 +16,7 @@ from memstore.registry.bots import project_leave
 from memstore.registry.people import person_add, person_link, person_unlink
 from memstore.registry.tokens import token_revoke
 from memstore.rooms.tickets import room_reset
+from tests.api.test_prompt_budget import BUDGET_MS, MARGIN_MS, Holder
 from tests.helpers import BotClient, log, meaning_ready
 
 # Outside a test transaction, as in production: each read is its own outermost transaction.
@@ -99,3 +102,35 @@ def test_a_hand_edit_is_found_by_the_very_next_recall(warm, memory_root):
     assert any("INSERT INTO" in q["sql"] for q in captured.captured_queries)
     history = "".join(p.read_text() for p in memory_root.rglob("history.jsonl"))
     assert "hand-edit" in history and "Plays the cello" in history
+
+
+def _files_locked():
+    # What a rebuild holds for its whole run (TRUNCATE of the file rows).
+    from django.db import transaction
+
+    class Locked:
+        def __enter__(self):
+            self.atomic = transaction.atomic()
+            self.atomic.__enter__()
+            with connection.cursor() as cursor:
+                cursor.execute("LOCK TABLE memstore_memoryfile IN ACCESS EXCLUSIVE MODE")
+
+        def __exit__(self, *exc):
+            self.atomic.__exit__(None, None, None)
+
+    return Locked()
+
+
+def test_a_rebuild_holding_the_file_rows_does_not_stall_the_folded_read(warm, settings):
+    # The stat check now rides in the read's first statement, which waits for that lock: the
+    # read's own timeouts still bound it, and the next call after the rebuild is served.
+    settings.MEMORY_READ_BUDGET_MS = BUDGET_MS
+    with Holder(_files_locked):
+        started = time.monotonic()
+        answer = warm.get("/recall", query="tea")
+        elapsed = (time.monotonic() - started) * 1000
+    print(f"GET /recall with memstore_memoryfile locked: {elapsed:.0f} ms")
+    assert (answer.status, answer.body["memory"], answer.body["items"]) == (200, "unavailable", [])
+    assert elapsed < BUDGET_MS + MARGIN_MS
+    again = warm.get("/recall", query="tea")
+    assert again.body["memory"] == "ok" and again.body["items"]
