@@ -1,6 +1,7 @@
 """The bots' API under load: recall and the prompt section next to a trivial endpoint, same run.
 
-    python -m bench api [--runs 3] [--seconds 8] [--clients 4] [--workers 4] [--fresh]
+    python -m bench api [--runs 3] [--seconds 6] [--clients 4] [--workers 2] [--fresh]
+                        [--endpoints health,recall] [--embed-all]
 
 Builds once (cached in var/bench/api/, its own database) a workspace of 100 bots x 1,000 facts of
 their own, plus user memory for 20 people and 10 projects with 10 member bots each; starts
@@ -10,6 +11,12 @@ requests/s, p50 and p99 per endpoint as the median over several runs, with the r
 /api/v1/health measured in the same run. Each request picks a random bot and talks from its
 direct room with its person and project. Writes the table under "## API: requests per second and latency" in
 docs/benchmarks.md. Targets: recall p50 <= 15 ms, p99 <= 40 ms at 4 clients.
+
+By default it times `health` (the baseline) and `recall` (about 3 minutes once the workspace
+is built); `--endpoints health,me,list,prompt,recall` times them all. Facts get vectors composed
+from their words' (minutes; timing only) unless `--embed-all` embeds every fact with the model
+(hours on 2 cores). Server CPU counts the gunicorn processes and the processes of the Postgres
+server the bench uses (its postmaster's children), not other Postgres servers on the machine.
 """
 
 import argparse
@@ -498,10 +505,23 @@ LABELS = {
 }
 
 
-def server_cpu(master: int) -> float:
-    """CPU seconds (user + system) used so far by the gunicorn master, its workers and every
-    Postgres process: what serving the requests cost, without the load generator."""
-    return processes_cpu(lambda pid, name, parent: name == "postgres" or master in (pid, parent))
+def server_cpu(master: int, postmaster: int) -> float:
+    """CPU seconds (user + system) used so far by the gunicorn master, its workers and the
+    bench's Postgres server (its postmaster and children): what serving the requests cost,
+    without the load generator or any other Postgres server on the machine."""
+    return processes_cpu(
+        lambda pid, name, parent: master in (pid, parent) or postmaster in (pid, parent)
+    )
+
+
+def postmaster_pid() -> int:
+    """The postmaster of the server this process is connected to (the parent of its backend)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    return int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def pct(values: list[float], q: float) -> float:
@@ -539,16 +559,20 @@ def ceiling(results: dict[str, list[Result]], cpu: dict[str, list[float]]) -> li
     this machine's cores could serve at that cost: how close the measured rate comes to it."""
     med = statistics.median
     cores = os.cpu_count() or 1
+    base = med(cpu["health"]) if cpu.get("health") else 0.0
     rows = [
-        f"| endpoint | server CPU ms per request | ceiling req/s ({cores} cores ÷ CPU) "
-        "| measured req/s | share of the ceiling |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        f"| endpoint | server CPU ms per request | CPU / health | ceiling req/s ({cores} cores "
+        "÷ CPU) | measured req/s | share of the ceiling |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, runs in results.items():
         per = med(cpu[name])
         top = cores * 1000 / per if per else float("inf")
         rps = med([r.rps for r in runs])
-        rows.append(f"| {LABELS[name]} | {per:.2f} | {top:.0f} | {rps:.0f} | {rps / top:.0%} |")
+        ratio = f"{per / base:.1f}x" if base else "—"
+        rows.append(
+            f"| {LABELS[name]} | {per:.2f} | {ratio} | {top:.0f} | {rps:.0f} | {rps / top:.0%} |"
+        )
     return rows
 
 
@@ -590,17 +614,22 @@ def findings(
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench api", description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=8.0, help="per endpoint per run")
+    parser.add_argument("--seconds", type=float, default=6.0, help="per endpoint per run")
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument(
         "--workers", type=int, default=2, help="gunicorn workers (as gunicorn.conf.py)"
     )
-    parser.add_argument("--endpoints", default=",".join(ENDPOINTS))
+    parser.add_argument(
+        "--endpoints", default="health,recall", help=f"any of {','.join(ENDPOINTS)}"
+    )
     parser.add_argument("--fresh", action="store_true", help="rebuild the workspace")
     parser.add_argument(
         "--composed-vectors",
         action="store_true",
-        help="compose fact vectors from embedded words (minutes, not hours; timing only)",
+        help="(the default) compose fact vectors from embedded words: minutes, timing only",
+    )
+    parser.add_argument(
+        "--embed-all", action="store_true", help="embed every fact with the model (hours)"
     )
     parser.add_argument("--no-write", action="store_true", help="don't touch docs/benchmarks.md")
     args = parser.parse_args(argv)
@@ -625,7 +654,8 @@ def main(argv: list[str]) -> int:
     import django
 
     django.setup()
-    tokens = prepare(args.fresh, args.composed_vectors)
+    tokens = prepare(args.fresh, not args.embed_all)
+    postmaster = postmaster_pid()
 
     port = free_port()
     started = time.perf_counter()
@@ -644,9 +674,9 @@ def main(argv: list[str]) -> int:
                 engine_times(endpoint, 2.0, seed=0)
         for run in range(1, args.runs + 1):
             for endpoint in endpoints:
-                cpu_before = server_cpu(server.pid)
+                cpu_before = server_cpu(server.pid, postmaster)
                 result = load(port, endpoint, tokens, args.clients, args.seconds, seed=run)
-                used = server_cpu(server.pid) - cpu_before
+                used = server_cpu(server.pid, postmaster) - cpu_before
                 cpu[endpoint].append(used * 1000 / max(result.requests, 1))
                 results[endpoint].append(result)
                 alone = load(port, endpoint, tokens, 1, args.seconds / 2, seed=run)
@@ -667,7 +697,10 @@ def main(argv: list[str]) -> int:
 
     rows = table(results, single, engine, args.clients)
     rows += ["", *ceiling(results, cpu), "", startup]
-    print("\n".join(rows))
+    loads = (
+        f"Load average {load_before:.1f} before, {load_after:.1f} after ({os.cpu_count()} cores)."
+    )
+    print("\n".join([*rows, "", loads, *findings(results, single, engine, args.clients)]))
     command = "python -m bench api" + (" " + " ".join(argv) if argv else "")
     lines = [
         f"Command: `{command}` (or `./dev bench api`). Server: `gunicorn memoryconsole.wsgi "

@@ -1,6 +1,6 @@
 """Who is calling, remembered or asked: one process's cost of an API recall both ways.
 
-    python -m bench auth [--facts 2000] [--calls 400] [--chunk 20]
+    python -m bench auth [--facts 2000] [--calls 400] [--chunk 20] [--profile N]
 
 In a throwaway database and MEMORY_ROOT: one bot with `--facts` facts in its own memory and
 user memory, a token, a person link and a bound direct room. Recalls go through Django's test
@@ -13,11 +13,15 @@ model's time does not drown the difference, in chunks that alternate between
 
 and `GET /api/v1/health` in the same loop as the baseline. Prints p50 wall and CPU (this
 process: Python's share; Postgres's is in the wall time) per call, SQL statements per call,
-and the load average.
+and the load average. `--profile N`: instead, N remembered recalls under cProfile, the
+functions that took the most time (own and cumulative) printed.
 """
 
 import argparse
+import cProfile
+import io
 import os
+import pstats
 import statistics
 import time
 
@@ -29,6 +33,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--facts", type=int, default=2000)
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--chunk", type=int, default=20)
+    parser.add_argument("--profile", type=int, default=0, help="profile N recalls instead")
     args = parser.parse_args(argv)
 
     with isolated_workspace("bench_auth") as root:
@@ -84,6 +89,8 @@ def main(argv: list[str]) -> int:
 
         for i in range(30):  # warm: snapshots, caches, connection
             recall(i)
+        if args.profile:
+            return _profiled(recall, args.profile)
         counts = {}
         for mode in modes:
             use(mode)
@@ -120,4 +127,19 @@ def main(argv: list[str]) -> int:
                 f"| {mode} | {statistics.median(ms):.2f} | {statistics.quantiles(ms, n=20)[18]:.2f} | "
                 f"{statistics.median(cpu[mode]) * 1000:.2f} | {counts.get(mode, '')} |"
             )
+    return 0
+
+
+def _profiled(call, n: int) -> int:
+    profile = cProfile.Profile(time.process_time)  # CPU of this process, not waits
+    profile.enable()
+    for i in range(n):
+        call(i)
+    profile.disable()
+    for order in ("tottime", "cumulative"):
+        out = io.StringIO()
+        stats = pstats.Stats(profile, stream=out).sort_stats(order)
+        stats.print_stats(35)
+        print(f"--- {n} recalls, by {order} ---")
+        print("\n".join(out.getvalue().splitlines()[:60]))
     return 0

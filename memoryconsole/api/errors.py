@@ -10,12 +10,14 @@ This module decides statuses and wording; it does not detect anything itself.
 
 import logging
 
+import psycopg
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from procrastinate.exceptions import ConnectorException
 
 from memoryconsole.api.schemas import ErrorOut
 from memstore.errors import DatabaseUnavailable, MemstoreError
@@ -104,6 +106,15 @@ def install_error_map(api: NinjaAPI) -> None:
         # bug: the 500 below). Django drops the broken connection at the request's end.
         log.warning("database unavailable: %s %s: %s", request.method, request.path, exc)
         return known(request, database_unavailable())
+
+    @api.exception_handler(ConnectorException)
+    def queue_down(request: HttpRequest, exc: ConnectorException) -> HttpResponse:
+        # The queue (procrastinate, on the same Postgres) raises its own error, the driver's
+        # under it: a lost connection while queueing is the same outage as above; anything
+        # else the queue failed at is the 500 below.
+        if isinstance(exc.__cause__, psycopg.OperationalError | psycopg.InterfaceError):
+            return database_down(request, exc.__cause__)
+        return crashed(request, exc)
 
     @api.exception_handler(ValidationError)
     def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:

@@ -11,8 +11,15 @@ Within `sync_bounded` (a read with a time budget) changed files are parsed inlin
 file of a bot whose files are already being synced here, go to this process's background thread
 (`behind`) and the read answers from the index as it stands (`SyncReport.deferred`). Vectors
 are never made here: the backfill makes them after the words are indexed.
+
+A reader that runs a statement over the same scopes anyway can carry the stat check in it
+(`sync_folded`): the files are statted first (`sync_check_start`), the reader adds the file
+rows (`SYNC_ROWS_SQL`, one JSON value) to its first statement and hands them back
+(`sync_fold_rows`), which raises `SyncNeeded` when anything is behind: the caller then drops
+what it read and syncs as usual. One round trip fewer when nothing changed (the usual case).
 """
 
+import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -45,6 +52,13 @@ from memstore.models import Fact, MemoryFile
 _SYNC_QUERY = (
     "SELECT path, mtime_ns, size, inode, recheck, digest FROM memstore_memoryfile "
     "WHERE scope_key = ANY(%s)"
+)
+
+
+# The same rows as one JSON value, for a reader to fold into its own statement.
+SYNC_ROWS_SQL = (
+    "SELECT coalesce(json_agg(json_build_array(path, mtime_ns, size, inode, recheck, digest)),"
+    " '[]') FROM memstore_memoryfile WHERE scope_key = ANY(%s)"
 )
 
 
@@ -121,6 +135,63 @@ def _index_sync(scopes: list[Scope]) -> SyncReport:
     return SyncReport(files=files, changed=len(stale), deferred=len(later))
 
 
+class SyncNeeded(Exception):
+    """A folded stat check found files the index is behind on: sync them, then read again."""
+
+
+@dataclass(slots=True)
+class SyncCheck:
+    """The stat half of a sync's check, waiting for the file rows a reader's statement brings
+    (`sync_fold_rows`); `done` once they came and nothing was behind."""
+
+    keys: frozenset[str]
+    on_disk: dict[str, Stat]
+    started: float
+    done: bool = False
+
+
+_FOLDED: ContextVar[SyncCheck | None] = ContextVar("memstore_sync_folded", default=None)
+
+
+def sync_check_start(*, scopes: Iterable[Scope]) -> SyncCheck:
+    """Stat every file of these scopes (no statement yet); see `sync_folded`."""
+    started = time.perf_counter()
+    scopes = list(dict.fromkeys(scopes))
+    return SyncCheck(
+        keys=frozenset(str(scope) for scope in scopes), on_disk=_stats(scopes), started=started
+    )
+
+
+@contextmanager
+def sync_folded(check: SyncCheck) -> Iterator[None]:
+    """Within the block a reader over exactly the check's scopes may fold the file rows into
+    its statement (`sync_fold_wanted`, `sync_fold_rows`); whether it did is `check.done`."""
+    token = _FOLDED.set(check)
+    try:
+        yield
+    finally:
+        _FOLDED.reset(token)
+
+
+def sync_fold_wanted(keys: Iterable[str]) -> bool:
+    """Whether a reader over these scope keys should add `SYNC_ROWS_SQL` to its statement."""
+    check = _FOLDED.get()
+    return check is not None and not check.done and check.keys == frozenset(keys)
+
+
+def sync_fold_rows(value: list | str) -> None:
+    """The rows `SYNC_ROWS_SQL` selected, compared with the stats: nothing behind marks the
+    check done; anything behind (changed, new, gone, a racy file due) raises SyncNeeded."""
+    check = _FOLDED.get()
+    assert check is not None, "sync_fold_rows outside sync_folded"
+    rows = json.loads(value) if isinstance(value, str) else value
+    stale, _ = rows_behind(memory_root(), rows, dict(check.on_disk))
+    if stale:
+        raise SyncNeeded(stale)
+    check.done = True
+    sync_observed(time.perf_counter() - check.started, 0, 0)
+
+
 def index_behind(*, scopes: Iterable[Scope]) -> list[str]:
     """The files of these scopes whose index rows are not what the files hold now (changed,
     new or gone), found the way `index_sync` finds them, without syncing them."""
@@ -129,17 +200,22 @@ def index_behind(*, scopes: Iterable[Scope]) -> list[str]:
 
 def _behind(scopes: list[Scope]) -> tuple[int, list[str], dict[str, int], dict[str, Stat]]:
     # (files on disk, stale paths, sizes of the changed ones, files the index has never seen)
-    root = memory_root()
-    on_disk: dict[str, Stat] = {}
-    for scope in scopes:
-        stat_scope(str(root), root, scope, on_disk)
+    on_disk = _stats(scopes)
     # One raw query: the ORM's per-row overhead would be most of the cost of a no-op sync.
     with connection.cursor() as cursor:
         cursor.execute(_SYNC_QUERY, [[str(scope) for scope in scopes]])
         rows = cursor.fetchall()
     files = len(on_disk)
-    stale, sizes = rows_behind(root, rows, on_disk)
+    stale, sizes = rows_behind(memory_root(), rows, on_disk)
     return files, stale, sizes, on_disk
+
+
+def _stats(scopes: list[Scope]) -> dict[str, Stat]:
+    root = memory_root()
+    on_disk: dict[str, Stat] = {}
+    for scope in scopes:
+        stat_scope(str(root), root, scope, on_disk)
+    return on_disk
 
 
 def rows_behind(
@@ -150,7 +226,7 @@ def rows_behind(
     files of `on_disk` no row names (the index has never seen them), and the sizes of the
     changed ones still on disk. Takes the rows' paths out of `on_disk`."""
     stale = []
-    sizes: dict[str, int] = {}  # of the changed files still on disk
+    sizes: dict[str, int] = {}
     now = time.time_ns()
     for path, mtime_ns, size, inode, recheck, digest in rows:
         found = on_disk.pop(path, None)

@@ -35,7 +35,13 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from memstore.facts.paths import Scope
 from memstore.index import index_sync
-from memstore.index.sync import sync_bounded, sync_skipped
+from memstore.index.sync import (
+    SyncNeeded,
+    sync_bounded,
+    sync_check_start,
+    sync_folded,
+    sync_skipped,
+)
 from memstore.prompt.asof import day_end, prompt_as_of
 from memstore.prompt.compose import PromptSection
 from memstore.prompt.notes import Note, notes_compose, notes_for
@@ -107,18 +113,28 @@ def _vectors_wanted() -> None:
     backfill_wanted(force=True)
 
 
-def _try_sync[T](scopes: list[Scope], ms: int, read: Callable[[], T], left: Callable[[], int]):
+def _try_sync[T](
+    scopes: list[Scope],
+    ms: int,
+    read: Callable[[], T],
+    left: Callable[[], int],
+    fold: bool = False,
+):
     """Sync these scopes within `ms`: (fresh, [the read's value] if it ran here). False when it
     ran out of time (nothing half-done stays) or left large changes to the background
     (`sync_bounded`). When the sync finds nothing to write (the usual case: one stat per file
     and one query), `read()` runs in the sync's transaction, its timeouts lowered to `left()` ms
     if that is below the sync's: one transaction and two statements fewer than one each. A sync that wrote commits
-    first, so a failed read never undoes it. A read that fails raises `_ReadFailed`."""
+    first, so a failed read never undoes it. A read that fails raises `_ReadFailed`.
+    `fold`: the read carries the sync's query in its first statement (`sync_folded`); if a
+    file changed, what it read is dropped and the sync runs as above."""
     nested = connection.in_atomic_block
     shared: list[T] = []
     try:
         bounded = sync_bounded(then=_vectors_wanted)
         with bounded, transaction.atomic(), _timeouts(ms, nested=nested):
+            if fold and _folded_read(scopes, ms, read, left, shared):
+                return True, shared
             report = index_sync(scopes=scopes)
             if not report.changed and not report.deferred:
                 if (read_ms := left()) < ms:  # else the sync's tighter timeouts stand
@@ -136,14 +152,36 @@ def _try_sync[T](scopes: list[Scope], ms: int, read: Callable[[], T], left: Call
     return not report.deferred, shared
 
 
+def _folded_read[T](
+    scopes: list[Scope], ms: int, read: Callable[[], T], left: Callable[[], int], shared: list
+) -> bool:
+    """`read()` with the sync's check folded in; True when it stands (nothing was behind)."""
+    check = sync_check_start(scopes=scopes)
+    if (read_ms := left()) < ms:  # the stats were slow: the read gets what is left
+        _set_timeouts(f"{read_ms}ms", f"{read_ms}ms")
+    try:
+        with sync_skipped(), sync_folded(check):
+            value = read()
+    except SyncNeeded:
+        return False  # nothing written yet: sync as usual, then read again
+    except DatabaseError as error:
+        raise _ReadFailed(error) from error
+    if not check.done:  # the read never asked for the rows: check them on their own
+        return False
+    shared.append(value)
+    return True
+
+
 def memory_read[T](
     *,
     scopes: Iterable[Scope],
     read: Callable[[], T],
     empty: Callable[[], T],
     budget: int | None = None,
+    fold: bool = False,
 ) -> Timed[T]:
-    """`read()` after syncing `scopes`, never waiting past the budget (see the module doc)."""
+    """`read()` after syncing `scopes`, never waiting past the budget (see the module doc).
+    `fold`: `read()` folds the sync's query into its first statement (recall does)."""
     started = time.monotonic()
     total = budget if budget is not None else budget_ms()
 
@@ -152,7 +190,7 @@ def memory_read[T](
 
     memory: MemoryState = "ok"
     try:
-        fresh, shared = _try_sync(list(scopes), int(total * SYNC_SHARE), read, left_ms)
+        fresh, shared = _try_sync(list(scopes), int(total * SYNC_SHARE), read, left_ms, fold)
     except _ReadFailed as failed:  # the sync was fine; the read in its transaction was not
         logger.warning("memory unavailable (budget %d ms): %s", total, failed.error)
         fresh, shared, memory = True, [empty()], "unavailable"
@@ -260,6 +298,7 @@ def recall_answer(
         empty=lambda: RecallResult(
             items=[], more=0, mode="lexical", note="Memory is unavailable right now."
         ),
+        fold=True,  # the sync's query rides in recall's terms + versions statement
     )
     usage_note(recalled=timed.value.items)
     return timed

@@ -10,9 +10,10 @@ excluded topics, a paused person's memory, lines the secret detector flags) and 
 `until` day has passed (`memstore.facts.validity`), skipped as the results are budgeted so the
 answer still fills.
 
-Four statements for a warm search: the sync's stat check; the query's terms together with the
-searched scopes' versions; the candidates' usage (the ranking's small usage nudge); and
-loading the facts to show. In between, both sides rank in this process over the scopes'
+Three statements for a warm search: the sync's stat check; the query's terms together with the
+searched scopes' versions; and loading the facts to show together with the candidates' usage
+(the ranking's small usage nudge: the rows loaded are every one the nudge could bring among
+those shown, `usage_reach`). In between, both sides rank in this process over the scopes'
 snapshots (`snapshot`, `word_rank`, `matrices`), which a changed scope refreshes file by file. A search over more facts than a process holds is ranked by Postgres
 instead (`lexical`'s statement, which also loads every row either side can contribute, and the
 HNSW index). A recent query's vector is remembered (see `query_vectors`).
@@ -49,7 +50,13 @@ from memstore.recall.sides import Sides, both_sides
 from memstore.recall.vectors import embedder_current
 from memstore.rooms.access import Context, readable_scopes, visible
 from memstore.rules.withheld import Withholding
-from memstore.store.usage_rank import usage_rescored
+from memstore.store.usage_rank import (
+    USAGE_SQL,
+    usage_applied,
+    usage_bonuses_parse,
+    usage_reach,
+    usage_rescored,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -158,8 +165,6 @@ def recall_in_scopes(
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(lexical=found.lexical, dense=found.dense, dated=dated)
-    # Used often and lately: a little higher; unused for months: a little lower (bounded).
-    fused = usage_rescored(fused, scope_keys=[str(scope) for scope in scopes])
     reranker = rerank_wanted(rerank) if fused else None
     if not fused:
         result = _substring_fallback(
@@ -180,9 +185,10 @@ def recall_in_scopes(
     else:
         if reranker is None:
             note = " ".join(filter(None, [note, rerank_note_unavailable(rerank)]))
-        result = _fused_result(
+        result, fused = _fused_result(
             found,
             fused,
+            scope_keys=[str(scope) for scope in scopes],
             query=query,
             reranker=reranker,
             limit=limit,
@@ -209,20 +215,29 @@ def _fused_result(
     found: "Sides",
     fused: list,
     *,
+    scope_keys: list[str],
     query: str,
     reranker: "Reranker | None",
     limit: int,
     budget: int,
     mode: str,
     note: str,
-) -> RecallResult:
+) -> tuple[RecallResult, list]:
+    """The result, and the fused hits as the usage nudge re-ordered them: used often and
+    lately, a little higher; unused for months, a little lower (bounded)."""
     # Only the first `limit` rows can be shown; a few spare cover rows deleted meanwhile.
-    # The lexical statement loaded every candidate of either side; otherwise they load here.
-    # A reranker reads the texts of the first RECALL_RERANK_TOP_N.
-    order = [f.pk for f in fused]
+    # The lexical statement loaded every candidate of either side; otherwise they load here,
+    # with the usage of every candidate (one statement). A reranker reads the texts of the
+    # first RECALL_RERANK_TOP_N.
     loaded, withheld = found.loaded, found.withheld
     wanted = limit + 10 if reranker is None else max(limit + 10, settings.RECALL_RERANK_TOP_N)
-    rows = loaded if loaded is not None else _rows(order[:wanted])
+    if loaded is not None:
+        rows, fused = loaded, usage_rescored(fused, scope_keys=scope_keys)
+    else:
+        reach = [f.pk for f in fused[: usage_reach(fused, wanted)]]
+        rows, bonuses = _rows_and_usage(reach, [f.fact_id for f in fused], scope_keys)
+        fused = usage_applied(fused, bonuses)
+    order = [f.pk for f in fused]
     reranked = None
     if reranker is not None:
         reranked = rerank_top(reranker, query, fused, rows, withheld=withheld)
@@ -232,7 +247,7 @@ def _fused_result(
     if skipped and len(items) < limit and loaded is None and len(order) > limit + 10:
         rows |= _rows(order[limit + 10 : limit + 10 + 2 * skipped])  # refill past the withheld
         items, skipped = _budgeted(rows, order, limit, budget, withheld)
-    return RecallResult(
+    result = RecallResult(
         items=items,
         more=max(0, max(found.matched, len(fused)) - len(items) - skipped),
         mode=mode,
@@ -243,6 +258,7 @@ def _fused_result(
         reranked=reranked is not None and reranked.applied,
         reranking=reranked,
     )
+    return result, fused
 
 
 def _waiting_note(waiting: int, searched: int) -> str:
@@ -273,6 +289,22 @@ def _rows(pks: list[int]) -> dict[int, StoredFact]:
         )
         rows = cursor.fetchall()
     return {row[0]: stored_from_values(row[1:]) for row in rows}
+
+
+def _rows_and_usage(
+    pks: list[int], fact_ids: list[str], scope_keys: list[str]
+) -> tuple[dict[int, StoredFact], dict[str, float]]:
+    """These rows and the usage bonuses of these facts, in one statement (one row even when
+    none of the facts is left)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT u.usage, f.id, {STORED_COLUMNS_BY_ROW} FROM ({USAGE_SQL}) u (usage)"
+            " LEFT JOIN memstore_fact f ON f.id = ANY(%s)",
+            [fact_ids, scope_keys, pks],
+        )
+        found = cursor.fetchall()
+    rows = {row[1]: stored_from_values(row[2:]) for row in found if row[1] is not None}
+    return rows, usage_bonuses_parse(found[0][0])
 
 
 def _budgeted(

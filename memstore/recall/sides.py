@@ -14,7 +14,12 @@ from memstore.facts.records import (
     StoredFact,
 )
 from memstore.index import index_sync
-from memstore.index.sync import sync_is_skipped
+from memstore.index.sync import (
+    SYNC_ROWS_SQL,
+    sync_fold_rows,
+    sync_fold_wanted,
+    sync_is_skipped,
+)
 from memstore.recall import fusion
 from memstore.recall.jobs import backfill_wanted
 from memstore.recall.lexical import (
@@ -145,15 +150,21 @@ def _terms_and_versions(
     query: str, scopes: list[Scope], withhold: tuple[str | None] | None = None
 ) -> tuple[list[Term], dict[str, tuple], Withholding | None]:
     """The query's search terms, the searched scopes' versions and (when `withhold` names the
-    room's person, or None for a room without one) the read-time rule: one statement."""
+    room's person, or None for a room without one) the read-time rule: one statement, which
+    also carries the sync's stat check when the caller folded it in (`sync_folded`)."""
     keys = [str(scope) for scope in scopes]
     sql, params = f"SELECT {terms_sql()}, ({VERSIONS_SQL})", [query, exact_candidates(query), keys]
+    if folded := sync_fold_wanted(keys):
+        sql, params = f"{sql}, ({SYNC_ROWS_SQL})", [*params, keys]
     if withhold is not None:
         rule_sql, rule_params = withholding_sql(person=withhold[0])
         sql, params = f"{sql}, ({rule_sql})", [*params, *rule_params]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        english, dropped, found, *controls = cursor.fetchone()
+        english, dropped, found, *rest = cursor.fetchone()
+    if folded:
+        sync_fold_rows(rest.pop(0))  # raises SyncNeeded when a file changed: synced, read again
+    controls = rest
     rule = withholding_parse(controls[0], person=withhold[0]) if withhold is not None else None
     return terms_from(english, dropped), versions_parse(found), rule
 

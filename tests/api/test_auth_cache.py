@@ -1,8 +1,11 @@
-"""Who is calling, remembered per process: a warm recall costs six statements (eight round
-trips with BEGIN and COMMIT; before, twelve and a usage read), and a
-revoked token, an unlinked person or a reset room is refused on the very next call (the
-authorization generation, memstore/registry/generation.py). Several server processes:
-tests/deploy/test_auth_workers.py."""
+"""Who is calling, remembered per process: a warm recall costs six round trips counting BEGIN
+and COMMIT (before, twelve and a usage read; then eight), and a revoked token, an unlinked
+person or a reset room is refused on the very next call (the authorization generation,
+memstore/registry/generation.py). Several server processes: tests/deploy/test_auth_workers.py.
+The sync's stat check rides in the terms + versions statement, so a hand edit is still found
+by the very next recall (and recorded as one)."""
+
+import time
 
 import pytest
 from django.db import connection
@@ -13,6 +16,7 @@ from memstore.registry.bots import project_leave
 from memstore.registry.people import person_add, person_link, person_unlink
 from memstore.registry.tokens import token_revoke
 from memstore.rooms.tickets import room_reset
+from tests.api.test_prompt_budget import BUDGET_MS, MARGIN_MS, Holder
 from tests.helpers import BotClient, log, meaning_ready
 
 # Outside a test transaction, as in production: each read is its own outermost transaction.
@@ -39,12 +43,13 @@ def statements(client: BotClient, query: str) -> list[str]:
     return [q["sql"] for q in captured.captured_queries]
 
 
-def test_a_warm_recall_runs_six_statements_in_one_transaction(warm):
+def test_a_warm_recall_runs_six_round_trips_in_one_transaction(warm):
     sql = statements(warm, "who does she live with")
-    # the generation; then one transaction: timeouts, the sync's stats, terms + versions, the
-    # usage counts of the candidates (the usage boost), rows
-    assert len(sql) <= 8 and sql.count("BEGIN") == 1 and sql.count("COMMIT") == 1, "\n".join(sql)
-    assert len([s for s in sql if s not in ("BEGIN", "COMMIT")]) <= 6, "\n".join(sql)
+    # the generation; then one transaction: timeouts; the sync's file rows with the terms and
+    # versions; the rows with the candidates' usage counts (the usage boost)
+    assert len(sql) <= 6 and sql.count("BEGIN") == 1 and sql.count("COMMIT") == 1, "\n".join(sql)
+    assert len([s for s in sql if s not in ("BEGIN", "COMMIT")]) <= 4, "\n".join(sql)
+    assert sum("memstore_factusage" in s for s in sql) == 1
     # the token, the person link and the room binding are not asked again, only the generation
     assert not [s for s in sql if "memstore_bottoken" in s or "memstore_personlink" in s]
     assert not [s for s in sql if "memstore_roombinding" in s]
@@ -84,3 +89,48 @@ def test_a_project_left_is_out_of_reach_on_the_next_call(warm):
     assert warm.get("/recall", query="tea").status == 200
     project_leave(bot="a", project="apollo")
     assert warm.get("/recall", query="tea").status == 403
+
+
+def test_a_hand_edit_is_found_by_the_very_next_recall(warm, memory_root):
+    assert not warm.get("/recall", query="cello").body["items"]
+    log(memory_root, "bot", "a", "2026-11", *FACTS, "- (2026-11-03) Plays the cello", bot="a")
+    with CaptureQueriesContext(connection) as captured:
+        answer = warm.get("/recall", query="cello")
+    assert [item["text"] for item in answer.body["items"]] == ["Plays the cello"]
+    assert answer.body["stale"] is False
+    # the folded check saw the change, so the sync wrote it and the read ran again
+    assert any("INSERT INTO" in q["sql"] for q in captured.captured_queries)
+    history = "".join(p.read_text() for p in memory_root.rglob("history.jsonl"))
+    assert "hand-edit" in history and "Plays the cello" in history
+
+
+def _files_locked():
+    # What a rebuild holds for its whole run (TRUNCATE of the file rows).
+    from django.db import transaction
+
+    class Locked:
+        def __enter__(self):
+            self.atomic = transaction.atomic()
+            self.atomic.__enter__()
+            with connection.cursor() as cursor:
+                cursor.execute("LOCK TABLE memstore_memoryfile IN ACCESS EXCLUSIVE MODE")
+
+        def __exit__(self, *exc):
+            self.atomic.__exit__(None, None, None)
+
+    return Locked()
+
+
+def test_a_rebuild_holding_the_file_rows_does_not_stall_the_folded_read(warm, settings):
+    # The stat check now rides in the read's first statement, which waits for that lock: the
+    # read's own timeouts still bound it, and the next call after the rebuild is served.
+    settings.MEMORY_READ_BUDGET_MS = BUDGET_MS
+    with Holder(_files_locked):
+        started = time.monotonic()
+        answer = warm.get("/recall", query="tea")
+        elapsed = (time.monotonic() - started) * 1000
+    print(f"GET /recall with memstore_memoryfile locked: {elapsed:.0f} ms")
+    assert (answer.status, answer.body["memory"], answer.body["items"]) == (200, "unavailable", [])
+    assert elapsed < BUDGET_MS + MARGIN_MS
+    again = warm.get("/recall", query="tea")
+    assert again.body["memory"] == "ok" and again.body["items"]

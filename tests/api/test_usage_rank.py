@@ -2,11 +2,14 @@
 pure rule; a prompt and recall through the API move a fact recalled often a little up and one
 unused for months a little down, and never rewrite a file (importance stays as written)."""
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.db import connection
 from django.utils import timezone
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memstore.facts.markdown import fact_identity
 from memstore.facts.ranking import (
@@ -17,6 +20,7 @@ from memstore.facts.ranking import (
 )
 from memstore.models import FactUsage
 from memstore.prompt.cache import prompt_cache_clear
+from memstore.store.usage_rank import usage_applied, usage_reach
 from memstore.upkeep.usage import usage_flush
 from tests.helpers import day, tree, write_memory
 
@@ -140,3 +144,31 @@ def test_recall_breaks_a_near_tie_by_usage(memory_root, bot_a):
     body = bot_a.get("/recall", query="flight friday").body
     ids = [i["text"] for i in body["items"]]
     assert ids[:2] == [second, first], body
+
+
+@dataclass(frozen=True)
+class _Hit:
+    pk: int
+    fact_id: str
+    day: date
+    score: float
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    scores=st.lists(st.floats(0.001, 1.0), min_size=1, max_size=60),
+    bonuses=st.lists(st.floats(-USAGE_IDLE_PENALTY, USAGE_MAX_BONUS), min_size=60, max_size=60),
+    first=st.integers(1, 30),
+)
+def test_the_rows_loaded_before_the_usage_cover_every_hit_the_nudge_can_bring_to_the_top(
+    scores, bonuses, first
+):
+    # Recall loads the rows of the first `usage_reach` hits together with the usage: whatever
+    # the usage turns out to be, the first `first` after the nudge are among them.
+    fused = sorted(
+        (_Hit(i, f"f{i:03}", TODAY - timedelta(days=i % 7), s) for i, s in enumerate(scores)),
+        key=lambda h: (-h.score, -h.day.toordinal(), h.fact_id),
+    )
+    reach = {h.pk for h in fused[: usage_reach(fused, first)]}
+    nudged = usage_applied(fused, {h.fact_id: b for h, b in zip(fused, bonuses, strict=False)})
+    assert {h.pk for h in nudged[:first]} <= reach
