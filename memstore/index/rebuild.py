@@ -7,14 +7,17 @@ One transaction: readers wait for it rather than see half an index, and a rebuil
 midway leaves the index as it was. Rows are streamed with `COPY` into the bare table (links
 after their facts); indexes and the foreign key are recreated at the end. On a large tree the
 files are read and parsed in worker processes (`rebuild_rows`), so parsing and Postgres's
-`COPY` run on two cores at once.
+`COPY` run on two cores at once. The trigram index on facts' text (`LATE_INDEXES`, the
+partial-word search's) is built after the commit, concurrently: it costs more than all the
+others together, and partial words are still found without it, by a scan.
 """
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 
 from memstore.errors import InvalidName
 from memstore.facts.paths import Misnamed, all_scopes, memory_root, misnamed_folders
@@ -33,6 +36,10 @@ class RebuildReport:
     misnamed: list[Misnamed] = field(default_factory=list)
 
 
+logger = logging.getLogger(__name__)
+
+# Built after the rebuild's commit (`_build_late`), not inside it: pg_trgm's index on text.
+LATE_INDEXES = frozenset({"fact_text_trgm"})
 READ_BATCH = 100  # files per batch read by a worker process (about 10,000 facts)
 
 _COPY_COLUMNS = (
@@ -55,7 +62,8 @@ def index_rebuild(
 ) -> RebuildReport:
     """Drop every index row and read all of MEMORY_ROOT again, in one transaction.
 
-    Readers wait for it (the tables are locked until it commits) rather than see half an index.
+    Readers wait for it (the tables are locked until it commits) rather than see half an index;
+    the trigram index is built after the commit, while they go on.
     `progress(files_done, files_total)` is called after each batch; `on_phase(name)` when the
     work moves on ("reading", "indexing"). The files are read and parsed on `workers` other
     processes (default: none for a tree under 8 MB, else one per core beyond the first) while
@@ -78,7 +86,8 @@ def index_rebuild(
         # is several times faster than maintaining GIN and b-tree indexes and queueing a
         # foreign-key check row by row.
         restore = _drop_foreign_keys(cursor)
-        restore = _drop_secondary_indexes(cursor) + restore  # indexes first, then the check
+        indexes, late = _drop_secondary_indexes(cursor)
+        restore = indexes + restore  # indexes first, then the check
         if on_phase:
             on_phase("reading")
         # With workers, smaller batches: Postgres starts on the first sooner, and the last
@@ -98,6 +107,10 @@ def index_rebuild(
             cursor.execute(sql)
         cursor.execute("ANALYZE memstore_fact")
         cursor.execute("ANALYZE memstore_memoryfile")
+    if late:
+        if on_phase:
+            on_phase("indexing partial words")
+        _build_late(late)
     misnamed = misnamed_folders(root)
     for folder in misnamed:
         failure_record(
@@ -143,7 +156,9 @@ def _drop_foreign_keys(cursor) -> list[str]:
     return [f'ALTER TABLE memstore_fact ADD CONSTRAINT "{name}" {sql}' for name, sql in found]
 
 
-def _drop_secondary_indexes(cursor) -> list[str]:
+def _drop_secondary_indexes(cursor) -> tuple[list[str], list[str]]:
+    """Drop the facts' secondary indexes; their definitions to recreate before the commit, and
+    those of the `LATE_INDEXES` to build after it."""
     cursor.execute(
         "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() "
         "AND tablename = 'memstore_fact' AND indexname NOT IN ("
@@ -152,7 +167,34 @@ def _drop_secondary_indexes(cursor) -> list[str]:
     found = cursor.fetchall()
     for name, _ in found:
         cursor.execute(f'DROP INDEX "{name}"')
-    return [sql for _, sql in found]
+    now = [sql for name, sql in found if name not in LATE_INDEXES]
+    late = [sql for name, sql in found if name in LATE_INDEXES]
+    return now, late
+
+
+def _build_late(definitions: list[str]) -> None:
+    """Build the late indexes: concurrently when no transaction is open (reads and writes go on
+    meanwhile; partial words are found by a scan until it is done), else in the caller's."""
+    concurrently = not connection.in_atomic_block
+    with connection.cursor() as cursor:
+        for sql in definitions:
+            head, _, rest = sql.partition("INDEX ")
+            name = rest.split(" ", 1)[0]
+            if concurrently:
+                sql = f"{head}INDEX CONCURRENTLY {rest}"
+            try:
+                cursor.execute(sql)
+            except DatabaseError:
+                if not concurrently:
+                    raise
+                # A failed concurrent build leaves an invalid index behind: drop it, so the
+                # next rebuild or migration makes it again; the rebuild itself has committed.
+                logger.warning(
+                    "rebuild: building %s failed; partial words scan until the next reindex",
+                    name,
+                    exc_info=True,
+                )
+                cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
 
 
 def _insert_files(cursor, files: list[tuple]) -> list[int]:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from memstore.facts.paths import Scope
 from memstore.index import index_sync
+from memstore.index.rebuild import index_rebuild
 from memstore.recall import partial, recall_in_scopes
 from tests.helpers import log
 
@@ -271,3 +272,30 @@ def test_where_pg_trgm_may_not_be_installed_the_migration_leaves_the_fallback(
         assert cursor.fetchone() == (None, None)
     assert partial.trigram_ready() is False
     assert found("isbo") == ["Lisbon hotel near the river", "Flight to Lisbon on Friday"]
+
+
+def _trigram_index_valid() -> bool | None:
+    """Whether the trigram index is there and usable (None: not there)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass(%s)",
+            [partial.TRIGRAM_INDEX],
+        )
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rebuild_makes_the_trigram_index_again_after_its_commit(memory):
+    # Outside any transaction, as `manage.py reindex` runs: built concurrently after the
+    # rebuild's commit, and usable once the rebuild returns.
+    assert _trigram_index_valid() is True
+    index_rebuild()
+    assert _trigram_index_valid() is True
+    assert found("isbo") == ["Lisbon hotel near the river", "Flight to Lisbon on Friday"]
+
+
+def test_a_rebuild_inside_a_transaction_makes_it_there(memory):
+    index_rebuild()  # in the test's transaction: CONCURRENTLY is not allowed there
+    assert _trigram_index_valid() is True
+    assert found("lisb") == ["Lisbon hotel near the river", "Flight to Lisbon on Friday"]

@@ -21,7 +21,10 @@ class Command(BaseCommand):
         started = time.monotonic()
         bar = ProgressBar(unit="files", stream=self.stderr._out)
         self.stderr.write(f"Reading {memory_root()}")
-        phases = {"indexing": "Building the search and lookup indexes…"}
+        phases = {
+            "indexing": "Building the search and lookup indexes…",
+            "indexing partial words": "Building the partial-word index (reads go on meanwhile)…",
+        }
         report = index_rebuild(
             progress=bar.update,
             batch=batch,
