@@ -705,7 +705,7 @@ def main(argv: list[str]) -> int:
     lines = [
         f"Command: `{command}` (or `./dev bench api`). Server: `gunicorn memoryconsole.wsgi "
         f"--workers {args.workers}` (threaded workers, `gunicorn.conf.py`) on "
-        f"loopback, embedded PostgreSQL 16, all on one {os.cpu_count()}-core machine shared with "
+        f"loopback, the embedded PostgreSQL, all on one {os.cpu_count()}-core machine shared with "
         f"other engineers' work (load average {load_before:.1f} before, {load_after:.1f} after). "
         f"Workspace (built once, own database `{DB_NAME}`): {BOTS} bots x {OWN_FACTS:,} facts of "
         f"their own, user memory for {PERSONS} people (5 bots each, 40 facts a shard), "
