@@ -14,7 +14,7 @@ reads both in two statements that stop early:
   stops there too; past the cap the console says "1000+" (as the bot page's count does).
 
 Which rows match: `text ILIKE '%…%'` with the typed `%`, `_` and `\\` escaped. Where the
-database has pg_trgm's trigram index on the text (`fact_text_trgm`, migration 0025 makes it
+database has pg_trgm's trigram index on the text (`fact_text_trgm`, migration 0021 makes it
 where the server offers pg_trgm) that statement is answered from the index: the exact
 semantics, indexed. Without it (a `DATABASE_URL` server without pg_trgm) the words typed are
 first looked up as prefixes in the GIN index on the search vector (`'lisb':*`), and only those

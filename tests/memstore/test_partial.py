@@ -257,7 +257,7 @@ def test_where_pg_trgm_may_not_be_installed_the_migration_leaves_the_fallback(
 ):
     """A `DATABASE_URL` role without the right to create extensions: the migration makes no
     index, says nothing, and partial words are still found (all rolled back with the test)."""
-    migration = importlib.import_module("memstore.migrations.0025_fact_text_trgm")
+    migration = importlib.import_module("memstore.migrations.0021_fact_text_trgm")
     with connection.cursor() as cursor:
         cursor.execute("DROP EXTENSION pg_trgm")
         cursor.execute("CREATE ROLE memstore_test_no_extensions NOLOGIN")
