@@ -80,7 +80,9 @@ def test_the_preview_says_when_it_is_stale(ann, workspace, monkeypatch, ava_acts
     from memstore.prompt import budget as prompt_budget
 
     assert "could not be synced" not in plain(ann.get("/bots/ava/prompt/"))  # synced: fresh
-    monkeypatch.setattr(prompt_budget, "_try_sync", lambda scopes, ms, read, left: (False, []))
+    monkeypatch.setattr(
+        prompt_budget, "_try_sync", lambda scopes, ms, read, left, fold: (False, [])
+    )
     text = plain(ann.get("/bots/ava/prompt/"))
     assert "could not be synced within the time budget" in text and "Plans offsites" in text
 
