@@ -43,6 +43,7 @@ from memstore.facts.validity import is_expired
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.explain import Explanation, expected_why, explanation
+from memstore.recall.literals import array_literal
 from memstore.recall.partial import newest_containing
 from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
 from memstore.recall.rerankers import Reranker
@@ -303,7 +304,7 @@ def _rows_and_usage(
             f" FROM ({USAGE_SQL}) u (usage) LEFT JOIN ("
             f"SELECT f.id, {STORED_COLUMNS_BY_ROW}, row_number() OVER () AS n"
             " FROM memstore_fact f WHERE f.id = ANY(%s)) f ON true",
-            [fact_ids, scope_keys, pks],
+            [array_literal(fact_ids), scope_keys, array_literal(pks)],
         )
         found = cursor.fetchall()
     rows = {row[1]: stored_from_values(row[2:-1]) for row in found if row[1] is not None}
