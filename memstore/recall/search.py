@@ -296,20 +296,17 @@ def _rows_and_usage(
     pks: list[int], fact_ids: list[str], scope_keys: list[str]
 ) -> tuple[dict[int, StoredFact], dict[str, float]]:
     """These rows and the usage bonuses of these facts, in one statement (one row even when
-    none of the facts is left). The usage (one JSON value over every candidate) rides on the
-    first row only: on every row it was sent and decoded once per row loaded."""
+    none of the facts is left). The usage (one JSON value over every candidate) comes on every
+    row as text, parsed once: as json, psycopg decoded each row's copy."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT CASE WHEN coalesce(f.n, 1) = 1 THEN u.usage END, f.*"
-            f" FROM ({USAGE_SQL}) u (usage) LEFT JOIN ("
-            f"SELECT f.id, {STORED_COLUMNS_BY_ROW}, row_number() OVER () AS n"
-            " FROM memstore_fact f WHERE f.id = ANY(%s)) f ON true",
+            f"SELECT u.usage::text, f.id, {STORED_COLUMNS_BY_ROW} FROM ({USAGE_SQL}) u (usage)"
+            " LEFT JOIN memstore_fact f ON f.id = ANY(%s)",
             [array_literal(fact_ids), scope_keys, array_literal(pks)],
         )
         found = cursor.fetchall()
-    rows = {row[1]: stored_from_values(row[2:-1]) for row in found if row[1] is not None}
-    usage = next(row[0] for row in found if row[0] is not None)  # never null: USAGE_SQL
-    return rows, usage_bonuses_parse(usage)
+    rows = {row[1]: stored_from_values(row[2:]) for row in found if row[1] is not None}
+    return rows, usage_bonuses_parse(found[0][0])
 
 
 def _budgeted(
