@@ -136,6 +136,8 @@ def _profiled(call, n: int) -> int:
     for i in range(n):
         call(i)
     profile.disable()
+    if os.environ.get("BENCH_PROFILE_OUT"):  # for pstats / snakeviz
+        profile.dump_stats(os.environ["BENCH_PROFILE_OUT"])
     for order in ("tottime", "cumulative"):
         out = io.StringIO()
         stats = pstats.Stats(profile, stream=out).sort_stats(order)

@@ -43,6 +43,7 @@ from memstore.facts.validity import is_expired
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.explain import Explanation, expected_why, explanation
+from memstore.recall.literals import array_literal
 from memstore.recall.partial import newest_containing
 from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
 from memstore.recall.rerankers import Reranker
@@ -295,12 +296,13 @@ def _rows_and_usage(
     pks: list[int], fact_ids: list[str], scope_keys: list[str]
 ) -> tuple[dict[int, StoredFact], dict[str, float]]:
     """These rows and the usage bonuses of these facts, in one statement (one row even when
-    none of the facts is left)."""
+    none of the facts is left). The usage (one JSON value over every candidate) comes on every
+    row as text, parsed once: as json, psycopg decoded each row's copy."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT u.usage, f.id, {STORED_COLUMNS_BY_ROW} FROM ({USAGE_SQL}) u (usage)"
+            f"SELECT u.usage::text, f.id, {STORED_COLUMNS_BY_ROW} FROM ({USAGE_SQL}) u (usage)"
             " LEFT JOIN memstore_fact f ON f.id = ANY(%s)",
-            [fact_ids, scope_keys, pks],
+            [array_literal(fact_ids), scope_keys, array_literal(pks)],
         )
         found = cursor.fetchall()
     rows = {row[1]: stored_from_values(row[2:]) for row in found if row[1] is not None}

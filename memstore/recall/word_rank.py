@@ -123,18 +123,29 @@ def _best(parts: list[_Candidates], limit: int) -> list[LexicalHit]:
     starts = np.cumsum([0] + [len(at) for _, at in found])
     pool = []
     best = best_rows(scores, days, limit)
-    for i, which in zip(best, np.searchsorted(starts, best, side="right") - 1, strict=True):
-        part, at = found[which]
-        k = int(at[i - starts[which]])
-        s, row = part.snapshot, int(part.rows[k])
-        key = (-float(part.scores[k]), -int(s.days[row]), *s.keys[row][:3], int(s.pks[row]))
-        pool.append((key, s, row, float(part.coverage[k])))
+    which = np.searchsorted(starts, best, side="right") - 1
+    # Per snapshot, its rows' numbers turned to Python values in one go (not one numpy scalar
+    # at a time): the pool is as long as the ties at the cut, hundreds on common words.
+    for w in np.unique(which).tolist():
+        part, at = found[w]
+        s = part.snapshot
+        ks = at[best[which == w] - starts[w]]
+        rows = part.rows[ks]
+        for score, day, row, pk, coverage in zip(
+            part.scores[ks].tolist(),
+            s.days[rows].tolist(),
+            rows.tolist(),
+            s.pks[rows].tolist(),
+            part.coverage[ks].tolist(),
+            strict=True,
+        ):
+            pool.append(((-score, -day, *s.keys[row][:3], pk), s, row, coverage))
     pool.sort(key=lambda item: item[0])
     return [
         LexicalHit(
-            pk=int(s.pks[row]),
+            pk=key[-1],
             fact_id=s.fact_ids[row],
-            day=date.fromordinal(int(s.days[row])),
+            day=date.fromordinal(-key[1]),
             score=-key[0],
             coverage=coverage,
         )

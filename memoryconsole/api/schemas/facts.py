@@ -1,6 +1,7 @@
 """Request and response shapes of the fact operations: remember, forget, edit, list."""
 
 import datetime as dt
+from functools import lru_cache
 from typing import Any, Self
 
 from django.utils import timezone
@@ -18,7 +19,7 @@ from memoryconsole.api.schemas.base import (
 )
 from memstore.calls.actions import Forgetting
 from memstore.facts.markdown import MAX_TEXT_CHARS
-from memstore.facts.paths import locate
+from memstore.facts.paths import Scope, locate
 from memstore.facts.records import StoredFact
 from memstore.facts.validity import is_expired
 from memstore.vocabulary import (
@@ -39,6 +40,11 @@ UNTIL_HELP = (
     "(kept in its file and listed with expired=true)."
 )
 REVIEW_HELP = "YYYY-MM-DD: the day a person should check the fact (Health lists it from then)."
+
+
+# A response names the scope of every fact it lists, and a page of facts holds a handful of
+# scopes: each key is parsed (and its name checked) once per process, not twice per fact.
+_scope_of = lru_cache(maxsize=4096)(Scope.parse)
 
 
 def _meta_value(value: object) -> object:
@@ -65,19 +71,22 @@ class FactOut(Out):
     )
 
     @classmethod
-    def of(cls, fact: StoredFact, **extra: Any) -> Self:
+    def of(cls, fact: StoredFact, *, today: dt.date | None = None, **extra: Any) -> Self:
+        """The fact as answered; `today` (the local day `expired` is judged against) once per
+        response when it lists many."""
+        scope = _scope_of(fact.scope)
         return cls(
             id=fact.fact_id,
             date=fact.day,
             text=fact.text,
             tier=fact.tier,
-            scope=fact.scope_kind,
-            scope_name=fact.scope_name,
+            scope=scope.kind,
+            scope_name=scope.name,
             bot=fact.shard_bot,
             file=fact.file,
             visibility=fact.visibility if fact.visibility in VISIBILITIES else "context",
             meta=fact.meta,
-            expired=is_expired(fact.meta, timezone.localdate()),
+            expired=is_expired(fact.meta, today or timezone.localdate()),
             **extra,
         )
 

@@ -4,6 +4,7 @@ and the error body."""
 import datetime as dt
 from typing import Annotated, Any, Literal
 
+from django.utils import timezone
 from ninja import Field, Schema
 from pydantic import AfterValidator
 
@@ -181,8 +182,9 @@ class RecallOut(Out):
         """A budgeted recall (`memstore.prompt.budget.recall_answer`), with its links when asked for."""
         result = timed.value
         found = {f.fact_id for f in result.items}
+        today = timezone.localdate()
         return cls(
-            items=[FactOut.of(f) for f in result.items],
+            items=[FactOut.of(f, today=today) for f in result.items],
             more=result.more,
             mode=result.mode,
             note=result.note,
@@ -195,7 +197,11 @@ class RecallOut(Out):
             links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]
             if near
             else [],
-            neighbours=[FactOut.of(f) for fid, f in sorted(near.facts.items()) if fid not in found]
+            neighbours=[
+                FactOut.of(f, today=today)
+                for fid, f in sorted(near.facts.items())
+                if fid not in found
+            ]
             if near
             else [],
         )
