@@ -49,6 +49,8 @@ class FactRowView:
     short: str = ""  # the text cut to fit a button's accessible name ("Delete 'Prefers dark…'")
     day: str = ""  # its day, YYYY-MM-DD
     ref: str = ""  # the query naming it for the edit, versions, erase and share links
+    importance: str = ""  # its `importance` as written, or "" (a missing key costs a template
+    # lookup four exceptions)
 
     @property
     def until(self) -> str:
@@ -119,6 +121,7 @@ def fact_row_view(
         else fact.body[: SHORT_CHARS - 1].rstrip() + "…",
         day=fact.day.isoformat(),
         ref=f"file={quote(fact.file, safe='/')}&id={fact.fact_id}",
+        importance=fact.meta.get("importance", ""),
     )
 
 
