@@ -47,6 +47,7 @@ def test_add_a_fact_with_every_field(ann, workspace):
     }
     page = ann.get("/bots/ava/").content.decode()
     assert "Saved to own: Prefers window seats" in page
+    assert '<span class="badge">importance 0.8</span>' in page  # its badge on the row
 
 
 def test_add_to_my_user_memory_lands_in_the_bots_shard(ann, workspace):

@@ -5,6 +5,7 @@ Pure: no queries, no file I/O (as every presenter)."""
 
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from urllib.parse import quote
 
 from memoryconsole.web.presenters.common import (
     GROUPINGS,
@@ -43,6 +44,13 @@ class FactRowView:
     expired: bool = False  # its `until` day has passed
     review_due: bool = False  # its `review` day has come
     why: str = ""  # where "Why here?" explains its place in a search ("": not offered)
+    # Worked out once here, not by each of the row template's several uses of them (a search
+    # as you type renders 50 rows on every keystroke):
+    short: str = ""  # the text cut to fit a button's accessible name ("Delete 'Prefers dark…'")
+    day: str = ""  # its day, YYYY-MM-DD
+    ref: str = ""  # the query naming it for the edit, versions, erase and share links
+    importance: str = ""  # its `importance` as written, or "" (a missing key costs a template
+    # lookup four exceptions)
 
     @property
     def until(self) -> str:
@@ -64,12 +72,6 @@ class FactRowView:
     def src_room(self) -> str:
         """The room of `src`."""
         return self.src.removeprefix("room:").partition("/msg:")[0]
-
-    @property
-    def short(self) -> str:
-        """The fact's text cut to fit a button's accessible name ("Delete 'Prefers dark…'")."""
-        body = self.row.fact.body
-        return body if len(body) <= SHORT_CHARS else body[: SHORT_CHARS - 1].rstrip() + "…"
 
     @property
     def fact(self):
@@ -114,6 +116,12 @@ def fact_row_view(
         ),
         shared=scope.kind == "server",
         why=why,
+        short=fact.body
+        if len(fact.body) <= SHORT_CHARS
+        else fact.body[: SHORT_CHARS - 1].rstrip() + "…",
+        day=fact.day.isoformat(),
+        ref=f"file={quote(fact.file, safe='/')}&id={fact.fact_id}",
+        importance=fact.meta.get("importance", ""),
     )
 
 

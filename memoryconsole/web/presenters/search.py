@@ -110,10 +110,17 @@ def why_link(hit: SearchHit, searched: str) -> str:
     return f"{reverse('web:search_why')}?{urlencode({'q': searched, 'id': hit.row.fact.fact_id})}"
 
 
-def bot_why_link(hit: SearchHit, searched: str, scope: str = "") -> str:
-    """Where "Why here?" on a bot's page asks for a hit's breakdown (that page's search)."""
-    params = {"q": searched, "id": hit.row.fact.fact_id} | ({"scope": scope} if scope else {})
-    return f"{reverse('web:bot_search_why', args=[hit.bot])}?{urlencode(params)}"
+def bot_why_links(hits: list[SearchHit], searched: str, scope: str = "") -> list[str]:
+    """Where "Why here?" on a bot's page asks for each hit's breakdown (that page's search):
+    the path reversed once per bot, not once per hit (a keystroke shows 50)."""
+    paths: dict[str, str] = {}
+    links = []
+    for hit in hits:
+        if hit.bot not in paths:
+            paths[hit.bot] = reverse("web:bot_search_why", args=[hit.bot])
+        params = {"q": searched, "id": hit.row.fact.fact_id} | ({"scope": scope} if scope else {})
+        links.append(f"{paths[hit.bot]}?{urlencode(params)}")
+    return links
 
 
 def why_fits(query, grouping: str = "") -> bool:

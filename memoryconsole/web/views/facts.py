@@ -115,15 +115,14 @@ def _search_context(request, bot: str, query, tabs) -> dict:
     search = presenters_search.search_summary(results, query.q)
     # "Why here?" only where the list is recall's order (no filter dropping hits, no grouping).
     whys = presenters_search.why_fits(query, FactQueryForm(request.GET).grouping())
+    links = (
+        presenters_search.bot_why_links(results.hits, results.searched, query.scope)
+        if whys
+        else [""] * len(results.hits)
+    )
     rows = [
-        facts_views.fact_row_view(
-            h.row,
-            bot=bot,
-            today=today,
-            marks=marks,
-            why=presenters_search.bot_why_link(h, results.searched, query.scope) if whys else "",
-        )
-        for h in results.hits
+        facts_views.fact_row_view(h.row, bot=bot, today=today, marks=marks, why=link)
+        for h, link in zip(results.hits, links, strict=True)
     ]
     return {
         "rows": rows,
