@@ -192,12 +192,6 @@ def sync_fold_rows(value: list | str) -> None:
     sync_observed(time.perf_counter() - check.started, 0, 0)
 
 
-def index_behind(*, scopes: Iterable[Scope]) -> list[str]:
-    """The files of these scopes whose index rows are not what the files hold now (changed,
-    new or gone), found the way `index_sync` finds them, without syncing them."""
-    return _behind(list(dict.fromkeys(scopes)))[1]
-
-
 def _behind(scopes: list[Scope]) -> tuple[int, list[str], dict[str, int], dict[str, Stat]]:
     # (files on disk, stale paths, sizes of the changed ones, files the index has never seen)
     on_disk = _stats(scopes)
