@@ -52,6 +52,7 @@ def signed_in_page(chromium, base_url: str, width: int, path: str, username: str
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.set_default_timeout(10_000)
+    page.set_default_navigation_timeout(30_000)  # a live server's first page, on a busy box
     page.goto(f"{base_url}{path}")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
