@@ -150,11 +150,14 @@ def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
         return correction, "", recall(correction)
 
     # Within the reads' time budget, as the bots' recall: a drop-in of thousands of lines is
-    # indexed in the background meanwhile, and no vector is made in this request.
+    # indexed in the background meanwhile, and no vector is made in this request. The sync's
+    # check of the scopes' files rides in the first recall's terms + versions statement (one
+    # round trip fewer per keystroke); a file changed on disk is synced and the read rerun.
     timed = memory_read(
         scopes=scopes,
         read=read,
         empty=lambda: ("", "", RecallResult(items=[], more=0, mode="lexical", note=_UNAVAILABLE)),
+        fold=True,
     )
     corrected, suggestion, result = timed.value
     searched = corrected or text
