@@ -2,7 +2,8 @@
 meaning): a console keystroke on a partial word ("lisb") lands here on every key.
 
 What is shown is a page of the newest matches and how many there are; `newest_containing`
-reads both in two statements that stop early:
+reads both in one statement (a keystroke's round trip and planning once) whose parts stop
+early:
 
 - the page: `ORDER BY day DESC, …` with a LIMIT, one ordered arm per scope merged by
   `UNION ALL` (up to ARMS_MAX scopes), so that Postgres can serve each arm by walking its
@@ -10,8 +11,12 @@ reads both in two statements that stop early:
   the page is full (a common text fills it after a few hundred rows), or, for a rare text,
   from the matches the trigram index finds, then sorted (the planner picks by the text's
   estimated share);
-- the count: distinct facts among the first `COUNT_CAP + 1` matching rows in any order, so it
-  stops there too; past the cap the console says "1000+" (as the bot page's count does).
+- the count, only when the page is full (a `CASE` whose subquery runs only then): distinct
+  facts among the first `COUNT_CAP + 1` matching rows in any order, so it stops there too;
+  past the cap the console says "1000+" (as the bot page's count does).
+
+The statement is written here, not composed by the ORM: composing the arms, their union and
+the count cost a keystroke more Python time than Postgres took to run them.
 
 Which rows match: `text ILIKE '%…%'` with the typed `%`, `_` and `\\` escaped. Where the
 database has pg_trgm's trigram index on the text (`fact_text_trgm`, migration 0021 makes it
@@ -27,17 +32,16 @@ import re
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import BooleanField, F, QuerySet
+from django.db.models import BooleanField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from memstore.facts.paths import Scope
-from memstore.facts.ranking import RANK_ORDER_FIELDS
 from memstore.facts.records import StoredFact, stored_from_values
 from memstore.models import Fact
 
 TRIGRAM_INDEX = "fact_text_trgm"
 COUNT_CAP = 1000  # distinct matches counted; more are shown as "1000+"
-ARMS_MAX = 24  # scopes read as one ordered arm each (see `_page`)
+ARMS_MAX = 24  # scopes read as one ordered arm each (see `_page_and_count`)
 _WORD_RE = re.compile(r"\w+")
 _LIKE_SPECIAL = re.compile(r"[\\%_]")  # escaped with a backslash, LIKE's default escape
 # What a found fact is made of, in `stored_from_values`' order: not the line or the search
@@ -55,10 +59,19 @@ _STORED = (
     "meta",
     "position",
 )
-# The page's order (recall's rank order within a day), and the same over a merge of ordered
-# arms, which can only name the columns they select.
-_TIES = ("scope_key", "shard_bot", "id")
-_MERGED_ORDER = tuple("-file_path" if f == "-file__path" else f for f in RANK_ORDER_FIELDS)
+# The page's order: newest first, then recall's rank order (`RANK_ORDER_FIELDS`: rank, day,
+# file, position, id), then ties broken by place; in an arm (the fact and its file), and over
+# the merged arms, which can only name the columns they select.
+_PAGE_COLUMNS = ", ".join(
+    "m.path AS file_path" if c == "file_path" else f"f.{c}" for c in (*_STORED, "id")
+)
+_ARM_ORDER = (
+    "f.day DESC, f.rank DESC, m.path DESC, f.position DESC, f.fact_id,"
+    " f.scope_key, f.shard_bot, f.id"
+)
+_MERGED_ORDER = (
+    "day DESC, rank DESC, file_path DESC, position DESC, fact_id, scope_key, shard_bot, id"
+)
 _trigram: dict[str, bool] = {}  # database name -> whether the trigram index exists
 
 
@@ -100,43 +113,54 @@ def newest_containing(
     """The `window` newest rows of these scopes whose text contains `query` (any case; hidden
     facts only with `include_hidden`) and how many facts contain it (see the module doc)."""
     keys = [str(s) for s in scopes]
+    if not keys:
+        return Containing(facts=[], matched=0, capped=False)
     filters = _text_filters(keys, query)
-
-    def matching(keys: list[str]) -> QuerySet:
-        rows = Fact.objects.filter(scope_key__in=keys).filter(*filters)
-        return rows if include_hidden else rows.exclude(visibility="hidden")
-
-    # One arm per scope (see `_page`); past ARMS_MAX scopes (a workspace-wide search) planning
-    # the arms would cost more than they save: one statement over all of them.
-    groups = [[key] for key in keys] if len(keys) <= ARMS_MAX else [keys]
-    page = _page([matching(group) for group in groups], window) if keys else []
+    where = " AND ".join(f"({f.sql})" for f in filters)
+    if not include_hidden:
+        where += " AND f.visibility <> 'hidden'"
+    sql, params = _page_and_count(keys, where, [p for f in filters for p in f.params], window)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    page = [stored_from_values(row[: len(_STORED)]) for row in found]
     if len(page) < window:  # every match is on the page: nothing more to count
         return Containing(facts=page, matched=len({f.fact_id for f in page}), capped=False)
-    sql, params = matching(keys).values("fact_id")[: COUNT_CAP + 1].query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(DISTINCT fact_id), count(*) FROM ({sql}) AS first", params)
-        matched, read = cursor.fetchone()
+    matched, read = found[0][-1]
     if read > COUNT_CAP:
         return Containing(facts=page, matched=min(matched, COUNT_CAP), capped=True)
     return Containing(facts=page, matched=matched, capped=False)
 
 
-def _page(per_scope: list[QuerySet], window: int) -> list[StoredFact]:
-    # One ordered arm per scope, merged: each arm can walk its scope's part of the index
-    # `fact_scope_day_id` newest first and stop at `window`, which `scope_key IN (…)` cannot.
-    # Tuples, not model instances: a third of the time for 240 rows.
-    arms = [
-        rows.annotate(file_path=F("file__path"))
-        .order_by("-day", *RANK_ORDER_FIELDS, *_TIES)
-        .values_list(*_STORED, "id")[:window]
-        for rows in per_scope
-    ]
-    if len(arms) == 1:
-        values = list(arms[0])
-    else:
-        merged = arms[0].union(*arms[1:], all=True)
-        values = list(merged.order_by("-day", *_MERGED_ORDER, *_TIES)[:window])
-    return [stored_from_values(row[:-1]) for row in values]
+def _page_and_count(
+    keys: list[str], where: str, where_params: list, window: int
+) -> tuple[str, list]:
+    # The page: one ordered arm per scope, merged: each arm can walk its scope's part of the
+    # index `fact_scope_day_id` newest first and stop at `window`, which `scope_key IN (…)`
+    # cannot; past ARMS_MAX scopes (a workspace-wide search) planning the arms would cost more
+    # than they save: one arm over all of them. Each row also carries the count, an array
+    # (distinct facts, rows read) computed once and only when the page is full.
+    groups = [[key] for key in keys] if len(keys) <= ARMS_MAX else [keys]
+    arms, params = [], []
+    for group in groups:
+        scope = "f.scope_key = %s" if len(group) == 1 else "f.scope_key = ANY(%s)"
+        arms.append(
+            f"(SELECT {_PAGE_COLUMNS} FROM memstore_fact f"
+            f" JOIN memstore_memoryfile m ON m.id = f.file_id"
+            f" WHERE {scope} AND {where} ORDER BY {_ARM_ORDER} LIMIT %s)"
+        )
+        params += [group[0] if len(group) == 1 else group, *where_params, window]
+    count = (
+        "SELECT ARRAY[count(DISTINCT fact_id), count(*)] FROM (SELECT f.fact_id"
+        f" FROM memstore_fact f WHERE f.scope_key = ANY(%s) AND {where} LIMIT %s) AS first"
+    )
+    sql = (
+        f"WITH page AS MATERIALIZED (SELECT * FROM ({' UNION ALL '.join(arms)}) AS arms"
+        f" ORDER BY {_MERGED_ORDER} LIMIT %s)"
+        " SELECT page.*, CASE WHEN (SELECT count(*) FROM page) >= %s"
+        f" THEN ({count}) END FROM page ORDER BY {_MERGED_ORDER}"
+    )
+    return sql, [*params, window, window, keys, *where_params, COUNT_CAP + 1]
 
 
 def _text_filters(keys: list[str], query: str) -> list[RawSQL]:

@@ -299,3 +299,47 @@ def test_a_rebuild_inside_a_transaction_makes_it_there(memory):
     index_rebuild()  # in the test's transaction: CONCURRENTLY is not allowed there
     assert _trigram_index_valid() is True
     assert found("lisb") == ["Lisbon hotel near the river", "Flight to Lisbon on Friday"]
+
+
+def test_one_statement_gives_the_page_in_recall_order_and_the_count(memory_root):
+    """The page and its count come in one statement, the page in the order the ORM's
+    `-day` + `RANK_ORDER_FIELDS` gives (several facts a day, in two files and two tiers), a
+    hidden fact left out unless asked for."""
+    from django.test.utils import CaptureQueriesContext
+
+    from memstore.facts.ranking import RANK_ORDER_FIELDS
+
+    lines = [f"- (2026-10-{1 + d % 3:02d}) a trip note {d}" for d in range(12)]
+    log(
+        memory_root,
+        "bot",
+        "ada",
+        "2026-10",
+        *lines,
+        "- (2026-10-02) a hidden trip <!-- visibility=hidden -->",
+    )
+    profile = memory_root / "agents" / "ada" / "memory" / "profile.md"
+    profile.write_text(
+        "# Memory\n\n"
+        + "".join(
+            f"- (2026-10-{1 + d % 3:02d}) [note] a long trip {d} <!-- tier=long -->\n"
+            for d in range(6)
+        ),
+        encoding="utf-8",
+    )
+    index_sync(scopes=[ADA])
+    partial.trigram_ready()  # asked once per process: not counted below
+    expected = [
+        (f.fact_id, f.file.path)
+        for f in partial.containing(scopes=[ADA], query="TRIP")
+        .exclude(visibility="hidden")
+        .select_related("file")
+        .order_by("-day", *RANK_ORDER_FIELDS, "scope_key", "shard_bot", "id")
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        full = partial.newest_containing(scopes=[ADA], query="TRIP", window=5, include_hidden=False)
+    assert len(queries) == 1
+    assert [(f.fact_id, f.file) for f in full.facts] == expected[:5]
+    assert (full.matched, full.capped) == (18, False)
+    every = partial.newest_containing(scopes=[ADA], query="trip", window=50, include_hidden=True)
+    assert len(every.facts) == every.matched == 19
