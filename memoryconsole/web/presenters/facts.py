@@ -49,6 +49,13 @@ class FactRowView:
     short: str = ""  # the text cut to fit a button's accessible name ("Delete 'Prefers dark…'")
     day: str = ""  # its day, YYYY-MM-DD
     ref: str = ""  # the query naming it for the edit, versions, erase and share links
+    # Those links (the page's `urls` and `ref`) and the bulk checkbox's value, joined once here
+    # rather than by the template's eleven uses of them:
+    edit_url: str = ""
+    versions_url: str = ""
+    erase_url: str = ""
+    share_url: str = ""
+    pick: str = ""  # "<file>|<fact id>", the value of its checkbox in the bulk delete form
     importance: str = ""  # its `importance` as written, or "" (a missing key costs a template
     # lookup four exceptions)
 
@@ -93,11 +100,15 @@ def fact_row_view(
     where: str = "",
     private_bot: bool = False,
     why: str = "",
+    urls: dict[str, str] | None = None,
 ) -> FactRowView:
     """How one fact row looks on this bot's page today (search matches marked; `private_bot`:
-    the page's bot keeps a private memory, so its own facts are private)."""
+    the page's bot keeps a private memory, so its own facts are private; `urls`: the bot's
+    fact links, `views.rows.fact_urls`, which the bot page's row template needs)."""
     fact = row.fact
     scope = Scope.parse(fact.scope)
+    ref = f"file={quote(fact.file, safe='/')}&id={fact.fact_id}"
+    urls = urls or {}
     return FactRowView(
         row=row,
         scope_label=scope_label(fact.scope),
@@ -120,7 +131,12 @@ def fact_row_view(
         if len(fact.body) <= SHORT_CHARS
         else fact.body[: SHORT_CHARS - 1].rstrip() + "…",
         day=fact.day.isoformat(),
-        ref=f"file={quote(fact.file, safe='/')}&id={fact.fact_id}",
+        ref=ref,
+        edit_url=f"{urls.get('edit', '')}?{ref}",
+        versions_url=f"{urls.get('versions', '')}?{ref}",
+        erase_url=f"{urls.get('erase', '')}?{ref}",
+        share_url=f"{urls.get('share', '')}?{ref}",
+        pick=f"{fact.file}|{fact.fact_id}",
         importance=fact.meta.get("importance", ""),
     )
 

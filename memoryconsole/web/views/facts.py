@@ -51,9 +51,9 @@ def bot_page(request, bot: str):
     context["bot_url"] = request.path
     context["back_url"] = request.get_full_path()
     if query.q.strip():
-        context |= _search_context(request, bot, query, tabs)
+        context |= _search_context(request, bot, query, tabs, context["urls"])
     else:
-        context |= _page_context(request, bot, query, tabs)
+        context |= _page_context(request, bot, query, tabs, context["urls"])
     group = FactQueryForm(request.GET).grouping()
     context |= {
         "group": group,
@@ -86,14 +86,14 @@ def bot_page(request, bot: str):
     return page_or_partial(request, "web/bot.html", "fact-list", context)
 
 
-def _page_context(request, bot: str, query, tabs) -> dict:
+def _page_context(request, bot: str, query, tabs, urls: dict[str, str]) -> dict:
     page = fact_rows(bot=bot, viewer=viewer_of(request), query=query, tabs=tabs)
     today = timezone.localdate()
     # Only staff are offered "Share with workspace", so only they need to know (one query).
     private = viewer_of(request).staff and bot_keeps_private(slug=bot)
     return {
         "rows": [
-            facts_views.fact_row_view(r, bot=bot, today=today, private_bot=private)
+            facts_views.fact_row_view(r, bot=bot, today=today, private_bot=private, urls=urls)
             for r in page.rows
         ],
         "summary": facts_views.fact_list_summary(page, query),
@@ -108,7 +108,7 @@ def _page_context(request, bot: str, query, tabs) -> dict:
     }
 
 
-def _search_context(request, bot: str, query, tabs) -> dict:
+def _search_context(request, bot: str, query, tabs, urls: dict[str, str]) -> dict:
     results = bot_search(bot=bot, viewer=viewer_of(request), query=query, tabs=tabs)
     marks = presenters_search.search_marks(results.searched, results.literal)
     today = timezone.localdate()
@@ -121,7 +121,7 @@ def _search_context(request, bot: str, query, tabs) -> dict:
         else [""] * len(results.hits)
     )
     rows = [
-        facts_views.fact_row_view(h.row, bot=bot, today=today, marks=marks, why=link)
+        facts_views.fact_row_view(h.row, bot=bot, today=today, marks=marks, why=link, urls=urls)
         for h, link in zip(results.hits, links, strict=True)
     ]
     return {

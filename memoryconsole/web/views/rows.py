@@ -77,6 +77,7 @@ def _show_row(request, bot: str, row: FactRow, saved: str = ""):
         bot=bot,
         today=timezone.localdate(),
         private_bot=viewer_of(request).staff and bot_keeps_private(slug=bot),
+        urls=fact_urls(bot),
     )
     return _row_response(request, bot, "fact-row", {"row": view, "focus": True})
 
