@@ -109,6 +109,7 @@ def fact_row_view(
     scope = Scope.parse(fact.scope)
     ref = f"file={quote(fact.file, safe='/')}&id={fact.fact_id}"
     urls = urls or {}
+    body = fact.body  # the text without its tag, parsed once
     return FactRowView(
         row=row,
         scope_label=scope_label(fact.scope),
@@ -118,7 +119,7 @@ def fact_row_view(
         is_new=fact.day >= today - timedelta(days=NEW_DAYS),
         hidden=fact.visibility == "hidden",
         pinned=fact_requested(fact.meta, row.via),
-        parts=marks.split(fact.body) if marks else ((fact.body, False),),
+        parts=marks.split(body) if marks else ((body, False),),
         where=where,
         expired=is_expired(fact.meta, today),
         review_due=is_review_due(fact.meta, today),
@@ -127,9 +128,7 @@ def fact_row_view(
         ),
         shared=scope.kind == "server",
         why=why,
-        short=fact.body
-        if len(fact.body) <= SHORT_CHARS
-        else fact.body[: SHORT_CHARS - 1].rstrip() + "…",
+        short=body if len(body) <= SHORT_CHARS else body[: SHORT_CHARS - 1].rstrip() + "…",
         day=fact.day.isoformat(),
         ref=ref,
         edit_url=f"{urls.get('edit', '')}?{ref}",
