@@ -68,7 +68,9 @@ _LOAD_SQL = f"""/* prompt state: load */
 
 # What changed since a state's files: one row of three JSON values — the known files that are
 # gone, the files whose digest differs (or that are new) with their rows' ids and line numbers,
-# and those rows newer than the newest the state holds, in full.
+# and those rows newer than the newest the state holds, in full. The ids and line numbers are
+# two aggregates of one pass over the same rows, so they pair up in whatever order the rows
+# came (sorting them by id cost a third of the statement's server time).
 _DELTA_SQL = f"""/* prompt state: delta */
     WITH files AS (SELECT id, digest FROM memstore_memoryfile WHERE scope_key = %s),
     known AS (SELECT * FROM unnest(%s::bigint[], %s::text[]) AS k(id, digest)),
@@ -82,8 +84,8 @@ _DELTA_SQL = f"""/* prompt state: delta */
         (SELECT coalesce(json_agg(json_build_array(c.id, d.digest, r.ids, r.positions)), '[]')
          FROM changed c JOIN files d ON d.id = c.id
          CROSS JOIN LATERAL (
-             SELECT coalesce(array_agg(f.id ORDER BY f.id), '{{}}') AS ids,
-                    coalesce(array_agg(f.position ORDER BY f.id), '{{}}') AS positions
+             SELECT coalesce(array_agg(f.id), '{{}}') AS ids,
+                    coalesce(array_agg(f.position), '{{}}') AS positions
              FROM memstore_fact f WHERE f.file_id = c.id
          ) r),
         (SELECT coalesce(json_agg(json_build_array(
