@@ -8,7 +8,8 @@ its scope's files (ranks, dates, paths, positions and visibility all come from t
 usage nudge read when it is loaded (`memstore.facts.ranking.usage_bonus`): usage counted since
 moves a fact at the next change of the scope's files, or the next day, not on every flush of
 the counts (which would reload every block every 30 s). Loading one sorts its whole scope
-(10–14 ms for 7,000 facts); reading the versions of every block is one statement.
+(10–14 ms for 7,000 facts); the versions of every block are one statement, or part of the
+caller's (`section._context_read`).
 
 A scope whose version moves after it was loaded once (a write, a hand edit) gets a state
 (`memstore.prompt.incremental`): all its rows as the prompt ranks them, kept per process and
@@ -48,11 +49,14 @@ def blocks_cached[T](
     private: bool,
     load: Callable[[Scope, Mapping, bool], T],
     empty: Callable[[Scope, bool], T | None] | None = None,
+    versions: Mapping[str, tuple] | None = None,
 ) -> list[T]:
     """`load(scope, budgets[kind], private)` for each (kind, scope), remembered by version;
     for a scope without files, `empty(scope, private)` when it gives a block (a scope most
-    workspaces leave empty then costs no load)."""
-    versions = versions_read([str(scope) for _, scope in scopes])
+    workspaces leave empty then costs no load). `versions`: the scopes' versions when the
+    caller read them in its own statement (the prompt does), else they are read here."""
+    if versions is None:
+        versions = versions_read([str(scope) for _, scope in scopes])
     db = connection.settings_dict["NAME"]
     today = timezone.localdate()
     blocks = []
