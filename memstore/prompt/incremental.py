@@ -66,36 +66,34 @@ _LOAD_SQL = f"""/* prompt state: load */
     LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = f.fact_id
 """
 
-# What changed since a state's files: one row of three JSON values — the known files that are
-# gone, the files whose digest differs (or that are new) with their rows' ids and line numbers,
-# and those rows newer than the newest the state holds, in full. The ids and line numbers are
-# two aggregates of one pass over the same rows, so they pair up in whatever order the rows
-# came (sorting them by id cost a third of the statement's server time).
+# What changed since a state's files, as one JSON list with an item per file whose digest
+# differs: [known id or null (a new file), id or null (a known file that is gone), digest,
+# path, its rows' ids, their line numbers, and those rows newer than the newest the state
+# holds, in full]. One pass over each changed file's rows gives all three (the ids and line
+# numbers pair up in whatever order the rows come; sorting them cost a third of the server's
+# time), and the usage nudge is looked up for the new rows only: half the planning of a
+# statement with a subquery per part.
 _DELTA_SQL = f"""/* prompt state: delta */
-    WITH files AS (SELECT id, digest FROM memstore_memoryfile WHERE scope_key = %s),
-    known AS (SELECT * FROM unnest(%s::bigint[], %s::text[]) AS k(id, digest)),
-    changed AS (
-        SELECT files.id FROM files LEFT JOIN known USING (id)
-        WHERE known.digest IS DISTINCT FROM files.digest
+    WITH d AS (
+        SELECT k.id AS known, m.id, m.digest, m.path
+        FROM (SELECT id, digest, path FROM memstore_memoryfile WHERE scope_key = %s) m
+        FULL JOIN unnest(%s::bigint[], %s::text[]) AS k(id, digest) ON k.id = m.id
+        WHERE k.digest IS DISTINCT FROM m.digest
     )
-    SELECT
-        (SELECT coalesce(json_agg(known.id), '[]') FROM known
-         WHERE NOT EXISTS (SELECT 1 FROM files WHERE files.id = known.id)),
-        (SELECT coalesce(json_agg(json_build_array(c.id, d.digest, r.ids, r.positions)), '[]')
-         FROM changed c JOIN files d ON d.id = c.id
-         CROSS JOIN LATERAL (
-             SELECT coalesce(array_agg(f.id), '{{}}') AS ids,
-                    coalesce(array_agg(f.position), '{{}}') AS positions
-             FROM memstore_fact f WHERE f.file_id = c.id
-         ) r),
-        (SELECT coalesce(json_agg(json_build_array(
-                    f.id, f.fact_id, f.file_id, f.position, f.day, f.rank, f.weight,
-                    f.tier = 'profile', {_CLASS}, {_BONUS},
-                    f.text, f.tier, f.visibility, f.meta, f.shard_bot, m.path)), '[]')
-         FROM memstore_fact f
-         JOIN memstore_memoryfile m ON m.id = f.file_id
-         LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = f.fact_id
-         WHERE f.file_id IN (SELECT id FROM changed) AND f.id > %s)
+    SELECT coalesce(json_agg(json_build_array(
+               d.known, d.id, d.digest, d.path, r.ids, r.positions, r.fresh)), '[]')
+    FROM d LEFT JOIN LATERAL (
+        SELECT coalesce(array_agg(f.id), '{{}}') AS ids,
+               coalesce(array_agg(f.position), '{{}}') AS positions,
+               coalesce(json_agg(json_build_array(
+                   f.id, f.fact_id, f.position, f.day, f.rank, f.weight, f.tier = 'profile',
+                   {_CLASS},
+                   coalesce((SELECT {_BONUS} FROM memstore_factusage u
+                             WHERE u.scope_key = %s AND u.fact_id = f.fact_id), 0.0),
+                   f.text, f.tier, f.visibility, f.meta, f.shard_bot))
+                   FILTER (WHERE f.id > %s), '[]') AS fresh
+        FROM memstore_fact f WHERE f.file_id = d.id
+    ) r ON true
 """
 
 
@@ -212,18 +210,19 @@ class ScopeState:
                     self.top,
                 ],
             )
-            gone, changed, fresh = cursor.fetchone()
-        if any(file_id not in self.files for file_id, *_ in changed):
+            (items,) = cursor.fetchone()
+        if any(was is None for was, *_ in items):
             return False  # a file never seen (a new log, or a rebuild)
-        if len(fresh) > UPDATE_MAX_ROWS:
+        if sum(len(item[6]) for item in items) > UPDATE_MAX_ROWS:
             return False
         touched: set[str] = set()
-        for file_id in gone:
-            for row_id in list(self.files[file_id].rows):
-                touched.add(self._drop(row_id))
-            del self.files[file_id]
-        new = {item[0]: item for item in fresh}
-        for file_id, digest, ids, positions in changed:
+        new = {row[0] for item in items for row in item[6]}
+        for file_id, now_id, digest, _path, ids, positions, _ in items:
+            if now_id is None:  # gone
+                for row_id in list(self.files[file_id].rows):
+                    touched.add(self._drop(row_id))
+                del self.files[file_id]
+                continue
             file = self.files[file_id]
             now = dict(zip(ids, positions, strict=True))
             for row_id in file.rows - now.keys():
@@ -241,29 +240,30 @@ class ScopeState:
                         self.stored[row_id] = replace(stored, position=position)
                     touched.add(row[0])
             file.digest = digest
-        for item in fresh:
-            row_id, fact_id, file_id, position, day, rank, weight, profile, cls, bonus = item[:10]
-            text, tier, visibility, meta, shard_bot, path = item[10:]
-            when = date.fromisoformat(day)
-            cls = cls if cls in _CLASSES else "context"
-            row = (fact_id, file_id, when.toordinal(), rank, weight, position, profile, cls, bonus)
-            self._add(row_id, row)
-            # The row in full, as `stored_from_row` makes it: a new fact is often shown at once.
-            self.stored[row_id] = StoredFact(
-                fact_id=fact_id,
-                day=when,
-                text=text,
-                tier=tier,
-                scope=str(self.scope),
-                shard_bot=shard_bot,
-                file=path,
-                rank=rank,
-                visibility=visibility,
-                meta=meta,
-                position=position,
-            )
-            touched.add(fact_id)
-            self.top = max(self.top, row_id)
+        for file_id, _, _, path, _, _, fresh in items:
+            for item in fresh:
+                row_id, fact_id, position, day, rank, weight, profile, cls, bonus = item[:9]
+                text, tier, visibility, meta, shard_bot = item[9:]
+                when = date.fromisoformat(day)
+                cls = cls if cls in _CLASSES else "context"
+                row = (fact_id, file_id, when.toordinal(), rank, weight, position, profile, cls)
+                self._add(row_id, (*row, bonus))
+                # The row in full, as `stored_from_row` makes it: a new fact is often shown at once.
+                self.stored[row_id] = StoredFact(
+                    fact_id=fact_id,
+                    day=when,
+                    text=text,
+                    tier=tier,
+                    scope=str(self.scope),
+                    shard_bot=shard_bot,
+                    file=path,
+                    rank=rank,
+                    visibility=visibility,
+                    meta=meta,
+                    position=position,
+                )
+                touched.add(fact_id)
+                self.top = max(self.top, row_id)
         for identity in touched:
             self._merge(identity)
         if top_file is not None:

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ from memstore.errors import MemstoreError
 from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import Scope, memory_root
 from memstore.index import index_rebuild
+from memstore.models import FactUsage
 from memstore.prompt import cache
 from memstore.prompt.cache import prompt_cache_clear
 from memstore.prompt.section import prompt_build
@@ -237,3 +239,25 @@ def test_what_the_state_cannot_be_sure_of_loads_it_whole(memory_root, settings, 
     assert any("prompt state: load" in s for s in sql)
     text = prompt_build(ctx=ctx).text
     assert "Books the venue" in text and text == _cold([ctx])[0]
+
+
+def test_a_new_row_takes_the_usage_nudge_of_its_fact(memory_root, settings):
+    # A fact recalled often, forgotten and saved again: its new row ranks with the nudge, as a
+    # cold load ranks it (and an old date alone would leave it out of the small budget).
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    shard = scopes[1].shard("ada")
+    prompt_cache_clear()
+    prompt_build(ctx=ctx)
+    fact_remember(shard=shard, text="Fact 500 about the offsite", day=START)
+    prompt_build(ctx=ctx)  # the scope's state is loaded
+    text = "Fact 501 about the offsite"
+    FactUsage.objects.create(
+        scope_key=str(scopes[1]), fact_id=fact_identity(text), recalled=64, last_used=timezone.now()
+    )
+    fact_remember(shard=shard, text=text, day=START)
+    sql = _statements(ctx)
+    assert sum("prompt state: delta" in s for s in sql) == 1
+    built = prompt_build(ctx=ctx).text
+    assert text in built and built == _cold([ctx])[0]
