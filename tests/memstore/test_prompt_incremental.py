@@ -261,3 +261,29 @@ def test_a_new_row_takes_the_usage_nudge_of_its_fact(memory_root, settings):
     assert sum("prompt state: delta" in s for s in sql) == 1
     built = prompt_build(ctx=ctx).text
     assert text in built and built == _cold([ctx])[0]
+
+
+def test_the_prompt_after_a_save_reads_the_change_in_its_one_statement(memory_root, settings):
+    # The saved file's stat moved, so the state's delta rides in the statement every prompt
+    # runs (flag, rule, versions): no statement more than a warm prompt, and the same prompt.
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    shard = scopes[1].shard("ada")
+    prompt_cache_clear()
+    prompt_build(ctx=ctx)
+    fact_remember(shard=shard, text="Fact 500 about the offsite", day=START)
+    prompt_build(ctx=ctx)  # the scope's state is loaded
+    warm = _statements(ctx)
+    for text in ("Books the venue", "Fact 3 about the offsite"):
+        fact_remember(shard=shard, text=text, day=START + timedelta(9))
+        sql = _statements(ctx)
+        assert len(sql) == len(warm)
+        (read,) = [s for s in sql if "prompt state: delta" in s]
+        assert "json_build_array(scope_key, n, top" in read
+        built = prompt_build(ctx=ctx).text
+        assert text in built and built == _cold([ctx])[0]
+    fact_forget(shards=[shard], text="Books the venue")
+    assert len(sql := _statements(ctx)) == len(warm)
+    assert sum("prompt state: delta" in s for s in sql) == 1
+    assert prompt_build(ctx=ctx).text == _cold([ctx])[0]
