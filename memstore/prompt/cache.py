@@ -68,20 +68,24 @@ def deltas_folded(scopes: Iterable[Scope]) -> list[DeltaFold]:
     last brought up to date (usually none: then nothing to fold)."""
     db, today = connection.settings_dict["NAME"], timezone.localdate()
     with _lock:
+        # Read under the lock: a state taken out by another thread changes meanwhile.
         held = [
             (key, state)
             for scope in scopes
             if (state := _states.get(key := (db, str(scope), today)))
         ]
-        held = [(key, state, state.generation, list(state.files.values())) for key, state in held]
+        held = [
+            (key, state, state.generation, list(state.files.values()), state.delta_query())
+            for key, state in held
+        ]
     if not held:
         return []
     root = str(memory_root())
-    folds = []
-    for key, state, generation, files in held:
-        if state.disk_changed(root, files):
-            folds.append(DeltaFold(key, state, generation, *state.delta_query()))
-    return folds
+    return [
+        DeltaFold(key, state, generation, *query)
+        for key, state, generation, files, query in held
+        if state.disk_changed(root, files)
+    ]
 
 
 def blocks_cached[T](

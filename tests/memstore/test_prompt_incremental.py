@@ -4,6 +4,7 @@ dropped, moved, re-dated, copied into another bot's shard), in a direct room (pr
 shown) and a group room, with budgets small enough that a change moves facts in and out."""
 
 import itertools
+import threading
 from contextlib import contextmanager
 from datetime import date, timedelta
 
@@ -287,3 +288,45 @@ def test_the_prompt_after_a_save_reads_the_change_in_its_one_statement(memory_ro
     assert len(sql := _statements(ctx)) == len(warm)
     assert sum("prompt state: delta" in s for s in sql) == 1
     assert prompt_build(ctx=ctx).text == _cold([ctx])[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_prompts_on_threads_while_a_writer_saves_stay_true(memory_root, settings):
+    # Prompts on three threads share the process's states (each takes one out while it brings
+    # it up to date, and a folded delta is used only by a state still where it was read from).
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    shard = scopes[1].shard("ada")
+    prompt_cache_clear()
+    prompt_build(ctx=ctx)
+    fact_remember(shard=shard, text="Fact 500 about the offsite", day=START)
+    prompt_build(ctx=ctx)  # the scope's state is loaded
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def prompts() -> None:
+        try:
+            while not stop.is_set():
+                prompt_build(ctx=ctx)
+        except BaseException as error:  # reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=prompts) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    try:
+        for i in range(12):
+            fact_remember(shard=shard, text=f"Books venue {i}", day=START + timedelta(5 + i % 4))
+            if i % 3 == 2:
+                fact_forget(shards=[shard], text=f"Books venue {i - 1}")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert errors == []
+    built = prompt_build(ctx=ctx).text
+    assert "Books venue 11" in built and "Books venue 10" not in built
+    assert built == _cold([ctx])[0]
