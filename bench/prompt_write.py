@@ -8,7 +8,9 @@ profile, the rest in six monthly logs, this month's among them) prompts in a gro
 section). Each round, alternating: a warm prompt (nothing changed: every block cached, the
 baseline), then a remember, an edit and a forget of one fact of this month's log, each followed
 by a prompt, timed alone (the write is not timed). Reports the p50 of each kind (median of the
-runs' medians), its ratio to the warm prompt of the same run, and the load average; writes
+runs' medians), its ratio to the warm prompt of the same run, the CPU it took in this process
+and in its database backend (read from /proc when the database is local), and the load
+average; writes
 them under "### The prompt after a write" in docs/benchmarks.md (issue 25's section).
 """
 
@@ -57,15 +59,35 @@ def _setup(root, facts: int) -> None:
         (folder / "log" / f"{month:%Y-%m}.md").write_text("# Memory log\n\n" + "".join(lines))
 
 
-def _round(ctx, shard, tag: str) -> dict[str, float]:
+_BACKEND: list[str] = []  # the /proc schedstat of this process's Postgres backend, if local
+
+
+def _backend_cpu() -> float:
+    """Milliseconds the database backend has spent on a CPU so far (0 when it is not local):
+    with the process's own CPU, what a prompt costs whatever the box's load."""
+    if not _BACKEND:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            _BACKEND.append(f"/proc/{cursor.fetchone()[0]}/schedstat")
+    try:
+        with open(_BACKEND[0]) as stat:
+            return int(stat.read().split()[0]) / 1e6
+    except OSError:
+        return 0.0
+
+
+def _round(ctx, shard, tag: str) -> dict[str, tuple[float, float, float]]:
     from memstore.facts.markdown import fact_identity
     from memstore.prompt.section import prompt_build
     from memstore.store.services import fact_edit, fact_forget, fact_remember
 
-    def timed() -> float:
-        start = time.perf_counter()
+    def timed() -> tuple[float, float, float]:
+        backend, cpu, start = _backend_cpu(), time.process_time(), time.perf_counter()
         prompt_build(ctx=ctx)
-        return (time.perf_counter() - start) * 1000
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        return wall * 1000, cpu * 1000, _backend_cpu() - backend
 
     times = {"warm": timed()}
     text = f"Booked venue {tag} for the offsite"
@@ -87,6 +109,7 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     medians: dict[str, list[float]] = {kind: [] for kind in KINDS}
     ratios: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    cpus: dict[str, list[float]] = {kind: [] for kind in KINDS}  # process + backend, per run
     load = [f"{value:.2f}" for value in os.getloadavg()]
     with isolated_workspace("memstore_bench_prompt_write") as root:
         from memstore.facts.paths import Scope
@@ -102,12 +125,15 @@ def main(argv: list[str]) -> None:
             prompt_cache_clear()
             _round(ctx, shard, f"warmup-{run}")  # loaded once, then its state at the first write
             samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
+            cpu: dict[str, list[float]] = {kind: [] for kind in KINDS}
             for i in range(args.writes):
-                for kind, ms in _round(ctx, shard, f"{run}-{i}").items():
+                for kind, (ms, own, backend) in _round(ctx, shard, f"{run}-{i}").items():
                     samples[kind].append(ms)
+                    cpu[kind].append(own + backend)
             for kind in KINDS:
                 medians[kind].append(statistics.median(samples[kind]))
                 ratios[kind].append(medians[kind][-1] / medians["warm"][-1])
+                cpus[kind].append(statistics.mean(cpu[kind]))
             log(
                 f"run {run + 1}: "
                 + ", ".join(f"{kind} {medians[kind][-1]:.2f} ms" for kind in KINDS)
@@ -115,7 +141,8 @@ def main(argv: list[str]) -> None:
     load_after = [f"{value:.2f}" for value in os.getloadavg()]
     rows = [
         f"| {LABELS[kind]} "
-        f"| {statistics.median(medians[kind]):.2f} | {statistics.median(ratios[kind]):.2f}× |"
+        f"| {statistics.median(medians[kind]):.2f} | {statistics.median(ratios[kind]):.2f}× "
+        f"| {statistics.median(cpus[kind]):.2f} |"
         for kind in KINDS
     ]
     body = f"""Command: `python -m bench prompt_write --runs {args.runs} --writes {args.writes} --facts {args.facts}`
@@ -124,10 +151,12 @@ def main(argv: list[str]) -> None:
 profile, the rest in six monthly logs), in a group room; each round a warm prompt (nothing
 changed), then a remember, an edit and a forget in this month's log, each followed by a timed
 prompt (the write itself is not timed). p50 per run, median of {args.runs} runs; the ratio is to
-the warm prompt of the same run.
+the warm prompt of the same run. CPU: the bench process's own CPU time plus its Postgres
+backend's (`/proc/<pid>/schedstat`), mean per prompt, median of the runs: what a prompt costs
+whatever else the box runs.
 
-| prompt | p50 ms | ratio to warm |
-| --- | ---: | ---: |
+| prompt | p50 ms | ratio to warm | CPU ms |
+| --- | ---: | ---: | ---: |
 {chr(10).join(rows)}"""
     print(body)
     docs_section_write(SECTION, body, under=UNDER)

@@ -181,7 +181,8 @@ def memory_read[T](
     fold: bool = False,
 ) -> Timed[T]:
     """`read()` after syncing `scopes`, never waiting past the budget (see the module doc).
-    `fold`: `read()` folds the sync's query into its first statement (recall does)."""
+    `fold`: `read()` folds the sync's query into its first statement (recall and the prompt
+    do)."""
     started = time.monotonic()
     total = budget if budget is not None else budget_ms()
 
@@ -242,6 +243,7 @@ def prompt_answer(
             scopes=[scope for _, scope in prompt_scopes(ctx)],
             read=lambda: prompt_build(ctx=ctx),
             empty=lambda: PromptSection(text="", blocks=[]),
+            fold=True,  # the sync's query rides in the prompt's rule + versions statement
         )
     section = timed.value
     if count_usage and as_of is None:

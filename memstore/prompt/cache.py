@@ -8,7 +8,8 @@ its scope's files (ranks, dates, paths, positions and visibility all come from t
 usage nudge read when it is loaded (`memstore.facts.ranking.usage_bonus`): usage counted since
 moves a fact at the next change of the scope's files, or the next day, not on every flush of
 the counts (which would reload every block every 30 s). Loading one sorts its whole scope
-(10–14 ms for 7,000 facts); reading the versions of every block is one statement.
+(10–14 ms for 7,000 facts); the versions of every block are one statement, or part of the
+caller's (`section._context_read`).
 
 A scope whose version moves after it was loaded once (a write, a hand edit) gets a state
 (`memstore.prompt.incremental`): all its rows as the prompt ranks them, kept per process and
@@ -16,17 +17,25 @@ brought up to date by what changed since, so the prompt after a write reads only
 files' new rows instead of sorting the scope again. A scope loaded only once never pays for
 a state; one above `STATE_MAX_FACTS` facts keeps the SQL load.
 
+Before the prompt's statement, `deltas_folded` stats the files of each scope that has a state:
+when one has another stat than the index had for it (a write, here or in another process), the
+state's delta statement rides in the prompt's own (`section._context_read`) and `blocks_cached`
+brings the state up to date from what it read, so the prompt after a write runs no more
+statements than a warm one; a warm prompt pays a few stats for it. A state that moved on
+meanwhile (another thread) or a change the stats did not show reads its delta on its own.
+
 Does not: sync (the caller does, before), compose the section, or know how a block is loaded.
 """
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 from django.db import connection
 from django.utils import timezone
 
-from memstore.facts.paths import Scope
+from memstore.facts.paths import Scope, memory_root
 from memstore.prompt.compose import BlockInput
 from memstore.prompt.incremental import STATE_MAX_FACTS, ScopeState, state_block, state_load
 from memstore.recall.versions import versions_read
@@ -42,19 +51,62 @@ _seen: OrderedDict[tuple, tuple] = OrderedDict()
 _lock = threading.Lock()
 
 
+@dataclass(slots=True)
+class DeltaFold:
+    """One state's delta statement for a caller to fold into its own; `items` is what it read."""
+
+    key: tuple
+    state: ScopeState
+    generation: int
+    sql: str
+    params: list
+    items: list | None = None
+
+
+def deltas_folded(scopes: Iterable[Scope]) -> list[DeltaFold]:
+    """The delta statements of the scopes whose state's files changed on disk since it was
+    last brought up to date (usually none: then nothing to fold)."""
+    db, today = connection.settings_dict["NAME"], timezone.localdate()
+    with _lock:
+        # Read under the lock: a state taken out by another thread changes meanwhile.
+        held = [
+            (key, state)
+            for scope in scopes
+            if (state := _states.get(key := (db, str(scope), today)))
+        ]
+        held = [
+            (key, state, state.generation, list(state.files.values()), state.delta_query())
+            for key, state in held
+        ]
+    if not held:
+        return []
+    root = str(memory_root())
+    return [
+        DeltaFold(key, state, generation, *query)
+        for key, state, generation, files, query in held
+        if state.disk_changed(root, files)
+    ]
+
+
 def blocks_cached[T](
     scopes: list[tuple[str, Scope]],
     budgets: Mapping[str, Mapping],
     private: bool,
     load: Callable[[Scope, Mapping, bool], T],
     empty: Callable[[Scope, bool], T | None] | None = None,
+    versions: Mapping[str, tuple] | None = None,
+    folded: Iterable[DeltaFold] = (),
 ) -> list[T]:
     """`load(scope, budgets[kind], private)` for each (kind, scope), remembered by version;
     for a scope without files, `empty(scope, private)` when it gives a block (a scope most
-    workspaces leave empty then costs no load)."""
-    versions = versions_read([str(scope) for _, scope in scopes])
+    workspaces leave empty then costs no load). `versions`: the scopes' versions when the
+    caller read them in its own statement (the prompt does), else they are read here;
+    `folded`: the deltas it read with them (`deltas_folded`)."""
+    if versions is None:
+        versions = versions_read([str(scope) for _, scope in scopes])
     db = connection.settings_dict["NAME"]
     today = timezone.localdate()
+    deltas = {fold.key: fold for fold in folded if fold.items is not None}
     blocks = []
     for kind, scope in scopes:
         version = versions.get(str(scope))
@@ -70,7 +122,8 @@ def blocks_cached[T](
             if block is not None:
                 _cache.move_to_end(key)
         if block is None:
-            block = _block_load(scope, version, budget, private, load, (db, str(scope), today))
+            where = (db, str(scope), today)
+            block = _block_load(scope, version, budget, private, load, where, deltas.get(where))
             if version is not None:
                 with _lock:
                     _cache[key] = block
@@ -87,6 +140,7 @@ def _block_load[T](
     private: bool,
     load: Callable[[Scope, Mapping, bool], T],
     key: tuple,
+    fold: DeltaFold | None = None,
 ) -> T | BlockInput:
     """The block from the scope's state brought up to date, or `load()` for a scope seen for
     the first time (or no longer than its version: other budgets, another room)."""
@@ -102,7 +156,11 @@ def _block_load[T](
             _seen.popitem(last=False)
     if state is None and seen in (None, version):
         return load(scope, budget, private)
-    if state is None or (state.version != version and not state.update(version[1])):
+    # What the caller read with the versions, if it is this state's delta from where it stands.
+    items = (
+        fold.items if fold and fold.state is state and fold.generation == state.generation else None
+    )
+    if state is None or (state.version != version and not state.update(version[1], items)):
         state = state_load(scope, key[2])
     state.version = version
     block = state_block(state, budget, private)

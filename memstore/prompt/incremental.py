@@ -22,6 +22,8 @@ block the first time (`section._load` does, in SQL, as before) or withhold anyth
 
 import bisect
 import heapq
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from itertools import chain
@@ -52,48 +54,50 @@ _CLASS = f"CASE WHEN {expired_sql('f')} THEN 'expired' ELSE f.visibility END"
 _LOAD_SQL = f"""/* prompt state: load */
     WITH files AS (
         SELECT id, digest, dense_rank() OVER (ORDER BY path) AS by_path,
-               row_number() OVER (ORDER BY shard_bot, path) AS by_shard
+               row_number() OVER (ORDER BY shard_bot, path) AS by_shard, path, mtime_ns, size
         FROM memstore_memoryfile WHERE scope_key = %s
     )
     SELECT 'file', id, digest, by_path, by_shard, NULL::date, NULL::float8, NULL::float8,
-           NULL::bool, NULL::text, NULL::float8
+           NULL::bool, NULL::text, NULL::float8, path, mtime_ns, size
     FROM files
     UNION ALL
     SELECT 'fact', f.id, f.fact_id, f.file_id, f.position, f.day, f.rank, f.weight,
-           f.tier = 'profile', {_CLASS}, {_BONUS}
+           f.tier = 'profile', {_CLASS}, {_BONUS}, NULL, NULL::bigint, NULL::bigint
     FROM memstore_fact f
     JOIN files ON files.id = f.file_id
     LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = f.fact_id
 """
 
-# What changed since a state's files: one row of three JSON values — the known files that are
-# gone, the files whose digest differs (or that are new) with their rows' ids and line numbers,
-# and those rows newer than the newest the state holds, in full.
+# What changed since a state's files, as one JSON list with an item per file whose digest
+# differs: [known id or null (a new file), id or null (a known file that is gone), digest,
+# path, its rows' ids, their line numbers, those rows newer than the newest the state holds,
+# in full, and the file's mtime_ns and size]. One pass over each changed file's rows gives all three (the ids and line
+# numbers pair up in whatever order the rows come; sorting them cost a third of the server's
+# time), and the usage nudge is looked up for the new rows only: half the planning of a
+# statement with a subquery per part.
 _DELTA_SQL = f"""/* prompt state: delta */
-    WITH files AS (SELECT id, digest FROM memstore_memoryfile WHERE scope_key = %s),
-    known AS (SELECT * FROM unnest(%s::bigint[], %s::text[]) AS k(id, digest)),
-    changed AS (
-        SELECT files.id FROM files LEFT JOIN known USING (id)
-        WHERE known.digest IS DISTINCT FROM files.digest
+    WITH d AS (
+        SELECT k.id AS known, m.id, m.digest, m.path, m.mtime_ns, m.size
+        FROM (SELECT id, digest, path, mtime_ns, size FROM memstore_memoryfile
+              WHERE scope_key = %s) m
+        FULL JOIN unnest(%s::bigint[], %s::text[]) AS k(id, digest) ON k.id = m.id
+        WHERE k.digest IS DISTINCT FROM m.digest
     )
-    SELECT
-        (SELECT coalesce(json_agg(known.id), '[]') FROM known
-         WHERE NOT EXISTS (SELECT 1 FROM files WHERE files.id = known.id)),
-        (SELECT coalesce(json_agg(json_build_array(c.id, d.digest, r.ids, r.positions)), '[]')
-         FROM changed c JOIN files d ON d.id = c.id
-         CROSS JOIN LATERAL (
-             SELECT coalesce(array_agg(f.id ORDER BY f.id), '{{}}') AS ids,
-                    coalesce(array_agg(f.position ORDER BY f.id), '{{}}') AS positions
-             FROM memstore_fact f WHERE f.file_id = c.id
-         ) r),
-        (SELECT coalesce(json_agg(json_build_array(
-                    f.id, f.fact_id, f.file_id, f.position, f.day, f.rank, f.weight,
-                    f.tier = 'profile', {_CLASS}, {_BONUS},
-                    f.text, f.tier, f.visibility, f.meta, f.shard_bot, m.path)), '[]')
-         FROM memstore_fact f
-         JOIN memstore_memoryfile m ON m.id = f.file_id
-         LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = f.fact_id
-         WHERE f.file_id IN (SELECT id FROM changed) AND f.id > %s)
+    SELECT coalesce(json_agg(json_build_array(
+               d.known, d.id, d.digest, d.path, r.ids, r.positions, r.fresh, d.mtime_ns, d.size
+           )), '[]')
+    FROM d LEFT JOIN LATERAL (
+        SELECT coalesce(array_agg(f.id), '{{}}') AS ids,
+               coalesce(array_agg(f.position), '{{}}') AS positions,
+               coalesce(json_agg(json_build_array(
+                   f.id, f.fact_id, f.position, f.day, f.rank, f.weight, f.tier = 'profile',
+                   {_CLASS},
+                   coalesce((SELECT {_BONUS} FROM memstore_factusage u
+                             WHERE u.scope_key = %s AND u.fact_id = f.fact_id), 0.0),
+                   f.text, f.tier, f.visibility, f.meta, f.shard_bot))
+                   FILTER (WHERE f.id > %s), '[]') AS fresh
+        FROM memstore_fact f WHERE f.file_id = d.id
+    ) r ON true
 """
 
 
@@ -102,6 +106,8 @@ class _File:
     digest: str
     by_path: int  # its place among the scope's paths (the rank order's `path DESC`)
     by_shard: int  # its place by (shard bot, path): the merge's tie-break
+    path: str  # relative to the memory root
+    stat: tuple[int, int]  # (mtime_ns, size) as the index holds it
     rows: set[int] = field(default_factory=set)
 
 
@@ -120,6 +126,7 @@ class ScopeState:
     top: int  # the newest row id held
     top_file: int  # the newest file id held
     version: tuple | None = None  # the scope's version when last brought up to date
+    generation: int = 0  # how many times it was brought up to date (see `cache.deltas_folded`)
     copies: dict[str, list[int]] = field(default_factory=dict)  # identity -> row ids
     # (profile, class) -> identity -> the winner's sort key (best is largest; its row id last)
     parts: dict[tuple[bool, str], dict[str, tuple]] = field(default_factory=dict)
@@ -192,36 +199,51 @@ class ScopeState:
         ids.remove(row_id)
         return row[0]
 
-    def update(self, top_file: int | None) -> bool:
-        """Bring the state up to the index as it is now; False when it cannot be sure (the
-        caller loads it whole again)."""
+    def delta_query(self) -> tuple[str, list]:
+        """The statement (one JSON value) that reads what changed since this state, and its
+        parameters: `update` runs it, or a caller folds it into its own statement."""
+        known = list(self.files)
+        digests = [self.files[i].digest for i in known]
+        scope = str(self.scope)
+        return _DELTA_SQL, [scope, known, digests, self.today.isoformat(), scope, self.top]
+
+    def disk_changed(self, root: str, files: Iterable[_File] | None = None) -> bool:
+        """Whether a file the state holds (or of `files`, a copy of them) has another stat on
+        disk than the index had for it (the next prompt will find its digest changed): a few
+        stats, no statement."""
+        for file in self.files.values() if files is None else files:
+            try:
+                stat = os.stat(os.path.join(root, file.path))
+            except OSError:
+                return True
+            if (stat.st_mtime_ns, stat.st_size) != file.stat:
+                return True
+        return False
+
+    def update(self, top_file: int | None, items: list | None = None) -> bool:
+        """Bring the state up to the index as it is now (`items`: what `delta_query` selected,
+        when the caller read it); False when it cannot be sure (the caller loads it whole
+        again)."""
+        self.generation += 1
         if top_file is not None and top_file < self.top_file:
             return False  # a version that moved backwards
-        known = list(self.files)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                _DELTA_SQL,
-                [
-                    str(self.scope),
-                    known,
-                    [self.files[i].digest for i in known],
-                    self.today.isoformat(),
-                    str(self.scope),
-                    self.top,
-                ],
-            )
-            gone, changed, fresh = cursor.fetchone()
-        if any(file_id not in self.files for file_id, *_ in changed):
+        if items is None:
+            sql, params = self.delta_query()
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params)
+                (items,) = cursor.fetchone()
+        if any(was is None for was, *_ in items):
             return False  # a file never seen (a new log, or a rebuild)
-        if len(fresh) > UPDATE_MAX_ROWS:
+        if sum(len(item[6]) for item in items) > UPDATE_MAX_ROWS:
             return False
         touched: set[str] = set()
-        for file_id in gone:
-            for row_id in list(self.files[file_id].rows):
-                touched.add(self._drop(row_id))
-            del self.files[file_id]
-        new = {item[0]: item for item in fresh}
-        for file_id, digest, ids, positions in changed:
+        new = {row[0] for item in items for row in item[6]}
+        for file_id, now_id, digest, _path, ids, positions, _, mtime_ns, size in items:
+            if now_id is None:  # gone
+                for row_id in list(self.files[file_id].rows):
+                    touched.add(self._drop(row_id))
+                del self.files[file_id]
+                continue
             file = self.files[file_id]
             now = dict(zip(ids, positions, strict=True))
             for row_id in file.rows - now.keys():
@@ -238,30 +260,31 @@ class ScopeState:
                     if (stored := self.stored.get(row_id)) is not None:
                         self.stored[row_id] = replace(stored, position=position)
                     touched.add(row[0])
-            file.digest = digest
-        for item in fresh:
-            row_id, fact_id, file_id, position, day, rank, weight, profile, cls, bonus = item[:10]
-            text, tier, visibility, meta, shard_bot, path = item[10:]
-            when = date.fromisoformat(day)
-            cls = cls if cls in _CLASSES else "context"
-            row = (fact_id, file_id, when.toordinal(), rank, weight, position, profile, cls, bonus)
-            self._add(row_id, row)
-            # The row in full, as `stored_from_row` makes it: a new fact is often shown at once.
-            self.stored[row_id] = StoredFact(
-                fact_id=fact_id,
-                day=when,
-                text=text,
-                tier=tier,
-                scope=str(self.scope),
-                shard_bot=shard_bot,
-                file=path,
-                rank=rank,
-                visibility=visibility,
-                meta=meta,
-                position=position,
-            )
-            touched.add(fact_id)
-            self.top = max(self.top, row_id)
+            file.digest, file.stat = digest, (mtime_ns, size)
+        for file_id, _, _, path, _, _, fresh, *_ in items:
+            for item in fresh:
+                row_id, fact_id, position, day, rank, weight, profile, cls, bonus = item[:9]
+                text, tier, visibility, meta, shard_bot = item[9:]
+                when = date.fromisoformat(day)
+                cls = cls if cls in _CLASSES else "context"
+                row = (fact_id, file_id, when.toordinal(), rank, weight, position, profile, cls)
+                self._add(row_id, (*row, bonus))
+                # The row in full, as `stored_from_row` makes it: a new fact is often shown at once.
+                self.stored[row_id] = StoredFact(
+                    fact_id=fact_id,
+                    day=when,
+                    text=text,
+                    tier=tier,
+                    scope=str(self.scope),
+                    shard_bot=shard_bot,
+                    file=path,
+                    rank=rank,
+                    visibility=visibility,
+                    meta=meta,
+                    position=position,
+                )
+                touched.add(fact_id)
+                self.top = max(self.top, row_id)
         for identity in touched:
             self._merge(identity)
         if top_file is not None:
@@ -274,11 +297,15 @@ def state_load(scope: Scope, today: date) -> ScopeState:
     with connection.cursor() as cursor:
         cursor.execute(_LOAD_SQL, [str(scope), today.isoformat(), str(scope)])
         rows = cursor.fetchall()
-    files = {r[1]: _File(digest=r[2], by_path=r[3], by_shard=r[4]) for r in rows if r[0] == "file"}
+    files = {
+        r[1]: _File(digest=r[2], by_path=r[3], by_shard=r[4], path=r[11], stat=(r[12], r[13]))
+        for r in rows
+        if r[0] == "file"
+    }
     state = ScopeState(
         scope=scope, today=today, files=files, rows={}, top=0, top_file=max(files, default=0)
     )
-    for _, row_id, fact_id, file_id, position, day, rank, weight, profile, cls, bonus in rows:
+    for _, row_id, fact_id, file_id, position, day, rank, weight, profile, cls, bonus, *_ in rows:
         if fact_id is None or day is None:
             continue  # a file's row
         cls = cls if cls in _CLASSES else "context"

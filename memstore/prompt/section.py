@@ -24,8 +24,9 @@ from memstore.facts.ranking import rank_order_sql, usage_bonus_sql, weight_order
 from memstore.facts.records import StoredFact, stored_from_row
 from memstore.facts.validity import expired_sql
 from memstore.index import index_sync
+from memstore.index.sync import SYNC_ROWS_SQL, sync_fold_rows, sync_fold_wanted
 from memstore.models import Bot, Fact
-from memstore.prompt.cache import blocks_cached
+from memstore.prompt.cache import DeltaFold, blocks_cached, deltas_folded
 from memstore.prompt.compose import (
     DEFAULT_BUDGETS,
     BlockInput,
@@ -40,6 +41,7 @@ from memstore.prompt.compose import (
     section_compose,
 )
 from memstore.prompt.incremental import WITHHELD_SPARE
+from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
 from memstore.rules.withheld import (
     Withholding,
@@ -211,30 +213,49 @@ def blocks_withheld(inputs: list[BlockInput], rule: Withholding) -> list[BlockIn
     return kept
 
 
-def _team_wide_and_rule(ctx: Context) -> tuple[bool, Withholding]:
+def _context_read(
+    ctx: Context, scopes: list[Scope]
+) -> tuple[bool, Withholding, dict[str, tuple], list[DeltaFold]]:
     """Whether the bot's memory is team-wide (it talks in groups and does not keep a private
-    memory), and what this context's reads withhold: one statement."""
+    memory), what this context's reads withhold, the versions of the section's scopes
+    (`memstore.recall.versions`) and the deltas of scopes whose files changed on disk
+    (`cache.deltas_folded`): one statement, which also carries the sync's stat check when the
+    caller folded it in (`sync_folded`; a file that changed raises `SyncNeeded`)."""
+    keys = [str(scope) for scope in scopes]
     person = ctx.person if ctx.room.kind == "direct" else None
     rule_sql, rule_params = withholding_sql(person=person)
+    sql = (
+        f"SELECT EXISTS (SELECT 1 FROM {Bot._meta.db_table} WHERE slug = %s AND in_groups"
+        f" AND NOT private_memory), ({rule_sql}), ({VERSIONS_SQL})"
+    )
+    params = [ctx.bot, *rule_params, keys]
+    if folded := sync_fold_wanted(keys):
+        sql, params = f"{sql}, ({SYNC_ROWS_SQL})", [*params, keys]
+    deltas = deltas_folded(scopes)
+    for delta in deltas:
+        sql, params = f"{sql}, ({delta.sql})", [*params, *delta.params]
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT EXISTS (SELECT 1 FROM {Bot._meta.db_table} WHERE slug = %s AND in_groups"
-            " AND NOT private_memory),"
-            f" ({rule_sql})",
-            [ctx.bot, *rule_params],
-        )
-        team_wide, controls = cursor.fetchone()
-    return bool(team_wide), withholding_parse(controls, person=person)
+        cursor.execute(sql, params)
+        team_wide, controls, found, *rest = cursor.fetchone()
+    if folded:
+        sync_fold_rows(rest.pop(0))  # raises SyncNeeded when a file changed: synced, read again
+    for delta, items in zip(deltas, rest, strict=True):
+        delta.items = items
+    rule = withholding_parse(controls, person=person)
+    return bool(team_wide), rule, versions_parse(found), deltas
 
 
 def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     scopes = prompt_scopes(ctx)
-    index_sync(scopes=[scope for _, scope in scopes])
+    index_sync(scopes=[scope for _, scope in scopes])  # skipped when the caller synced
     budgets = prompt_budgets()
-    team_wide, rule = _team_wide_and_rule(ctx)
+    team_wide, rule, versions, deltas = _context_read(ctx, [scope for _, scope in scopes])
     # A paused person's private facts are withheld: read as outside a direct room.
     private = "private" in visible(ctx) and not rule.paused
-    inputs = blocks_withheld(blocks_cached(scopes, budgets, private, _load, _empty), rule)
+    blocks = blocks_cached(
+        scopes, budgets, private, _load, _empty, versions=versions, folded=deltas
+    )
+    inputs = blocks_withheld(blocks, rule)
     section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot)
     return section, [scope for _, scope in scopes]
 

@@ -4,12 +4,14 @@ dropped, moved, re-dated, copied into another bot's shard), in a direct room (pr
 shown) and a group room, with budgets small enough that a change moves facts in and out."""
 
 import itertools
+import threading
 from contextlib import contextmanager
 from datetime import date, timedelta
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +19,7 @@ from memstore.errors import MemstoreError
 from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import Scope, memory_root
 from memstore.index import index_rebuild
+from memstore.models import FactUsage
 from memstore.prompt import cache
 from memstore.prompt.cache import prompt_cache_clear
 from memstore.prompt.section import prompt_build
@@ -237,3 +240,93 @@ def test_what_the_state_cannot_be_sure_of_loads_it_whole(memory_root, settings, 
     assert any("prompt state: load" in s for s in sql)
     text = prompt_build(ctx=ctx).text
     assert "Books the venue" in text and text == _cold([ctx])[0]
+
+
+def test_a_new_row_takes_the_usage_nudge_of_its_fact(memory_root, settings):
+    # A fact recalled often, forgotten and saved again: its new row ranks with the nudge, as a
+    # cold load ranks it (and an old date alone would leave it out of the small budget).
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    shard = scopes[1].shard("ada")
+    prompt_cache_clear()
+    prompt_build(ctx=ctx)
+    fact_remember(shard=shard, text="Fact 500 about the offsite", day=START)
+    prompt_build(ctx=ctx)  # the scope's state is loaded
+    text = "Fact 501 about the offsite"
+    FactUsage.objects.create(
+        scope_key=str(scopes[1]), fact_id=fact_identity(text), recalled=64, last_used=timezone.now()
+    )
+    fact_remember(shard=shard, text=text, day=START)
+    sql = _statements(ctx)
+    assert sum("prompt state: delta" in s for s in sql) == 1
+    built = prompt_build(ctx=ctx).text
+    assert text in built and built == _cold([ctx])[0]
+
+
+def test_the_prompt_after_a_save_reads_the_change_in_its_one_statement(memory_root, settings):
+    # The saved file's stat moved, so the state's delta rides in the statement every prompt
+    # runs (flag, rule, versions): no statement more than a warm prompt, and the same prompt.
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    shard = scopes[1].shard("ada")
+    prompt_cache_clear()
+    prompt_build(ctx=ctx)
+    fact_remember(shard=shard, text="Fact 500 about the offsite", day=START)
+    prompt_build(ctx=ctx)  # the scope's state is loaded
+    warm = _statements(ctx)
+    for text in ("Books the venue", "Fact 3 about the offsite"):
+        fact_remember(shard=shard, text=text, day=START + timedelta(9))
+        sql = _statements(ctx)
+        assert len(sql) == len(warm)
+        (read,) = [s for s in sql if "prompt state: delta" in s]
+        assert "json_build_array(scope_key, n, top" in read
+        built = prompt_build(ctx=ctx).text
+        assert text in built and built == _cold([ctx])[0]
+    fact_forget(shards=[shard], text="Books the venue")
+    assert len(sql := _statements(ctx)) == len(warm)
+    assert sum("prompt state: delta" in s for s in sql) == 1
+    assert prompt_build(ctx=ctx).text == _cold([ctx])[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_prompts_on_threads_while_a_writer_saves_stay_true(memory_root, settings):
+    # Prompts on three threads share the process's states (each takes one out while it brings
+    # it up to date, and a folded delta is used only by a state still where it was read from).
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    shard = scopes[1].shard("ada")
+    prompt_cache_clear()
+    prompt_build(ctx=ctx)
+    fact_remember(shard=shard, text="Fact 500 about the offsite", day=START)
+    prompt_build(ctx=ctx)  # the scope's state is loaded
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def prompts() -> None:
+        try:
+            while not stop.is_set():
+                prompt_build(ctx=ctx)
+        except BaseException as error:  # reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=prompts) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    try:
+        for i in range(12):
+            fact_remember(shard=shard, text=f"Books venue {i}", day=START + timedelta(5 + i % 4))
+            if i % 3 == 2:
+                fact_forget(shards=[shard], text=f"Books venue {i - 1}")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert errors == []
+    built = prompt_build(ctx=ctx).text
+    assert "Books venue 11" in built and "Books venue 10" not in built
+    assert built == _cold([ctx])[0]
