@@ -47,6 +47,10 @@ _COPY_COLUMNS = (
     " position"
 )
 _LINK_COLUMNS = "file_id, source, kind, target, scope_key, shard_bot"
+# FREEZE: the tables were truncated in this (sub)transaction, so their rows go in frozen and
+# all-visible: the first reads after the commit (the trigram index's build among them) need
+# not set every page's hint bits, which with data checksums writes each page again to the WAL.
+_FROM = "FROM STDIN WITH (FREEZE)"
 _FILE_COLUMNS = (
     "path, scope_key, shard_bot, tier_file, month, mtime_ns, size, inode, digest, recheck, "
     "error, fact_count, synced_at"
@@ -129,11 +133,11 @@ def _copy_batch(cursor, read: Batch) -> None:
     ids = _insert_files(cursor, read.files)
     facts = with_file_ids(ids, read.facts)
     if facts:
-        with cursor.cursor.copy(f"COPY memstore_fact ({_COPY_COLUMNS}) FROM STDIN") as copy:
+        with cursor.cursor.copy(f"COPY memstore_fact ({_COPY_COLUMNS}) {_FROM}") as copy:
             copy.write(facts)
     links = with_file_ids(ids, read.links)
     if links:
-        with cursor.cursor.copy(f"COPY memstore_link ({_LINK_COLUMNS}) FROM STDIN") as copy:
+        with cursor.cursor.copy(f"COPY memstore_link ({_LINK_COLUMNS}) {_FROM}") as copy:
             copy.write(links)
 
 
