@@ -260,11 +260,15 @@ EMBEDDED_MAX_CONNECTIONS = 200
 
 
 def _memory_sized(server, pgdata: Path) -> None:
+    from memoryconsole.embedded_postgres.settings import WAL_SETTINGS
+
     # ALTER SYSTEM writes postgresql.auto.conf; the values apply from the server's next start
-    # (the server stops when the last process using it exits).
+    # (the server stops when the last process using it exits), so a folder made before a
+    # setting was added picks it up then too.
     wanted = {
         "shared_buffers": embedded_shared_buffers(),
         "max_connections": EMBEDDED_MAX_CONNECTIONS,
+        **WAL_SETTINGS,  # the least WAL (memoryconsole.embedded_postgres.settings)
     }
     auto = pgdata / "postgresql.auto.conf"
     present = auto.read_text() if auto.exists() else ""
