@@ -28,6 +28,7 @@ import time
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from subprocess import PIPE
 
@@ -63,6 +64,7 @@ def batch_read(root: str, paths: list[str]) -> Batch:
     now = time.time_ns()
     files, facts_out, links_out = [], [], []
     count = unreadable = 0
+    days: dict[date, str] = {}  # a file's facts share a few days
     for rel in paths:
         location = locate(rel)
         try:
@@ -93,8 +95,10 @@ def batch_read(root: str, paths: list[str]) -> Batch:
         for fact, position in facts.values():
             text, tier, weight, rank, visibility = derived(location.tier_file, fact)
             meta = json.dumps(fact.meta) if fact.meta else "{}"
+            if (day := days.get(fact.day)) is None:
+                day = days[fact.day] = fact.day.isoformat()
             rows.append(
-                f"{fact.identity}\t{fact.day.isoformat()}\t{_field(text)}\t{_field(str(fact))}"
+                f"{fact.identity}\t{day}\t{_field(text)}\t{_field(str(fact))}"
                 f"\t{_field(meta)}\t{_field(tier)}\t{weight!r}\t{rank!r}\t{_field(visibility)}"
                 f"{tail}{position}\n"
             )
@@ -218,7 +222,9 @@ def _field(value: str | None) -> str:
     """A value as `COPY` text: \\N for NULL, the escapes psycopg writes."""
     if value is None:
         return "\\N"
-    if _SPECIAL.isdisjoint(value):
+    # Every character COPY escapes is a backslash or not printable: the common value is
+    # settled by two scans in C, without a lookup per character.
+    if (value.isprintable() and "\\" not in value) or _SPECIAL.isdisjoint(value):
         return value
     return value.translate(_ESCAPES)
 
