@@ -47,40 +47,77 @@ def _backend_cpu() -> float:
     return found[2] if found else float("nan")
 
 
+def _wal_mb(since: str | None = None) -> tuple[str, float]:
+    """The server's WAL insert position now, and the MB written since `since`."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_insert_lsn()::text")
+        now = cursor.fetchone()[0]
+        if since is None:
+            return now, 0.0
+        cursor.execute("SELECT pg_wal_lsn_diff(%s::pg_lsn, %s::pg_lsn)", [now, since])
+        return now, float(cursor.fetchone()[0]) / 2**20
+
+
 def rebuild_pairs(runs: int, workers: int) -> dict:
     """The rebuild's seconds in this process (0 workers, the baseline) and on `workers`
-    worker processes, alternately `runs` times each: medians, and the CPU seconds of this
-    process, of its workers and of the Postgres backend in the last run of each way."""
+    worker processes, alternately `runs` times each: medians, whole and to the rebuild's
+    commit (the index usable; the trigram index builds after it), and the CPU seconds of this
+    process, of its workers and of the Postgres backend, and the WAL the server wrote (the
+    whole server's, other databases' writes included), in the last run of each way."""
     import resource
+
+    from django.db import connection
 
     from memstore.index import index_rebuild
 
     times: dict[int, list[float]] = {0: [], workers: []}
+    commits: dict[int, list[float]] = {0: [], workers: []}
     cpu: dict[int, dict[str, float]] = {}
+    wal: dict[int, float] = {}
     load = [loads()]
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW wal_level")
+        wal_level = cursor.fetchone()[0]
     for run in range(runs):
         for n in (0, workers):
             here, backend = time.process_time(), _backend_cpu()
             children = resource.getrusage(resource.RUSAGE_CHILDREN)
+            lsn, _ = _wal_mb()
+            phases: dict[str, float] = {}
             started = time.perf_counter()
-            report = index_rebuild(workers=n)
-            times[n].append(time.perf_counter() - started)
+            report = index_rebuild(
+                workers=n,
+                on_phase=lambda name, mark=phases.setdefault: mark(name, time.perf_counter()),
+            )
+            ended = time.perf_counter()
+            times[n].append(ended - started)
+            commits[n].append(phases.get("indexing partial words", ended) - started)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[n] = {
                 "this process": time.process_time() - here,
                 "workers": after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime,
                 "Postgres backend": _backend_cpu() - backend,
             }
-            log(f"  rebuild run {run + 1}/{runs}, {n} workers: {times[n][-1]:.1f} s, CPU {cpu[n]}")
+            wal[n] = _wal_mb(lsn)[1]
+            log(
+                f"  rebuild run {run + 1}/{runs}, {n} workers: {times[n][-1]:.1f} s (commit "
+                f"{commits[n][-1]:.1f} s), CPU {cpu[n]}, WAL {wal[n]:.0f} MB"
+            )
     load.append(loads())
     return {
         "facts": report.facts,
         "files": report.files,
         "serial": statistics.median(times[0]),
         "parallel": statistics.median(times[workers]),
+        "serial_commit": statistics.median(commits[0]),
+        "parallel_commit": statistics.median(commits[workers]),
         "serial_all": times[0],
         "parallel_all": times[workers],
         "cpu": {str(n): value for n, value in cpu.items()},
+        "wal": {str(n): value for n, value in wal.items()},
+        "wal_level": wal_level,
         "workers": workers,
         "load": load,
     }

@@ -384,6 +384,9 @@ def build_report(r: dict, args) -> str:
         f"| rebuild {rb['facts']:,} facts from {rb['files']:,} files, s | one process "
         f"{rb['serial']:.1f} | {w} worker process{'es' if w > 1 else ''} {rb['parallel']:.1f} "
         f"| {rb['parallel'] / rb['serial']:.2f}× | {_load(rb['load'])} |",
+        f"| the same to the rebuild's commit (the index usable), s | one process "
+        f"{rb['serial_commit']:.1f} | {rb['parallel_commit']:.1f} "
+        f"| {rb['parallel_commit'] / rb['serial_commit']:.2f}× | {_load(rb['load'])} |",
     ]
     serial = hn["builds"][0]
     for build in hn["builds"]:
@@ -420,5 +423,13 @@ def build_report(r: dict, args) -> str:
         + ", ".join(f"{k} {v:.1f} s" for k, v in parts.items())
         for n, parts in rb["cpu"].items()
     )
-    lines += ["", f"CPU of the last rebuild each way: {cpu}."]
+    wal = " ; ".join(
+        f"{'one process' if n == '0' else n + ' workers'} {mb:.0f} MB"
+        for n, mb in rb["wal"].items()
+    )
+    lines += [
+        "",
+        f"CPU of the last rebuild each way: {cpu}. WAL the server wrote meanwhile "
+        f"(wal_level {rb['wal_level']}): {wal}.",
+    ]
     return "\n".join(lines) + "\n"

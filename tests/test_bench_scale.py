@@ -83,9 +83,13 @@ def test_the_build_report_is_one_table_with_baselines_ratios_and_load():
             "files": 9_940,
             "serial": 20.0,
             "parallel": 12.0,
+            "serial_commit": 16.0,
+            "parallel_commit": 8.0,
             "workers": 1,
             "load": [1.0, 1.5],
             "cpu": {"0": {"this process": 11.0}, "1": {"this process": 2.0, "workers": 9.0}},
+            "wal": {"0": 20.0, "1": 21.0},
+            "wal_level": "minimal",
         },
         "hnsw": {"vectors": 100_000, "builds": builds, "load": [1.0, 1.2], "k": 10},
         "reembed": {
@@ -106,6 +110,8 @@ def test_the_build_report_is_one_table_with_baselines_ratios_and_load():
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     assert rows[0] == "| what | baseline | figure | figure ÷ baseline | load |"
     assert "| one process 20.0 | 1 worker process 12.0 | 0.60× | 1.0 → 1.5 |" in rows[2]
-    assert "| serial vector 30.0 | 12.0 | 0.40× |" in rows[5]
-    assert "| before 150 | 240 | 1.60× | 1.0 → 1.1 |" in rows[6]
-    assert "| 300 | |" in rows[7]
+    assert "commit (the index usable), s | one process 16.0 | 8.0 | 0.50× | 1.0 → 1.5 |" in rows[3]
+    assert "| serial vector 30.0 | 12.0 | 0.40× |" in rows[6]
+    assert "| before 150 | 240 | 1.60× | 1.0 → 1.1 |" in rows[7]
+    assert "| 300 | |" in rows[8]
+    assert "(wal_level minimal): one process 20 MB ; 1 workers 21 MB." in text
