@@ -16,6 +16,10 @@ import time
 # stages moved between versions). Names: (module, attribute).
 STAGES = {
     "sync (stat the files, 1 statement)": ("memstore.recall.sides", "index_sync"),
+    "sync's stats (their rows ride in the terms statement)": (
+        "memstore.recall.sides",
+        "sync_check_start",
+    ),
     "query terms (1 statement)": ("memstore.recall.lexical", "lexical_terms"),
     "query terms + scope versions (1 statement)": (
         "memstore.recall.sides",

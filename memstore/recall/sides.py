@@ -16,8 +16,11 @@ from memstore.facts.records import (
 from memstore.index import index_sync
 from memstore.index.sync import (
     SYNC_ROWS_SQL,
+    SyncNeeded,
+    sync_check_start,
     sync_fold_rows,
     sync_fold_wanted,
+    sync_folded,
     sync_is_skipped,
 )
 from memstore.recall import fusion
@@ -71,8 +74,7 @@ def both_sides(
     # A remembered query vector comes back at once; a new one is computed on the recall pool
     # while this thread syncs and ranks by words (see query_vectors, BESIDE_SQL).
     pending = query_vector_start(embedder, query) if embedder is not None else None
-    index_sync(scopes=scopes)
-    terms, versions, rule = _terms_and_versions(query, scopes, withhold)
+    terms, versions, rule = _synced_terms_and_versions(query, scopes, withhold)
     searched = sum(version[-1] for version in versions.values())
     keys = [str(scope) for scope in scopes]
     # Scopes that fit in this process are searched from their snapshots; larger searches (a
@@ -144,6 +146,27 @@ def _vector_or_none(pending):
         # A remote embedding endpoint that is down must not take recall down with it.
         logger.exception("query embedding failed; searching by words only")
         return None
+
+
+def _synced_terms_and_versions(
+    query: str, scopes: list[Scope], withhold: tuple[str | None] | None
+) -> tuple[list[Term], dict[str, tuple], Withholding | None]:
+    """`_terms_and_versions` after syncing the scopes. A search that syncs them itself (not
+    within a read's budget, which synced or folded the check already) carries the sync's stat
+    check in that statement: nothing behind, one round trip fewer; a file changed, new, gone or
+    racy and due, what was read is dropped, the scopes sync as usual and are read again."""
+    if sync_is_skipped():
+        return _terms_and_versions(query, scopes, withhold)
+    check = sync_check_start(scopes=scopes)
+    try:
+        with sync_folded(check):
+            found = _terms_and_versions(query, scopes, withhold)
+        if check.done:
+            return found
+    except SyncNeeded:
+        pass
+    index_sync(scopes=scopes)
+    return _terms_and_versions(query, scopes, withhold)
 
 
 def _terms_and_versions(

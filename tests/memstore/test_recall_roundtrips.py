@@ -2,6 +2,7 @@
 search costs a fixed number of statements, and the rows the lexical statement (for searches too
 large to rank in this process) loads are exactly the stored facts a separate load would give."""
 
+import os
 import re
 import threading
 
@@ -102,7 +103,7 @@ def test_a_failed_embedding_is_not_remembered(counting, monkeypatch):
     assert calls == ["golden retriever", "golden retriever"]
 
 
-def test_a_warm_hybrid_search_is_three_statements(counting):
+def test_a_warm_hybrid_search_is_two_statements(counting):
     recall_search(ctx=own(), query="tea")  # loads the scope's vectors into this process
     with CaptureQueriesContext(connection) as queries:
         result = recall_search(ctx=own(), query="coffee or tea")
@@ -110,11 +111,27 @@ def test_a_warm_hybrid_search_is_three_statements(counting):
         "Prefers tea over coffee",
         "Drinks green tea every morning",
     ]
-    # The sync's stat check; the query's terms with the scopes' versions; loading the facts to
-    # show with the candidates' usage (the small nudge usage gives the ranking, issue 24). Both
-    # sides rank in this process, over the scope's snapshot. (Within a read's budget the stat
-    # check rides in the second: tests/api/test_auth_cache.py.)
-    assert len(queries) == 3, [q["sql"][:80] for q in queries]
+    # The query's terms with the scopes' versions and their file rows (the sync's check: the
+    # files were statted first); loading the facts to show with the candidates' usage (the
+    # small nudge usage gives the ranking, issue 24). Both sides rank in this process, over the
+    # scope's snapshot. (Within a read's budget the same: tests/api/test_auth_cache.py.)
+    assert len(queries) == 2, [q["sql"][:80] for q in queries]
+    assert "memstore_memoryfile" in queries[0]["sql"]
+
+
+def test_a_file_changed_between_searches_is_synced_before_the_answer(counting, memory_root):
+    # The stat check rides in the terms statement; a file found behind drops what that read
+    # and syncs first, so the second search sees the line written by hand in between.
+    assert not recall_search(ctx=own(), query="skateboard").items
+    path = log(memory_root, "bot", "ada", "2026-11", *FACTS, "- (2026-11-06) Rides a skateboard")
+    os.utime(path, ns=(path.stat().st_mtime_ns + 10**9,) * 2)  # a new mtime, whatever the clock
+    with CaptureQueriesContext(connection) as queries:
+        result = recall_search(ctx=own(), query="skateboard")
+    assert [f.text for f in result.items] == ["Rides a skateboard"]
+    assert "Searched by words only" not in result.note
+    # The folded read, the sync (its own check and the file's rewrite), then the read again.
+    reads = [q for q in queries if "to_tsvector" in q["sql"]]
+    assert len(reads) == 2, [q["sql"][:80] for q in queries]
 
 
 def test_the_rows_loaded_with_the_ranking_are_the_stored_facts(counting):
