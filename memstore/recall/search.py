@@ -10,8 +10,9 @@ excluded topics, a paused person's memory, lines the secret detector flags) and 
 `until` day has passed (`memstore.facts.validity`), skipped as the results are budgeted so the
 answer still fills.
 
-Three statements for a warm search: the sync's stat check; the query's terms together with the
-searched scopes' versions; and loading the facts to show together with the candidates' usage
+Two statements for a warm search: the query's terms together with the searched scopes' versions
+and their file rows (the sync's check: the files are statted first, and a file found behind is
+synced before the terms are read again); and loading the facts to show with the candidates' usage
 (the ranking's small usage nudge: the rows loaded are every one the nudge could bring among
 those shown, `usage_reach`). In between, both sides rank in this process over the scopes'
 snapshots (`snapshot`, `word_rank`, `matrices`), which a changed scope refreshes file by file. A search over more facts than a process holds is ranked by Postgres
