@@ -218,7 +218,8 @@ def _rescored(entries: list[_Matrix], rows: np.ndarray, query: np.ndarray) -> np
     for i, m in enumerate(entries):
         at = rows[which == i] - starts[i]
         if len(at):
-            parts.append(np.einsum("ij,j->i", m.matrix[at], query))
+            # take, not fancy indexing: the same rows copied, in about half the time.
+            parts.append(np.einsum("ij,j->i", np.take(m.matrix, at, axis=0), query))
     return np.concatenate(parts)
 
 
@@ -323,23 +324,30 @@ def _top(
 ) -> list[VectorHit]:
     """The best `limit` rows; rows tied with the last one on cosine and date compete on the
     content key. `rows`: the (concatenated) row each score is for, when not every row's is."""
-    days = np.concatenate([s.days for s in snapshots])
+    days = snapshots[0].days if len(snapshots) == 1 else np.concatenate([s.days for s in snapshots])
     if rows is not None:
         days = days[rows]
     starts = np.cumsum([0] + [s.rows for s in snapshots])
     best = best_rows(scores, days, limit)
     at = best if rows is None else rows[best]
+    which = np.searchsorted(starts, at, side="right") - 1
     ranked = []
-    for i, j, which in zip(best, at, np.searchsorted(starts, at, side="right") - 1, strict=True):
-        snapshot, row = snapshots[which], int(j - starts[which])
-        day = int(days[i])
-        hit = VectorHit(
-            pk=int(snapshot.pks[row]),
-            fact_id=snapshot.fact_ids[row],
-            day=date.fromordinal(day),
-            cosine=float(scores[i]),
-        )
-        ranked.append(((-hit.cosine, -day, snapshot.keys[row]), hit))
+    # Per snapshot, its rows' values turned to Python ones in one go (not a numpy scalar at a
+    # time): the pool is as long as the ties at the cut.
+    for w in np.unique(which).tolist():
+        snapshot, mine = snapshots[w], which == w
+        local = (at[mine] - starts[w]).tolist()
+        for row, pk, day, cosine in zip(
+            local,
+            snapshot.pks[local].tolist(),
+            days[best[mine]].tolist(),
+            scores[best[mine]].tolist(),
+            strict=True,
+        ):
+            hit = VectorHit(
+                pk=pk, fact_id=snapshot.fact_ids[row], day=date.fromordinal(day), cosine=cosine
+            )
+            ranked.append(((-cosine, -day, snapshot.keys[row]), hit))
     ranked.sort(key=lambda pair: pair[0])
     return [hit for _, hit in ranked[:limit]]
 
