@@ -7,6 +7,7 @@ is not a page of facts: it is `memstore.console.search`, the API's recall.
 """
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -24,8 +25,9 @@ from memstore.index import index_sync
 from memstore.index.sync import sync_bounded
 from memstore.models import Bot, Fact, MemoryFile, ProjectMember
 from memstore.rooms.access import WORKSPACE
+from memstore.rooms.tickets import rooms_private
 
-TABS = ("own", "people", "projects", "rooms", "workspace")
+TABS = ("own", "people", "projects", "rooms", "private", "workspace")
 PAGE_SIZE = 50
 COUNT_CAP = 1000  # counting stops here: "1,000+" costs a fraction of an exact count
 
@@ -92,6 +94,7 @@ class FactRow:
     key: str  # unique on the page (one fact can sit in several files)
     by: str
     via: str
+    private_conversation: bool = False  # in a private conversation's memory, not a legacy room
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +132,16 @@ def bot_tabs(*, bot: str, viewer: Viewer, counts: bool = True) -> list[Tab]:
         Tab("own", (Scope("bot", bot),), None),
         Tab("people", tuple(filter(viewer.may_see, written["user"])), bot),
         Tab("projects", tuple(projects), None),
-        Tab("rooms", tuple(written["room"]), bot),
+        Tab("rooms", tuple(s for s in written["room"] if not viewer.private_conversation(s)), bot),
+        # A private conversation's memory (X-Room-Private) sits in room folders too; only staff
+        # see it here (`Viewer.may_see`).
+        Tab(
+            "private",
+            tuple(
+                s for s in written["room"] if viewer.private_conversation(s) and viewer.may_see(s)
+            ),
+            bot,
+        ),
         # What this bot (an app, or staff sharing its private memories) keeps for everyone.
         Tab("workspace", (WORKSPACE,), bot),
     ]
@@ -215,7 +227,7 @@ def fact_rows(
     more = len(found) > query.limit
     found = found[: query.limit]
     return FactRows(
-        rows=_rows(found),
+        rows=_rows(found, viewer.private_rooms),
         total=min(total, COUNT_CAP),
         capped=total > COUNT_CAP,
         next_cursor=f"{found[-1].day.isoformat()}_{found[-1].id}" if more else "",
@@ -228,17 +240,26 @@ def _count(rows) -> int:
     return rows[: COUNT_CAP + 1].count()
 
 
-def _rows(found: list[Fact]) -> list[FactRow]:
+def _rows(found: list[Fact], private: Collection[str] | None = None) -> list[FactRow]:
     facts = [stored_from_row(record) for record in found]
     keys = [f"{fact.fact_id}-{record.pk}" for fact, record in zip(facts, found, strict=True)]
-    return rows_of(facts, keys)
+    return rows_of(facts, keys, private=private)
 
 
-def rows_of(facts: list[StoredFact], keys: list[str] | None = None) -> list[FactRow]:
+def rows_of(
+    facts: list[StoredFact],
+    keys: list[str] | None = None,
+    *,
+    private: Collection[str] | None = None,
+) -> list[FactRow]:
     """Stored facts as rows, with who wrote each and how (from its metadata or, for older
-    lines, from its shard's history, read once per shard)."""
+    lines, from its shard's history, read once per shard), and whether each sits in a private
+    conversation (`private`: those rooms, if the caller has them; else read when needed)."""
     root = memory_root()
     writers: dict[Shard, dict[str, Provenance]] = {}
+    rooms = {fact.scope_name for fact in facts if fact.scope_kind == "room"}
+    if private is None:
+        private = rooms_private() if rooms else frozenset()  # a query only when rooms are shown
     rows = []
     for i, fact in enumerate(facts):
         by, via = fact.meta.get("by", ""), fact.meta.get("via", "")
@@ -249,7 +270,8 @@ def rows_of(facts: list[StoredFact], keys: list[str] | None = None) -> list[Fact
             if written := writers[shard].get(fact.fact_id):
                 by, via = written.by, written.via
         key = keys[i] if keys else f"{fact.fact_id}-{i}"
-        rows.append(FactRow(fact=fact, key=key, by=by, via=via))
+        in_private = fact.scope_kind == "room" and fact.scope_name in private
+        rows.append(FactRow(fact=fact, key=key, by=by, via=via, private_conversation=in_private))
     return rows
 
 

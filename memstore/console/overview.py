@@ -47,7 +47,8 @@ class BotSummary:
     own: int
     people: int
     projects: int
-    rooms: int
+    rooms: int  # legacy room memory
+    private: int = 0  # private conversations' memory (only staff see it)
 
 
 def bots_overview(*, viewer: Viewer) -> list[BotSummary]:
@@ -59,8 +60,8 @@ def bots_overview(*, viewer: Viewer) -> list[BotSummary]:
     counts: dict[str, dict[str, int]] = {}
     for r in Fact.objects.values("scope_key", "shard_bot").annotate(n=Count("id")):
         scope = Scope.parse(r["scope_key"])
-        kind = scope.kind
-        if kind == "user" and not (viewer.staff or scope.name == viewer.person):
+        kind = "private" if viewer.private_conversation(scope) else scope.kind
+        if not viewer.may_see(scope):
             continue
         per = counts.setdefault(r["shard_bot"], {})
         per[kind] = per.get(kind, 0) + r["n"]
@@ -73,6 +74,7 @@ def bots_overview(*, viewer: Viewer) -> list[BotSummary]:
             people=counts.get(b, {}).get("user", 0),
             projects=counts.get(b, {}).get("project", 0),
             rooms=counts.get(b, {}).get("room", 0),
+            private=counts.get(b, {}).get("private", 0),
         )
         for b in bots
     ]

@@ -12,7 +12,7 @@ from django.db.models import Count
 
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
-from memstore.facts.paths import all_scopes, memory_root
+from memstore.facts.paths import Scope, all_scopes, memory_root
 from memstore.models import Fact, ProjectMember
 from memstore.prompt.budget import PromptAnswer, prompt_answer
 from memstore.registry.people import person_for_bot
@@ -31,6 +31,7 @@ class PreviewChoices:
     people: list[str]
     rooms: list[str]  # legacy rooms this bot wrote in (a group room may be one of them)
     projects: list[str]  # projects the bot joined
+    private: frozenset[str] = frozenset()  # which of `rooms` are private conversations
 
 
 def preview_choices(*, bot: str, viewer: Viewer) -> PreviewChoices:
@@ -41,10 +42,11 @@ def preview_choices(*, bot: str, viewer: Viewer) -> PreviewChoices:
     return PreviewChoices(
         kinds=ROOM_KINDS,
         people=sorted(set(people)),
-        rooms=legacy_rooms_of(bot),
+        rooms=[r for r in legacy_rooms_of(bot) if viewer.may_see(Scope("room", r))],
         projects=list(
             ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
         ),
+        private=frozenset(viewer.private_rooms or ()),
     )
 
 
@@ -64,6 +66,10 @@ def prompt_preview(
     person = person or viewer.person
     if kind == "direct" and person != viewer.person and not viewer.staff:
         raise NotAllowed("Only that person (or staff) may preview their direct room.")
+    if kind == "group" and not viewer.may_see(Scope("room", room or PREVIEW_ROOM)):
+        raise NotAllowed(
+            f"Room {room!r} is a private conversation: only staff may preview it here."
+        )
     ctx = context_open(
         bot=bot,
         room_id=room or PREVIEW_ROOM,

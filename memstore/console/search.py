@@ -73,7 +73,12 @@ def bot_search(
 ) -> SearchResults:
     """Search every tab of a bot's page at once (or the one scope picked), filters applied."""
     tabs = tabs if tabs is not None else bot_tabs(bot=bot, viewer=viewer, counts=False)
-    return _search(scopes=bot_scopes(tabs, query.scope), query=query, place=bot_places(bot, tabs))
+    return _search(
+        scopes=bot_scopes(tabs, query.scope),
+        query=query,
+        place=bot_places(bot, tabs),
+        private=viewer.private_rooms,
+    )
 
 
 def bot_scopes(tabs: list[Tab], scope: str = "") -> list[Scope]:
@@ -110,9 +115,11 @@ def workspace_search(*, viewer: Viewer, query: FactQuery) -> SearchResults:
 
     def place(fact: StoredFact) -> tuple[str, str] | None:
         page_bot = fact.scope_name if fact.scope_kind == "bot" else fact.shard_bot
+        if viewer.private_conversation(Scope("room", fact.scope_name)):
+            return page_bot, "private"
         return page_bot, TAB_OF_KIND[fact.scope_kind]
 
-    return _search(scopes=scopes, query=query, place=place)
+    return _search(scopes=scopes, query=query, place=place, private=viewer.private_rooms)
 
 
 def person_search(*, person: str, q: str, exact: bool = False) -> SearchResults:
@@ -127,7 +134,9 @@ def person_search(*, person: str, q: str, exact: bool = False) -> SearchResults:
     return _search(scopes=[scope], query=FactQuery(q=q, exact=exact), place=place)
 
 
-def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
+def _search(
+    *, scopes: list[Scope], query: FactQuery, place, private: frozenset[str] | None = None
+) -> SearchResults:
     text = " ".join(query.q.split())
 
     def recall(words: str) -> RecallResult:
@@ -167,7 +176,7 @@ def _search(*, scopes: list[Scope], query: FactQuery, place) -> SearchResults:
         if where is not None and _passes(fact, query):
             facts.append(fact)
             places.append(where)
-    rows = rows_of(facts, [f"{f.fact_id}-{i}" for i, f in enumerate(facts)])
+    rows = rows_of(facts, [f"{f.fact_id}-{i}" for i, f in enumerate(facts)], private=private)
     hits = [SearchHit(r, b, t) for r, (b, t) in zip(rows, places, strict=True)]
     per_tab: dict[str, int] = {}
     for hit in hits:

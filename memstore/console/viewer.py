@@ -4,20 +4,38 @@ from dataclasses import dataclass, field
 
 from memstore.errors import NotAllowed
 from memstore.facts.paths import Scope
+from memstore.rooms.tickets import rooms_private
 
 
 @dataclass(frozen=True, slots=True)
 class Viewer:
     """The person looking: their person name (whose user memory is theirs), whether they are
-    staff, and the bots staff made them an editor of."""
+    staff, and the bots staff made them an editor of. `private_rooms`: the rooms bound as
+    private conversations (read from the bindings when not given), whose memory only staff see
+    here."""
 
     person: str
     staff: bool = False
     editor_of: frozenset[str] = field(default_factory=frozenset)
+    private_rooms: frozenset[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.private_rooms is None:
+            object.__setattr__(self, "private_rooms", rooms_private())
 
     def may_see(self, scope: Scope) -> bool:
-        """User memory is private to its person (and staff); everything else is visible."""
-        return scope.kind != "user" or self.staff or scope.name == self.person
+        """User memory is private to its person (and staff); so is a private conversation's
+        memory to staff (SPEC §6: nobody else is known to read it; seed 004: only the people in
+        that conversation get it back); everything else is visible."""
+        if self.staff:
+            return True
+        if scope.kind == "user":
+            return scope.name == self.person
+        return not self.private_conversation(scope)
+
+    def private_conversation(self, scope: Scope) -> bool:
+        """Whether a scope is a private conversation's memory (not legacy room memory)."""
+        return scope.kind == "room" and scope.name in (self.private_rooms or ())
 
     def may_edit(self, bot: str) -> bool:
         """Staff change any bot's memory; other people only that of bots they are editors of."""

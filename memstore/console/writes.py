@@ -171,6 +171,7 @@ class ClearPreview:
     projects: int
     rooms: int
     workspace: int = 0  # what it keeps for the whole workspace (shared memory: stays too)
+    private: int = 0  # in private conversations (only staff see them; they stay too)
 
 
 def clear_preview(*, bot: str, viewer: Viewer) -> ClearPreview:

@@ -12,12 +12,13 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.postgres.aggregates import ArrayAgg
+from django.contrib.postgres.expressions import ArraySubquery
 from django.db import IntegrityError, transaction
 from django.db.models import Value
 
 from memstore.errors import InvalidName, PersonNotLinked, PersonUnknown, UnknownBot
 from memstore.facts.paths import Scope, all_scopes, check_person, check_slug, memory_root
-from memstore.models import Bot, BotEditor, MemoryFile, Person, PersonLink
+from memstore.models import Bot, BotEditor, MemoryFile, Person, PersonLink, RoomBinding
 from memstore.registry.bots import bot_row
 from memstore.registry.generation import GenerationCache
 
@@ -78,20 +79,25 @@ def people_list() -> list[PersonInfo]:
     return _infos(Person.objects.all())
 
 
-def console_account(*, username: str) -> tuple[str, frozenset[str]]:
+def console_account(*, username: str) -> tuple[str, frozenset[str], frozenset[str]]:
     """For a console account, in one query: the person name it reads its own user memory under
-    (the registered person tied to it, else the username) and the bots it is an editor of."""
+    (the registered person tied to it, else the username), the bots it is an editor of, and
+    the rooms bound as private conversations (whose memory only staff see in the console)."""
+    private = RoomBinding.objects.filter(private=True).values("room_id")
     row = (
         get_user_model()
         .objects.filter(username=username)
-        .annotate(edits=ArrayAgg("bot_edits__bot", distinct=True, default=Value([])))
-        .values_list("person__name", "edits")
+        .annotate(
+            edits=ArrayAgg("bot_edits__bot", distinct=True, default=Value([])),
+            private_rooms=ArraySubquery(private),
+        )
+        .values_list("person__name", "edits", "private_rooms")
         .first()
     )
     if row is None:
-        return username, frozenset()
-    person, edits = row
-    return person or username, frozenset(e for e in edits if e)
+        return username, frozenset(), frozenset(private.values_list("room_id", flat=True))
+    person, edits, rooms = row
+    return person or username, frozenset(e for e in edits if e), frozenset(rooms)
 
 
 def person_link(*, person: str, bot: str) -> bool:

@@ -216,5 +216,11 @@ def rooms_bound(*, first_bot: str | None = None) -> list[Binding]:
     return [_binding(row) for row in rows.order_by("room_id")]
 
 
+def rooms_private() -> frozenset[str]:
+    """The rooms bound as private conversations (`X-Room-Private`): their memory folders look
+    like legacy room memory, but what is in them belongs to the conversation (one query)."""
+    return frozenset(RoomBinding.objects.filter(private=True).values_list("room_id", flat=True))
+
+
 def _binding(row: RoomBinding) -> Binding:
     return Binding(room_id=row.room_id, kind=row.kind, person=row.person, first_bot=row.first_bot)

@@ -15,7 +15,14 @@ SHORT_CHARS = 40  # a fact's text in a button's accessible name
 TAB_LABELS = dict(
     zip(
         TABS,
-        ("Own memory", "About people", "Projects", "Legacy rooms", "Shared with workspace"),
+        (
+            "Own memory",
+            "About people",
+            "Projects",
+            "Legacy rooms",
+            "Private conversations",
+            "Shared with workspace",
+        ),
         strict=True,
     )
 )
@@ -29,9 +36,16 @@ ERROR_TITLES = {"conflict": "Changed meanwhile", "unreadable_file": "A memory fi
 STATUS_TITLES = {403: "Not allowed", 404: "Not found"}
 
 
-def scope_label(scope_key: str) -> str:
-    """How a scope is named for people: "own", "about sam", "project launch", "room general"."""
+# Who reads a private conversation's memory (docs/api.md, "A private conversation").
+PRIVATE_READERS = "read only in that room, by the bots talking in it; in the console, by staff"
+
+
+def scope_label(scope_key: str, *, private: bool = False) -> str:
+    """How a scope is named for people: "own", "about sam", "project launch", "room general"
+    (legacy room memory), "private conversation board" (`private`: the room is bound as one)."""
     scope = Scope.parse(scope_key)
+    if private and scope.kind == "room":
+        return f"private conversation {scope.name}"
     labels = {
         "bot": "own",
         "user": f"about {scope.name}",

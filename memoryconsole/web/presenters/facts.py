@@ -10,6 +10,7 @@ from urllib.parse import quote
 from memoryconsole.web.presenters.common import (
     GROUPINGS,
     NEW_DAYS,
+    PRIVATE_READERS,
     SHORT_CHARS,
     TAB_LABELS,
     origin,
@@ -112,7 +113,7 @@ def fact_row_view(
     body = fact.body  # the text without its tag, parsed once
     return FactRowView(
         row=row,
-        scope_label=scope_label(fact.scope),
+        scope_label=scope_label(fact.scope, private=row.private_conversation),
         written_by=fact.shard_bot if fact.shard_bot != bot else "",
         type=fact.meta.get("type", ""),
         origin=origin(row.by, row.via) or "origin not recorded",
@@ -183,9 +184,12 @@ def erased_summary(erased: Erased) -> str:
     )
 
 
-def scope_choices(scopes) -> list[tuple[str, str]]:
-    """(value, label) of a tab's scopes for its scope filter; none when there is nothing to pick."""
-    return [(str(s), scope_label(str(s))) for s in scopes] if len(scopes) > 1 else []
+def scope_choices(scopes, *, private: bool = False) -> list[tuple[str, str]]:
+    """(value, label) of a tab's scopes for its scope filter; none when there is nothing to pick
+    (`private`: the tab of private conversations)."""
+    if len(scopes) <= 1:
+        return []
+    return [(str(s), scope_label(str(s), private=private)) for s in scopes]
 
 
 def fact_list_summary(page: FactRows, query: FactQuery) -> str:
@@ -217,8 +221,25 @@ class TabView:
 
 
 def tab_views(tabs: list[Tab]) -> list[TabView]:
-    """The bot page's tabs as links."""
-    return [TabView(t.name, TAB_LABELS[t.name], t.facts) for t in tabs]
+    """The bot page's tabs as links; *Private conversations* only when the person may see one
+    (staff, and the bot wrote in one)."""
+    return [
+        TabView(t.name, TAB_LABELS[t.name], t.facts)
+        for t in tabs
+        if t.name != "private" or t.scopes
+    ]
+
+
+def tab_note(tab: str) -> str:
+    """What a tab's memory is, said under the tabs where it is not obvious ("" elsewhere)."""
+    if tab == "private":
+        return (
+            "What bots saved in private conversations (a group room called private, "
+            f"X-Room-Private): {PRIVATE_READERS}. Not legacy room memory."
+        )
+    if tab == "rooms":
+        return "Legacy room memory: read-only, read in its own group room by the bots that wrote in it."
+    return ""
 
 
 def clear_stays(preview: ClearPreview) -> list[tuple[str, str, str]]:
@@ -232,6 +253,8 @@ def clear_stays(preview: ClearPreview) -> list[tuple[str, str, str]]:
         pieces.append((" and its project memory", "", ""))
     if preview.rooms:
         pieces.append((", and ", str(preview.rooms), " in legacy rooms"))
+    if preview.private:
+        pieces.append((", and ", str(preview.private), " in private conversations"))
     if preview.workspace:
         pieces.append((", and ", str(preview.workspace), " shared with the workspace"))
     return pieces

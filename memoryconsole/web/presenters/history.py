@@ -2,6 +2,7 @@
 
 Pure: no queries, no file I/O (as every presenter)."""
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -27,8 +28,9 @@ class HistoryRow:
     when: datetime | None
 
 
-def history_rows(items: list[ShardChange]) -> list[HistoryRow]:
-    """Display rows for recorded changes."""
+def history_rows(items: list[ShardChange], private_rooms: Collection[str] = ()) -> list[HistoryRow]:
+    """Display rows for recorded changes (`private_rooms`: rooms bound as private
+    conversations, labelled so)."""
     rows = []
     for item in items:
         change = item.change
@@ -37,7 +39,9 @@ def history_rows(items: list[ShardChange]) -> list[HistoryRow]:
             HistoryRow(
                 item=item,
                 action=_ACTIONS.get(change.op, change.op),
-                scope_label=scope_label(str(item.shard.scope)),
+                scope_label=scope_label(
+                    str(item.shard.scope), private=item.shard.scope.name in private_rooms
+                ),
                 text=new.text if new else change.line,
                 old_text=old.text if old else "",
                 origin=origin(change.by, change.via),
@@ -55,6 +59,10 @@ def stamp_time(stamp: str) -> datetime | None:
         return None
 
 
-def shard_choices(shards: list[Shard]) -> list[tuple[str, str]]:
+def shard_choices(
+    shards: list[Shard], private_rooms: Collection[str] = ()
+) -> list[tuple[str, str]]:
     """(value, label) of each shard for the history page's picker."""
-    return [(s.key, scope_label(str(s.scope))) for s in shards]
+    return [
+        (s.key, scope_label(str(s.scope), private=s.scope.name in private_rooms)) for s in shards
+    ]

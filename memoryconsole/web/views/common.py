@@ -20,11 +20,14 @@ from memstore.registry.people import console_account
 
 def viewer_of(request: HttpRequest) -> Viewer:
     """The person looking, as the console's selectors know them (once per request): their
-    registered person name, staff or not, and the bots they are an editor of."""
+    registered person name, staff or not, the bots they are an editor of, and the rooms that
+    are private conversations."""
     cached = getattr(request, "_viewer", None)
     if cached is None:
-        person, editor_of = console_account(username=request.user.get_username())
-        cached = Viewer(person=person, staff=request.user.is_staff, editor_of=editor_of)
+        person, editor_of, private = console_account(username=request.user.get_username())
+        cached = Viewer(
+            person=person, staff=request.user.is_staff, editor_of=editor_of, private_rooms=private
+        )
         request._viewer = cached  # type: ignore[attr-defined]
     return cached
 

@@ -63,7 +63,10 @@ def bot_page(request, bot: str):
     if tabs is not None:
         context |= {
             "tabs": facts_views.tab_views(tabs),
-            "scopes": facts_views.scope_choices(context.pop("scopes_shown")),
+            "scopes": facts_views.scope_choices(
+                context.pop("scopes_shown"), private=query.tab == "private"
+            ),
+            "tab_note": facts_views.tab_note(query.tab),
             "show_clear": query.tab == "own" and viewer.may_edit(bot),
             "forgotten": [
                 presenters_forgotten.forgotten_view(f)

@@ -34,11 +34,11 @@ def history_page(request, bot: str):
         "bot": bot,
         "here": "history",
         "can_edit": viewer.may_edit(bot),
-        "rows": history.history_rows(page.items),
+        "rows": history.history_rows(page.items, viewer.private_rooms or ()),
         "older_url": url_with(request, before=page.before) if page.has_more else "",
         "shard": shard.key,
         "removed": removed,
-        "shards": history.shard_choices(shards),
+        "shards": history.shard_choices(shards, viewer.private_rooms or ()),
     }
     return page_or_partial(request, "web/history.html", "history-list", context)
 

@@ -14,11 +14,15 @@ def home_page(request):
     viewer = viewer_of(request)
     problems = problems_list(viewer=viewer)
     volume_code, volume_notice = memory_volume_notice()
+    bots = bots_overview(viewer=viewer)
     context = {
         "volume_code": volume_code,
         "volume_notice": volume_notice,
-        "bots": bots_overview(viewer=viewer),
-        "changes": history.history_rows(workspace_changes(viewer=viewer)),
+        "bots": bots,
+        "changes": history.history_rows(
+            workspace_changes(viewer=viewer), viewer.private_rooms or ()
+        ),
+        "private_column": any(b.private for b in bots),
         "problems": problems,
         "nothing_failed": home.nothing_failed(problems),
     }
