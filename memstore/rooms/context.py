@@ -56,6 +56,7 @@ def call_context(
         kind=room_kind,
         person=person or "",
         projects=projects,
+        private=private,
     )
     canonical = person_for_bot(bot=bot, person=person, generation=generation) if person else None
     ctx = context_open(

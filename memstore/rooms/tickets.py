@@ -11,7 +11,10 @@ Staff reset a binding in the console (`room_reset`).
 
 With `settings.ROOM_TICKET_KEY` set, every call also carries a ticket the chat platform signed:
 `v1.<expires>.<hex HMAC-SHA256>` over bot, room id, kind, person (lower-cased), projects
-(sorted, comma-joined) and expiry. `room_ticket` makes one (the platform's side, as in
+(sorted, comma-joined) and expiry, and for a call claiming a private conversation
+(`X-Room-Private`) one more line, `private`: that claim decides where every later save in the
+room goes, so the platform vouches for it too; a ticket for a call that claims nothing signs
+exactly what it signed before the line existed. `room_ticket` makes one (the platform's side, as in
 docs/api.md); `ticket_check` verifies one. What a context may read and write is
 `memstore.rooms.access`; who a bot may act for is `memstore.registry.people`.
 """
@@ -35,9 +38,17 @@ _TICKET_RE = re.compile(r"v1\.(?P<expires>[0-9]{1,12})\.(?P<signature>[0-9a-fA-F
 
 
 def ticket_message(
-    *, bot: str, room_id: str, kind: str, person: str, projects: Iterable[str], expires: int
+    *,
+    bot: str,
+    room_id: str,
+    kind: str,
+    person: str,
+    projects: Iterable[str],
+    expires: int,
+    private: bool = False,
 ) -> bytes:
-    """The exact bytes a room ticket signs (one field per line)."""
+    """The exact bytes a room ticket signs (one field per line; `private`: a last line
+    `private`, for a call claiming a private conversation)."""
     fields = [
         TICKET_VERSION,
         bot,
@@ -46,7 +57,7 @@ def ticket_message(
         (person or "").lower(),
         ",".join(sorted(set(projects))),
         str(expires),
-    ]
+    ] + ["private"] * private
     return "\n".join(fields).encode()
 
 
@@ -59,11 +70,19 @@ def room_ticket(
     person: str = "",
     projects: Iterable[str] = (),
     ttl: int = 300,
+    private: bool = False,
 ) -> str:
-    """A ticket for one bot in one room, valid `ttl` seconds (what a platform issues)."""
+    """A ticket for one bot in one room, valid `ttl` seconds (what a platform issues);
+    `private`: the room is a private conversation (the call sends `X-Room-Private: true`)."""
     expires = int(time.time()) + ttl
     message = ticket_message(
-        bot=bot, room_id=room_id, kind=kind, person=person, projects=projects, expires=expires
+        bot=bot,
+        room_id=room_id,
+        kind=kind,
+        person=person,
+        projects=projects,
+        expires=expires,
+        private=private,
     )
     signature = hmac.new(key.encode(), message, hashlib.sha256).hexdigest()
     return f"{TICKET_VERSION}.{expires}.{signature}"
@@ -83,8 +102,10 @@ def ticket_check(
     person: str,
     projects: Iterable[str],
     now: float | None = None,
+    private: bool = False,
 ) -> None:
-    """Nothing if tickets are off or this one vouches for exactly this call; TicketMissing,
+    """Nothing if tickets are off or this one vouches for exactly this call (`private`: the
+    call claims a private conversation, which the ticket must sign as well); TicketMissing,
     TicketRefused (malformed or signed for another call) or TicketExpired otherwise."""
     key = getattr(settings, "ROOM_TICKET_KEY", "")
     if not key:
@@ -109,13 +130,15 @@ def ticket_check(
             person=person,
             projects=projects,
             expires=int(expires_text),
+            private=private,
         ),
         hashlib.sha256,
     ).hexdigest()
     if not hmac.compare_digest(expected, signature.lower()):
         raise TicketRefused(
-            "The room ticket was not signed for this call: bot, room, kind, person and "
-            "projects must be exactly those the platform signed."
+            "The room ticket was not signed for this call: bot, room, kind, person, "
+            "projects and whether the room is private (X-Room-Private) must be exactly those "
+            "the platform signed."
         )
     if int(expires_text) < (time.time() if now is None else now):
         raise TicketExpired("The room ticket has expired; ask the platform for a new one.")

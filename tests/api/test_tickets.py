@@ -128,3 +128,45 @@ def test_the_documented_lines_make_the_servers_ticket(monkeypatch):
         key=KEY, bot="a", room_id="dm-7", kind="direct", person="Alice", projects=["apollo"] * 2
     )
     assert made == good(person="alice") and made.startswith("v1.1800000300.")
+
+
+BOARD = {"room_id": "board", "room_kind": "group", "person": "", "projects": ""}
+PRIVATE = {"HTTP_X_ROOM_PRIVATE": "true"}
+
+
+def board_ticket(**changes) -> str:
+    return room_ticket(KEY, "a", "board", "group", "", (), **changes)
+
+
+def test_a_private_claim_needs_a_ticket_that_signs_it(memory_root, tokens, keyed):
+    # X-Room-Private on a room's first call decides where every later save there goes, so a
+    # ticket for the room alone does not let a bot call it private.
+    board = BotClient(token=tokens["a"], **BOARD)
+    answer = board.post(
+        "/facts", {"text": "Q3 numbers"}, HTTP_X_ROOM_TICKET=board_ticket(), **PRIVATE
+    )
+    assert (answer.status, answer.body["code"]) == (401, "ticket_invalid"), answer.body
+    assert "X-Room-Private" in answer.body["message"]
+    assert tree(memory_root) == {} and not RoomBinding.objects.exists()
+    # A ticket that says private is not one for a call that claims nothing either.
+    answer = board.post(
+        "/facts", {"text": "Q3 numbers"}, HTTP_X_ROOM_TICKET=board_ticket(private=True)
+    )
+    assert (answer.status, answer.body["code"]) == (401, "ticket_invalid"), answer.body
+    assert tree(memory_root) == {} and not RoomBinding.objects.exists()
+
+    signed = board_ticket(private=True)
+    answer = board.post("/facts", {"text": "Q3 numbers"}, HTTP_X_ROOM_TICKET=signed, **PRIVATE)
+    assert (answer.status, answer.body["scope"]) == (201, "room"), answer.body
+    assert RoomBinding.objects.get(room_id="board").private
+    # Bound private, a later call's ticket need not sign it (the call need not claim it).
+    listed = board.get("/facts", HTTP_X_ROOM_TICKET=board_ticket())
+    assert [f["text"] for f in listed.body["items"]] == ["Q3 numbers"]
+
+
+def test_the_documented_lines_sign_a_private_claim(monkeypatch):
+    from memstore.rooms.tickets import room_ticket as servers
+
+    monkeypatch.setattr(time, "time", lambda: 1_800_000_000.5)
+    made = servers(key=KEY, bot="a", room_id="board", kind="group", private=True)
+    assert made == board_ticket(private=True) != board_ticket()
