@@ -40,7 +40,7 @@ from memstore.facts.records import (
     StoredFact,
     stored_from_values,
 )
-from memstore.facts.validity import is_expired
+from memstore.facts.validity import expired_sql, is_expired
 from memstore.recall import fusion
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.explain import Explanation, expected_why, explanation
@@ -245,13 +245,16 @@ def _fused_result(
         reranked = rerank_top(reranker, query, fused, rows, withheld=withheld)
         order = reranked.order
         note = " ".join(filter(None, [note, reranked.note]))
-    items, skipped = _budgeted(rows, order, limit, budget, withheld)
+    items, skipped, stop = _budgeted(rows, order, limit, budget, withheld)
     if skipped and len(items) < limit and loaded is None and len(order) > limit + 10:
         rows |= _rows(order[limit + 10 : limit + 10 + 2 * skipped])  # refill past the withheld
-        items, skipped = _budgeted(rows, order, limit, budget, withheld)
+        items, skipped, stop = _budgeted(rows, order, limit, budget, withheld)
+    more = max(0, max(found.matched, len(fused)) - len(items) - skipped)
+    if more:  # "N more" counts only what could be returned: not the expired or withheld
+        more = max(0, more - _never_returned(rows, order[stop:], withheld))
     result = RecallResult(
         items=items,
-        more=max(0, max(found.matched, len(fused)) - len(items) - skipped),
+        more=more,
         mode=mode,
         note=note,
         scores={f.fact_id: f.score for f in fused},
@@ -320,26 +323,53 @@ def _budgeted(
     """The first `limit` facts in order, stopping at the first that would pass the character
     budget (a row deleted since it was ranked is skipped, and so is one the rule withholds);
     and how many were withheld on the way. An expired fact (`until` passed) is skipped too:
-    it stays in its file, listed as expired, but is no longer true."""
+    it stays in its file, listed as expired, but is no longer true. Also where in `order` it
+    stopped: the candidates from there on were not looked at."""
     today = timezone.localdate()
     items: list[StoredFact] = []
     used = skipped = 0
-    for pk in order:
+    for at, pk in enumerate(order):
         fact = rows.get(pk)
         if fact is None:
             continue
-        if (
-            withheld is not None
-            and withheld.reason(fact) is not None
-            or is_expired(fact.meta, today)
-        ):
+        if _unreturnable(fact, today, withheld):
             skipped += 1
             continue
         if len(items) == limit or used + len(fact.text) > budget:
-            break
+            return items, skipped, at
         items.append(fact)
         used += len(fact.text)
-    return items, skipped
+    return items, skipped, len(order)
+
+
+def _unreturnable(fact: StoredFact, today, withheld: Withholding | None) -> bool:
+    return (withheld is not None and withheld.reason(fact) is not None) or is_expired(
+        fact.meta, today
+    )
+
+
+def _never_returned(
+    rows: dict[int, StoredFact], rest: list[int], withheld: Withholding | None
+) -> int:
+    """How many candidates past those `_budgeted` looked at recall would never return: past
+    their `until` day, or withheld. Rows loaded already are checked here; the others' `until`
+    is read in one statement, run only when such candidates are left."""
+    today = timezone.localdate()
+    never, unloaded = 0, []
+    for pk in rest:
+        fact = rows.get(pk)
+        if fact is None:
+            unloaded.append(pk)
+        elif _unreturnable(fact, today, withheld):
+            never += 1
+    if unloaded:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT count(*) FROM memstore_fact f WHERE f.id = ANY(%s) AND {expired_sql('f')}",
+                [unloaded, today.isoformat()],
+            )
+            never += cursor.fetchone()[0]
+    return never
 
 
 def _substring_fallback(
@@ -358,15 +388,15 @@ def _substring_fallback(
         scopes=scopes, query=query, window=(limit + 10) * 4, include_hidden=include_hidden
     )
     found = merge_newest(page.facts)
-    items, skipped = _budgeted(
-        {i: fact for i, fact in enumerate(found)}, list(range(len(found))), limit, budget, withheld
-    )
+    rows = dict(enumerate(found))
+    items, skipped, stop = _budgeted(rows, list(range(len(found))), limit, budget, withheld)
     if not items:
         return RecallResult(items=[], more=0, mode=mode, note="Nothing in memory matches.")
     matched = page.matched
+    never = _never_returned(rows, list(range(stop, len(found))), withheld)
     return RecallResult(
         items=items,
-        more=max(0, max(matched, len(found)) - len(items) - skipped),
+        more=max(0, max(matched, len(found)) - len(items) - skipped - never),
         mode=mode,
         literal=True,
         more_capped=page.capped,

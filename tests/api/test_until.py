@@ -6,7 +6,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from tests.helpers import write_facts
+from tests.helpers import write_facts, write_memory
 
 TODAY = date.today()
 YESTERDAY = (TODAY - timedelta(days=1)).isoformat()
@@ -108,3 +108,20 @@ def test_a_hand_written_until_expires_a_fact_and_an_unreadable_one_never_does(me
     assert found == ["Desk on floor 5"]
     prompt = bot_a.get("/prompt").body["text"]
     assert "floor 5" in prompt and "floor 3" not in prompt
+
+
+@pytest.mark.parametrize("query", ["Lisbon", "isbo"], ids=["by words", "as typed (the fallback)"])
+def test_more_counts_only_facts_recall_could_return(memory_root, bot_a, query):
+    # Three facts past their `until` day match too, but recall never returns them: "N more"
+    # must not promise them (the bot would page for facts that never come).
+    write_memory(
+        memory_root,
+        "agents/a/memory/profile.md",
+        *(f"- (2026-11-0{i}) Flight {i} to Lisbon <!-- until={YESTERDAY} -->" for i in (1, 2, 3)),
+        f"- ({TODAY - timedelta(days=1)}) Hotel in Lisbon booked",
+        f"- ({TODAY}) Lisbon tram tickets bought",
+    )
+    first = bot_a.get("/recall", query=query, limit=1).body
+    assert (len(first["items"]), first["more"]) == (1, 1), first
+    both = bot_a.get("/recall", query=query, limit=5).body
+    assert (len(both["items"]), both["more"]) == (2, 0), both
