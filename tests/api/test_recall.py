@@ -36,3 +36,27 @@ def test_a_partial_word_finds_the_facts_containing_it(memory_root, bot_a, settin
     assert [item["text"] for item in answer.body["items"]] == ["Lisbon hotel near the river"]
     assert answer.body["more"] == 1
     assert "contain the query as written" in answer.body["note"]
+
+
+@pytest.fixture
+def over_the_cap(memory_root, settings):
+    """1,100 facts holding "qxj" inside a longer word: no word matches it, the literal
+    fallback does, and its count stops at 1,000."""
+    settings.EMBEDDINGS = "none"
+    lines = [f"- (2026-11-01) Ticket {i:04d} filed under zqxjw{i}" for i in range(1100)]
+    log(memory_root, "bot", "a", "2026-11", *lines)
+    return memory_root
+
+
+def test_more_says_when_it_is_a_lower_bound(over_the_cap, bot_a):
+    answer = bot_a.get("/recall", query="qxj", limit=5).body
+    assert (len(answer["items"]), answer["more"], answer["more_capped"]) == (5, 995, True)
+    few = bot_a.get("/recall", query="Ticket 0007").body
+    assert few["more_capped"] is False
+
+
+def test_the_memory_command_prints_a_lower_bound_with_a_plus(over_the_cap, tokens):
+    from tests.helpers import run_command
+
+    found = run_command("memory", "search", "a", "qxj", "--limit", "5")
+    assert found.splitlines()[-1] == "995+ more"

@@ -1214,6 +1214,12 @@ export interface components {
              */
             more: number;
             /**
+             * More Capped
+             * @description The count stopped at its cap (a query matching only as typed, in over 1,000 facts): `more` is a lower bound, shown as "995+".
+             * @default false
+             */
+            more_capped: boolean;
+            /**
              * Neighbours
              * @description With neighbours=true: the linked facts that are not results themselves.
              */

@@ -155,6 +155,11 @@ class ExplainOut(Out):
 class RecallOut(Out):
     items: list[FactOut]
     more: int = Field(description="How many more facts matched beyond these.")
+    more_capped: bool = Field(
+        False,
+        description="The count stopped at its cap (a query matching only as typed, in over "
+        '1,000 facts): `more` is a lower bound, shown as "995+".',
+    )
     mode: Literal["hybrid", "lexical", "semantic"] = Field(
         description="hybrid (words and meaning) when an embedding model is installed, else lexical."
     )
@@ -186,6 +191,7 @@ class RecallOut(Out):
         return cls(
             items=[FactOut.of(f, today=today) for f in result.items],
             more=result.more,
+            more_capped=result.more_capped,
             mode=result.mode,
             note=result.note,
             stale=timed.stale,

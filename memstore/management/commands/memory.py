@@ -191,7 +191,7 @@ class Command(BaseCommand):
         self.stdout.write(f"({result.mode} search{': ' + result.note if result.note else ''})")
         self._facts(result.items)
         if result.more:
-            self.stdout.write(f"{result.more:,} more")
+            self.stdout.write(f"{result.more:,}{'+' if result.more_capped else ''} more")
 
     def do_health(self, *, bot, all, limit, **_):
         if bool(bot) == bool(all):

@@ -66,6 +66,7 @@ class Recall(TypedDict):
 
     items: list[Fact]
     more: int
+    more_capped: bool  # the count stopped at its cap: `more` is a lower bound ("995+")
     mode: Literal["hybrid", "lexical", "semantic"]
     note: str
     links: list[Link]
