@@ -13,9 +13,19 @@ from django.views.decorators.http import require_GET
 from memstore.metrics import request_observed
 from memstore.upkeep.scrape import CONTENT_TYPE, metrics_text
 
+# Path prefix -> surface. An MCP client's sign-in (the OAuth metadata, registration, the
+# consent page, tokens) is its own surface: counted as the console, it hid the console's figures.
+_SURFACES = (
+    ("/api/", "api"),
+    ("/mcp", "mcp"),
+    ("/oauth/", "oauth"),
+    ("/.well-known/oauth-", "oauth"),
+    ("/static/", "static"),
+)
+
 
 def _surface(path: str) -> str:
-    for prefix, surface in (("/api/", "api"), ("/mcp", "mcp"), ("/static/", "static")):
+    for prefix, surface in _SURFACES:
         if path.startswith(prefix):
             return surface
     return "metrics" if path == "/metrics" else "console"

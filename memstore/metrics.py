@@ -6,7 +6,7 @@ every worker then writes its values to a small file there and a scrape, whicheve
 answers it, adds them all up (`memstore.upkeep.scrape`). Without it (`manage.py`, tests) the
 values live in this process only.
 
-Labels stay few and bounded: the surface (api, mcp, console, static, metrics), the view's URL
+Labels stay few and bounded: the surface (api, mcp, oauth, console, static, metrics), the view's URL
 name, the method and the status class; never a bot, a person or a path.
 """
 

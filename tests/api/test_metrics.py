@@ -84,3 +84,21 @@ def test_the_server_state_is_read_at_scrape_time(metrics_token, db):
     assert "memory_console_learning_workers " in text
     # Labels never carry who asked or what: no bot, person or path.
     assert "alice" not in text and "/api/v1/" not in text
+
+
+def test_oauth_requests_are_their_own_surface_not_the_console(metrics_token, db):
+    # An MCP client's sign-in (metadata, registration, tokens) is not a person using the console.
+    before = scrape(metrics_token)
+    client = Client()
+    assert client.get("/.well-known/oauth-authorization-server").status_code == 200
+    assert client.post("/oauth/token", {"grant_type": "nonsense"}).status_code == 400
+    assert client.get("/").status_code == 302  # the console sends a stranger to log in
+    after = scrape(metrics_token)
+
+    def grew(**labels: str) -> float:
+        name = "memory_console_requests_total"
+        return sample(after, name, **labels) - sample(before, name, **labels)
+
+    assert grew(surface="oauth") == 2
+    assert grew(surface="oauth", view="oauth_token", status="4xx") == 1
+    assert grew(surface="console") == 1
