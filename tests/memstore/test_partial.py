@@ -6,7 +6,7 @@ scan; the page is the newest matches across scopes, and the count stops at COUNT
 import importlib
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -343,3 +343,44 @@ def test_one_statement_gives_the_page_in_recall_order_and_the_count(memory_root)
     assert (full.matched, full.capped) == (18, False)
     every = partial.newest_containing(scopes=[ADA], query="trip", window=50, include_hidden=True)
     assert len(every.facts) == every.matched == 19
+
+
+def _trigram_index_definition() -> str | None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = %s", [partial.TRIGRAM_INDEX]
+        )
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrate_builds_the_trigram_index_concurrently_and_the_same(memory):
+    """As `manage.py migrate` runs it (no transaction): built CONCURRENTLY, so saves go on
+    meanwhile, and the very index the plain build made; a build that failed half-way (an
+    invalid index of that name) is dropped and made again."""
+    from django.test.utils import CaptureQueriesContext
+
+    migration = importlib.import_module("memstore.migrations.0021_fact_text_trgm")
+    assert migration.Migration.atomic is False
+    made = _trigram_index_definition()
+    if made is None:
+        pytest.skip("this server offers no pg_trgm")
+    assert found("isbo")  # the facts indexed: rows a unique index on a constant fails over
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP INDEX {partial.TRIGRAM_INDEX}")
+        # What a failed concurrent build leaves: an invalid index under the name.
+        with pytest.raises(IntegrityError):
+            cursor.execute(
+                f"CREATE UNIQUE INDEX CONCURRENTLY {partial.TRIGRAM_INDEX} ON memstore_fact ((1))"
+            )
+    assert _trigram_index_valid() is False
+    with (
+        CaptureQueriesContext(connection) as statements,
+        connection.schema_editor(atomic=False) as editor,
+    ):
+        migration.create_trigram_index(None, editor)
+    built = [s["sql"] for s in statements if "CREATE INDEX" in s["sql"]]
+    assert len(built) == 1 and "CREATE INDEX CONCURRENTLY" in built[0], built
+    assert (_trigram_index_valid(), _trigram_index_definition()) == (True, made)
+    assert found("isbo") == ["Lisbon hotel near the river", "Flight to Lisbon on Friday"]
