@@ -2,6 +2,15 @@
 
 import pytest
 from django.conf import settings as django_settings
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+
+# Property tests check behaviour, not speed: no per-example deadline and no "too slow" health
+# check, which fail a correct test on a busy machine (CI shares its cores).
+hypothesis_settings.register_profile(
+    "memoryconsole", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("memoryconsole")
 
 
 @pytest.fixture(autouse=True, scope="session")
