@@ -232,12 +232,16 @@ def _fused_result(
     # with the usage of every candidate (one statement). A reranker reads the texts of the
     # first RECALL_RERANK_TOP_N.
     loaded, withheld = found.loaded, found.withheld
+    expired: frozenset[int] = frozenset()  # candidates not loaded whose `until` has passed
     wanted = limit + 10 if reranker is None else max(limit + 10, settings.RECALL_RERANK_TOP_N)
     if loaded is not None:
         rows, fused = loaded, usage_rescored(fused, scope_keys=scope_keys)
     else:
-        reach = [f.pk for f in fused[: usage_reach(fused, wanted)]]
-        rows, bonuses = _rows_and_usage(reach, [f.fact_id for f in fused], scope_keys)
+        cut = usage_reach(fused, wanted)
+        reach, rest = [f.pk for f in fused[:cut]], [f.pk for f in fused[cut:]]
+        rows, bonuses, expired = _rows_and_usage(
+            reach, [f.fact_id for f in fused], scope_keys, rest
+        )
         fused = usage_applied(fused, bonuses)
     order = [f.pk for f in fused]
     reranked = None
@@ -251,7 +255,7 @@ def _fused_result(
         items, skipped, stop = _budgeted(rows, order, limit, budget, withheld)
     more = max(0, max(found.matched, len(fused)) - len(items) - skipped)
     if more:  # "N more" counts only what could be returned: not the expired or withheld
-        more = max(0, more - _never_returned(rows, order[stop:], withheld))
+        more = max(0, more - _never_returned(rows, order[stop:], withheld, expired))
     result = RecallResult(
         items=items,
         more=more,
@@ -297,20 +301,32 @@ def _rows(pks: list[int]) -> dict[int, StoredFact]:
 
 
 def _rows_and_usage(
-    pks: list[int], fact_ids: list[str], scope_keys: list[str]
-) -> tuple[dict[int, StoredFact], dict[str, float]]:
-    """These rows and the usage bonuses of these facts, in one statement (one row even when
-    none of the facts is left). The usage (one JSON value over every candidate) comes on every
+    pks: list[int], fact_ids: list[str], scope_keys: list[str], rest: list[int]
+) -> tuple[dict[int, StoredFact], dict[str, float], frozenset[int]]:
+    """These rows, the usage bonuses of these facts, and which of the `rest` (candidates not
+    loaded) are past their `until` day, in one statement (one row even when none of the facts
+    is left). The usage (one JSON value over every candidate) and the expired ids come on every
     row as text, parsed once: as json, psycopg decoded each row's copy."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT u.usage::text, f.id, {STORED_COLUMNS_BY_ROW} FROM ({USAGE_SQL}) u (usage)"
+            f"SELECT u.usage::text, e.ids::text, f.id, {STORED_COLUMNS_BY_ROW}"
+            f" FROM ({USAGE_SQL}) u (usage)"
+            " CROSS JOIN (SELECT coalesce(array_agg(x.id), '{}') FROM memstore_fact x"
+            f" WHERE x.id = ANY(%s) AND {expired_sql('x')}) e (ids)"
             " LEFT JOIN memstore_fact f ON f.id = ANY(%s)",
-            [array_literal(fact_ids), scope_keys, array_literal(pks)],
+            [
+                array_literal(fact_ids),
+                scope_keys,
+                array_literal(rest),
+                timezone.localdate().isoformat(),
+                array_literal(pks),
+            ],
         )
         found = cursor.fetchall()
-    rows = {row[1]: stored_from_values(row[2:]) for row in found if row[1] is not None}
-    return rows, usage_bonuses_parse(found[0][0])
+    rows = {row[2]: stored_from_values(row[3:]) for row in found if row[2] is not None}
+    ids = found[0][1].strip("{}")
+    expired = frozenset(int(pk) for pk in ids.split(",")) if ids else frozenset()
+    return rows, usage_bonuses_parse(found[0][0]), expired
 
 
 def _budgeted(
@@ -349,26 +365,22 @@ def _unreturnable(fact: StoredFact, today, withheld: Withholding | None) -> bool
 
 
 def _never_returned(
-    rows: dict[int, StoredFact], rest: list[int], withheld: Withholding | None
+    rows: dict[int, StoredFact],
+    rest: list[int],
+    withheld: Withholding | None,
+    expired: frozenset[int] = frozenset(),
 ) -> int:
     """How many candidates past those `_budgeted` looked at recall would never return: past
-    their `until` day, or withheld. Rows loaded already are checked here; the others' `until`
-    is read in one statement, run only when such candidates are left."""
+    their `until` day, or withheld. Rows loaded are checked here; of the others, `expired`
+    holds those past their `until` day (the rows statement found them)."""
     today = timezone.localdate()
-    never, unloaded = 0, []
+    never = 0
     for pk in rest:
         fact = rows.get(pk)
         if fact is None:
-            unloaded.append(pk)
+            never += pk in expired
         elif _unreturnable(fact, today, withheld):
             never += 1
-    if unloaded:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT count(*) FROM memstore_fact f WHERE f.id = ANY(%s) AND {expired_sql('f')}",
-                [unloaded, today.isoformat()],
-            )
-            never += cursor.fetchone()[0]
     return never
 
 

@@ -125,3 +125,22 @@ def test_more_counts_only_facts_recall_could_return(memory_root, bot_a, query):
     assert (len(first["items"]), first["more"]) == (1, 1), first
     both = bot_a.get("/recall", query=query, limit=5).body
     assert (len(both["items"]), both["more"]) == (2, 0), both
+
+
+def test_more_leaves_out_expired_facts_ranked_past_the_rows_recall_read(memory_root, bot_a):
+    # 30 matches, 12 of them past their `until` day; recall reads only the rows it may show
+    # (and a few spare), so most expired ones are ranked past what it read: still not promised.
+    write_memory(
+        memory_root,
+        "agents/a/memory/profile.md",
+        *(
+            f"- (2026-10-{10 + i:02d}) Lisbon trip note {i}"
+            + (f" <!-- until={YESTERDAY} -->" if i % 5 < 2 else "")
+            for i in range(30)
+        ),
+    )
+    every = bot_a.get("/recall", query="Lisbon trip", limit=50).body
+    assert every["more"] == 0 and not any(" until=" in item["text"] for item in every["items"])
+    answer = bot_a.get("/recall", query="Lisbon trip", limit=3).body
+    # a bot paging for the "N more" gets exactly N
+    assert (len(answer["items"]), answer["more"]) == (3, len(every["items"]) - 3), answer
