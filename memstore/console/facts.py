@@ -227,7 +227,7 @@ def fact_rows(
     more = len(found) > query.limit
     found = found[: query.limit]
     return FactRows(
-        rows=_rows(found, viewer.private_rooms),
+        rows=_rows(found, viewer.private_conversations),
         total=min(total, COUNT_CAP),
         capped=total > COUNT_CAP,
         next_cursor=f"{found[-1].day.isoformat()}_{found[-1].id}" if more else "",

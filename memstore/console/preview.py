@@ -46,7 +46,7 @@ def preview_choices(*, bot: str, viewer: Viewer) -> PreviewChoices:
         projects=list(
             ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
         ),
-        private=frozenset(viewer.private_rooms or ()),
+        private=viewer.private_conversations,
     )
 
 

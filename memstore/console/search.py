@@ -77,7 +77,7 @@ def bot_search(
         scopes=bot_scopes(tabs, query.scope),
         query=query,
         place=bot_places(bot, tabs),
-        private=viewer.private_rooms,
+        private=viewer.private_conversations,
     )
 
 
@@ -119,7 +119,7 @@ def workspace_search(*, viewer: Viewer, query: FactQuery) -> SearchResults:
             return page_bot, "private"
         return page_bot, TAB_OF_KIND[fact.scope_kind]
 
-    return _search(scopes=scopes, query=query, place=place, private=viewer.private_rooms)
+    return _search(scopes=scopes, query=query, place=place, private=viewer.private_conversations)
 
 
 def person_search(*, person: str, q: str, exact: bool = False) -> SearchResults:

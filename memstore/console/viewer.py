@@ -19,9 +19,13 @@ class Viewer:
     editor_of: frozenset[str] = field(default_factory=frozenset)
     private_rooms: frozenset[str] | None = None
 
-    def __post_init__(self) -> None:
+    @property
+    def private_conversations(self) -> frozenset[str]:
+        """`private_rooms`, read from the bindings on first use when not given (so a Viewer is
+        made without touching the database)."""
         if self.private_rooms is None:
             object.__setattr__(self, "private_rooms", rooms_private())
+        return self.private_rooms
 
     def may_see(self, scope: Scope) -> bool:
         """User memory is private to its person (and staff); so is a private conversation's
@@ -35,7 +39,7 @@ class Viewer:
 
     def private_conversation(self, scope: Scope) -> bool:
         """Whether a scope is a private conversation's memory (not legacy room memory)."""
-        return scope.kind == "room" and scope.name in (self.private_rooms or ())
+        return scope.kind == "room" and scope.name in self.private_conversations
 
     def may_edit(self, bot: str) -> bool:
         """Staff change any bot's memory; other people only that of bots they are editors of."""

@@ -34,11 +34,11 @@ def history_page(request, bot: str):
         "bot": bot,
         "here": "history",
         "can_edit": viewer.may_edit(bot),
-        "rows": history.history_rows(page.items, viewer.private_rooms or ()),
+        "rows": history.history_rows(page.items, viewer.private_conversations),
         "older_url": url_with(request, before=page.before) if page.has_more else "",
         "shard": shard.key,
         "removed": removed,
-        "shards": history.shard_choices(shards, viewer.private_rooms or ()),
+        "shards": history.shard_choices(shards, viewer.private_conversations),
     }
     return page_or_partial(request, "web/history.html", "history-list", context)
 

@@ -20,7 +20,7 @@ def home_page(request):
         "volume_notice": volume_notice,
         "bots": bots,
         "changes": history.history_rows(
-            workspace_changes(viewer=viewer), viewer.private_rooms or ()
+            workspace_changes(viewer=viewer), viewer.private_conversations
         ),
         "private_column": any(b.private for b in bots),
         "problems": problems,
