@@ -29,7 +29,16 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from memstore.errors import RoomConflict, TicketExpired, TicketMissing, TicketRefused
+from memstore.errors import (
+    InvalidName,
+    NotAllowed,
+    RoomConflict,
+    TicketExpired,
+    TicketMissing,
+    TicketRefused,
+)
+from memstore.facts.markdown import parse_text
+from memstore.facts.paths import Scope, memory_root
 from memstore.models import RoomBinding
 from memstore.registry.generation import GenerationCache
 
@@ -226,9 +235,35 @@ def _judge(
 
 
 def room_reset(*, room_id: str) -> bool:
-    """Forget a room's binding, so the next call naming it binds it afresh; False if unbound."""
-    deleted, _ = RoomBinding.objects.filter(room_id=room_id).delete()
-    return bool(deleted)
+    """Forget a room's binding, so the next call naming it binds it afresh; False if unbound.
+    A private conversation whose memory is still on disk is not reset (NotAllowed): without its
+    binding that memory would be a legacy room's, shown to everyone in the console and open to
+    the room's next binding, whatever it claims."""
+    binding = RoomBinding.objects.filter(room_id=room_id).first()
+    if binding is None:
+        return False
+    if binding.private and (held := _memory_files(room_id)):
+        raise NotAllowed(
+            f"Room {room_id} is a private conversation and its memory is still there ({held:,} "
+            f"file{'s' if held != 1 else ''} under rooms/{room_id}/memory): a reset would show it "
+            "to everyone as a legacy room's. Delete its facts first (the bot's page, tab "
+            "Private conversations), then reset the room."
+        )
+    binding.delete()
+    return True
+
+
+def _memory_files(room_id: str) -> int:
+    """How many of the room's memory files hold a fact line (the files are the truth)."""
+    try:
+        folder = memory_root() / Scope("room", room_id).rel
+    except InvalidName:  # not a name a room folder can have: no memory on disk
+        return 0
+    return sum(
+        1
+        for path in folder.rglob("*.md")
+        if any(line.fact for line in parse_text(path.read_text(errors="replace")))
+    )
 
 
 def rooms_bound(*, first_bot: str | None = None) -> list[Binding]:

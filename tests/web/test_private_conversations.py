@@ -89,3 +89,17 @@ def test_a_legacy_room_is_still_a_legacy_room(workspace, boss):
     assert home_row(boss, "ben")["Legacy rooms"] == "1"
     assert "Private conversations" not in page(boss, "/")
     assert "Old board notes" in page(boss, "/bots/ben/?tab=rooms")
+
+
+def test_a_private_conversation_with_memory_is_not_reset_into_a_legacy_room(board, boss):
+    from memstore.rooms.tickets import rooms_private
+
+    # Without its binding the room's memory would be a legacy room's: shown to everyone.
+    refused = boss.post("/people/", {"action": "reset-room", "room": "board"})
+    assert refused.status_code == 403
+    assert "private conversation and its memory is still there" in refused.content.decode()
+    assert rooms_private() == {"board"}  # still bound private
+    for path in (board / "rooms/board/memory").rglob("*.md"):
+        path.write_text("# Memory\n", encoding="utf-8")  # its facts deleted by hand
+    assert boss.post("/people/", {"action": "reset-room", "room": "board"}).status_code == 302
+    assert rooms_private() == set()
