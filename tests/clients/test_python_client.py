@@ -150,6 +150,10 @@ def test_bad_arguments_are_named_before_anything_is_sent(workspace):
             memory.forget()
         with pytest.raises(ValueError, match="16 hex digits"):
             memory.edit("../../me", "x")
+        with pytest.raises(TypeError, match="room_private must be True or False, not 'yes'"):
+            memory.in_room("board", "group", room_private="yes")
+        with pytest.raises(ValueError, match="room_private=True is for a group room .* direct"):
+            memory.in_room("dm-43", "direct", "alice", room_private=True)
 
 
 def test_every_call_of_the_async_client(workspace):
@@ -357,3 +361,71 @@ def test_until_through_the_client_expires_a_fact_and_an_edit_brings_it_back(work
         assert [f["text"] for f in memory.recall("Lisbon")["items"]] == ["Travelling to Lisbon"]
         with pytest.raises(InvalidRequestError, match="until"):
             memory.remember("Soon", until="next week")
+
+
+TICKET_KEY = "client-tests-" + "k" * 32
+
+
+def test_a_private_group_room_keeps_what_is_saved_there(workspace):
+    root = workspace.memory_root
+    with Client(workspace.url, workspace.token, "board", "group", room_private=True) as board:
+        saved = board.remember("Q3 numbers come out on Friday")
+        assert saved["scope"] == "room"
+        assert saved["file"].startswith("rooms/board/memory/by-agent/scout/"), saved["file"]
+        [line] = lines(root / saved["file"])
+        assert "Q3 numbers come out on Friday" in line
+        # Bound private by that call: a later call that does not repeat the claim still reads it.
+        later = board.in_room("board", "group")
+        assert [f["text"] for f in later.list_facts()["items"]] == ["Q3 numbers come out on Friday"]
+
+        # A shared group room (no room_private) saves to the bot's own memory, as before, and
+        # never reads the private conversation's.
+        team = board.in_room("team", "group")
+        shared = team.remember("Standup is at 9:30")
+        assert shared["scope"] == "bot" and not shared["file"].startswith("rooms/")
+        assert [f["text"] for f in team.list_facts()["items"]] == ["Standup is at 9:30"]
+        # Calling the shared room private afterwards is a conflict, not a quiet rebinding.
+        with pytest.raises(ConflictError) as rebound:
+            board.in_room("team", "group", room_private=True).list_facts()
+        assert rebound.value.code == "room_conflict"
+
+    async def asynchronous() -> None:
+        async with AsyncClient(workspace.url, workspace.token, "dm-7", "direct", "alice") as dm:
+            huddle = dm.in_room("huddle", "group", room_private=True)
+            saved = await huddle.remember("The offsite is in Lisbon")
+            assert saved["file"].startswith("rooms/huddle/memory/by-agent/scout/"), saved
+            assert "Lisbon" not in json.dumps(await dm.list_facts())
+
+    asyncio.run(asynchronous())
+    assert "Lisbon" in "".join(p.read_text() for p in (root / "rooms/huddle").rglob("*.md"))
+
+
+def test_with_room_tickets_a_private_room_needs_a_ticket_that_signs_it(workspace, settings):
+    from memstore.rooms.tickets import room_ticket
+
+    settings.ROOM_TICKET_KEY = TICKET_KEY
+    root = workspace.memory_root
+
+    def ticket(room_id: str, private: bool) -> str:
+        return room_ticket(
+            key=TICKET_KEY, bot="scout", room_id=room_id, kind="group", private=private
+        )
+
+    url, token = workspace.url, workspace.token
+    unsigned = ticket("board", private=False)
+    with Client(url, token, "board", "group", room_private=True, ticket=unsigned) as bot:
+        with pytest.raises(AuthenticationError) as refused:
+            bot.remember("Q3 numbers come out on Friday")
+        assert (refused.value.status, refused.value.code) == (401, "ticket_invalid")
+        assert "X-Room-Private" in refused.value.message
+    assert not (root / "rooms").exists()
+
+    signed = ticket("board", private=True)
+    with Client(url, token, "board", "group", room_private=True, ticket=signed) as board:
+        saved = board.remember("Q3 numbers come out on Friday")
+        assert saved["file"].startswith("rooms/board/memory/by-agent/scout/"), saved["file"]
+        assert "Q3 numbers" in (root / saved["file"]).read_text()
+        # A ticket signing private is not one for a call that does not claim it.
+        with pytest.raises(AuthenticationError) as unclaimed:
+            board.in_room("board", "group", ticket=signed).list_facts()
+        assert unclaimed.value.code == "ticket_invalid"

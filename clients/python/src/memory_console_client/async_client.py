@@ -41,11 +41,14 @@ class AsyncClient:
         person: str | None = None,
         projects: Iterable[str] = (),
         *,
+        room_private: bool = False,
         ticket: str | None = None,
         timeout: float = 10.0,
         _http: httpx2.AsyncClient | None = None,
     ) -> None:
-        self.room = calls.Room(room_id, room_kind, person, calls.project_list(projects), ticket)
+        self.room = calls.Room(
+            room_id, room_kind, person, calls.project_list(projects), ticket, room_private
+        )
         self.base_url = base_url.rstrip("/")
         self._token, self._timeout = token, timeout
         self._http = _http or httpx2.AsyncClient(**calls.client_options(base_url, token, timeout))
@@ -58,9 +61,11 @@ class AsyncClient:
         person: str | None = None,
         projects: Iterable[str] = (),
         *,
+        room_private: bool = False,
         ticket: str | None = None,
     ) -> "AsyncClient":
-        """The same bot in another room (closing it leaves this client's connections open)."""
+        """The same bot in another room (closing it leaves this client's connections open);
+        `room_private=True`: a group room that is a private conversation."""
         return AsyncClient(
             self.base_url,
             self._token,
@@ -68,6 +73,7 @@ class AsyncClient:
             room_kind,
             person,
             projects,
+            room_private=room_private,
             ticket=ticket,
             timeout=self._timeout,
             _http=self._http,

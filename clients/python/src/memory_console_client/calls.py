@@ -21,19 +21,28 @@ USER_AGENT = "memory-console-client/0.1.0 (python)"
 @dataclass(frozen=True)
 class Room:
     """Where the bot is talking; sent as headers on every call (the server decides from them
-    what the call may read and write)."""
+    what the call may read and write). `private`: a group room that is a private conversation
+    (`X-Room-Private: true`), whose saves belong to it."""
 
     room_id: str
     room_kind: str
     person: str | None = None
     projects: tuple[str, ...] = ()
     ticket: str | None = None
+    private: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.room_id, str) or not self.room_id:
             raise ValueError("room_id must be the conversation's id, a non-empty string")
         if not isinstance(self.room_kind, str) or not self.room_kind:
             raise ValueError("room_kind must be direct, group, routine, bot or event")
+        if not isinstance(self.private, bool):
+            raise TypeError(f"room_private must be True or False, not {self.private!r}")
+        if self.private and self.room_kind != "group":
+            raise ValueError(
+                f"room_private=True is for a group room (a private channel), not a "
+                f"{self.room_kind} room"
+            )
 
     def headers(self) -> dict[str, str]:
         sent = {"X-Room-Id": self.room_id, "X-Room-Kind": self.room_kind}
@@ -43,6 +52,8 @@ class Room:
             sent["X-Projects"] = ",".join(self.projects)
         if self.ticket:
             sent["X-Room-Ticket"] = self.ticket
+        if self.private:
+            sent["X-Room-Private"] = "true"
         return sent
 
 
