@@ -48,6 +48,11 @@ export interface ClientOptions {
   person?: string;
   /** Up to 3 joined projects in play. */
   projects?: readonly string[];
+  /**
+   * A group room that is a private conversation (a private channel): what is saved there
+   * belongs to it. Sends `X-Room-Private: true`; with ROOM_TICKET_KEY the ticket must sign it.
+   */
+  roomPrivate?: boolean;
   /** A room ticket, when the server sets ROOM_TICKET_KEY. */
   ticket?: string;
   /** Per call; default 10 000 ms. */
@@ -77,14 +82,20 @@ export class Client {
       throw new TypeError("token must be the bot's API token (mct_…, `manage.py bots token`)");
     }
     if (!options.roomId) throw new TypeError("roomId must be the conversation's id, a non-empty string");
+    if (options.roomPrivate !== undefined && typeof options.roomPrivate !== "boolean") {
+      throw new TypeError(`roomPrivate must be true or false, got ${JSON.stringify(options.roomPrivate)}`);
+    }
+    if (options.roomPrivate && options.roomKind !== "group") {
+      throw new TypeError(`roomPrivate is for a group room (a private channel), not a ${options.roomKind} room`);
+    }
     if (typeof options.projects === "string") {
       throw new TypeError(`projects must be a list of project slugs, not the string ${JSON.stringify(options.projects)}`);
     }
     this.options = { ...options, baseUrl: options.baseUrl.replace(/\/+$/, "") };
   }
 
-  /** The same bot in another room. */
-  inRoom(room: Pick<ClientOptions, "roomId" | "roomKind" | "person" | "projects" | "ticket">): Client {
+  /** The same bot in another room (`roomPrivate: true`: a group room that is a private conversation). */
+  inRoom(room: Pick<ClientOptions, "roomId" | "roomKind" | "person" | "projects" | "roomPrivate" | "ticket">): Client {
     const { baseUrl, token, timeoutMs } = this.options;
     return new Client({ baseUrl, token, timeoutMs, ...room });
   }
@@ -138,7 +149,7 @@ export class Client {
   }
 
   private headers(): Record<string, string> {
-    const { token, roomId, roomKind, person, projects, ticket } = this.options;
+    const { token, roomId, roomKind, person, projects, roomPrivate, ticket } = this.options;
     const headers: Record<string, string> = {
       Authorization: `Bearer ${token.trim()}`,
       Accept: "application/json",
@@ -148,6 +159,7 @@ export class Client {
     if (person) headers["X-Person"] = person;
     if (projects?.length) headers["X-Projects"] = projects.join(",");
     if (ticket) headers["X-Room-Ticket"] = ticket;
+    if (roomPrivate) headers["X-Room-Private"] = "true";
     return headers;
   }
 

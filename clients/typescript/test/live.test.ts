@@ -108,6 +108,28 @@ test("refusals carry the API's code", { skip: !baseUrl && "MEMORY_CONSOLE_URL is
   assert.throws(() => team.edit("../../me", "x"), /16 hex digits/);
 });
 
+test("a private group room keeps what is saved there", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not set" }, async () => {
+  const board = new Client({ baseUrl, token, roomId: "board-ts", roomKind: "group", roomPrivate: true });
+  const saved = await board.remember("Q3 numbers come out on Friday");
+  assert.equal(saved.scope, "room");
+  assert.ok(saved.file.startsWith("rooms/board-ts/memory/by-agent/scout/"), saved.file);
+  // Bound private by that call: a later call that does not repeat the claim still reads it.
+  const later = board.inRoom({ roomId: "board-ts", roomKind: "group" });
+  assert.deepEqual((await later.listFacts()).items.map((f) => f.text), ["Q3 numbers come out on Friday"]);
+
+  // A shared group room (no roomPrivate) saves to the bot's own memory and never reads it.
+  const team = board.inRoom({ roomId: "shared-ts", roomKind: "group" });
+  const shared = await team.remember("Standup is at 9:30");
+  assert.equal(shared.scope, "bot");
+  assert.deepEqual((await team.listFacts()).items.map((f) => f.text), ["Standup is at 9:30"]);
+  const rebound = await refusal(() => board.inRoom({ roomId: "shared-ts", roomKind: "group", roomPrivate: true }).listFacts());
+  assert.ok(rebound instanceof ConflictError);
+  assert.equal(rebound.code, "room_conflict");
+
+  assert.throws(() => board.inRoom({ roomId: "dm-ts", roomKind: "direct", person: "alice", roomPrivate: true }), /roomPrivate is for a group room/);
+  assert.throws(() => new Client({ baseUrl, token, roomId: "b", roomKind: "group", roomPrivate: "yes" as never }), /roomPrivate must be true or false, got "yes"/);
+});
+
 test("answers that are not the API's still throw with what came", async () => {
   // What can stand between a bot and the API: a proxy answering 502 in HTML, and the API
   // itself answering 503 while its database is down.
