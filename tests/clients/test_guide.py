@@ -1,6 +1,7 @@
 """The client examples of docs/api.md section 6, run as printed against a live server: the two
 Python blocks as scripts, the TypeScript block compiled with tsc in a project that installed the
-package's tarball, as the guide says."""
+package's tarball, as the guide says; and the private-room option of the section 9 client to
+paste (its other calls are run by tests/api/test_live.py)."""
 
 import json
 import os
@@ -91,3 +92,20 @@ def test_the_typescript_example_runs_as_printed(built, workspace, tmp_path):
     assert any("new office" in line for line in printed[2:])
     logs = workspace.memory_root / "projects/apollo/memory/by-agent/scout/log"
     assert any("new office in May" in p.read_text() for p in logs.glob("*.md"))
+
+
+def test_the_client_to_paste_says_a_room_is_private(workspace):
+    section = GUIDE.read_text().split("## 9.", 1)[1]
+    names: dict = {}
+    exec(re.search(r"```python\n(.*?)```", section, re.S).group(1), names)
+    memory = names["Memory"](
+        workspace.url, workspace.token, room_id="dm-42", room_kind="direct", person="alice"
+    )
+    board = memory.room(room_id="board", room_kind="group", person=None, private=True)
+    saved = board.remember("Q3 numbers come out on Friday")
+    assert saved["scope"] == "room"
+    assert saved["file"].startswith("rooms/board/memory/by-agent/scout/"), saved["file"]
+    assert "Q3 numbers" in (workspace.memory_root / saved["file"]).read_text()
+    # The same bot in a shared group room, without the option: its own memory, as before.
+    shared = memory.room(room_id="team", room_kind="group", person=None).remember("Standup 9:30")
+    assert shared["scope"] == "bot"
