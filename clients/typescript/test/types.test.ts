@@ -10,6 +10,8 @@ import { Client } from "../src/index.js";
 export async function misuses(memory: Client): Promise<void> {
   // @ts-expect-error: a room kind the API does not know
   new Client({ baseUrl: "http://x", token: "t", roomId: "r", roomKind: "channel" });
+  // @ts-expect-error: roomPrivate is true or false, not a string
+  new Client({ baseUrl: "http://x", token: "t", roomId: "r", roomKind: "group", roomPrivate: "true" });
   // @ts-expect-error: a bot can't write legacy room memory
   await memory.remember("x", { scope: "room" });
   // @ts-expect-error: not a tier
