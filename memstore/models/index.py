@@ -63,6 +63,10 @@ class Fact(models.Model):
             GinIndex(fields=["search"]),
             # console: newest-first keyset paging through one scope
             models.Index(fields=["scope_key", "-day", "-id"], name="fact_scope_day_id"),
+            # recall: the few facts with an `until` day, to leave expired ones out of "N more"
+            models.Index(
+                fields=["scope_key"], name="fact_until", condition=models.Q(meta__has_key="until")
+            ),
         ]
 
     def __str__(self) -> str:

@@ -232,16 +232,13 @@ def _fused_result(
     # with the usage of every candidate (one statement). A reranker reads the texts of the
     # first RECALL_RERANK_TOP_N.
     loaded, withheld = found.loaded, found.withheld
-    expired: frozenset[int] = frozenset()  # candidates not loaded whose `until` has passed
+    expired: frozenset[int] = frozenset()  # the scopes' facts whose `until` day has passed
     wanted = limit + 10 if reranker is None else max(limit + 10, settings.RECALL_RERANK_TOP_N)
     if loaded is not None:
         rows, fused = loaded, usage_rescored(fused, scope_keys=scope_keys)
     else:
-        cut = usage_reach(fused, wanted)
-        reach, rest = [f.pk for f in fused[:cut]], [f.pk for f in fused[cut:]]
-        rows, bonuses, expired = _rows_and_usage(
-            reach, [f.fact_id for f in fused], scope_keys, rest
-        )
+        reach = [f.pk for f in fused[: usage_reach(fused, wanted)]]
+        rows, bonuses, expired = _rows_and_usage(reach, [f.fact_id for f in fused], scope_keys)
         fused = usage_applied(fused, bonuses)
     order = [f.pk for f in fused]
     reranked = None
@@ -301,23 +298,25 @@ def _rows(pks: list[int]) -> dict[int, StoredFact]:
 
 
 def _rows_and_usage(
-    pks: list[int], fact_ids: list[str], scope_keys: list[str], rest: list[int]
+    pks: list[int], fact_ids: list[str], scope_keys: list[str]
 ) -> tuple[dict[int, StoredFact], dict[str, float], frozenset[int]]:
-    """These rows, the usage bonuses of these facts, and which of the `rest` (candidates not
-    loaded) are past their `until` day, in one statement (one row even when none of the facts
-    is left). The usage (one JSON value over every candidate) and the expired ids come on every
-    row as text, parsed once: as json, psycopg decoded each row's copy."""
+    """These rows, the usage bonuses of these facts, and the ids of the scopes' facts past their
+    `until` day (few: read through the partial index `fact_until`), in one statement (one row
+    even when none of the facts is left). The usage (one JSON value over every candidate) and
+    the expired ids come on every row as text, parsed once: as json, psycopg decoded each
+    row's copy."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT u.usage::text, e.ids::text, f.id, {STORED_COLUMNS_BY_ROW}"
             f" FROM ({USAGE_SQL}) u (usage)"
             " CROSS JOIN (SELECT coalesce(array_agg(x.id), '{}') FROM memstore_fact x"
-            f" WHERE x.id = ANY(%s) AND {expired_sql('x')}) e (ids)"
+            " WHERE x.scope_key = ANY(%s) AND x.meta ? 'until'"
+            f" AND {expired_sql('x')}) e (ids)"
             " LEFT JOIN memstore_fact f ON f.id = ANY(%s)",
             [
                 array_literal(fact_ids),
                 scope_keys,
-                array_literal(rest),
+                scope_keys,
                 timezone.localdate().isoformat(),
                 array_literal(pks),
             ],
@@ -371,8 +370,8 @@ def _never_returned(
     expired: frozenset[int] = frozenset(),
 ) -> int:
     """How many candidates past those `_budgeted` looked at recall would never return: past
-    their `until` day, or withheld. Rows loaded are checked here; of the others, `expired`
-    holds those past their `until` day (the rows statement found them)."""
+    their `until` day, or withheld. Rows loaded are checked here; for the others, `expired`
+    holds the scopes' facts past their `until` day (the rows statement read them)."""
     today = timezone.localdate()
     never = 0
     for pk in rest:
