@@ -179,6 +179,14 @@ def sync_fold_wanted(keys: Iterable[str]) -> bool:
     return check is not None and not check.done and check.keys == frozenset(keys)
 
 
+def sync_fold_stats() -> dict[str, Stat] | None:
+    """The stats of the folded check in progress (`sync_folded`), by path relative to the
+    memory root, for a reader that needs the same files' stats (no second stat each); None
+    outside one."""
+    check = _FOLDED.get()
+    return None if check is None or check.done else check.on_disk
+
+
 def sync_fold_rows(value: list | str) -> None:
     """The rows `SYNC_ROWS_SQL` selected, compared with the stats: nothing behind marks the
     check done; anything behind (changed, new, gone, a racy file due) raises SyncNeeded."""

@@ -21,7 +21,8 @@ Before the prompt's statement, `deltas_folded` stats the files of each scope tha
 when one has another stat than the index had for it (a write, here or in another process), the
 state's delta statement rides in the prompt's own (`section._context_read`) and `blocks_cached`
 brings the state up to date from what it read, so the prompt after a write runs no more
-statements than a warm one; a warm prompt pays a few stats for it. A state that moved on
+statements than a warm one; a warm prompt pays a few stats for it, none when the sync's folded
+check statted the same files just before (`sync_fold_stats`). A state that moved on
 meanwhile (another thread) or a change the stats did not show reads its delta on its own.
 
 Does not: sync (the caller does, before), compose the section, or know how a block is loaded.
@@ -36,6 +37,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memstore.facts.paths import Scope, memory_root
+from memstore.index.sync import sync_fold_stats
 from memstore.prompt.compose import BlockInput
 from memstore.prompt.incremental import STATE_MAX_FACTS, ScopeState, state_block, state_load
 from memstore.recall.versions import versions_read
@@ -80,11 +82,11 @@ def deltas_folded(scopes: Iterable[Scope]) -> list[DeltaFold]:
         ]
     if not held:
         return []
-    root = str(memory_root())
+    root, stats = str(memory_root()), sync_fold_stats()  # the sync's check statted them
     return [
         DeltaFold(key, state, generation, *query)
         for key, state, generation, files, query in held
-        if state.disk_changed(root, files)
+        if state.disk_changed(root, files, stats)
     ]
 
 

@@ -23,7 +23,7 @@ block the first time (`section._load` does, in SQL, as before) or withhold anyth
 import bisect
 import heapq
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 from itertools import chain
@@ -207,11 +207,21 @@ class ScopeState:
         scope = str(self.scope)
         return _DELTA_SQL, [scope, known, digests, self.today.isoformat(), scope, self.top]
 
-    def disk_changed(self, root: str, files: Iterable[_File] | None = None) -> bool:
+    def disk_changed(
+        self,
+        root: str,
+        files: Iterable[_File] | None = None,
+        stats: Mapping[str, tuple[int, int, int]] | None = None,
+    ) -> bool:
         """Whether a file the state holds (or of `files`, a copy of them) has another stat on
         disk than the index had for it (the next prompt will find its digest changed): a few
-        stats, no statement."""
+        stats, no statement. `stats`: (mtime_ns, size, inode) by path, taken already (the
+        sync's folded check), used for the files it holds."""
         for file in self.files.values() if files is None else files:
+            if stats is not None and (taken := stats.get(file.path)) is not None:
+                if taken[:2] != file.stat:
+                    return True
+                continue
             try:
                 stat = os.stat(os.path.join(root, file.path))
             except OSError:

@@ -330,3 +330,36 @@ def test_prompts_on_threads_while_a_writer_saves_stay_true(memory_root, settings
     built = prompt_build(ctx=ctx).text
     assert "Books venue 11" in built and "Books venue 10" not in built
     assert built == _cold([ctx])[0]
+
+
+def test_a_budgeted_prompt_stats_each_file_once(memory_root, settings, monkeypatch):
+    # The sync's folded check stats the scopes' files; the state's check for a changed file
+    # uses those stats instead of a second stat each, and still sees a save.
+    from memstore.prompt import incremental
+    from memstore.prompt.budget import prompt_answer
+
+    settings.PROMPT_BUDGETS = BUDGETS
+    scopes = _seed("alice", "ada")
+    ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
+    shard = scopes[1].shard("ada")
+    prompt_cache_clear()
+    prompt_answer(ctx=ctx, count_usage=False)
+    fact_remember(shard=shard, text="Fact 500 about the offsite", day=START)
+    prompt_answer(ctx=ctx, count_usage=False)  # the scope's state is loaded
+    statted = []
+    real_stat = incremental.os.stat
+
+    def counted_stat(path, *args, **kwargs):
+        statted.append(str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(incremental.os, "stat", counted_stat)
+    fact_remember(shard=shard, text="Books the venue", day=START + timedelta(9))
+    answer = prompt_answer(ctx=ctx, count_usage=False)
+    assert answer.memory == "ok" and "Books the venue" in answer.section.text
+    assert answer.section.text == _cold([ctx])[0]
+    monkeypatch.undo()
+    # (the sync's own check stats folders, and the names within them; a second stat of a
+    # file would be by its full path)
+    full = [path for path in statted if path.startswith(str(memory_root)) and path.endswith(".md")]
+    assert full == []
