@@ -333,4 +333,14 @@ SYNTHESIS_MODE = env_choice("SYNTHESIS_MODE", "off", ("off", "report", "write"))
 AGENT_LESSONS = env_choice("AGENT_LESSONS", "off", ("off", "propose"))
 SYNTHESIS_MAX_FACTS = env_number("SYNTHESIS_MAX_FACTS", 150)
 HEALTH_UNUSED_DAYS = env_number("HEALTH_UNUSED_DAYS", 60)
+# HEALTH_INLINE_FACTS  a store up to this size gets its health report inline, larger in the worker
+HEALTH_INLINE_FACTS = env_number("HEALTH_INLINE_FACTS", 5_000)
+# UPKEEP_SIMILAR_COSINE / _WORDS  how alike two facts must be (by meaning / by words) to be
+#                offered as likely duplicates
+UPKEEP_SIMILAR_COSINE = env_number("UPKEEP_SIMILAR_COSINE", 0.90, float)
+UPKEEP_SIMILAR_WORDS = env_number("UPKEEP_SIMILAR_WORDS", 0.65, float)
+# USAGE_FLUSH_NOTES / _SECONDS  recall and prompt uses are counted in memory and written when
+#                this many distinct facts wait, or this long after the last write
+USAGE_FLUSH_NOTES = env_number("USAGE_FLUSH_NOTES", 20_000)
+USAGE_FLUSH_SECONDS = env_number("USAGE_FLUSH_SECONDS", 30.0, float)
 # --- end of upkeep settings ----------------------------------------------------------------------

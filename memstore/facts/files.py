@@ -69,7 +69,7 @@ from memstore.facts.volume import HEADROOM_BYTES, room_check, volume_errors
 
 def file_mode() -> int:
     """The mode memory files are created with (settings.MEMORY_FILE_MODE: 0o600 or 0o640)."""
-    return getattr(settings, "MEMORY_FILE_MODE", 0o600)
+    return settings.MEMORY_FILE_MODE
 
 
 def folder_mode() -> int:

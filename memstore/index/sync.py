@@ -293,8 +293,6 @@ def index_sync_file(
     rel: str,
     *,
     declared: Iterable[str] = (),
-    by: str = "",
-    via: str = "",
     written: Written | None = None,
 ) -> None:
     """Re-read one file into the index. Changes to facts in `declared` are the caller's own;

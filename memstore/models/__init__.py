@@ -7,6 +7,7 @@
 `links` indexes the links between facts (rebuilt from files like `index`).
 `upkeep` counts fact usage, keeps upkeep and synthesis proposals and the last health reports
 (not rebuilt).
+`idempotency` keeps the first reply to a call made with an Idempotency-Key.
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 `rerank` counts what a remote reranker cost per day (its daily cap).
 `review` records what people decided about proposals (the learner's report-mode decisions).

@@ -86,7 +86,7 @@ class Lesson:
 
 def lessons_on() -> bool:
     """Whether the workspace proposes lessons for agents' About me notes."""
-    return getattr(settings, "AGENT_LESSONS", "off") == "propose"
+    return settings.AGENT_LESSONS == "propose"
 
 
 def _stem(word: str) -> str:

@@ -55,7 +55,7 @@ from memstore.rules.withheld import (
 
 def prompt_budgets() -> dict[BlockKind, dict[SliceName, Budget]]:
     """The budgets in force: settings.PROMPT_BUDGETS over the SPEC's defaults."""
-    configured = getattr(settings, "PROMPT_BUDGETS", {}) or {}
+    configured = settings.PROMPT_BUDGETS or {}
     budgets = {kind: dict(slices) for kind, slices in DEFAULT_BUDGETS.items()}
     for kind, slices in configured.items():
         for name, value in slices.items():

@@ -97,11 +97,6 @@ def room_ticket(
     return f"{TICKET_VERSION}.{expires}.{signature}"
 
 
-def ticket_required() -> bool:
-    """Whether this deployment wants a room ticket on every call."""
-    return bool(getattr(settings, "ROOM_TICKET_KEY", ""))
-
-
 def ticket_check(
     *,
     ticket: str | None,
@@ -116,7 +111,7 @@ def ticket_check(
     """Nothing if tickets are off or this one vouches for exactly this call (`private`: the
     call claims a private conversation, which the ticket must sign as well); TicketMissing,
     TicketRefused (malformed or signed for another call) or TicketExpired otherwise."""
-    key = getattr(settings, "ROOM_TICKET_KEY", "")
+    key = settings.ROOM_TICKET_KEY
     if not key:
         return
     if not ticket:
