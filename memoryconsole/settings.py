@@ -159,7 +159,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 
-# --- Recall and the prompt's memory section (SPEC §5.2, §5.3) ---
+# --- Recall and the prompt's memory section ---
 # SEARCH_LANGUAGE: the Postgres text search configuration of the word index and of queries
 # (english, french, german, spanish, simple, ...; `SELECT cfgname FROM pg_ts_config`), with
 # unaccent where that extension exists. A change takes effect after
@@ -233,7 +233,7 @@ LEARNING_RETRY_ATTEMPTS = max(1, env_number("LEARNING_RETRY_ATTEMPTS", 5))
 LEARNING_RETRY_WAIT = env_number("LEARNING_RETRY_WAIT", 10.0, float)
 # LEARNING_EPISODE_EVERY  every Nth eligible exchange in a room also gets an episode call
 # LEARNING_EPISODE_CHARS  the episode call's quoted turns, whole, newest first, within this size
-# LEARNING_SMALL_TALK_CHARS and LEARNING_SMALL_TALK: the free filter (SPEC §7)
+# LEARNING_SMALL_TALK_CHARS and LEARNING_SMALL_TALK: the free filter
 LEARNING_EPISODE_EVERY = max(1, env_number("LEARNING_EPISODE_EVERY", 6))
 LEARNING_EPISODE_CHARS = env_number("LEARNING_EPISODE_CHARS", 12_000)
 LEARNING_SMALL_TALK_CHARS = env_number("LEARNING_SMALL_TALK_CHARS", 40)
@@ -244,7 +244,7 @@ LEARNING_SMALL_TALK = (
 )  # fmt: skip
 # SENSITIVE_KEYWORDS: words (comma-separated; any case, any word form) that keep a memory out
 # of shared memory (a bot's own, team-wide; project; workspace): such a save is refused there and
-# allowed only in the person's own user memory (seed 004). Set it empty to turn the check off.
+# allowed only in the person's own user memory. Set it empty to turn the check off.
 SENSITIVE_KEYWORDS = env_list(
     "SENSITIVE_KEYWORDS", ["confidential", "medical", "lawsuit", "home address"]
 )

@@ -38,9 +38,9 @@ DEFAULT_BUDGETS: dict[BlockKind, dict[SliceName, Budget]] = {
     "bot": {"profile": Budget(100, 20_000), "recent": Budget(30, 4_000)},
     "user": {"profile": Budget(50, 4_000), "recent": Budget(15, 2_000)},
     "project": {"profile": Budget(25, 2_500), "recent": Budget(10, 1_500)},
-    # seed 003: up to 20 workspace entries in every conversation, the weightiest first
+    # up to 20 workspace entries in every conversation, the weightiest first
     "server": {"profile": Budget(20, 4_000), "recent": Budget(10, 1_500)},
-    # a private conversation's own memory (seed 004), in that conversation only
+    # a private conversation's own memory, in that conversation only
     "room": {"profile": Budget(25, 2_500), "recent": Budget(15, 2_000)},
 }
 

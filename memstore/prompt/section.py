@@ -1,4 +1,4 @@
-"""The prompt's memory section (SPEC §5.2) and the change notes sent mid-conversation: the
+"""The prompt's memory section and the change notes sent mid-conversation: the
 shell around the pure core (`memstore.prompt.compose`).
 
 `prompt_build` and `prompt_changes` sync the scopes a context may put in a prompt, load each
@@ -54,7 +54,7 @@ from memstore.rules.withheld import (
 
 
 def prompt_budgets() -> dict[BlockKind, dict[SliceName, Budget]]:
-    """The budgets in force: settings.PROMPT_BUDGETS over the SPEC's defaults."""
+    """The budgets in force: settings.PROMPT_BUDGETS over the defaults (`DEFAULT_BUDGETS`)."""
     configured = settings.PROMPT_BUDGETS or {}
     budgets = {kind: dict(slices) for kind, slices in DEFAULT_BUDGETS.items()}
     for kind, slices in configured.items():

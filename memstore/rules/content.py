@@ -1,4 +1,4 @@
-"""The content rules every save and edit obeys, whichever front door it came through (SPEC §4).
+"""The content rules every save and edit obeys, whichever front door it came through.
 
 `content_check` is called by the write services themselves (`fact_remember`, `fact_edit`, and so
 every restore, console write, command, learner save and import), never by their callers: a rule

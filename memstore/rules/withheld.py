@@ -1,5 +1,5 @@
 """What is withheld when memory is read: the one read-time rule the prompt section, recall, the
-learner's known facts, Recent changes and the console's reach page all apply (SPEC §5.2, §7).
+learner's known facts, Recent changes and the console's reach page all apply.
 
 A fact is withheld, with its reason, when:
 

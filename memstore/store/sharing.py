@@ -1,4 +1,4 @@
-"""Sharing a private memory with the workspace (seed 004): the one service staff use for it.
+"""Sharing a private memory with the workspace: the one service staff use for it.
 
 A memory is private when it is a person's (user scope), a fact a bot keeps for direct rooms
 (`visibility=private`), or anything in the own memory of a bot that keeps a private memory.
