@@ -1,4 +1,4 @@
-"""Pure ranking rules: a fact's tier, weight and rank, and newest-wins merging (§3.3).
+"""Pure ranking rules: a fact's tier, weight and rank, and newest-wins merging.
 
 No I/O and no Django here; the index stores what these functions compute.
 """
