@@ -122,10 +122,22 @@ class Scope:
     @classmethod
     def parse(cls, key: str) -> "Scope":
         """The scope a `kind:name` key names (as `str(scope)` writes it), or InvalidName."""
-        kind, sep, name = (key or "").partition(":")
-        if not sep:
+        if ":" not in (key or ""):
             raise InvalidName(f"A scope is written kind:name (bot:ada, user:sam), not {key!r}.")
-        return cls(kind, name)  # type: ignore[arg-type]
+        return cls(*scope_split(key))  # type: ignore[arg-type]
+
+
+def scope_split(key: str) -> tuple[str, str]:
+    """(kind, name) of a stored `kind:name` scope key, unchecked: the one place a key is taken
+    apart (`Scope.parse` checks the name as well)."""
+    kind, _, name = key.partition(":")
+    return kind, name
+
+
+def person_of_scope(key: str) -> str | None:
+    """The person a `user:<person>` scope key is about; None for any other scope."""
+    kind, name = scope_split(key)
+    return name if kind == "user" else None
 
 
 @dataclass(frozen=True, slots=True, order=True)

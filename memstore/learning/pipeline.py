@@ -130,7 +130,7 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> LearnRun:
         cursor.execute(sql, params)
         value = cursor.fetchone()[0]
     controls = controls_parse(value, people=people)
-    reader = exchange.person if ctx.room.kind == "direct" and exchange.person else None
+    reader = ctx.reads_for if exchange.person else None
     if ctx.room.kind == "direct":
         target = writable_shard(ctx, "user")
         mine = [target, own]

@@ -14,6 +14,7 @@ from django.db import models, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
+from memstore.facts.paths import person_of_scope
 from memstore.models import (
     Embedding,
     Exchange,
@@ -27,11 +28,6 @@ from memstore.models import (
 from memstore.privacy.place import Erasing
 from memstore.privacy.reach import Reach, owner_of_path
 from memstore.privacy.target import REDACTED, Occurrence, Target
-
-
-def _person_of_scope(scope_key: str) -> str | None:
-    kind, _, name = scope_key.partition(":")
-    return name if kind == "user" else None
 
 
 def _matching(rows, target: Target, texts=(), jsons=(), extra: Q | None = None):
@@ -192,7 +188,7 @@ class Proposals(RedactedRows):
     texts, jsons = ("text", "reason", "verdict"), ("evidence", "result")
 
     def owners(self, rows: list[Proposal]) -> list[tuple[str | None, str | None]]:
-        return [(row.bot, _person_of_scope(row.scope_key)) for row in rows]
+        return [(row.bot, person_of_scope(row.scope_key)) for row in rows]
 
     def where(self, row: Proposal) -> str:
         return f"upkeep proposal {row.pk} ({row.bot}, {row.action})"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from memstore.facts.markdown import line_text, parse_line
+from memstore.facts.paths import scope_split
 from memstore.facts.ranking import by_rank, by_weight, merge_newest
 from memstore.facts.records import StoredFact
 
@@ -264,7 +265,7 @@ def _left_line(block: Block) -> str:
 def _render_block(block: Block, team_wide: bool) -> str:
     lines = [f"### {block.title}"]
     if block.paused:
-        name = block.scope.partition(":")[2]
+        name = scope_split(block.scope)[1]
         lines.append(
             f"{name} paused memory: what is known about them is left out until they resume it, "
             "and nothing is learned from their messages. Save something about them only when "

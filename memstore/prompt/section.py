@@ -222,7 +222,7 @@ def _context_read(
     (`cache.deltas_folded`): one statement, which also carries the sync's stat check when the
     caller folded it in (`sync_folded`; a file that changed raises `SyncNeeded`)."""
     keys = [str(scope) for scope in scopes]
-    person = ctx.person if ctx.room.kind == "direct" else None
+    person = ctx.reads_for
     rule_sql, rule_params = withholding_sql(person=person)
     sql = (
         f"SELECT EXISTS (SELECT 1 FROM {Bot._meta.db_table} WHERE slug = %s AND in_groups"

@@ -110,7 +110,7 @@ def recall_search(
         explain=explain,
         # A person (include_hidden: the console) sees what bots are not shown.
         withhold=not include_hidden,
-        person=ctx.person if ctx.room.kind == "direct" else None,
+        person=ctx.reads_for,
     )
     seen = visible(ctx, hidden=include_hidden)
     result = result if "private" in seen else _without_private(result)

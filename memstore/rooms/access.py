@@ -91,6 +91,12 @@ class Context:
         return self.room.kind == "direct"
 
     @property
+    def reads_for(self) -> str | None:
+        """The person whose memory this room reads for: a direct room's person, else nobody
+        (a group or routine room never reads one person's user memory or private facts)."""
+        return self.person if self.room.kind == "direct" else None
+
+    @property
     def own_memory_read(self) -> bool:
         """Whether the bot's own memory is read here: always, unless the bot keeps a private
         memory and this is a group room it did not open (a private agent's memory
@@ -208,4 +214,4 @@ def visible(ctx: Context, *, hidden: bool = False) -> frozenset[str]:
 def withholding_of(ctx: Context) -> Withholding:
     """What this context's reads withhold (`memstore.rules.withheld`): the person in a direct
     room's controls, and everyone's excluded topics."""
-    return withholding_for(person=ctx.person if ctx.room.kind == "direct" else None)
+    return withholding_for(person=ctx.reads_for)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+from memstore.facts.paths import scope_split
 from memstore.facts.records import StoredFact
 from memstore.models import ProposalReview
 from memstore.rules.controls import Controls, controls_parse, controls_read, controls_sql, words_of
@@ -58,7 +59,7 @@ class Withholding:
         whether the secret detector flags it, when the caller worked that out already."""
         if self.secrets_only:
             return self._secret(fact, flagged)
-        kind, _, name = fact.scope.partition(":")
+        kind, name = scope_split(fact.scope)
         about_person = kind == "user" and self.person is not None and name == self.person
         if self.paused and (about_person or fact.visibility == "private"):
             return "paused"
