@@ -4,6 +4,8 @@ that decides which of them an erase may reach.
 A derived copy is a line whose links (`memstore.facts.derived`: `from=`, `rel=supersedes:`)
 name one of the target's identities, or a line made from such a copy, and so on; and, for a
 person, a copy of the fact kept in a bot's own memory that says it is about them (`about=`).
+A copy about a person is made from *their* statement: erased by anyone else only when their own
+memory holds the fact it names (the same words from another person are not theirs).
 It is within an erase's reach when its owner is: the bot whose shard holds it, and the person
 whose memory it is in or whom it names. Proposals keep the text they made from a fact as
 `made` beside it in their evidence (lessons for an About me note): that text is the fact's too.
@@ -20,7 +22,7 @@ from memstore.facts.derived import ABOUT_KEY, FROM_KEY, about_of, sources_of
 from memstore.facts.paths import Scope, Shard
 from memstore.models import Fact, Link, Proposal
 from memstore.privacy.reach import Reach
-from memstore.privacy.target import Target, body_of
+from memstore.privacy.target import REDACTED, Target, body_of
 
 MAX_ROUNDS = 8  # a copy of a copy of a copy...: chains are short; a loop ends anyway
 
@@ -57,7 +59,7 @@ def derived_target(target: Target, copies: list[Derived]) -> Target:
     from any of them."""
     ids = target.ids | {copy.fact_id for copy in copies}
     texts = {*target.texts, *(body_of(copy.text) for copy in copies), *_made_from(ids)}
-    return Target(ids=frozenset(ids), texts=tuple(sorted(t for t in texts if t)))
+    return Target(ids=frozenset(ids), texts=tuple(sorted(t for t in texts if t and t != REDACTED)))
 
 
 def _candidates(ids: frozenset[str], reach: Reach) -> list[Derived]:
@@ -70,14 +72,22 @@ def _candidates(ids: frozenset[str], reach: Reach) -> list[Derived]:
     rows = Fact.objects.filter(named | about | (by_link if linked else Q(pk__in=[])))
     copies = []
     for row in rows.only("scope_key", "shard_bot", "fact_id", "text", "meta"):
-        made = bool(sources_of(row.meta) & ids)
-        if not (made or (row.fact_id in ids and about_of(row.meta))):
+        sources, about = sources_of(row.meta) & ids, about_of(row.meta)
+        if not (sources or (row.fact_id in ids and about)):
             continue
+        if about and about != reach.person and sources and not _held_by(about, sources):
+            continue  # made from another person's statement of the same words
         scope = Scope.parse(row.scope_key)
-        person = scope.name if scope.kind == "user" else about_of(row.meta)
+        person = scope.name if scope.kind == "user" else about
         if reach.owns(bot=row.shard_bot, person=person):
             copies.append(Derived(scope.shard(row.shard_bot), row.fact_id, row.text))
     return copies
+
+
+def _held_by(person: str, ids: frozenset[str]) -> bool:
+    """Whether the person's own memory holds one of these facts: a copy about them made from
+    the same words is made from theirs (an identity is the text's, not the person's)."""
+    return Fact.objects.filter(scope_key=f"user:{person}", fact_id__in=ids).exists()
 
 
 def _made_from(ids: set[str]) -> set[str]:
