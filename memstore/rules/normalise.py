@@ -6,8 +6,10 @@ and Cyrillic, Greek and Armenian letters that look like Latin ones folded to tho
 with a Cyrillic р, а and ѕ reads "password").
 
 `hidden_forms` gives what else the folded text may be saying: a base64 or hex run that decodes
-to printable text, a percent-encoded text decoded, and a key split by spaces or dashes
-("sk_live_ 4eC3 9HqL …", "A K I A …", "AKIA-ABCD-…") joined again. The detectors decide whether
+to printable text, a percent-encoded text decoded, a key split by spaces or dashes
+("sk_live_ 4eC3 9HqL …", "A K I A …", "AKIA-ABCD-…") joined again, a key split in two across
+one space or line break ("sk_live_4eC39H qLyJeW…") joined, and a long run written backwards
+read forwards. The detectors decide whether
 any of those is a key; this module only undoes the disguise, and never says what it found.
 Pure functions, no I/O.
 """
@@ -74,7 +76,31 @@ def hidden_forms(text: str) -> list[str]:
         forms += [joined for run in _SPACED.findall(text) for joined in _rejoined(run)]
     if "-" in text:
         forms += [joined for run in _DASHED.findall(text) if (joined := _undashed(run))]
+    forms += [run[::-1] for run in _LONG.findall(text)]  # a key written backwards
+    forms += _halves_joined(text)
     return forms
+
+
+# A run long enough to be a key (as `memstore.rules.secret_keys.LONG_RUN`); two runs side by
+# side that may be one key cut in two.
+_LONG = re.compile(r"[\w.+/=$~-]{16,}")
+_HALVES = re.compile(r"(?<!\S)(?=([\w.+/=$~-]{4,})\s+([\w.+/=$~-]{4,})(?!\S))")
+_MAX_HALVES = 8
+
+
+def _halves_joined(text: str) -> list[str]:
+    """Two neighbouring runs joined, where together they are long enough for a key and at
+    least one has a key's look (a digit, symbol or inner capital) and neither is a word."""
+    found = []
+    for first, second in _HALVES.findall(text):
+        if len(first) + len(second) < 16 or not (_keyish(first) or _keyish(second)):
+            continue
+        if _PROSE_WORD.fullmatch(first) or _PROSE_WORD.fullmatch(second):
+            continue
+        found.append(first + second)
+        if len(found) == _MAX_HALVES:
+            break
+    return found
 
 
 def _decoded(run: str) -> str | None:
