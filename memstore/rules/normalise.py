@@ -76,26 +76,32 @@ def hidden_forms(text: str) -> list[str]:
         forms += [joined for run in _SPACED.findall(text) for joined in _rejoined(run)]
     if "-" in text:
         forms += [joined for run in _DASHED.findall(text) if (joined := _undashed(run))]
+    if "\\" in text:
+        forms.append(_ESCAPE.sub("", text))  # "sk_live_4eC3\\n9HqL…" read as one key
     forms += [run[::-1] for run in _LONG.findall(text)]  # a key written backwards
     forms += _halves_joined(text)
     return forms
 
 
 # A run long enough to be a key (as `memstore.rules.secret_keys.LONG_RUN`); two runs side by
-# side that may be one key cut in two.
+# side that may be one key cut in two; a literal escape typed into a key ("sk_live_4eC3\\n9H…").
 _LONG = re.compile(r"[\w.+/=$~-]{16,}")
-_HALVES = re.compile(r"(?<!\S)(?=([\w.+/=$~-]{4,})\s+([\w.+/=$~-]{4,})(?!\S))")
-_MAX_HALVES = 8
+_HALVES = re.compile(r"(?<!\S)(?=([\w.+/=$~-]+)\s+([\w.+/=$~-]+)(?!\S))")
+_ESCAPE = re.compile(r"\\[nrt]")
+_MAX_HALVES = 16
+_KEY_HALF = re.compile(r"[0-9_+/=$]|.[A-Z]|\.\w")  # a sentence's full stop is not a key's
+
+
+def _half(token: str) -> bool:
+    return len(token) == 1 or _KEY_HALF.search(token) is not None
 
 
 def _halves_joined(text: str) -> list[str]:
-    """Two neighbouring runs joined, where together they are long enough for a key and at
-    least one has a key's look (a digit, symbol or inner capital) and neither is a word."""
+    """Two neighbouring runs joined, where together they are long enough for a key and one of
+    them has a key's look (a digit, symbol or inner capital, or a single character)."""
     found = []
     for first, second in _HALVES.findall(text):
-        if len(first) + len(second) < 16 or not (_keyish(first) or _keyish(second)):
-            continue
-        if _PROSE_WORD.fullmatch(first) or _PROSE_WORD.fullmatch(second):
+        if len(first) + len(second) < 16 or not (_half(first) or _half(second)):
             continue
         found.append(first + second)
         if len(found) == _MAX_HALVES:

@@ -114,7 +114,7 @@ _URL_PATH = re.compile(r"://[^\s?#]*")
 def _random_token(value: str) -> bool:
     """Whether a metadata value holds a key-like token: 20 or more characters mixing lower
     case, capitals and digits, random enough (over 3.7 bits a character) not to be a name."""
-    if len(value) < 20:
+    if len(value) < 20 or value.startswith("data:"):  # an inline file (data: URI), not a key
         return False
     if "://" in value:
         value = _URL_PATH.sub(" ", value)

@@ -213,7 +213,7 @@ _TEXT_RULES: list[tuple[str, str, Check, int]] = [
 ]
 
 
-# A user name and a password side by side, "admin / Voyage439%ust", "root|Tr0ub4dor&3": a pair
+# A user name and a password side by side, "admin / Voyage439%ust", "root/Tr0ub4dor&3": a pair
 # when the user is one an account is commonly called (or an e-mail address), or the text speaks
 # of logging in; the password has a letter and a digit or symbol, and is not a file name.
 _ACCOUNTS_TEXT = """admin administrator root user guest pi ubuntu debian centos sa postgres mysql
@@ -222,17 +222,18 @@ _ACCOUNTS_TEXT = """admin administrator root user guest pi ubuntu debian centos 
 _ACCOUNTS = frozenset(_ACCOUNTS_TEXT.split())
 _LOGIN_CONTEXT = re.compile(
     r"log[ -]?in|sign[ -]?in|credential|creds|account|password|passwd|username|ssh|\bnas\b|"
-    r"router|wi-?fi|portal|dashboard|console|server|admin",
+    r"router|wi-?fi",
     re.I,
 )
 _PAIR_RE = re.compile(
-    r"(?<![\w.@+-])(?P<user>[\w.@+-]{2,64})\s*[/|]\s*(?P<value>[^\s/|]{6,64})(?![^\s.,;!?)])"
+    r"(?<![\w.@+=:/-])(?P<user>[\w.@+-]{2,64})\s*/\s*(?P<value>[^\s/|]{6,64})(?![^\s.,;!?)])"
 )
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _FILE_NAME = re.compile(r"\.[A-Za-z]{1,5}$")
 
 
 def _bare_pair_ok(match: re.Match[str]) -> bool:
-    value = match.group("value").rstrip(".,;!?)")
+    value = match.group("value").rstrip(".,;)")  # "!" and "?" end many passwords
     user = match.group("user").lower()
     if len(value) < 6 or value.lower() in NOT_A_VALUE or _FILE_NAME.search(value):
         return False
@@ -240,10 +241,14 @@ def _bare_pair_ok(match: re.Match[str]) -> bool:
         return False
     if re.fullmatch(r"[\d.:-]+", user) or user in NOT_A_VALUE or user in _STOP:
         return False
-    return user in _ACCOUNTS or "@" in user or _LOGIN_CONTEXT.search(match.string) is not None
+    return (
+        user in _ACCOUNTS
+        or _EMAIL.fullmatch(user) is not None
+        or _LOGIN_CONTEXT.search(match.string) is not None
+    )
 
 
-PAIR_GATE = re.compile(r"[/|]")
+PAIR_GATE = re.compile(r"/")
 
 
 def _prose_rules() -> list[tuple[str, re.Pattern[str], Check]]:

@@ -110,9 +110,8 @@ def test_look_alike_letters_and_hidden_forms_are_undone():
     assert "sk_live_4eC39HqLyJeW" in hidden_forms("key WeJyLqH93Ce4_evil_ks")  # backwards
     assert "sk_live_4eC39HqLyJeW" in hidden_forms("key sk_live_4eC3 9HqLyJeW")
     assert hidden_forms("Caroline went to the LGBTQ support group on 2023-05-08") == []
-    assert hidden_forms(f"Fixed in commit {'3f2a9c1b7e4d5f6a8b9c' * 2}") == [
-        "c9b8a6f5d4e7b1c9a2f3" * 2
-    ]
+    commit = f"Fixed in commit {'3f2a9c1b7e4d5f6a8b9c' * 2}"
+    assert [form for form in hidden_forms(commit) if policy._scan(form, policy._KEYS)] == []
 
 
 @settings(max_examples=300, deadline=None)
