@@ -85,10 +85,11 @@ def hidden_forms(text: str) -> list[str]:
 
 # A run long enough to be a key (as `memstore.rules.secret_keys.LONG_RUN`); two runs side by
 # side that may be one key cut in two; a literal escape typed into a key ("sk_live_4eC3\\n9H…").
-_LONG = re.compile(r"[\w.+/=$~-]{16,}")
-_HALVES = re.compile(r"(?<!\S)(?=([\w.+/=$~-]+)\s+([\w.+/=$~-]+)(?!\S))")
+_LONG = re.compile(r"(?<![\w.+/=$~-])[\w.+/=$~-]{16,}")  # from a run's start only: linear
+_RUN = re.compile(r"[\w.+/=$~-]+")
 _ESCAPE = re.compile(r"\\[nrt]")
 _MAX_HALVES = 16
+_ASSIGNED = re.compile(r"=[^=]")
 _KEY_HALF = re.compile(r"[0-9_+/=$]|.[A-Z]|\.\w")  # a sentence's full stop is not a key's
 
 
@@ -100,9 +101,14 @@ def _halves_joined(text: str) -> list[str]:
     """Two neighbouring runs joined, where together they are long enough for a key and one of
     them has a key's look (a digit, symbol or inner capital, or a single character)."""
     found = []
-    for first, second in _HALVES.findall(text):
+    words = text.split()
+    for first, second in zip(words, words[1:], strict=False):
         if len(first) + len(second) < 16 or not (_half(first) or _half(second)):
             continue
+        if not (_RUN.fullmatch(first) and _RUN.fullmatch(second)):
+            continue
+        if _ASSIGNED.search(first) or _ASSIGNED.search(second):
+            continue  # `by=ava importance=0.6`: metadata, not a key (whose "=" only pads it)
         found.append(first + second)
         if len(found) == _MAX_HALVES:
             break
