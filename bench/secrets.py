@@ -7,6 +7,11 @@ and each `--against` folder holding another version's `memstore/`, e.g. `git arc
 memstore | tar -x -C /tmp/main`) runs in a child process of its own, the versions taking turns
 round after round so they share the machine's load; CPU time (not wall time) per line, median
 of the rounds. Also prints how many lines each version flags (a realistic corpus: ideally 0).
+
+`--false-positives` instead counts, for this checkout, the ordinary lines refused as secrets:
+LoCoMo's facts, questions and answers (each as a bare text, and as a fact line with its
+metadata), and every non-empty line of docs/*.md (a refused docs line is printed: the docs
+are ours; LoCoMo's lines are only counted).
 """
 
 import argparse
@@ -49,13 +54,55 @@ def child(data: Path, count: int) -> None:
     print(json.dumps({"us": spent / len(lines) * 1e6, "flagged": flagged}))
 
 
+def ordinary_texts(data: Path) -> dict[str, list[str]]:
+    """Ordinary text, by corpus: LoCoMo's facts, questions and answers, and the docs' lines."""
+    facts = [json.loads(raw) for raw in (data / "facts.jsonl").read_text().splitlines()]
+    queries = [json.loads(raw) for raw in (data / "queries.jsonl").read_text().splitlines()]
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    return {
+        "locomo facts": [row["text"] for row in facts],
+        "locomo questions": [row["question"] for row in queries],
+        "locomo answers": [str(row["answer"]) for row in queries],
+        "locomo fact lines (with src=)": lines_of(data, len(facts) + 2 * len(queries)),
+        "docs/*.md lines": [
+            line.strip()
+            for path in sorted(docs.glob("*.md"))
+            for line in path.read_text().splitlines()
+            if line.strip()
+        ],
+    }
+
+
+def false_positives(data: Path) -> None:
+    """Print how many ordinary lines of each corpus the detector refuses."""
+    from memstore.rules.policy import secret_kind
+
+    total = flagged_all = 0
+    for name, texts in ordinary_texts(data).items():
+        flagged = [(text, kind) for text in texts if (kind := secret_kind(text))]
+        total, flagged_all = total + len(texts), flagged_all + len(flagged)
+        print(f"{name}: {len(flagged)} of {len(texts)} refused ({_pct(len(flagged), len(texts))})")
+        if name.startswith("docs"):
+            for text, kind in flagged:
+                print(f"    {kind}: {text[:100]}")
+    print(f"all: {flagged_all} of {total} refused ({_pct(flagged_all, total)})")
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / max(whole, 1):.2f} %"
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="bench secrets", description=__doc__.splitlines()[0])
     parser.add_argument("--against", action="append", default=[], help="another code folder")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--lines", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--false-positives", action="store_true", help="count refused lines")
     args = parser.parse_args(argv)
+    if args.false_positives:
+        false_positives(args.data)
+        return
     here = Path(__file__).resolve().parent.parent
     versions = [str(here), *(str(Path(d).resolve()) for d in args.against)]
     results: dict[str, list[dict]] = {v: [] for v in versions}
