@@ -18,24 +18,29 @@ runs (recall/partial.py's prefix path). The first run is a warm-up and is not co
 about a minute with the defaults on a 2-core box.
 """
 
-import argparse
 import os
 import random
-import statistics
 import time
 
 from bench._workspace import isolated_workspace, log
+from bench.harness import median
 
 BASELINE = "lisbon"
 TYPED = ["li", "lisb", "lisbo", "isbo", "xq"]
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench partial")
+RUNS = 9
+
+
+QUICK = {"runs": 2, "facts": 2_000}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=50_000)
-    parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--without-index", action="store_true")
-    args = parser.parse_args(argv)
+
+
+def run(args):
 
     with isolated_workspace("bench_partial") as root:
         from django.contrib.auth import get_user_model
@@ -84,7 +89,7 @@ def main(argv: list[str]) -> int:
                 cpu[typed].append((time.process_time() - used) * 1000)
         after = os.getloadavg()[0]
 
-    base = statistics.median(times[BASELINE])
+    base = median(times[BASELINE])
     path = "pg_trgm's index" if indexed else "no trigram index: prefixes in the GIN, then ILIKE"
     print(
         f"`python -m bench partial` {args.facts:,} facts, {args.runs} runs, medians; "
@@ -94,7 +99,7 @@ def main(argv: list[str]) -> int:
     print("| typed | keystroke ms | ratio to the whole word | CPU ms (Python) | SQL statements |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for typed in texts:
-        ms, used = statistics.median(times[typed]), statistics.median(cpu[typed])
+        ms, used = median(times[typed]), median(cpu[typed])
         label = f"'{typed}' (baseline: found by its word)" if typed == BASELINE else f"'{typed}'"
         print(f"| {label} | {ms:.1f} | {ms / base:.2f} | {used:.1f} | {statements[typed]} |")
     return 0
