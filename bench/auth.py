@@ -26,7 +26,6 @@ import time
 from bench._workspace import isolated_workspace, log
 from bench.harness import median, p95
 
-
 QUICK = {"facts": 200, "calls": 40, "chunk": 10}  # --quick: small sizes, to see that it still runs
 
 
