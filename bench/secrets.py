@@ -60,21 +60,25 @@ def arguments(parser) -> None:
 
 
 def run(args):
-    from bench.harness import median, row_of, rows_print
+    from bench.harness import load, median, row_of, rows_print
 
     here = Path(__file__).resolve().parent.parent
     versions = [str(here), *(str(Path(d).resolve()) for d in args.against)]
     results: dict[str, list[dict]] = {v: [] for v in versions}
+    before = load()
     for _ in range(args.runs):  # the versions take turns, round after round
         for version in versions:
             env = os.environ | {"PYTHONPATH": version}
             command = [sys.executable, __file__, "--child", str(args.data), str(args.lines)]
             done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
             results[version].append(json.loads(done.stdout))
+    after = load()
     rows = [
         row_of(
             "this checkout" if version == versions[0] else Path(version).name,
             [[r["us"] / 1000] for r in rounds],  # us per line, shown in the ms columns as us/1000
+            load_before=before,
+            load_after=after,
             extra={
                 "us per line": f"{median(r['us'] for r in rounds):.1f}",
                 "lines flagged": f"{rounds[0]['flagged']} of {args.lines}",
