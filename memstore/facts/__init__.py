@@ -11,6 +11,8 @@ versions  a fact's versions
 ranking   the pure ranking rules
 validity  when a fact stops being true (`until`) and when to look at it again (`review`)
 records   the read-side record of a fact every selector and service returns
+derived   the links that make a line a copy of another (`from=`, `about=`, supersedes)
+symlinks  folders opened one name at a time, never through a symbolic link
 paging    the one page type of every paged list
 volume    the memory volume's room for writes
 """

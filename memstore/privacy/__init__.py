@@ -1,6 +1,7 @@
 """Forgetting for good and taking memory away.
 
 erase          the one erasure every front door uses
+derived        which copies made from a fact count, and which an erase may reach
 target         what is being erased (ids, texts, a person)
 reach          how far one erase may go
 place          the shape of a place that can hold a fact's text, and what an erase carries
