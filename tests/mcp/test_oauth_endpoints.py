@@ -165,15 +165,18 @@ def test_registration_refuses_bad_redirect_uris(live_server):
     assert broken.json()["error"] == "invalid_client_metadata"
 
 
-def test_registrations_never_used_go_after_a_week(live_server, people):
+def test_registrations_never_used_go_after_a_day(live_server, people):
     flow = Flow(live_server.url)
     flow.tokens()  # this client signed in
     unused = _register(live_server.url).json()["client_id"]
-    OAuthClient.objects.update(created_at=timezone.now() - timedelta(days=8))
+    recent = _register(live_server.url).json()["client_id"]
+    OAuthClient.objects.exclude(client_id=recent).update(
+        created_at=timezone.now() - timedelta(hours=25)
+    )
     _register(live_server.url)
     kept = set(OAuthClient.objects.values_list("client_id", flat=True))
-    assert flow.client_id in kept and unused not in kept
-    assert len(kept) == 2
+    assert flow.client_id in kept and recent in kept and unused not in kept
+    assert len(kept) == 3
 
 
 def test_consent_refuses_unknown_clients_and_unregistered_redirects(live_server, people):
@@ -196,7 +199,9 @@ def test_consent_refuses_unknown_clients_and_unregistered_redirects(live_server,
         )
     )
     assert other_port.status_code == 200
-    # Anything else wrong goes back to the client, with the state.
+    # Anything else wrong goes back to the client, with the state, once the person has used
+    # the client (before that: test_a_client_never_used_is_not_redirected_to).
+    flow.tokens()
     plain = flow.person.get(
         _authorize_url(base, flow.client_id, challenge, code_challenge_method="plain")
     )
