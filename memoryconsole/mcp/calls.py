@@ -23,10 +23,9 @@ from mcp.types import Tool, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from memoryconsole.api.errors import database_unavailable
-from memstore.calls.context import Context, call_context, call_succeeded
+from memstore.calls.context import Context, call_context, call_succeeded, ticket_for_consent
 from memstore.errors import MemstoreError
 from memstore.registry.oauth import Binding
-from memstore.rooms.tickets import ticket_for_consent
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
     PERSON_PATTERN,
