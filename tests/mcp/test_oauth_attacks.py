@@ -220,6 +220,16 @@ def test_deactivation_seen_first_at_refresh_ends_the_connection(live_server, peo
     assert flow.mcp(tokens["access_token"]).status_code == 401
 
 
+def test_a_connection_naming_any_room_ends_with_its_makers_staff_status(live_server, people):
+    staff = Flow(live_server.url, "boss")
+    code, verifier = staff.code(bot="ava", bind="any")
+    tokens = staff.exchange(code, verifier).json()
+    assert staff.mcp(tokens["access_token"]).status_code == 200
+    get_user_model().objects.filter(username="boss").update(is_staff=False)
+    assert staff.mcp(tokens["access_token"]).status_code == 401
+    assert staff.refresh(tokens["refresh_token"]).json()["error"] == "invalid_grant"
+
+
 def test_unlinking_the_person_ends_their_connections(live_server, people):
     base = live_server.url
     flow = Flow(base)
