@@ -4,8 +4,11 @@ learner's known facts, Recent changes and the console's reach page all apply (SP
 A fact is withheld, with its reason, when:
 
     topic    it touches an excluded topic of the person it is about: any fact of their user
-             memory, or a fact anywhere (bot, team-wide, project memory) that names them
-             ("Sam's salary band is L5" once sam excluded "salary"), whoever is reading;
+             memory, a fact anywhere (bot, team-wide, project memory) that names them
+             ("Sam's salary band is L5" once sam excluded "salary"), whoever is reading, and
+             in a direct room with the person any fact on their topic (a bot's own memory of
+             their conversations, "Salary band is L5", is about them there, as a save in that
+             room would be);
     paused   the person in the direct room paused memory: their user memory, and the private
              facts (visibility=private) that only a direct room would show;
     secret   `memstore.rules.policy.secret_kind` flags its text or a metadata value (a line
@@ -62,10 +65,18 @@ class Withholding:
         about_person = kind == "user" and self.person is not None and name == self.person
         if self.paused and (about_person or fact.visibility == "private"):
             return "paused"
-        for controls in self._touching(fact.text, name if kind == "user" else None):
-            if controls.topic_in(fact.text, about=kind == "user" and name == controls.person):
-                return "topic"
+        if self.text_reason(fact.text, owner=name if kind == "user" else None):
+            return "topic"
         return self._secret(fact, flagged)
+
+    def text_reason(self, text: str, *, owner: str | None = None) -> Reason | None:
+        """ "topic" when the text touches an excluded topic of a person it is about: one it
+        names, the person in this direct room, or `owner` (whose user memory holds it)."""
+        for controls in self._touching(text, owner):
+            about = controls.person in (owner, self.person)
+            if controls.topic_in(text, about=about):
+                return "topic"
+        return None
 
     def _secret(self, fact: StoredFact, flagged: bool | None) -> Reason | None:
         if flagged is None:
@@ -86,7 +97,7 @@ class Withholding:
             for controls in self.topics:
                 first = words_of(controls.person)[:1]
                 self._by_word.setdefault(first[0] if first else "", []).append(controls)
-        found = [c for c in self.topics if c.person == owner] if owner else []
+        found = [c for c in self.topics if c.person in (owner, self.person) and c.person]
         for word in set(words_of(text)):
             found += self._by_word.get(word, ())
         return found
