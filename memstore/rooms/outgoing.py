@@ -120,22 +120,39 @@ def outgoing(
     order. `topics`: excluded topics of people in the room besides (any fact touching one is
     dropped); `rule`: the room's withholding, when the caller read it already."""
     facts = list(facts)
-    if not facts:
-        return Cleared(stamp=_GATE)
-    if rule is None:
-        rule = withholding_of(ctx) if ctx is not None else withholding_for(person=None)
-    decide = _Decider(ctx, personal, rule, _private_bots(facts))
     kept: list[StoredFact] = []
     dropped: dict[str, int] = {}
-    for fact in facts:
-        reason = decide.reason(fact)
-        if reason is None and topics and excluded_topic(fact.text, list(topics)):
-            reason = "topic"
+    reasons = outgoing_reasons(facts, ctx=ctx, personal=personal, topics=topics, rule=rule)
+    for fact, reason in zip(facts, reasons, strict=True):
         if reason is None:
             kept.append(fact)
         else:
             dropped[reason] = dropped.get(reason, 0) + 1
     return Cleared(facts=tuple(kept), dropped=dropped, stamp=_GATE)
+
+
+def outgoing_reasons(
+    facts: Sequence[StoredFact],
+    *,
+    ctx: Context | None,
+    personal: bool = True,
+    topics: Sequence[str] = (),
+    rule: Withholding | None = None,
+) -> list[Dropped | None]:
+    """Why each fact may not go to a model from this room, or None where it may: the gate's
+    rule fact by fact (what "what can reach my prompts" shows)."""
+    if not facts:
+        return []
+    if rule is None:
+        rule = withholding_of(ctx) if ctx is not None else withholding_for(person=None)
+    decide = _Decider(ctx, personal, rule, _private_bots(facts))
+    reasons: list[Dropped | None] = []
+    for fact in facts:
+        reason = decide.reason(fact)
+        if reason is None and topics and excluded_topic(fact.text, list(topics)):
+            reason = "topic"
+        reasons.append(reason)
+    return reasons
 
 
 def outgoing_said(
@@ -152,8 +169,9 @@ def outgoing_said(
     if rule is None:
         rule = withholding_of(ctx) if ctx is not None else withholding_for(person=None)
     said, count = [], 0
+    about = ctx.person if ctx is not None and ctx.room.kind == "direct" else None
     for text in texts:
-        kept = _said(text, rule, topics)
+        kept = _said(text, rule, topics, about)
         count += kept != text
         said.append(kept)
     return Cleared(said=tuple(said), dropped={"topic": count} if count else {}, stamp=_GATE)
@@ -189,9 +207,11 @@ def upkeep_audience(*, bot: str, scope: str) -> Context | None:
     return Context(bot=bot, room=Room(UPKEEP_ROOM, "direct"), person=name)
 
 
-def _said(text: str, rule: Withholding, topics: Sequence[str]) -> str:
+def _said(text: str, rule: Withholding, topics: Sequence[str], about: str | None) -> str:
     def touches(part: str) -> bool:
-        return bool(rule.text_reason(part) or (topics and excluded_topic(part, list(topics))))
+        return bool(
+            rule.text_reason(part, about=about) or (topics and excluded_topic(part, list(topics)))
+        )
 
     if not touches(text):
         return text
@@ -201,7 +221,7 @@ def _said(text: str, rule: Withholding, topics: Sequence[str]) -> str:
     return "".join(part + sep for part, sep in zip(kept, [*seps, ""], strict=True))
 
 
-def _private_bots(facts: list[StoredFact]) -> frozenset[str]:
+def _private_bots(facts: Sequence[StoredFact]) -> frozenset[str]:
     bots = {f.scope.partition(":")[2] for f in facts if f.scope.startswith("bot:")}
     if not bots:
         return frozenset()

@@ -4,11 +4,8 @@ learner's known facts, Recent changes and the console's reach page all apply (SP
 A fact is withheld, with its reason, when:
 
     topic    it touches an excluded topic of the person it is about: any fact of their user
-             memory, a fact anywhere (bot, team-wide, project memory) that names them
-             ("Sam's salary band is L5" once sam excluded "salary"), whoever is reading, and
-             in a direct room with the person any fact on their topic (a bot's own memory of
-             their conversations, "Salary band is L5", is about them there, as a save in that
-             room would be);
+             memory, or a fact anywhere (bot, team-wide, project memory) that names them
+             ("Sam's salary band is L5" once sam excluded "salary"), whoever is reading;
     paused   the person in the direct room paused memory: their user memory, and the private
              facts (visibility=private) that only a direct room would show;
     secret   `memstore.rules.policy.secret_kind` flags its text or a metadata value (a line
@@ -65,16 +62,15 @@ class Withholding:
         about_person = kind == "user" and self.person is not None and name == self.person
         if self.paused and (about_person or fact.visibility == "private"):
             return "paused"
-        if self.text_reason(fact.text, owner=name if kind == "user" else None):
+        if self.text_reason(fact.text, about=name if kind == "user" else None):
             return "topic"
         return self._secret(fact, flagged)
 
-    def text_reason(self, text: str, *, owner: str | None = None) -> Reason | None:
-        """ "topic" when the text touches an excluded topic of a person it is about: one it
-        names, the person in this direct room, or `owner` (whose user memory holds it)."""
-        for controls in self._touching(text, owner):
-            about = controls.person in (owner, self.person)
-            if controls.topic_in(text, about=about):
+    def text_reason(self, text: str, *, about: str | None = None) -> Reason | None:
+        """Topic, when the text touches an excluded topic of a person it names, or of `about`
+        (the person it is about already: whose user memory holds it, whose room said it)."""
+        for controls in self._touching(text, about):
+            if controls.topic_in(text, about=controls.person == about):
                 return "topic"
         return None
 
@@ -97,7 +93,7 @@ class Withholding:
             for controls in self.topics:
                 first = words_of(controls.person)[:1]
                 self._by_word.setdefault(first[0] if first else "", []).append(controls)
-        found = [c for c in self.topics if c.person in (owner, self.person) and c.person]
+        found = [c for c in self.topics if c.person == owner] if owner else []
         for word in set(words_of(text)):
             found += self._by_word.get(word, ())
         return found
