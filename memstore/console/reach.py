@@ -184,6 +184,7 @@ def _named(
             person=person if kind == "direct" else None,
             projects=[project] if project else [],
         )
+        ctx = replace(ctx, own_room=False)  # a group room someone else opened
         these = [f for f in facts if _project(f) == project]
         reasons = outgoing_reasons(these, ctx=ctx, rule=rule)
         found += [
