@@ -14,6 +14,7 @@ from memstore.index import index_sync
 from memstore.learning.summarize import text_summarize
 from memstore.llm.client import Prompt
 from memstore.llm.config import learner_config, model_client
+from memstore.models import Proposal
 from memstore.recall import recall_search, rerankers, vectors
 from memstore.recall.backfill import backfill_run
 from memstore.registry.bots import bot_create, bot_private_set
@@ -22,6 +23,7 @@ from memstore.rooms.access import WORKSPACE, Context, Room
 from memstore.rooms.outgoing import Cleared, UngatedText, outgoing
 from memstore.rules.controls import memory_pause, topic_exclude
 from memstore.upkeep.contradictions import contradictions_judge
+from memstore.upkeep.proposals import proposal_record
 from memstore.upkeep.store import bot_store_shards, store_facts
 from memstore.upkeep.synthesis import synthesis_run
 from tests.helpers import FakeModel, group, is_episode, learned, learner_on, log, write_facts
@@ -116,6 +118,25 @@ def test_synthesis_never_sends_a_paused_persons_memory_hidden_private_or_withhel
         assert text in prompt
     for text in FORBIDDEN:
         assert text not in prompt, text
+
+
+def test_a_proposal_whose_evidence_is_withheld_now_is_not_sent_for_a_second_opinion(store, model):
+    # Proposed before dana paused memory: its second opinion would quote her facts.
+    facts = {f.body: f for f in store_facts(shards=bot_store_shards("ada"))}
+    proposal, _ = proposal_record(
+        origin="synthesis",
+        action="merge",
+        bot="ada",
+        evidence=[facts[DANA[0]], facts[DANA[1]]],
+        text="Dana sits by the window",
+    )
+    synthesis_run(bot="ada", mode="report", client=model_client(learner_config()))
+    prompt = sent(model)
+    assert ALLOWED in prompt  # the pass went on with what may be sent
+    for text in (*DANA, "Dana sits by the window"):
+        assert text not in prompt, text
+    proposal.refresh_from_db()
+    assert (proposal.status, proposal.verdict) == (Proposal.PROPOSED, "")  # asked again later
 
 
 def test_contradictions_are_asked_only_about_pairs_the_gate_clears(store, model):
