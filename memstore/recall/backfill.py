@@ -28,12 +28,8 @@ from django.db import connection
 
 from memstore.facts.markdown import FactLine
 from memstore.recall.embeddings import Embedder
-from memstore.recall.vectors import (
-    embedder_current,
-    passages_cleared,
-    vectors_embedded,
-    vectors_store,
-)
+from memstore.recall.vectors import embedder_current, vectors_embedded, vectors_store
+from memstore.rooms.outgoing import passages_cleared
 
 CHUNK = 64  # facts per step: a step is short, so a stop (or a failure) loses little work
 

@@ -85,11 +85,7 @@ def rerank_top(
     order = [f.pk for f in fused]
     top_n = top_n or int(settings.RECALL_RERANK_TOP_N)
     head = [f for f in fused[:top_n] if f.pk in rows]
-    sendable = [f for f in head if withheld is None or withheld.reason(rows[f.pk]) is None]
-    if reranker.remote:
-        sendable, texts = _cleared(sendable, rows, withheld)
-    else:
-        texts = [rows[f.pk].text for f in sendable]
+    sendable, texts = _sendable(head, rows, reranker, withheld)
     kept = frozenset(f.fact_id for f in head if f not in sendable)
     if len(sendable) < 2:
         return Reranked(order=order, kept=kept)
@@ -159,11 +155,15 @@ def blend(fused_order: list[str], reranker_rank: dict[str, int]) -> list[str]:
     return [fact_id for _, fact_id in sorted(enumerate(fused_order), key=blended)]
 
 
-def _cleared(
-    head: list[Fused], rows: dict[int, StoredFact], withheld: Withholding | None
-) -> tuple[list[Fused], Cleared]:
-    """The head's facts a remote reranker may see (the outgoing gate's, with no room and
-    nothing personal), and what the gate cleared."""
+def _sendable(
+    head: list[Fused], rows: dict[int, StoredFact], reranker: Reranker, withheld: Withholding | None
+) -> tuple[list[Fused], "list[str] | Cleared"]:
+    """The head's facts the reranker may see, and their texts: what the read does not withhold
+    to the bundled model; to a remote one, what the outgoing gate clears (no room, nothing
+    personal), as the gate's `Cleared`."""
+    head = [f for f in head if withheld is None or withheld.reason(rows[f.pk]) is None]
+    if not reranker.remote:
+        return head, [rows[f.pk].text for f in head]
     cleared = outgoing(
         [rows[f.pk] for f in head],
         ctx=None,

@@ -55,7 +55,7 @@ from memstore.recall.matrices import (
 )
 from memstore.recall.snapshot import Snapshot, snapshots_clear, snapshots_current
 from memstore.recall.versions import versions_read
-from memstore.rooms.outgoing import Cleared, outgoing_passages
+from memstore.rooms.outgoing import Cleared, passages_cleared
 
 logger = logging.getLogger(__name__)
 
@@ -142,18 +142,6 @@ def vectors_ensure(
 
 
 _pools: dict[tuple[int, int], ThreadPoolExecutor] = {}  # (process, threads) -> pool
-
-
-def passages_cleared(
-    embedder: Embedder, fact_ids: list[str], bodies: list[str]
-) -> tuple[list[str], "list[str] | Cleared"]:
-    """The identities to embed and their texts, as the embedder may be sent them: all of them
-    to a model run here; to a remote endpoint, what the outgoing gate clears
-    (`memstore.rooms.outgoing`: nothing personal, private or withheld leaves)."""
-    if not getattr(embedder, "remote", False):
-        return fact_ids, bodies
-    sent = outgoing_passages(dict(zip(fact_ids, bodies, strict=True)))
-    return [fact.fact_id for fact in sent.facts], sent
 
 
 def vectors_embedded(

@@ -192,6 +192,17 @@ def outgoing_passages(bodies: Mapping[str, str]) -> Cleared:
     return Cleared(facts=facts, dropped=cleared.dropped, stamp=_GATE)
 
 
+def passages_cleared(
+    embedder: object, fact_ids: list[str], bodies: list[str]
+) -> tuple[list[str], "list[str] | Cleared"]:
+    """The identities to embed and their texts as an embedder may be sent them: all to a
+    model run here; to a remote one (`remote`), what `outgoing_passages` clears."""
+    if not getattr(embedder, "remote", False):
+        return fact_ids, bodies
+    sent = outgoing_passages(dict(zip(fact_ids, bodies, strict=True)))
+    return [fact.fact_id for fact in sent.facts], sent
+
+
 def outgoing_query(text: str) -> Cleared:
     """A search query as it goes to a remote embeddings endpoint: the caller's own words,
     sent to find memory, not memory itself (`said`)."""
