@@ -29,6 +29,7 @@ from django.db import connection
 from memstore.facts.markdown import FactLine
 from memstore.recall.embeddings import Embedder
 from memstore.recall.vectors import embedder_current, vectors_embedded, vectors_store
+from memstore.rooms.outgoing import passages_cleared
 
 CHUNK = 64  # facts per step: a step is short, so a stop (or a failure) loses little work
 
@@ -150,6 +151,7 @@ def _step_start(
     fact_ids = list(texts)
     # The tier tag ("[note] ...") says nothing about meaning; embed the body.
     bodies = [FactLine(day=date.min, text=texts[fact_id]).body for fact_id in fact_ids]
+    fact_ids, bodies = passages_cleared(embedder, fact_ids, bodies)  # the gate, when remote
     return _Step(rows[-1][0], fact_ids, ahead.submit(vectors_embedded, embedder, bodies, threads))
 
 

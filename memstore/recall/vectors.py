@@ -55,6 +55,7 @@ from memstore.recall.matrices import (
 )
 from memstore.recall.snapshot import Snapshot, snapshots_clear, snapshots_current
 from memstore.recall.versions import versions_read
+from memstore.rooms.outgoing import Cleared, passages_cleared
 
 logger = logging.getLogger(__name__)
 
@@ -135,15 +136,20 @@ def vectors_ensure(
     for chunk in _chunks(missing, EMBED_BATCH):
         # The tier tag ("[note] ...") says nothing about meaning; embed the body.
         bodies = [FactLine(day=date.min, text=texts[fact_id]).body for fact_id in chunk]
-        vectors_store(embedder, chunk, vectors_embedded(embedder, bodies, threads))
+        chunk, sent = passages_cleared(embedder, chunk, bodies)
+        vectors_store(embedder, chunk, vectors_embedded(embedder, sent, threads))
     return len(missing)
 
 
 _pools: dict[tuple[int, int], ThreadPoolExecutor] = {}  # (process, threads) -> pool
 
 
-def vectors_embedded(embedder: Embedder, bodies: list[str], threads: int = 1) -> np.ndarray:
+def vectors_embedded(
+    embedder: Embedder, bodies: "list[str] | Cleared", threads: int = 1
+) -> np.ndarray:
     """The passages' vectors, on `threads` threads when the model embeds one text per run."""
+    if isinstance(bodies, Cleared):
+        return embedder.embed_passages(bodies)  # type: ignore[arg-type]
     if threads <= 1 or len(bodies) < 2 or not getattr(embedder, "one_per_run", False):
         return embedder.embed_passages(bodies)
     key = (os.getpid(), threads)

@@ -63,10 +63,17 @@ class Withholding:
         about_person = kind == "user" and self.person is not None and name == self.person
         if self.paused and (about_person or fact.visibility == "private"):
             return "paused"
-        for controls in self._touching(fact.text, name if kind == "user" else None):
-            if controls.topic_in(fact.text, about=kind == "user" and name == controls.person):
-                return "topic"
+        if self.text_reason(fact.text, about=name if kind == "user" else None):
+            return "topic"
         return self._secret(fact, flagged)
+
+    def text_reason(self, text: str, *, about: str | None = None) -> Reason | None:
+        """Topic, when the text touches an excluded topic of a person it names, or of `about`
+        (the person it is about already: whose user memory holds it, whose room said it)."""
+        for controls in self._touching(text, about):
+            if controls.topic_in(text, about=controls.person == about):
+                return "topic"
+        return None
 
     def _secret(self, fact: StoredFact, flagged: bool | None) -> Reason | None:
         if flagged is None:

@@ -159,6 +159,11 @@ def _kept(proposal: Proposal) -> set[str]:
     return {proposal.evidence[1]["id"]} if proposal.action == "supersede" else set()
 
 
+def proposal_evidence(proposal: Proposal) -> list[StoredFact]:
+    """The facts a proposal cites as they stand now (one left out when it is gone)."""
+    return _evidence(proposal)
+
+
 def _evidence(proposal: Proposal) -> list[StoredFact]:
     facts = []
     for item in proposal.evidence:
