@@ -19,9 +19,10 @@ snapshots (`snapshot`, `word_rank`, `matrices`), which a changed scope refreshes
 instead (`lexical`'s statement, which also loads every row either side can contribute, and the
 HNSW index). A recent query's vector is remembered (see `query_vectors`).
 
-No fact is embedded here: facts without a vector yet are found by their words, the answer says
-how many are waiting (`waiting` of `searched`), and the worker is asked to make them
-(`jobs.backfill_wanted`).
+No fact is embedded here: facts without a vector yet are found by their words and, where the
+model has one, by the static tier (`tiers`); the answer says how many are waiting (`waiting` of
+`searched`), which tier served (`meaning`, with `tiers`' counts), and the worker is asked to make
+them (`jobs.backfill_wanted`).
 """
 
 import logging
@@ -49,6 +50,7 @@ from memstore.recall.partial import newest_containing
 from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
 from memstore.recall.rerankers import Reranker
 from memstore.recall.sides import Sides, both_sides
+from memstore.recall.tiers import Meaning, Tiers, tier_label
 from memstore.recall.vectors import embedder_current
 from memstore.rooms.access import Context, readable_scopes, visible
 from memstore.rules.withheld import Withholding
@@ -81,6 +83,8 @@ class RecallResult:
     waiting: int = 0  # of them, facts without a vector yet: found by their words only
     reranked: bool = False  # the top was reordered by the reranker
     explain: "Explanation | None" = None  # with explain=True: why each result came where it did
+    meaning: Meaning = "words"  # which tier of meaning served: full, static, mixed or words
+    tiers: Tiers = field(default_factory=Tiers)  # facts judged by each tier
     reranking: "Reranked | None" = field(default=None, repr=False)  # what the reranker did
 
 
@@ -163,10 +167,13 @@ def recall_in_scopes(
     if found.model_failed:
         used, note = "lexical", _MODEL_FAILED
     elif found.waiting:
-        note = " ".join(filter(None, [note, _waiting_note(found.waiting, found.searched)]))
+        waiting_note = _waiting_note(found.waiting, found.searched, found.tiers.static)
+        note = " ".join(filter(None, [note, waiting_note]))
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
-    fused = fusion.fuse(lexical=found.lexical, dense=found.dense, dated=dated)
+    fused = fusion.fuse(
+        lexical=found.lexical, dense=found.dense, dated=dated, waiting=found.waiting_known
+    )
     reranker = rerank_wanted(rerank) if fused else None
     if not fused:
         result = _substring_fallback(
@@ -198,6 +205,8 @@ def recall_in_scopes(
             mode=used,
             note=note,
         )
+    served = used != "lexical" and found.vector is not None
+    result = replace(result, meaning=tier_label(found.tiers, meaning=served), tiers=found.tiers)
     if explain:
         why = explanation(
             found,
@@ -267,11 +276,15 @@ def _fused_result(
     return result, fused
 
 
-def _waiting_note(waiting: int, searched: int) -> str:
+def _waiting_note(waiting: int, searched: int, static: int = 0) -> str:
     ready = max(0, searched - waiting)
+    head = f"Preparing search by meaning: {ready:,} of {searched:,} facts; "
+    if not static:
+        return head + f"the other {waiting:,} were searched by their words only."
+    words = waiting - static
+    tail = f", {words:,} by their words only." if words else "."
     return (
-        f"Preparing search by meaning: {ready:,} of {searched:,} facts; "
-        f"the other {waiting:,} were searched by their words only."
+        head + f"{static:,} were searched by their words and a quicker first tier of meaning{tail}"
     )
 
 

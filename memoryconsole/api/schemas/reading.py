@@ -72,6 +72,29 @@ class PromptQuery(Schema):
     )
 
 
+Meaning = Literal["full", "static", "mixed", "words"]
+_MEANING = (
+    "Which tier of meaning served: full (every fact searched had its full vector), static (none "
+    "had yet: a quicker first tier ranked them), mixed (some of each, or some facts by words "
+    "only), words (meaning served no fact)."
+)
+_TIERS = "How many of the searched facts each tier judged."
+
+
+class TiersOut(Out):
+    """How many searched facts each tier of meaning judged."""
+
+    full: int = Field(0, description="Facts with their full vector.")
+    static: int = Field(0, description="Facts waiting for it, judged by the quicker first tier.")
+    words: int = Field(0, description="Facts waiting for it, found by their words only.")
+
+    @classmethod
+    def of(cls, tiers: Any) -> "TiersOut":
+        if tiers is None:
+            return cls()
+        return cls(full=tiers.full, static=tiers.static, words=tiers.words)
+
+
 class ResultWhyOut(Out):
     """Why one result came where it did."""
 
@@ -89,6 +112,17 @@ class ResultWhyOut(Out):
     rerank_rank: int | None
     rerank_kept: bool = Field(
         description="Not sent to a remote reranker (private, user or hidden): kept its place."
+    )
+    static_cosine: float | None = Field(
+        None,
+        description="Still waiting for its full vector: its similarity by the quicker first "
+        "tier of meaning (null: not found by it).",
+    )
+    static_rank: int | None = Field(None, description="Its place in that tier's list.")
+    capped: bool = Field(
+        False,
+        description="Shares no word with the query and clears the meaning floor only narrowly: "
+        "held below the best word match, which still waits for its meaning.",
     )
 
 
@@ -115,10 +149,18 @@ class ExplainOut(Out):
     reranked: bool
     results: list[ResultWhyOut]
     expected: list[ExpectedWhyOut]
+    meaning: Meaning = Field("words", description=_MEANING)
+    tiers: TiersOut = Field(default_factory=lambda: TiersOut(), description=_TIERS)
+    static_floor: float | None = Field(
+        None, description="The similarity a waiting fact needed by the quicker first tier."
+    )
 
     @classmethod
     def of(cls, why: Any) -> "ExplainOut":
         return cls(
+            meaning=why.meaning,
+            tiers=TiersOut.of(why.tiers),
+            static_floor=why.static_floor,
             terms=why.terms,
             cosine_floor=why.cosine_floor,
             words_floor=why.words_floor,
@@ -140,6 +182,9 @@ class ExplainOut(Out):
                     rerank_score=r.rerank_score,
                     rerank_rank=r.rerank_rank,
                     rerank_kept=r.rerank_kept,
+                    static_cosine=r.static_cosine,
+                    static_rank=r.static_rank,
+                    capped=r.capped,
                 )
                 for r in why.results
             ],
@@ -179,6 +224,8 @@ class RecallOut(Out):
         "computed in the background.",
     )
     searched: int = Field(0, description="Facts in the searched memory.")
+    meaning: Meaning = Field("words", description=_MEANING)
+    tiers: TiersOut = Field(default_factory=lambda: TiersOut(), description=_TIERS)
     reranked: bool = Field(False, description="The top was reordered by the reranker.")
     explain: ExplainOut | None = Field(None, description="With explain=true: why, per result.")
 
@@ -198,6 +245,8 @@ class RecallOut(Out):
             memory=timed.memory,
             waiting=result.waiting,
             searched=result.searched,
+            meaning=result.meaning,
+            tiers=TiersOut.of(result.tiers),
             reranked=result.reranked,
             explain=ExplainOut.of(result.explain) if result.explain is not None else None,
             links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]
