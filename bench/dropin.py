@@ -17,7 +17,12 @@ started before the drop-in, as in production):
    "first after" column), and whether each kept the facts indexed before;
 4. until every fact is searchable by meaning, a recall every 2 s (median and worst: the
    "during catch-up" column); the time until the words of every new fact are indexed (the
-   background sync) and until every fact has a vector (the worker's backfill).
+   background sync), until every fact is searchable by a tier of meaning (its static vector, the
+   worker's first step, or its full one) and until every fact has its full vector.
+
+`--static-only` stops a run once every fact is searchable by the static tier (large sizes: the
+full model's catch-up is then extrapolated from its measured rate, not waited for). The static
+tier's table must be cached (`manage.py recall_static`); its distillation is not timed here.
 
 The figures are medians over --runs; the load average is printed beside them (the box is shared).
 Writes "## Drop-in: meaning off the request path" in docs/benchmarks.md.
@@ -124,7 +129,7 @@ def base_store(root: Path) -> list[str]:
 # --- one run (child process) ------------------------------------------------------------------
 
 
-def one_run(size: int, samples: int) -> dict:
+def one_run(size: int, samples: int, static_only: bool = False) -> dict:
     root = VAR / "bench-dropin" / "memory"
     if root.exists():
         import shutil
@@ -154,7 +159,7 @@ def one_run(size: int, samples: int) -> dict:
         from django.conf import settings
 
         budget = settings.MEMORY_READ_BUDGET_MS
-        caught_up = _catch_up(reads, written, size)
+        caught_up = _catch_up(reads, written, size, static_only)
         return {"size": size, "budget": budget, **reads.results, **caught_up}
     finally:
         worker.terminate()
@@ -233,11 +238,16 @@ class Reads:
         self.console(label)
 
 
-def _catch_up(reads: Reads, written: float, size: int) -> dict:
+def _catch_up(reads: Reads, written: float, size: int, static_only: bool = False) -> dict:
     from memstore.index.behind import behind_wait
     from memstore.recall.backfill import backfill_state
+    from memstore.recall.tiers import static_current
+    from memstore.recall.vectors import embedder_current
 
-    words = meaning = None
+    static = static_current(embedder_current())
+    before = backfill_state()
+    base = before.facts - before.waiting  # full vectors made before the drop-in
+    words = meaning = first = None
     deadline = written + 60 + size / 20  # far more than a slow box needs
     while time.monotonic() < deadline:
         reads.recall("during")
@@ -247,11 +257,25 @@ def _catch_up(reads: Reads, written: float, size: int) -> dict:
         state = backfill_state()
         if words is not None and state.waiting == 0:
             meaning = time.monotonic() - written
+            first = meaning if first is None else first
             log(f"  every fact searchable by meaning after {meaning:.1f} s")
             break
+        tiered = first is None and words is not None and static is not None
+        if tiered and backfill_state(unless=static.name).waiting == 0:
+            first = time.monotonic() - written
+            log(f"  every fact searchable by a tier of meaning after {first:.1f} s")
+            if static_only:
+                break
         log(f"  {state.waiting:,} of {state.facts:,} facts waiting for a vector")
-        time.sleep(2.0)
-    return {"words_s": words, "meaning_s": meaning, "load": os.getloadavg()}
+        time.sleep(0.5 if first is None else 2.0)
+    return {
+        "words_s": words,
+        "static_s": first,
+        "meaning_s": meaning,
+        "full_done": state.facts - state.waiting - base,
+        "full_at": time.monotonic() - written,
+        "load": os.getloadavg(),
+    }
 
 
 # --- the parent: runs, medians, docs ------------------------------------------------------------
@@ -264,10 +288,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--texts", type=int, default=400, help="texts per throughput repeat")
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--no-docs", action="store_true")
+    parser.add_argument("--static-only", action="store_true")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child's single run
     args = parser.parse_args(argv)
     if args.one:
-        print(json.dumps(one_run(args.one, args.samples)))
+        print(json.dumps(one_run(args.one, args.samples, args.static_only)))
         return 0
     results = {}
     load_before = os.getloadavg()
@@ -275,7 +300,7 @@ def main(argv: list[str]) -> int:
     runs = [int(r) for r in args.runs.split(",")]
     speed = _throughput(args.texts)
     for size, count in zip(sizes, runs + runs[-1:] * len(sizes), strict=False):
-        results[size] = [_child(size, args.samples, run) for run in range(count)]
+        results[size] = [_child(size, args.samples, run, args.static_only) for run in range(count)]
     budget = next(iter(results.values()))[0]["budget"]
     body = _section(results, budget, args, load_before, os.getloadavg()) + "\n\n" + speed
     print(body)
@@ -327,9 +352,10 @@ def _throughput(n: int, repeats: int = 3) -> str:
     )
 
 
-def _child(size: int, samples: int, run: int) -> dict:
+def _child(size: int, samples: int, run: int, static_only: bool = False) -> dict:
     log(f"drop-in of {size:,} facts, run {run + 1}")
     command = [sys.executable, "-m", "bench", "dropin", "--one", str(size)]
+    command += ["--static-only"] if static_only else []
     done = subprocess.run(
         [*command, "--samples", str(samples)], cwd=REPO, capture_output=True, text=True
     )
@@ -344,6 +370,26 @@ def _median(runs: list[dict], key: str, field: str = "ms") -> float:
 
 def _worst(runs: list[dict], key: str) -> float:
     return max(max(s["ms"] for s in run[key]) for run in runs)
+
+
+def _seconds(runs: list[dict], key: str) -> str:
+    found = [r[key] for r in runs if r.get(key) is not None]
+    return f"{statistics.median(found):.1f}" if found else "not reached"
+
+
+def _times_row(size: int, runs: list[dict]) -> str:
+    """Seconds until searchable by words, by a tier of meaning and by the full model; the full
+    model's rate (from the vectors it had made when the run stopped, if it stopped early)."""
+    rates = [r["full_done"] / r["full_at"] for r in runs if r.get("full_at")]
+    rate = statistics.median(rates) if rates else 0
+    full = _seconds(runs, "meaning_s")
+    if full == "not reached" and rate:
+        full = f"~{size / rate:.0f} (extrapolated)"
+    loads = ", ".join(f"{r['load'][0]:.1f}" for r in runs)
+    return (
+        f"| {size:,} | {_seconds(runs, 'words_s')} | {_seconds(runs, 'static_s')} | {full} "
+        f"| {rate:.0f} | {loads} |"
+    )
 
 
 def _section(results: dict, budget: int, args, load_before, load_after) -> str:
@@ -361,18 +407,7 @@ def _section(results: dict, budget: int, args, load_before, load_after) -> str:
                 f"| {size:,} | {read} | {_median(runs, f'{read}_before'):.0f} "
                 f"| {_median(runs, f'{read}_first'):.0f} | {during} | {notes} |"
             )
-    times = []
-    for size, runs in results.items():
-        words = [r["words_s"] for r in runs if r["words_s"] is not None]
-        meaning = [r["meaning_s"] for r in runs if r["meaning_s"] is not None]
-        rate = size / statistics.median(meaning) if meaning else 0
-        times.append(
-            f"| {size:,} | {statistics.median(words):.1f} | "
-            f"{statistics.median(meaning):.1f} | {rate:.0f} | "
-            f"{', '.join(f'{r["load"][0]:.1f}' for r in runs)} |"
-            if words and meaning
-            else f"| {size:,} | not reached | not reached | | |"
-        )
+    times = [_times_row(size, runs) for size, runs in results.items()]
     return "\n".join(
         [
             f"`python -m bench dropin --sizes {args.sizes} --runs {args.runs} --samples "
@@ -389,9 +424,9 @@ def _section(results: dict, budget: int, args, load_before, load_after) -> str:
             "",
             "Until searchable (seconds from the files being written):",
             "",
-            "| facts dropped | by words (indexed) | by meaning (every vector) | facts/s | "
-            "load average per run |",
-            "| ---: | ---: | ---: | ---: | --- |",
+            "| facts dropped | by words (indexed) | by a tier of meaning (static or full vector) | "
+            "by the full model (every vector) | full vectors/s | load average per run |",
+            "| ---: | ---: | ---: | ---: | ---: | --- |",
             *times,
         ]
     )

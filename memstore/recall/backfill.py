@@ -47,6 +47,12 @@ _STATE_SQL = (
     " FROM memstore_fact f"
 )
 
+_STATE_UNLESS_SQL = (
+    "SELECT count(DISTINCT f.fact_id), count(DISTINCT f.fact_id) FILTER (WHERE NOT EXISTS"
+    " (SELECT 1 FROM memstore_embedding e WHERE e.model = %s AND e.fact_id = f.fact_id)"
+    f"{_UNLESS_SQL}) FROM memstore_fact f"
+)
+
 _after: dict[tuple[str, str, str | None], int] = {}  # (database, model, unless) -> every row up
 # to it has a vector
 
@@ -174,15 +180,19 @@ def _pending(
         return cursor.fetchall()
 
 
-def backfill_state(*, embedder: Embedder | None = None) -> BackfillState:
-    """How many distinct facts the index holds and how many wait for a vector (one scan of
-    the index: for commands and benchmarks, not for requests)."""
+def backfill_state(*, embedder: Embedder | None = None, unless: str | None = None) -> BackfillState:
+    """How many distinct facts the index holds and how many wait for a vector (with `unless`:
+    for one under neither model, e.g. searchable by no tier of meaning yet); one scan of the
+    index: for commands and benchmarks, not for requests."""
     embedder = embedder or embedder_current()
     with connection.cursor() as cursor:
         if embedder is None:
             cursor.execute("SELECT count(DISTINCT fact_id) FROM memstore_fact")
             return BackfillState(facts=cursor.fetchone()[0], waiting=0)
-        cursor.execute(_STATE_SQL, [embedder.name])
+        if unless is not None:
+            cursor.execute(_STATE_UNLESS_SQL, [embedder.name, unless])
+        else:
+            cursor.execute(_STATE_SQL, [embedder.name])
         facts, waiting = cursor.fetchone()
     return BackfillState(facts=facts, waiting=waiting)
 
