@@ -50,7 +50,14 @@ from memstore.recall.partial import newest_containing
 from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
 from memstore.recall.rerankers import Reranker
 from memstore.recall.sides import Sides, both_sides
-from memstore.recall.tiers import Meaning, Tiers, tier_label
+from memstore.recall.tiers import (
+    MODEL_FAILED,
+    Meaning,
+    Tiers,
+    no_model_note,
+    tier_label,
+    waiting_note,
+)
 from memstore.recall.vectors import embedder_current
 from memstore.rooms.access import Context, readable_scopes, visible
 from memstore.rules.withheld import Withholding
@@ -65,7 +72,6 @@ from memstore.store.usage_rank import (
 logger = logging.getLogger(__name__)
 
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
-_MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +160,7 @@ def recall_in_scopes(
         raise InvalidQuery("Say what to search for: the query is empty or only spaces.")
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
-    note = "" if embedder is not None or mode == "lexical" else _no_model_note()
+    note = "" if embedder is not None or mode == "lexical" else no_model_note()
     found = both_sides(
         scopes,
         query,
@@ -165,10 +171,10 @@ def recall_in_scopes(
     )
     withheld = found.withheld
     if found.model_failed:
-        used, note = "lexical", _MODEL_FAILED
+        used, note = "lexical", MODEL_FAILED
     elif found.waiting:
-        waiting_note = _waiting_note(found.waiting, found.searched, found.tiers.static)
-        note = " ".join(filter(None, [note, waiting_note]))
+        waited = waiting_note(found.waiting, found.searched, found.tiers.static)
+        note = " ".join(filter(None, [note, waited]))
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(
@@ -276,28 +282,10 @@ def _fused_result(
     return result, fused
 
 
-def _waiting_note(waiting: int, searched: int, static: int = 0) -> str:
-    ready = max(0, searched - waiting)
-    head = f"Preparing search by meaning: {ready:,} of {searched:,} facts; "
-    if not static:
-        return head + f"the other {waiting:,} were searched by their words only."
-    words = waiting - static
-    tail = f", {words:,} by their words only." if words else "."
-    return (
-        head + f"{static:,} were searched by their words and a quicker first tier of meaning{tail}"
-    )
-
-
 def _without_private(result: RecallResult) -> RecallResult:
     # visibility=private facts are used only in direct rooms (SPEC §11).
     items = [f for f in result.items if f.visibility != "private"]
     return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
-
-
-def _no_model_note() -> str:
-    if (settings.EMBEDDINGS or "").strip().lower() == "none":
-        return "Searched by words only: semantic search is turned off (EMBEDDINGS=none)."
-    return "Searched by words only: no embedding model is installed, so paraphrases are missed."
 
 
 def _rows(pks: list[int]) -> dict[int, StoredFact]:

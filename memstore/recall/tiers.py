@@ -3,7 +3,8 @@ still waiting for theirs, or words alone.
 
 Owns: `static_current` (the static tier of the configured model, when it has one and its table
 is cached; the worker may distil it), `static_side` (the waiting facts nearest the query by
-their static vectors, with its floor) and `Tiers` with `tier_label`, what an answer says served.
+their static vectors, with its floor) and `Tiers` with `tier_label`, what an answer says served, and the notes an answer carries
+about meaning (`waiting_note`, `no_model_note`).
 
 Only the bundled model has a static tier (its table is distilled from that model's own bytes);
 an HTTP embedder has none and its waiting facts are found by words only. A fact leaves the
@@ -31,6 +32,7 @@ Meaning = Literal["full", "static", "mixed", "words"]
 # a hit must reach STATIC_FLOOR and be within STATIC_MARGIN of the best waiting fact.
 STATIC_FLOOR = 0.3
 STATIC_MARGIN = 0.25
+MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +108,24 @@ def static_side(
         return [], served, None
     cut = max(STATIC_FLOOR, ranked[0].score - STATIC_MARGIN)
     return [hit for hit in ranked if hit.score >= cut], served, cut
+
+
+def waiting_note(waiting: int, searched: int, static: int = 0) -> str:
+    """What an answer says while facts wait for their vector: how many, and how they were
+    searched meanwhile."""
+    ready = max(0, searched - waiting)
+    head = f"Preparing search by meaning: {ready:,} of {searched:,} facts; "
+    if not static:
+        return head + f"the other {waiting:,} were searched by their words only."
+    words = waiting - static
+    tail = f", {words:,} by their words only." if words else "."
+    return (
+        head + f"{static:,} were searched by their words and a quicker first tier of meaning{tail}"
+    )
+
+
+def no_model_note() -> str:
+    """What an answer says when no model searched by meaning."""
+    if (settings.EMBEDDINGS or "").strip().lower() == "none":
+        return "Searched by words only: semantic search is turned off (EMBEDDINGS=none)."
+    return "Searched by words only: no embedding model is installed, so paraphrases are missed."

@@ -98,13 +98,18 @@ def test_the_answer_says_which_tier_served(backlog, static_tier):
     static = static_current(vectors.embedder_current())
     assert static_replaced_delete(static, vectors.embedder_current().name) == BACKLOG + 2
     after = recall_search(ctx=ADA, query="golden retriever", explain=True)
-    assert (after.meaning, after.tiers.static, after.tiers.words, after.waiting) == ("full", 0, 0, 0)
+    assert (after.meaning, after.tiers.static, after.tiers.words, after.waiting) == (
+        "full",
+        0,
+        0,
+        0,
+    )
     assert all(r.static_rank is None for r in after.explain.results)
     assert not Embedding.objects.filter(model=static.name).exists()
 
 
 def test_a_waiting_fact_is_found_by_meaning_before_its_full_vector(backlog, static_tier):
-    """"plane ticket" shares no word with the flight: while it waits, only the static tier
+    """ "plane ticket" shares no word with the flight: while it waits, only the static tier
     can find it."""
     assert "Booked a flight to Lisbon for the offsite" not in texts(
         recall_search(ctx=ADA, query="plane ticket")
@@ -139,3 +144,16 @@ def test_the_table_is_the_same_on_one_thread_or_two():
     one = static_distil(embeddings.bge_small_dir(), ids=ids, threads=1)
     two = static_distil(embeddings.bge_small_dir(), ids=ids, threads=2)
     assert np.array_equal(one, two) and one[ids].any(axis=1).all()
+
+
+def test_a_batch_copied_at_once_stores_the_same_bits_as_row_by_row(static_tier):
+    static = static_current(vectors.embedder_current())
+    texts_ = [f"Noted item {i} for the shelf" for i in range(vectors.COPY_MIN_ROWS + 5)]
+    made = static.embed_passages(texts_)
+    ids = [f"{i:016x}" for i in range(len(texts_))]
+    vectors.vectors_store(static, ids[:3], made[:3])  # row by row (a small batch)
+    vectors.vectors_store(static, ids, made)  # one COPY; the three stored before are kept
+    vectors.vectors_store(static, ids, made)  # twice in one transaction: still fine
+    stored = vectors.vectors_fetch(static.name, ids)
+    assert len(stored) == len(ids)
+    assert all(np.array_equal(stored[i], row) for i, row in zip(ids, made, strict=True))
