@@ -298,20 +298,21 @@ def main(argv: list[str]) -> int:
     load_before = os.getloadavg()
     sizes = [int(s) for s in args.sizes.split(",")]
     runs = [int(r) for r in args.runs.split(",")]
-    speed = _throughput(args.texts)
+    speed, full_rate = _throughput(args.texts)
     for size, count in zip(sizes, runs + runs[-1:] * len(sizes), strict=False):
         results[size] = [_child(size, args.samples, run, args.static_only) for run in range(count)]
     budget = next(iter(results.values()))[0]["budget"]
-    body = _section(results, budget, args, load_before, os.getloadavg()) + "\n\n" + speed
+    body = _section(results, budget, args, load_before, os.getloadavg(), full_rate)
+    body += "\n\n" + speed
     print(body)
     if not args.no_docs:
         docs_section_write(HEADING, body)
     return 0
 
 
-def _throughput(n: int, repeats: int = 3) -> str:
+def _throughput(n: int, repeats: int = 3) -> tuple[str, float]:
     """Facts per second of the bundled model on 1 and 2 threads (the same texts, medians of
-    `repeats`), and whether the vectors are the same bits."""
+    `repeats`), and whether the vectors are the same bits; and the 1-thread rate."""
     import numpy as np
 
     django_start(migrate=False)
@@ -320,7 +321,7 @@ def _throughput(n: int, repeats: int = 3) -> str:
 
     folder = bge_small_dir()
     if folder is None:
-        return "Throughput: the bundled model is not installed."
+        return "Throughput: the bundled model is not installed.", 0.0
     embedder = OnnxBgeEmbedder(folder)
     texts = hand_written(n, seed=5)
     rates, vectors = {}, {}
@@ -337,7 +338,7 @@ def _throughput(n: int, repeats: int = 3) -> str:
         return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
     sizes = (5_000, 100_000, 1_000_000)
-    return "\n".join(
+    text = "\n".join(
         [
             f"Embedding throughput (bundled bge-small int8, one text per run, {n} of these "
             f"texts, medians of {repeats}; load average {os.getloadavg()[0]:.1f}): "
@@ -350,6 +351,7 @@ def _throughput(n: int, repeats: int = 3) -> str:
             *(f"| {f:,} | {takes(f, one)} | {takes(f, two)} |" for f in sizes),
         ]
     )
+    return text, one
 
 
 def _child(size: int, samples: int, run: int, static_only: bool = False) -> dict:
@@ -377,11 +379,12 @@ def _seconds(runs: list[dict], key: str) -> str:
     return f"{statistics.median(found):.1f}" if found else "not reached"
 
 
-def _times_row(size: int, runs: list[dict]) -> str:
+def _times_row(size: int, runs: list[dict], measured: float = 0.0) -> str:
     """Seconds until searchable by words, by a tier of meaning and by the full model; the full
-    model's rate (from the vectors it had made when the run stopped, if it stopped early)."""
-    rates = [r["full_done"] / r["full_at"] for r in runs if r.get("full_at")]
-    rate = statistics.median(rates) if rates else 0
+    model's rate (from the vectors it had made when the run stopped, else the throughput
+    `measured` beforehand: the static tier goes first, so a run stopped there made none)."""
+    rates = [r["full_done"] / r["full_at"] for r in runs if r.get("full_at") and r["full_done"]]
+    rate = statistics.median(rates) if rates else measured
     full = _seconds(runs, "meaning_s")
     if full == "not reached" and rate:
         full = f"~{size / rate:.0f} (extrapolated)"
@@ -392,7 +395,9 @@ def _times_row(size: int, runs: list[dict]) -> str:
     )
 
 
-def _section(results: dict, budget: int, args, load_before, load_after) -> str:
+def _section(
+    results: dict, budget: int, args, load_before, load_after, full_rate: float = 0.0
+) -> str:
     rows = []
     for size, runs in results.items():
         for read in ("prompt", "recall", "console"):
@@ -407,7 +412,7 @@ def _section(results: dict, budget: int, args, load_before, load_after) -> str:
                 f"| {size:,} | {read} | {_median(runs, f'{read}_before'):.0f} "
                 f"| {_median(runs, f'{read}_first'):.0f} | {during} | {notes} |"
             )
-    times = [_times_row(size, runs) for size, runs in results.items()]
+    times = [_times_row(size, runs, full_rate) for size, runs in results.items()]
     return "\n".join(
         [
             f"`python -m bench dropin --sizes {args.sizes} --runs {args.runs} --samples "

@@ -81,12 +81,14 @@ def backfill_run(
     progress: Callable[[int], None] | None = None,
     threads: int | None = None,
     unless: str | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> BackfillReport:
     """Embed facts without a vector until none is left or `seconds` have passed (None: no
     limit), on `threads` threads (default EMBEDDINGS_BACKFILL_THREADS); `progress(n)` after
     each step with the vectors computed so far; `unless`: a model whose vector spares a fact
-    this one (the static tier is made only for facts waiting for the full model's). A model
-    error propagates once the steps before it are stored.
+    this one (the static tier is made only for facts waiting for the full model's); `stop()`,
+    asked after each step, ends the run early (more to do: the job yields to the static tier's
+    run when new facts came in). A model error propagates once the steps before it are stored.
 
     The next step's texts are embedded on a thread of their own while this one stores the
     step before (Postgres inserts into its HNSW index on its own core meanwhile), so the model
@@ -116,7 +118,8 @@ def backfill_run(
             if flying is None:
                 _after[key] = max(after, top)
                 return BackfillReport(embedded=done, more=False)
-            if seconds is not None and time.monotonic() - started >= seconds:
+            late = seconds is not None and time.monotonic() - started >= seconds
+            if late or (stop is not None and stop()):
                 done += _step_store(embedder, flying, progress, done)
                 _after[key] = flying.last
                 more = bool(_pending(after, embedder.name, 1, unless))
@@ -178,6 +181,13 @@ def _pending(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def backfill_waiting(embedder: Embedder, *, unless: str | None = None) -> bool:
+    """Whether some indexed fact has no vector under `embedder` (nor `unless`): one short query
+    from the highest row this process saw done."""
+    key = (connection.settings_dict["NAME"], embedder.name, unless)
+    return bool(_pending(_after.get(key, 0), embedder.name, 1, unless))
 
 
 def backfill_state(*, embedder: Embedder | None = None, unless: str | None = None) -> BackfillState:

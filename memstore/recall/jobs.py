@@ -26,7 +26,7 @@ from procrastinate import BaseRetryStrategy, RetryDecision
 from procrastinate.contrib.django import app
 from procrastinate.jobs import Job
 
-from memstore.recall.backfill import backfill_run
+from memstore.recall.backfill import backfill_run, backfill_waiting
 from memstore.recall.static import StaticEmbedder
 from memstore.recall.tiers import static_current
 from memstore.recall.vectors import embedder_current
@@ -67,7 +67,9 @@ def embed_backfill() -> str:
             if first.more:
                 backfill_wanted(force=True)
                 return f"{first.embedded} static, more waiting"
-        report = backfill_run(embedder=full, seconds=SLICE_S)
+        # New facts (a drop-in indexed meanwhile) get their static vectors before more full ones.
+        news = (lambda: backfill_waiting(static, unless=full.name)) if static else None
+        report = backfill_run(embedder=full, seconds=SLICE_S, stop=news)
         if report.more:
             backfill_wanted(force=True)
         elif static is not None and report.embedded:
