@@ -58,16 +58,16 @@ from memstore.recall.tiers import (
     tier_label,
     waiting_note,
 )
-from memstore.recall.vectors import embedder_current
-from memstore.rooms.access import Context, readable_scopes, visible
-from memstore.rules.withheld import Withholding
-from memstore.store.usage_rank import (
+from memstore.recall.usage_rank import (
     USAGE_SQL,
     usage_applied,
     usage_bonuses_parse,
     usage_reach,
     usage_rescored,
 )
+from memstore.recall.vectors import embedder_current
+from memstore.rooms.access import Context, readable_scopes, visible
+from memstore.rules.withheld import Withholding
 
 logger = logging.getLogger(__name__)
 
