@@ -267,7 +267,7 @@ def _catch_up(reads: Reads, written: float, size: int, static_only: bool = False
             if static_only:
                 break
         log(f"  {state.waiting:,} of {state.facts:,} facts waiting for a vector")
-        time.sleep(0.5 if first is None else 2.0)
+        time.sleep(1.0 if first is None else 2.0)  # the bench's own reads load the box too
     return {
         "words_s": words,
         "static_s": first,
