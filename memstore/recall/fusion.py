@@ -7,8 +7,9 @@ over the lists it is in, so a fact found both ways ranks highest. Words get half
 meaning: keyword-heavy noise otherwise drags paraphrase matches down. When the query names a
 date ("in March", "on 1 February, 2023"), the candidates saved around then form a list of their
 own, in fused order, with the same say as words. Facts still waiting for their full vector are
-ranked by the static tier in a list of their own, with the same say as meaning (a fact leaves it
-once its full vector is there). Ties break by date, then by identity: never by row id, so the
+ranked by the static tier in a list of their own, with the say of words while no fact has its
+full vector, rising to that of meaning as they get theirs (a fact leaves the list once its full
+vector is there). Ties break by date, then by identity: never by row id, so the
 order does not depend on the order facts were indexed in.
 
 The relevance floor, fewer results beat padded ones, at any store size:
@@ -34,7 +35,11 @@ RRF_K = 10
 DENSE_WEIGHT = 1.0
 LEXICAL_WEIGHT = 0.5
 DATE_WEIGHT = 0.5
-STATIC_WEIGHT = 1.0  # the static tier's list, over waiting facts only: measured best at 1
+# The static tier's list, over waiting facts only: with the say of meaning when most facts have
+# their full vector (the waiting ones must not be crowded out by them), with the say of words when
+# none has (the tier alone is weaker than words); in between, by the share embedded.
+STATIC_WEIGHT = 1.0
+STATIC_WEIGHT_ALONE = 0.5
 NARROW = 0.1  # a meaning-only hit this close above its floor is weak evidence
 # Cosines below the floor are noise. bge-small-en-v1.5 (query with its retrieval prefix):
 # unrelated queries peak at 0.41-0.50 over a small memory, answers sit at 0.57 and up (95 % of
@@ -132,6 +137,12 @@ class Waiting:
     words_waiting: frozenset[str] = frozenset()
     dense_cut: float | None = None
     static_cut: float | None = None
+    embedded: float = 1.0  # the share of the searched facts that have their full vector
+
+    @property
+    def weight(self) -> float:
+        """The static list's say (see STATIC_WEIGHT)."""
+        return STATIC_WEIGHT_ALONE + (STATIC_WEIGHT - STATIC_WEIGHT_ALONE) * self.embedded
 
 
 def fuse(
@@ -144,7 +155,7 @@ def fuse(
     lexical_weight: float = LEXICAL_WEIGHT,
     dense_weight: float = DENSE_WEIGHT,
     date_weight: float = DATE_WEIGHT,
-    static_weight: float = STATIC_WEIGHT,
+    static_weight: float | None = None,
 ) -> list[Fused]:
     """Weighted reciprocal-rank fusion of the ranked lists (best first in each), best first;
     `dated` says which days the query names, `waiting` what is known of facts without a full
@@ -163,6 +174,8 @@ def fuse(
         dense_rank[hit.fact_id] = rank
         rows[hit.fact_id] = hit
     static_of, static_rank = {}, {}
+    if static_weight is None:
+        static_weight = waiting.weight if waiting is not None else STATIC_WEIGHT
     for rank, hit in enumerate(merge_newest(waiting.static) if waiting else [], start=1):
         if hit.fact_id in cosine_of:
             continue  # its full vector arrived meanwhile: meaning judged it

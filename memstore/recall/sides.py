@@ -122,7 +122,12 @@ def both_sides(
     if ranking is not None:
         judge = embedder if vector is not None else None
         lexical, matched, unjudged = _word_side(ranking, dense + static, judge, waiting=waiting)
-        known = fusion.Waiting(static, frozenset(unjudged), cut, static_cut) if waiting else None
+        share = tiers.full / searched if searched else 1.0
+        known = (
+            fusion.Waiting(static, frozenset(unjudged), cut, static_cut, embedded=share)
+            if waiting
+            else None
+        )
         return Sides(
             lexical, dense, matched, None, failed, rule, **counts, **seen, waiting_known=known
         )
