@@ -161,35 +161,17 @@ def fuse(
     `dated` says which days the query names, `waiting` what is known of facts without a full
     vector. Ties go to the newer fact, then the lower identity."""
     lexical = merge_newest(hit for hit in lexical if hit.score > 0)
-    dense = merge_newest(dense)
     scores: dict[str, float] = {}
     rows: dict[str, Ranked] = {}
-    lexical_of: dict[str, float] = {}
-    cosine_of: dict[str, float] = {}
-    lexical_rank: dict[str, int] = {}
-    dense_rank: dict[str, int] = {}
-    for rank, hit in enumerate(dense, start=1):
-        scores[hit.fact_id] = scores.get(hit.fact_id, 0.0) + dense_weight / (k + rank)
-        cosine_of[hit.fact_id] = hit.score
-        dense_rank[hit.fact_id] = rank
-        rows[hit.fact_id] = hit
-    static_of, static_rank = {}, {}
+    cosine_of, dense_rank = _credited(merge_newest(dense), dense_weight, k, scores, rows)
     if static_weight is None:
         static_weight = waiting.weight if waiting is not None else STATIC_WEIGHT
-    for rank, hit in enumerate(merge_newest(waiting.static) if waiting else [], start=1):
-        if hit.fact_id in cosine_of:
-            continue  # its full vector arrived meanwhile: meaning judged it
-        scores[hit.fact_id] = scores.get(hit.fact_id, 0.0) + static_weight / (k + rank)
-        static_of[hit.fact_id] = hit.score
-        static_rank[hit.fact_id] = rank
-        rows[hit.fact_id] = hit
-    for rank, hit in enumerate(lexical, start=1):
-        scores[hit.fact_id] = scores.get(hit.fact_id, 0.0) + lexical_weight / (k + rank)
-        lexical_of[hit.fact_id] = hit.score
-        lexical_rank[hit.fact_id] = rank
-        seen = rows.get(hit.fact_id)
-        if seen is None or hit.day > seen.day:
-            rows[hit.fact_id] = hit
+    # A fact whose full vector arrived meanwhile was judged by meaning: not by the static tier.
+    static = [
+        h for h in merge_newest(waiting.static if waiting else []) if h.fact_id not in cosine_of
+    ]
+    static_of, static_rank = _credited(static, static_weight, k, scores, rows)
+    lexical_of, lexical_rank = _credited(lexical, lexical_weight, k, scores, rows, newer=True)
     fused = [
         Fused(
             pk=rows[fact_id].pk,
@@ -208,19 +190,45 @@ def fuse(
     if waiting is not None and lexical and lexical[0].fact_id in waiting.words_waiting:
         fused = _narrow_capped(fused, waiting, lexical_weight / (k + 2))
     fused.sort(key=_order)
-    if dated is not None:
-        inside = [f for f in fused if dated(f.day)]
-        bonus = {f.fact_id: date_weight / (k + rank) for rank, f in enumerate(inside, start=1)}
-        fused = sorted(
-            (
-                replace(f, score=f.score + bonus[f.fact_id], date_bonus=bonus[f.fact_id])
-                if f.fact_id in bonus
-                else f
-                for f in fused
-            ),
-            key=_order,
-        )
-    return fused
+    return fused if dated is None else _dated(fused, dated, date_weight, k)
+
+
+def _credited(
+    hits: list[Ranked],
+    weight: float,
+    k: float,
+    scores: dict[str, float],
+    rows: dict[str, Ranked],
+    *,
+    newer: bool = False,
+) -> tuple[dict[str, float], dict[str, int]]:
+    """Add one list's reciprocal-rank credit to `scores` (keeping a row per fact in `rows`; with
+    `newer`, the newer of two rows); each fact's score and place in the list."""
+    score_of: dict[str, float] = {}
+    rank_of: dict[str, int] = {}
+    for rank, hit in enumerate(hits, start=1):
+        scores[hit.fact_id] = scores.get(hit.fact_id, 0.0) + weight / (k + rank)
+        score_of[hit.fact_id] = hit.score
+        rank_of[hit.fact_id] = rank
+        seen = rows.get(hit.fact_id)
+        if seen is None or not newer or hit.day > seen.day:
+            rows[hit.fact_id] = hit
+    return score_of, rank_of
+
+
+def _dated(fused: list[Fused], dated: Callable[[date], bool], weight: float, k: float) -> list:
+    """The candidates saved on a day the query names, credited as a list of their own."""
+    inside = [f for f in fused if dated(f.day)]
+    bonus = {f.fact_id: weight / (k + rank) for rank, f in enumerate(inside, start=1)}
+    return sorted(
+        (
+            replace(f, score=f.score + bonus[f.fact_id], date_bonus=bonus[f.fact_id])
+            if f.fact_id in bonus
+            else f
+            for f in fused
+        ),
+        key=_order,
+    )
 
 
 def _narrow_capped(fused: list[Fused], waiting: Waiting, cap: float) -> list[Fused]:

@@ -80,19 +80,7 @@ def both_sides(
     pending = query_vector_start(embedder, query) if embedder is not None else None
     terms, versions, rule = _synced_terms_and_versions(query, scopes, withhold)
     searched = sum(version[-1] for version in versions.values())
-    keys = [str(scope) for scope in scopes]
-    # Scopes that fit in this process are searched from their snapshots; larger searches (a
-    # person's whole workspace in the console) are ranked by Postgres, which loads the rows.
-    # Within a read's budget a snapshot too large to read now is built behind this search,
-    # which meanwhile uses the one held before (its new facts wait, as for a vector) or, with
-    # none held yet, is ranked by Postgres, by words only.
-    snapshots, building = None, False
-    if searched <= LOCAL_MAX_FACTS:
-        if sync_is_skipped():
-            snapshots = snapshots_ready(versions, keys)
-            building = snapshots is None
-        else:
-            snapshots = snapshots_current(versions, keys)
+    snapshots, building = _snapshots(versions, [str(scope) for scope in scopes], searched)
     if building:
         pending = None
     ranking = None
@@ -107,10 +95,8 @@ def both_sides(
         dense, waiting, cut = _dense(scopes, vector, embedder, hidden, versions, snapshots)
         if waiting:
             backfill_wanted()  # the worker makes the missing vectors; this search goes on
-            if words and snapshots is not None and (tier := static_current(embedder)):
-                static, served, static_cut = static_side(
-                    snapshots, query, tier, embedder, limit=CANDIDATES, include_hidden=hidden
-                )
+            if words and snapshots is not None:
+                static, served, static_cut = _static(snapshots, query, embedder, hidden)
     failed = pending is not None and vector is None
     if snapshots is not None:  # facts not in the snapshots used (being read behind)
         waiting += max(0, searched - sum(snapshot.rows for snapshot in snapshots))
@@ -123,14 +109,9 @@ def both_sides(
         judge = embedder if vector is not None else None
         lexical, matched, unjudged = _word_side(ranking, dense + static, judge, waiting=waiting)
         share = tiers.full / searched if searched else 1.0
-        known = (
-            fusion.Waiting(static, frozenset(unjudged), cut, static_cut, embedded=share)
-            if waiting
-            else None
-        )
-        return Sides(
-            lexical, dense, matched, None, failed, rule, **counts, **seen, waiting_known=known
-        )
+        known = fusion.Waiting(static, frozenset(unjudged), cut, static_cut, embedded=share)
+        seen["waiting_known"] = known if waiting else None
+        return Sides(lexical, dense, matched, None, failed, rule, **counts, **seen)
     if words or failed:
         # Ranked by Postgres with facts still waiting for vectors: no floor for words this time.
         floor = vector is not None and not counts["waiting"]
@@ -138,6 +119,29 @@ def both_sides(
         return Sides(lexical, dense, matched, loaded, failed, rule, **counts, **seen)
     matched = len({hit.fact_id for hit in dense})
     return Sides([], dense, matched, None, failed, rule, **counts, **seen)
+
+
+def _snapshots(versions: dict, keys: list[str], searched: int) -> tuple[list | None, bool]:
+    """The scopes' snapshots to search, and whether one is being built behind this search.
+    Scopes that fit in this process are searched from their snapshots; larger searches (a
+    person's whole workspace in the console) are ranked by Postgres, which loads the rows.
+    Within a read's budget a snapshot too large to read now is built behind this search,
+    which meanwhile uses the one held before (its new facts wait, as for a vector) or, with
+    none held yet, is ranked by Postgres, by words only."""
+    if searched > LOCAL_MAX_FACTS:
+        return None, False
+    if sync_is_skipped():
+        snapshots = snapshots_ready(versions, keys)
+        return snapshots, snapshots is None
+    return snapshots_current(versions, keys), False
+
+
+def _static(snapshots, query: str, embedder, hidden: bool) -> tuple[list, int, float | None]:
+    """The static tier's list over the waiting facts (none without a tier or its table)."""
+    tier = static_current(embedder)
+    if tier is None:
+        return [], 0, None
+    return static_side(snapshots, query, tier, embedder, limit=CANDIDATES, include_hidden=hidden)
 
 
 def _word_side(ranking, dense: list, embedder, *, waiting: int) -> tuple[list, int, set[str]]:
