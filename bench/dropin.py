@@ -416,7 +416,7 @@ def _section(
     return "\n".join(
         [
             f"`python -m bench dropin --sizes {args.sizes} --runs {args.runs} --samples "
-            f"{args.samples}` on the shared 2-core box (load average {load_before[0]:.1f} before, "
+            f"{args.samples}{' --static-only' if args.static_only else ''}` on the shared 2-core box (load average {load_before[0]:.1f} before, "
             f"{load_after[0]:.1f} after). Budget: {budget} ms for every prompt and recall read, "
             "sync included (MEMORY_READ_BUDGET_MS). A worker runs throughout (1 embedding "
             "thread). Milliseconds, medians over the runs; `first after` is the first read after "
