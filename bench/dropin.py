@@ -1,6 +1,6 @@
 """Drop-in: thousands of hand-written facts land in a bot's files at once.
 
-    python -m bench dropin [--sizes 5000,50000] [--runs 3] [--samples 5] [--no-docs]
+    python -m bench dropin [--sizes 5000,50000] [--runs 3] [--samples 5]
 
 Each run is a child process with its own database (`memstore_dropin`, dropped and recreated)
 and MEMORY_ROOT, and a real worker (`manage.py procrastinate worker --queues embeddings`,
@@ -25,7 +25,6 @@ full model's catch-up is then extrapolated from its measured rate, not waited fo
 tier's table must be cached (`manage.py recall_static`); its distillation is not timed here.
 
 The figures are medians over --runs; the load average is printed beside them (the box is shared).
-Writes "## Drop-in: meaning off the request path" in docs/benchmarks.md.
 """
 
 import argparse
@@ -33,16 +32,15 @@ import itertools
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import REPO, VAR, bench_database, django_start, docs_section_write, log
+from bench._workspace import REPO, VAR, bench_database, django_start, log
+from bench.harness import median
 
-HEADING = "## Drop-in: meaning off the request path"
 LOCOMO = REPO.parent / "shared" / "bench" / "locomo-dev"
 DB = "memstore_dropin"
 NAMES = ["Ana", "Bruno", "Carla", "Dmitri", "Eva", "Farah", "Gustavo", "Hana", "Ivo", "Jun", "Kemal", "Lena", "Mateo", "Nia", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tariq", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe"]  # fmt: skip
@@ -281,16 +279,23 @@ def _catch_up(reads: Reads, written: float, size: int, static_only: bool = False
 # --- the parent: runs, medians, docs ------------------------------------------------------------
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench dropin")
+QUICK = {
+    "sizes": "500",
+    "runs": "1",
+    "samples": 2,
+}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--sizes", default="5000,50000")
     parser.add_argument("--runs", default="3,2", help="runs per size (one number, or per size)")
     parser.add_argument("--texts", type=int, default=400, help="texts per throughput repeat")
     parser.add_argument("--samples", type=int, default=5)
-    parser.add_argument("--no-docs", action="store_true")
     parser.add_argument("--static-only", action="store_true")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child's single run
-    args = parser.parse_args(argv)
+
+
+def run(args):
     if args.one:
         print(json.dumps(one_run(args.one, args.samples, args.static_only)))
         return 0
@@ -305,8 +310,6 @@ def main(argv: list[str]) -> int:
     body = _section(results, budget, args, load_before, os.getloadavg(), full_rate)
     body += "\n\n" + speed
     print(body)
-    if not args.no_docs:
-        docs_section_write(HEADING, body)
     return 0
 
 
@@ -330,7 +333,7 @@ def _throughput(n: int, repeats: int = 3) -> tuple[str, float]:
         vectors[threads] = vectors_embedded(embedder, texts, threads)
         rates.setdefault(threads, []).append(n / (time.perf_counter() - started))
     same = np.array_equal(vectors[1], vectors[2])
-    one, two = (statistics.median(rates[t]) for t in (1, 2))
+    one, two = (median(rates[t]) for t in (1, 2))
     log(f"throughput: {one:.0f} facts/s on 1 thread, {two:.0f} on 2 (same bits: {same})")
 
     def takes(facts: int, rate: float) -> str:
@@ -367,7 +370,7 @@ def _child(size: int, samples: int, run: int, static_only: bool = False) -> dict
 
 
 def _median(runs: list[dict], key: str, field: str = "ms") -> float:
-    return statistics.median(statistics.median(s[field] for s in run[key]) for run in runs)
+    return median(median(s[field] for s in run[key]) for run in runs)
 
 
 def _worst(runs: list[dict], key: str) -> float:
@@ -376,7 +379,7 @@ def _worst(runs: list[dict], key: str) -> float:
 
 def _seconds(runs: list[dict], key: str) -> str:
     found = [r[key] for r in runs if r.get(key) is not None]
-    return f"{statistics.median(found):.1f}" if found else "not reached"
+    return f"{median(found):.1f}" if found else "not reached"
 
 
 def _times_row(size: int, runs: list[dict], measured: float = 0.0) -> str:
@@ -384,7 +387,7 @@ def _times_row(size: int, runs: list[dict], measured: float = 0.0) -> str:
     model's rate (from the vectors it had made when the run stopped, else the throughput
     `measured` beforehand: the static tier goes first, so a run stopped there made none)."""
     rates = [r["full_done"] / r["full_at"] for r in runs if r.get("full_at") and r["full_done"]]
-    rate = statistics.median(rates) if rates else measured
+    rate = median(rates) if rates else measured
     full = _seconds(runs, "meaning_s")
     if full == "not reached" and rate:
         full = f"~{size / rate:.0f} (extrapolated)"
@@ -435,7 +438,3 @@ def _section(
             *times,
         ]
     )
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
