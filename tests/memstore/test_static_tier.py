@@ -1,10 +1,10 @@
-"""The static tier (issue 34): facts waiting for their full vector are ranked by a token table
+"""The static tier: facts waiting for their full vector are ranked by a token table
 distilled from the bundled model, a waiting fact with the best word match is not pushed down by
 meaning-only hits that barely clear the floor, and the answer says which tier served.
 
 Real files, real Postgres, the bundled model (the full vectors), and a static table distilled
 from it on a subset of its vocabulary (the session's `static_table`: the plumbing is the point
-here; the whole table's quality is measured by `manage.py recall_eval --static`).
+here; the whole table's quality is measured by `manage.py recall_eval --modes static,half,half-words`).
 """
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The worker and the static tier (issue 34): a job gives the facts waiting for a vector their
+"""The worker and the static tier: a job gives the facts waiting for a vector their
 static one first, then the full model's, and deletes the static vectors they replaced. Real
 files, real Postgres (committed: the worker has its own connections), a real procrastinate
 worker in the test's process, the bundled model and the session's static table."""
