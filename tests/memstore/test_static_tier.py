@@ -4,7 +4,8 @@ meaning-only hits that barely clear the floor, and the answer says which tier se
 
 Real files, real Postgres, the bundled model (the full vectors), and a static table distilled
 from it on a subset of its vocabulary (the session's `static_table`: the plumbing is the point
-here; the whole table's quality is measured by `manage.py recall_eval --modes static,half,half-words`).
+here; the whole table's quality is measured by
+`manage.py recall_eval --modes static,half,half-words`).
 """
 
 import numpy as np
