@@ -65,7 +65,7 @@ def static_current(
     cached under RECALL_STATIC_DIR; with `build` (the worker) it is distilled first if it is not
     there (about 2 minutes of one core, once; on `threads`, default EMBEDDINGS_BACKFILL_THREADS).
     None: RECALL_STATIC off, another model, or no table yet."""
-    if not getattr(settings, "RECALL_STATIC", True) or not isinstance(embedder, OnnxBgeEmbedder):
+    if not settings.RECALL_STATIC or not isinstance(embedder, OnnxBgeEmbedder):
         return None
     model_dir = bge_small_dir()
     if model_dir is None:
@@ -73,7 +73,7 @@ def static_current(
     folder = Path(settings.RECALL_STATIC_DIR)
     path = static_file(folder)
     if build and not path.is_file():
-        threads = threads or max(1, int(getattr(settings, "EMBEDDINGS_BACKFILL_THREADS", 1)))
+        threads = threads or max(1, int(settings.EMBEDDINGS_BACKFILL_THREADS))
         static_build(folder, model_dir, threads=threads)
     return static_load(path, model_dir)
 
