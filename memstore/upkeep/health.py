@@ -33,7 +33,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from memstore.errors import FactNotFound, InvalidFact
-from memstore.facts.markdown import MAX_TEXT_CHARS
+from memstore.facts.markdown import MAX_TEXT_CHARS, fact_identity
 from memstore.facts.paths import Shard
 from memstore.facts.records import StoredFact
 from memstore.facts.validity import is_review_due, review_of
@@ -160,7 +160,9 @@ def _single(facts: list[StoredFact]) -> list[Finding]:
             if fact.fact_id not in kept:  # a person said the detector was wrong about it
                 found.append(Finding("secret", fact, f"looks like {kind}"))
         if kind := instruction_kind(fact.body):
-            found.append(Finding("instruction", fact, f"reads as an instruction ({kind})"))
+            kept = secrets_kept() if kept is None else kept
+            if fact_identity(fact.body) not in kept:  # accepted in the review inbox
+                found.append(Finding("instruction", fact, f"reads as an instruction ({kind})"))
         if len(fact.text) > MAX_TEXT_CHARS:
             found.append(
                 Finding("too_long", fact, f"{len(fact.text)} characters (limit {MAX_TEXT_CHARS})")

@@ -27,6 +27,7 @@ REACH_REASONS = {
     "topic": "on one of your excluded topics: left out of every prompt and recall",
     "paused": "memory is paused: left out of prompts and recall until you resume it",
     "secret": "looks like a secret: left out until someone erases it or keeps it (Health)",
+    "instruction": "reads as an instruction to a bot: left out until a person accepts or erases it",
 }
 _CONTROL_ACTIONS = {
     "pause": "paused memory",
