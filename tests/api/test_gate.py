@@ -123,6 +123,11 @@ def test_orders_written_by_hand_reach_no_prompt_or_recall_and_health_lists_each(
         assert not set(found) & set(BY_HAND), found
     report = team.get("/health/memory").body
     assert report["counts"]["instruction"] == len(BY_HAND)
+    # A bot may not decide an order is fine (its model may be the one obeying it).
+    finding = next(f for f in report["findings"] if f["kind"] == "instruction")
+    kept = team.post("/health/memory/fix", {"action": "keep", "id": finding["fact"]["id"]})
+    assert kept.status in (403, 422), kept.body
+    assert not any(text in team.get("/prompt").body["text"] for text in BY_HAND)
 
 
 def test_summarize_keeps_neither_an_order_nor_a_paused_persons_fact(
