@@ -124,26 +124,46 @@ _ASKER = (
 )
 _CLAUSE = r"(?:^|[.!:;,\n(\u2014-]\s*|\b(?:and|then|so|but)\s+)"
 
-_STANDING = re.compile(
-    # "From now on, when…" / "From now on always reply…" / "Going forward, never mention…"
-    r"\b(?:from\s+now\s+on|from\s+this\s+(?:point|moment)\s+(?:on|forward)|henceforth"
-    r"|going\s+forward|in\s+(?:all\s+)?future\s+(?:conversations|chats|replies|answers))"
-    rf",?\s+(?:when|whenever|if|always|never|do\s+not|don'?t|please|{_READER}\b|{_DO}\b)"
-    # "When anyone asks about the budget, reply that…"
-    rf"|\b(?:when|whenever|if|once)\s+{_ASKER}\s+(?:\w+\s+){{0,2}}(?:asks?|asked|mentions?"
-    r"|brings?\s+up|wants?\s+to\s+know|inquires?|enquires?|questions?)\b[^.!?\n]{0,120}?"
-    rf"(?:,|\bthen\b|\s[-\u2014]\s)\s*(?:{_READER}\s+(?:must|should|shall|will)\s+)?"
-    rf"(?:always\s+|just\s+|simply\s+|only\s+)?{_DO}\b"
-    # "Always include…", "Never mention…", "Make sure to forward…" at the start of a clause
-    rf"|{_CLAUSE}(?:please\s+)?(?:always|never|do\s+not\s+ever|don'?t\s+ever"
-    rf"|(?:make|be)\s+sure\s+(?:to|that\s+you)(?:\s+always)?)\s+{_DO}\b"
-    # "Every bot must…", "You must always…", "The assistant should never…"
-    rf"|\b(?:every|each|all|any)\s+(?:of\s+the\s+)?(?:bots?|agents?|assistants?|models?|ais?)"
-    r"\s+(?:must|should|shall|will|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\b"
-    rf"|\b{_READER}\s+(?:must|should|shall|will|has\s+to|have\s+to|need\s+to|are\s+to"
-    r"|is\s+to)\s+(?:always|never|now|from\s+now\s+on|no\s+longer)\b",
-    _I,
+# A standing order, in the shapes below; each shape is tried only when the text holds one of
+# the words it cannot match without (a substring test costs well under a microsecond, a search
+# about ten), so ordinary text pays little for the five.
+_STANDING_SHAPES = (
+    (
+        # "From now on, when…" / "From now on always reply…" / "Going forward, never mention…"
+        ("now", "henceforth", "forward", "future", "point", "moment"),
+        r"\b(?:from\s+now\s+on|from\s+this\s+(?:point|moment)\s+(?:on|forward)|henceforth"
+        r"|going\s+forward|in\s+(?:all\s+)?future\s+(?:conversations|chats|replies|answers))"
+        rf",?\s+(?:when|whenever|if|always|never|do\s+not|don'?t|please|{_READER}\b|{_DO}\b)",
+    ),
+    (
+        # "When anyone asks about the budget, reply that…"
+        ("ask", "mention", "bring", "want", "inquir", "enquir", "question"),
+        rf"\b(?:when|whenever|if|once)\s+{_ASKER}\s+(?:\w+\s+){{0,2}}(?:asks?|asked|mentions?"
+        r"|brings?\s+up|wants?\s+to\s+know|inquires?|enquires?|questions?)\b[^.!?\n]{0,120}?"
+        rf"(?:,|\bthen\b|\s[-\u2014]\s)\s*(?:{_READER}\s+(?:must|should|shall|will)\s+)?"
+        rf"(?:always\s+|just\s+|simply\s+|only\s+)?{_DO}\b",
+    ),
+    (
+        # "Always include…", "Never mention…", "Make sure to forward…" at the start of a clause
+        ("always", "ever", "sure"),
+        rf"{_CLAUSE}(?:please\s+)?(?:always|never|do\s+not\s+ever|don'?t\s+ever"
+        rf"|(?:make|be)\s+sure\s+(?:to|that\s+you)(?:\s+always)?)\s+{_DO}\b",
+    ),
+    (
+        # "Every bot must…"
+        ("bot", "agent", "assistant", "model", "ai"),
+        r"\b(?:every|each|all|any)\s+(?:of\s+the\s+)?(?:bots?|agents?|assistants?|models?|ais?)"
+        r"\s+(?:must|should|shall|will|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to)\b",
+    ),
+    (
+        # "You must always…", "The assistant should never…"
+        ("always", "never", "now", "longer"),
+        rf"\b{_READER}\s+(?:must|should|shall|will|has\s+to|have\s+to|need\s+to|are\s+to"
+        r"|is\s+to)\s+(?:always|never|now|from\s+now\s+on|no\s+longer)\b",
+    ),
 )
+_STANDING = tuple((needles, re.compile(shape, _I)) for needles, shape in _STANDING_SHAPES)
+_LEAK_NEEDLES = ("@", "http", ".com", ".net", ".org", ".io", ".example", ".xyz", ".ru")
 _LEAK = re.compile(
     r"\b(?:forward|send|e-?mail|copy|cc|bcc|leak|upload|post|share|report|sync|mirror|dump"
     r"|export)\s+(?:all|every|each|any|everything|the\s+(?:full|whole|entire))\b[^.!?\n]{0,80}?"
@@ -151,14 +171,24 @@ _LEAK = re.compile(
     r"\b)",
     _I,
 )
-_MORE: tuple[tuple[str, re.Pattern[str]], ...] = (("standing", _STANDING), ("leak", _LEAK))
+
+
+def _more_kind(text: str) -> str | None:
+    # The standing and leak shapes, each behind its substring test.
+    lowered = text.lower()
+    for needles, pattern in _STANDING:
+        if any(n in lowered for n in needles) and pattern.search(text):
+            return "standing"
+    if any(n in lowered for n in _LEAK_NEEDLES) and _LEAK.search(text):
+        return "leak"
+    return None
 
 
 def instruction_kind(text: str) -> str | None:
     """The shape of instruction the text holds (obey, override, role, system, tool, standing,
     leak), or None for an ordinary fact."""
     text = normalise(text)
-    for kind, pattern in _SHAPES + _MORE:
+    for kind, pattern in _SHAPES:
         if pattern.search(text):
             return kind
-    return None
+    return _more_kind(text)

@@ -27,6 +27,7 @@ Does not: decide who may read a scope (`memstore.rooms.access`), or write anythi
 decisions.
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,6 +40,7 @@ from memstore.rules.controls import Controls, controls_parse, controls_read, con
 from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import secret_in_meta, secret_kind
 
+_TAG = re.compile(r"\[(?:note|episode)\]\s*")
 Reason = Literal["topic", "paused", "secret", "instruction"]
 KEEP_SOURCE = "secret"  # ProposalReview.source of a keep decision; ref: the fact's identity
 INSTRUCTION_SOURCE = "instruction"  # the same for instruction-shaped text a person accepted
@@ -140,7 +142,7 @@ def _withholding(person: str | None, controls: dict[str, Controls]) -> Withholdi
 def fact_flag(fact: StoredFact) -> str | None:
     """What a read withholds a stored fact for by its text alone: the kind of secret the
     detector sees in it, else the kind of instruction it reads as, else None (remembered)."""
-    return _flagged(fact.text, _meta_key(fact.meta)) or _instruction(fact.body)
+    return _flagged(fact.text, _meta_key(fact.meta)) or _instruction(fact.text)
 
 
 def secret_flag(fact: StoredFact) -> str | None:
@@ -198,7 +200,9 @@ def _meta_key(meta: dict | None) -> tuple[tuple[str, str], ...]:
 
 @lru_cache(maxsize=32_768)
 def _instruction(text: str) -> str | None:
-    return instruction_kind(text)
+    # A fact's text with its tier tag ("[note] …"), read without it; remembered per text.
+    match = _TAG.match(text)
+    return instruction_kind(text[match.end() :] if match else text)
 
 
 @lru_cache(maxsize=32_768)
