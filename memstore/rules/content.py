@@ -94,9 +94,7 @@ def content_check(
     if (kind := instruction_kind(fact.body)) and not instruction_kept(fact.body):
         raise HeldForReview(
             f"This reads as an instruction to a model ({kind}), not a fact, so it was not "
-            "saved: it waits in the review inbox, where a person can accept or reject it. "
-            "Don't retry; tell the person it is waiting for review, or save it as a fact about "
-            "the world instead.",
+            "written; write it as a fact about the world instead.",
             detail={"held": "instruction", "kind": kind},
         )
     about = set(content_people(shard=shard, person=person))

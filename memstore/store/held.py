@@ -34,9 +34,17 @@ def held_recorded(save: Callable) -> Callable:
         try:
             return save(**kwargs)
         except HeldForReview as held:
-            if "review" not in held.detail:
-                held.detail["review"] = held_record(held, **kwargs).pk
-            raise
+            if "review" in held.detail:
+                raise
+            proposal = held_record(held, **kwargs)
+            kind = held.detail.get("kind", "")
+            raise HeldForReview(
+                f"This reads as an instruction to a model ({kind}), not a fact, so it was not "
+                "saved: it waits in the review inbox, where a person can accept or reject it. "
+                "Don't retry; tell the person it is waiting for review, or save it as a fact "
+                "about the world instead.",
+                detail=held.detail | {"review": proposal.pk},
+            ) from None
 
     return wrapper
 

@@ -147,3 +147,11 @@ def test_summarize_keeps_neither_an_order_nor_a_paused_persons_fact(
     assert set(refused) == {ORDERS[0], "Demo is pregnant and due in May"}
     assert refused["Demo is pregnant and due in May"] == "memory_paused"
     assert not any(order in team.get("/prompt").body["text"] for order in ORDERS)
+
+
+def test_an_edit_into_an_order_changes_nothing(memory_root, team):
+    saved = team.post("/facts", {"text": "Budget questions go to Ana"}).body
+    edited = team.patch(f"/facts/{saved['id']}", {"text": ORDERS[0]})
+    assert (edited.status, edited.body["code"]) == (422, "held_for_review")
+    assert "fact about the world" in edited.body["message"]
+    assert list(texts_on_disk(memory_root).values()) == [["Budget questions go to Ana"]]
