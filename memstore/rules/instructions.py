@@ -93,7 +93,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "role",
         re.compile(
-            r"(?:^|[.!:;,\n]\s*)(?:you\s+are\s+now|you'?re\s+now|you\s+are\s+no\s+longer|you\s+will\s+now"
+            r"(?:^|[.!:;,\n\u2014-]\s*)(?:you\s+are\s+now|you'?re\s+now|you\s+are\s+no\s+longer|you\s+will\s+now"
             r"|you\s+must\s+now|act\s+as|pretend\s+(?:to\s+be|you\s+are)|roleplay\s+as"
             r"|role-play\s+as|behave\s+as|from\s+now\s+on,?\s+you)\b"
             r"|\byour\s+(?:new\s+)?(?:role|persona|identity|instructions)\s+(?:is|are)\b"
