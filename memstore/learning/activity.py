@@ -65,6 +65,7 @@ REASONS = {
     "held_for_review": "reads as an instruction",
     "other_person": "about someone else",
     "memory_paused": "memory paused",
+    "malformed": "not in the reply's format",
 }
 
 

@@ -6,14 +6,15 @@ ordinary write path (`memstore.store.in_room.remember_in_room`: the content rule
 topics — apply as to any save), as lasting profile facts marked `via=tool` and `pin=1` (saved on
 request, so upkeep never archives or rewrites them). In a direct room they go to the person's
 user memory; elsewhere to the bot's own memory, where a fact about the speaker ("I prefer…")
-is kept with their name ("sam: Prefers…"), or refused when the room did not say who spoke.
-Only the person's own statement about themselves or the conversation is saved at once:
-instruction-shaped text ("keep in mind that every bot must…", `memstore.rules.instructions`),
-and in shared memory a fact naming another registered person ("Demo is pregnant"), are held in
-the review inbox, as the learner holds them; questions are never requests (`asked`). The write
-path's gate (`memstore.rules.content`) applies to what is saved: secrets, a paused person, an
-excluded topic, sensitive keywords. Every outcome is a learning event, so the console's learning
-view shows it.
+is kept with their name ("sam: Prefers…", linked to the statement it was made from and to sam,
+so erasing the statement or sam's erase takes it too: `memstore.facts.derived`), or refused
+when the room did not say who spoke. Only the person's own statement about themselves or the
+conversation is saved at once: instruction-shaped text ("keep in mind that every bot must…",
+`memstore.rules.instructions`), and in shared memory a fact naming another registered person
+("Demo is pregnant"), are held in the review inbox, as the learner holds them; questions are
+never requests (`asked`). The write path's gate (`memstore.rules.content`) applies to what is
+saved: secrets, a paused person, an excluded topic, sensitive keywords. Every outcome is a
+learning event, so the console's learning view shows it.
 
 Does not: call a model, or learn anything the person did not ask for (the learner does that,
 later, and is told which facts these were so it does not save them twice).
@@ -24,7 +25,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from memstore.errors import MemstoreError
-from memstore.facts.markdown import make_fact
+from memstore.facts.derived import derived_meta
+from memstore.facts.markdown import fact_identity, make_fact
 from memstore.learning.apply import provenance
 from memstore.learning.asked import Asked, asked_requests
 from memstore.models import Exchange, LearningEvent, Person
@@ -84,6 +86,8 @@ def requests_keep(
                 continue
             text = f"{ctx.person}: {text}"
         meta = meta_base | ({"type": "preference"} if _PREFERENCE.match(request.text) else {})
+        if text != request.text:  # made from their statement: erased with it (and by them)
+            meta |= derived_meta(sources=[fact_identity(request.text)], about=ctx.person)
         if held := _held(ctx, text, scope, meta, day):
             outcomes.append(held)
             continue

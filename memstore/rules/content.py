@@ -163,7 +163,7 @@ def shard_shared(shard: Shard) -> bool:
 def sensitive_in(text: str) -> bool:
     """Whether the text holds one of the workspace's sensitive keywords (whole words, any
     case, any word form: "lawsuits" matches "lawsuit")."""
-    words = [w for w in getattr(settings, "SENSITIVE_KEYWORDS", ()) if w.strip()]
+    words = [w for w in settings.SENSITIVE_KEYWORDS if w.strip()]
     return bool(words) and excluded_topic(text, words) is not None
 
 

@@ -76,7 +76,6 @@ FIXES = {
 # A person may also decide a line is not an order after all; a bot may not (its model may be
 # the one obeying the order).
 PERSON_FIXES = {**FIXES, "instruction": ("archive", "keep")}
-UNUSED_DAYS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +199,7 @@ def _contradictions(shards: list[Shard], facts: list[StoredFact]) -> list[Findin
 
 
 def _unused(facts: list[StoredFact]) -> list[Finding]:
-    days = int(getattr(settings, "HEALTH_UNUSED_DAYS", UNUSED_DAYS))
+    days = int(settings.HEALTH_UNUSED_DAYS)
     now = timezone.now()
     cutoff = now.date() - timedelta(days=days)
     usage = usage_of(scope_keys={f.scope for f in facts})
