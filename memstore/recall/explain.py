@@ -191,6 +191,7 @@ def _reason(fact, explained, places, fused_rank, terms, seen, today) -> str:
             "topic": "Withheld: it touches a topic a person excluded.",
             "paused": "Withheld: the person paused memory.",
             "secret": "Withheld: the secret detector flags it.",
+            "instruction": "Withheld: it reads as an instruction to a model, not a fact.",
         }[why]
     if fact.fact_id in fused_rank:
         rank = fused_rank[fact.fact_id]
