@@ -111,7 +111,7 @@ def test_a_fact_the_room_may_not_read_is_only_not_visible(memory, bot_a, memory_
 
 def test_rerank_per_call_over_the_api(memory, bot_a, settings):
     from memstore.recall import rerankers
-    from tests.memstore.test_rerank import FakeReranker
+    from tests.memstore.recall.test_rerank import FakeReranker
 
     settings.EMBEDDINGS = "none"
     server = FakeReranker(prefer=["hotel"])

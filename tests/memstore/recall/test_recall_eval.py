@@ -71,7 +71,7 @@ HYBRID_HIT10_FLOOR = 69.0  # measured 71.0 (docs/benchmarks.md); ±6 points is t
 @pytest.mark.django_db
 def test_quality_guard_hybrid_hit_at_10_on_locomo_dev(tmp_path, settings) -> None:
     """No change to ranking, embedding or fusion may lower recall quality unnoticed."""
-    data = evaluation.locomo_dev_dir(Path(__file__).resolve().parents[2])
+    data = evaluation.locomo_dev_dir(Path(__file__).resolve().parents[3])
     if data is None:
         pytest.skip("../shared/bench/locomo-dev (LoCoMo dev split) is not beside the repository")
     if embeddings.bge_small_dir() is None:
