@@ -15,10 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bench._api_workspace import BOTS, PERSONS, PROJECTS, WORDS, members, person, project
-from bench._workspace import (
-    REPO,
-    log,
-)
+from bench._workspace import REPO, log
 
 # --- the server and the load ---------------------------------------------------------------------
 

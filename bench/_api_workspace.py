@@ -9,11 +9,7 @@ import shutil
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import (
-    VAR,
-    log,
-    vectors_composed,
-)
+from bench._workspace import VAR, log, vectors_composed
 
 BENCH_DIR = VAR / "bench" / "api"
 DB_NAME = "memoryconsole_bench_api"

@@ -26,13 +26,7 @@ import time
 from pathlib import Path
 
 from bench import harness
-from bench._api_load import (
-    Result,
-    free_port,
-    load,
-    start_server,
-    startup_measure,
-)
+from bench._api_load import Result, free_port, load, start_server, startup_measure
 from bench._api_workspace import (
     BENCH_DIR,
     BOTS,
@@ -48,10 +42,7 @@ from bench._api_workspace import (
     prepare,
     project,
 )
-from bench._workspace import (
-    bench_database,
-    log,
-)
+from bench._workspace import bench_database, log
 from bench.harness import median, tree_cpu
 
 # --- engine alone ------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def diary(rng: random.Random) -> str:
 
 def hand_written(n: int, seed: int = 21) -> list[str]:
     """n distinct fact texts from four sources with varied words."""
-    from bench.recall import fact_texts
+    from bench._recall_workspace import fact_texts
     from bench.upkeep import sentence
 
     rng = random.Random(seed)
