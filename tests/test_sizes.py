@@ -15,7 +15,6 @@ PENDING = {
     "memstore/prompt/incremental.py",
     "memstore/recall/rerank.py",
     "memstore/recall/search.py",
-    "memoryconsole/api/schemas/reading.py",
 }
 
 
