@@ -9,6 +9,7 @@ This module decides statuses and wording; it does not detect anything itself.
 """
 
 import logging
+from collections.abc import Callable
 
 import psycopg
 from django.conf import settings
@@ -116,6 +117,18 @@ def install_error_map(api: NinjaAPI) -> None:
             return database_down(request, exc.__cause__)
         return crashed(request, exc)
 
+    _install_request_errors(api, reply, known)
+
+    @api.exception_handler(Exception)
+    def crashed(request: HttpRequest, exc: Exception) -> HttpResponse:
+        log.exception("API call failed: %s %s", request.method, request.path)
+        return reply(request, 500, "server_error", "Something went wrong on the server.")
+
+
+def _install_request_errors(api: NinjaAPI, reply: Callable, known: Callable) -> None:
+    # The handlers of a request the API refuses (invalid, unauthenticated, not found, too big),
+    # answering through `install_error_map`'s `reply` and `known`.
+
     @api.exception_handler(ValidationError)
     def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
         problems = [_problem(e) for e in exc.errors]
@@ -147,11 +160,6 @@ def install_error_map(api: NinjaAPI) -> None:
     def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
         # Django's own cap (DATA_UPLOAD_MAX_MEMORY_SIZE), when it is below the API's.
         return known(request, BodyTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
-
-    @api.exception_handler(Exception)
-    def crashed(request: HttpRequest, exc: Exception) -> HttpResponse:
-        log.exception("API call failed: %s %s", request.method, request.path)
-        return reply(request, 500, "server_error", "Something went wrong on the server.")
 
 
 def _problem(error: dict) -> dict:
