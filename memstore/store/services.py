@@ -246,15 +246,9 @@ def fact_edit(
                 check=check,
                 result=result,
             )
+            indexed = state.files.get(rel)
             try:
-                file_rewrite(
-                    rel,
-                    change,
-                    by=by,
-                    via=via,
-                    indexed=state.files.get(rel),
-                    restat=behind.restat,
-                )
+                file_rewrite(rel, change, by=by, via=via, indexed=indexed, restat=behind.restat)
             except UnreadableFile:
                 if unreadable_holds(rel, {fact_id}):
                     raise
