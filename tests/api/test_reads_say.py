@@ -49,6 +49,8 @@ def test_facts_filter_by_type(memory_root, bot_a):
     plain = bot_a.get("/facts", type="fact").body["items"]
     assert [f["text"] for f in plain] == ["The office is in Lisbon"]
     assert bot_a.get("/facts", type="rumour").status == 422
+    current = bot_a.get("/facts", expired="false").body  # no `until` is not expired
+    assert current["total"] == 3
 
 
 def test_a_fact_two_shards_hold_is_listed_once_naming_the_other(memory_root, tokens):
@@ -75,3 +77,28 @@ def test_a_fact_two_shards_hold_is_listed_once_naming_the_other(memory_root, tok
     ]
     as_of = a.get("/facts", scope="project", project="apollo", as_of="2026-12-01").body
     assert as_of["total"] == 1 and as_of["items"][0]["also_in"][0]["bot"] == "a"
+
+
+def test_changes_tell_a_fact_that_left_the_budget_from_one_removed(memory_root, bot_a, settings):
+    settings.PROMPT_BUDGETS = {"bot": {"recent": (2, 4_000)}}
+    write_memory(
+        memory_root,
+        f"{shard_dir('bot', 'a', 'a')}/log/2026-10.md",
+        "- (2026-10-01) Standup is at 9:30",
+        "- (2026-10-02) The wiki moved to Notion",
+        "- (2026-10-03) Lunch is on Thursdays",
+    )
+    before = bot_a.get("/prompt").body["text"]
+    assert "Lunch is on Thursdays" in before and "The wiki moved to Notion" in before
+    for text in ("Deploys need two reviews", "The office closes at six"):
+        assert bot_a.post("/facts", {"text": text}).status == 201
+    assert bot_a.post("/facts/forget", {"text": "Lunch is on Thursdays"}).status == 200
+
+    changes = bot_a.post("/prompt/changes", {"previous": before})
+    assert changes.status == 200, changes.body
+    assert [line.split(") ", 1)[1] for line in changes.body["removed"]] == ["Lunch is on Thursdays"]
+    assert [line.split(") ", 1)[1] for line in changes.body["left"]] == ["The wiki moved to Notion"]
+    assert len(changes.body["added"]) == 2
+    text = changes.body["text"]
+    assert "\u2212 (2026-10-03) Lunch is on Thursdays" in text
+    assert "still in memory" in text and "~ (2026-10-02) The wiki moved to Notion" in text
