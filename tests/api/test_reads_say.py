@@ -102,3 +102,18 @@ def test_changes_tell_a_fact_that_left_the_budget_from_one_removed(memory_root, 
     text = changes.body["text"]
     assert "\u2212 (2026-10-03) Lunch is on Thursdays" in text
     assert "still in memory" in text and "~ (2026-10-02) The wiki moved to Notion" in text
+
+
+def test_explain_says_no_readable_fact_holds_a_text_nobody_saved(memory_root, bot_a, settings):
+    settings.EMBEDDINGS = "none"
+    write_facts(memory_root, f"{shard_dir('bot', 'a', 'a')}/profile.md", "Likes green tea")
+    answer = bot_a.get(
+        "/recall", query="tea", explain="true", expect=["purple elephants", "0123456789abcdef"]
+    )
+    assert answer.status == 200, answer.body
+    reasons = [e["reason"] for e in answer.body["explain"]["expected"]]
+    assert reasons == [
+        "No fact this room may read holds this text.",
+        "No fact this room may read has this id.",
+    ]
+    assert all("visible" not in reason for reason in reasons)
