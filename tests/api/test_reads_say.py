@@ -117,3 +117,16 @@ def test_explain_says_no_readable_fact_holds_a_text_nobody_saved(memory_root, bo
         "No fact this room may read has this id.",
     ]
     assert all("visible" not in reason for reason in reasons)
+
+
+def test_a_private_room_cant_be_called_shared_later(tokens, memory_root):
+    board = BotClient(token=tokens["a"], room_id="board", room_kind="group", person="")
+    assert board.get("/prompt", HTTP_X_ROOM_PRIVATE="true").status == 200  # binds it private
+    answer = board.get("/prompt", HTTP_X_ROOM_PRIVATE="false")
+    assert (answer.status, answer.body["code"]) == (409, "room_conflict")
+    assert "is a private group room" in answer.body["message"]
+    assert "not a shared one" in answer.body["message"]
+    assert board.post("/facts", {"text": "x"}, HTTP_X_ROOM_PRIVATE="false").status == 409
+    assert board.get("/prompt").status == 200  # saying nothing is no claim
+    assert board.get("/prompt", HTTP_X_ROOM_PRIVATE="true").status == 200
+    assert not list(memory_root.rglob("*.md"))
