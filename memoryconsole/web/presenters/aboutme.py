@@ -30,6 +30,7 @@ REACH_REASONS = {
     "secret": "looks like a secret: left out until someone erases it or keeps it (Health)",
     "not readable": "this bot keeps a private memory: read only in rooms it opened",
     "private": "private: only in direct rooms",
+    "instruction": "reads as an instruction to a bot: left out until a person accepts or erases it",
 }
 _CONTROL_ACTIONS = {
     "pause": "paused memory",
