@@ -2,7 +2,7 @@
 
 Ninja's own exception handlers, stacked on the API (`install_error_map`). Domain errors
 (memstore.errors) carry their own code and status; `EdgeError` and its kinds below are the API's
-own refusals (unknown paths and methods, oversized or unmeasurable bodies), raised or handed to
+own refusals (unknown paths, methods and query parameters, oversized or unmeasurable bodies), raised or handed to
 `api.on_exception` by the code that spots them, so they are answered here too. Bad JSON,
 validation, authentication and a last-resort 500 that never leaks a traceback complete the map.
 This module decides statuses and wording; it does not detect anything itself.
@@ -76,6 +76,33 @@ class BodyTooLarge(EdgeError):
         super().__init__(
             f"The request body is over {limit // 1024} KiB; this API refuses larger bodies.",
             detail={"limit_bytes": limit},
+        )
+
+
+class UnknownParameter(EdgeError):
+    """Query parameters the operation does not take; `detail` names them and the known ones,
+    with `errors` shaped like a validation error's so a client reads both alike."""
+
+    code = "invalid_request"
+    status = 422
+
+    def __init__(self, unknown: list[str], known: list[str]) -> None:
+        takes = f"it takes {', '.join(known)}" if known else "it takes no query parameters"
+        noun = "parameter" if len(unknown) == 1 else "parameters"
+        super().__init__(
+            f"Unknown query {noun} {', '.join(unknown)}: this endpoint ignores nothing, and {takes}.",
+            detail={
+                "unknown": unknown,
+                "known": known,
+                "errors": [
+                    {
+                        "where": f"query.{name}",
+                        "message": "is not a parameter of this endpoint",
+                        "type": "extra_forbidden",
+                    }
+                    for name in unknown
+                ],
+            },
         )
 
 

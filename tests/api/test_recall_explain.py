@@ -77,7 +77,7 @@ def test_explain_names_a_hidden_fact_and_one_past_the_limit(memory, bot_a, bge):
     assert (shown["place"], shown["reason"]) == (1, "Shown at place 1.")
 
 
-def test_a_fact_the_room_may_not_read_is_only_not_visible(memory, bot_a, memory_root, settings):
+def test_a_fact_the_room_may_not_read_reads_as_no_fact(memory, bot_a, memory_root, settings):
     settings.EMBEDDINGS = "none"
     log(
         memory_root,
@@ -103,7 +103,9 @@ def test_a_fact_the_room_may_not_read_is_only_not_visible(memory, bot_a, memory_
             "id": None,
             "text": None,
             "place": None,
-            "reason": "Not visible to this room.",
+            "reason": "No fact this room may read has this id."
+            if expected["expected"] in (other, "0123456789abcdef")
+            else "No fact this room may read holds this text.",
         }
     shown = [item["text"] for item in answer.body["items"]]
     assert shown == ["Booked a flight to Lisbon for the offsite"]  # not bot b's, not private
