@@ -3,7 +3,9 @@
 A pair's score is the cosine of its two vectors (the embedding model recall uses) or, with no
 model, the overlap of their words. A pair whose sides each hold a "value" the other lacks (a
 number, a time, a name: "in Lisbon" / "in Porto", "9:30" / "10:00") is never a duplicate, however
-close: it is a candidate contradiction instead. Two levels, chosen on the labelled set in
+close: it is a candidate contradiction instead. Nor is a pair that differs in meaning by the one rule every
+merge obeys (`memstore.upkeep.meaning`: a negation, a number, a date, a name or a verb of
+state one side holds and the other lacks). Two levels, chosen on the labelled set in
 tests/memstore/upkeep/labelled_pairs.py: 60 written pairs and 50 pairs of real LoCoMo facts
 that embed alike (same person, same topic; most say different things). docs/benchmarks.md has
 the table:
@@ -34,6 +36,8 @@ from django.conf import settings
 
 from memstore.facts.markdown import FactLine
 from memstore.facts.records import StoredFact
+from memstore.upkeep.meaning import differences
+from memstore.upkeep.meaning import features_clear as meaning_clear
 from memstore.upkeep.pairs import (
     MATRIX_MAX,
     PER_FACT,
@@ -271,6 +275,7 @@ def features_clear() -> None:
     """Forget the texts' cached features (a pass's end: a worker keeps no store in memory)."""
     for cached in (_word_tuple, words, values, body_of, subject, _counts):
         cached.cache_clear()
+    meaning_clear()
 
 
 def likely(a: str, b: str, score: float, by: str, floor: float | None = None) -> bool:
@@ -279,7 +284,7 @@ def likely(a: str, b: str, score: float, by: str, floor: float | None = None) ->
     floor = thresholds(by) if floor is None else floor
     if score < floor or (by == "meaning" and overlap(a, b) < MEANING_WORDS):
         return False
-    return not swapped(a, b) and not conflicting(a, b)
+    return not swapped(a, b) and not conflicting(a, b) and not differences(a, b)
 
 
 def judge(
