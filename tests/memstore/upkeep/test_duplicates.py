@@ -59,9 +59,11 @@ def test_by_meaning_precision_and_recall(embed, locomo):
     both = labelled_measure(LABELLED + locomo, embed)
     print(f"\nwritten {written}\nlocomo  {real}\nboth    {both}")
     # Upkeep merges on its own only at `certain`: no false merge on either set.
-    assert figures(written) == ((1.0, 0.444), (1.0, 0.528))
-    assert figures(real) == ((1.0, 0.05), (1.0, 0.3))
-    assert figures(both) == ((1.0, 0.304), (1.0, 0.446))
+    # No merge across a difference in meaning (memstore/upkeep/meaning.py): it costs recall on
+    # LoCoMo's duplicates, 15 of whose 20 differ in a verb of state, a date, a negation or a number.
+    assert figures(written) == ((1.0, 0.444), (1.0, 0.5))
+    assert figures(real) == ((1.0, 0.0), (1.0, 0.05))
+    assert figures(both) == ((1.0, 0.286), (1.0, 0.339))
 
 
 def test_by_words_precision_and_recall(locomo):
@@ -69,8 +71,8 @@ def test_by_words_precision_and_recall(locomo):
     both = labelled_measure(LABELLED + locomo)
     print(f"\nwritten {written}\nlocomo  {real}\nboth    {both}")
     assert figures(written) == ((1.0, 0.5), (1.0, 0.5))
-    assert figures(real) == ((1.0, 0.05), (1.0, 0.05))
-    assert figures(both) == ((1.0, 0.339), (1.0, 0.339))
+    assert figures(real) == ((1.0, 0.0), (1.0, 0.0))
+    assert figures(both) == ((1.0, 0.321), (1.0, 0.321))
 
 
 @pytest.mark.parametrize(
@@ -115,7 +117,7 @@ def test_pairs_are_found_within_a_scope_by_words():
 def test_pairs_are_found_by_meaning(embed):
     facts = [
         fact("Runs every morning before work"),
-        fact("Goes for a run each morning before starting work"),
+        fact("Goes running every morning before work"),
         fact("Is vegan"),
     ]
     vectors = dict(zip([f.fact_id for f in facts], embed([f.text for f in facts]), strict=True))
