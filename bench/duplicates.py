@@ -28,6 +28,7 @@ from pathlib import Path
 
 from bench._workspace import REPO, VAR, isolated_workspace, log
 
+FAMILIES = ("negation", "number", "date", "name", "state")
 LABELS = REPO / "bench" / "duplicates_labels.json"
 
 
@@ -177,7 +178,7 @@ def _summary(args, facts, found, sample, kinds, no) -> str:
         if s == "different"
     )
     precision = f"{same / labelled:.3f}" if labelled else "n/a"
-    families = ", ".join(f"{family} {no[family]:,}" for family in ("negation", "number", "date", "name", "state"))  # fmt: skip
+    families = ", ".join(f"{family} {no[family]:,}" for family in FAMILIES)
     return (
         f"`python -m bench duplicates --facts {args.facts} --seed {args.seed} "
         f"--sample {args.sample}`, {date.today()}\n\n"

@@ -3,9 +3,9 @@
 A pair's score is the cosine of its two vectors (the embedding model recall uses) or, with no
 model, the overlap of their words. A pair whose sides each hold a "value" the other lacks (a
 number, a time, a name: "in Lisbon" / "in Porto", "9:30" / "10:00") is never a duplicate, however
-close: it is a candidate contradiction instead. Nor is a pair that differs in meaning by the one rule every
-merge obeys (`memstore.upkeep.meaning`: a negation, a number, a date, a name or a verb of
-state one side holds and the other lacks). Two levels, chosen on the labelled set in
+close: it is a candidate contradiction instead. Nor is a pair that differs in meaning by the
+one rule every merge obeys (`memstore.upkeep.meaning`: a negation, a number, a date, a name or
+a verb of state one side holds and the other lacks). Two levels, chosen on the labelled set in
 tests/memstore/upkeep/labelled_pairs.py: 60 written pairs and 50 pairs of real LoCoMo facts
 that embed alike (same person, same topic; most say different things). docs/benchmarks.md has
 the table:

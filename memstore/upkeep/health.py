@@ -15,9 +15,10 @@ Findings, each about one fact (and, for pairs, the other fact):
 
 Fixes go through the ordinary services as the person or bot asking (`by`, `via`): archive
 (forget, restorable from history), merge (archive one of a pair; the kept fact gets a
-`supersedes` link; refused when the two differ in meaning, by the rule upkeep's own merges obey:
-`memstore.upkeep.guard.merge_check`), erase (the one erasure, `memstore.privacy.erase`, within the asker's reach:
-no copy of the text is left there, in files, history, vectors or stored records).
+`supersedes` link; refused when the two differ in meaning, by the rule upkeep's own merges
+obey: `memstore.upkeep.guard.merge_check`), erase (the one erasure, `memstore.privacy.erase`,
+within the asker's reach: no copy of the text is left there, in files, history, vectors or
+stored records).
 
 Bounded at any size (50,000 facts in seconds, in a few hundred MB): each check is one pass
 over the facts, pairs come from `memstore.upkeep.pairs` (vectorised blocks, a few partners a
