@@ -1,14 +1,16 @@
 """Duplicates you can trust at 50,000 facts: the precision of the health report's suggested
 merges, measured on a sample labelled by hand.
 
-    python -m bench duplicates [--facts 50000] [--seed 34] [--sample 120] [--sheet PATH]
+    python -m bench duplicates [--facts 50000] [--seed 34] [--sample 120] [--sample-seed 34]
+                               [--sheet PATH]
 
 In a throwaway database and MEMORY_ROOT, bot `ada` gets the store of `bench._dupes_store`
 (the LoCoMo dev lines, varied generated sentences and planted look-alikes, all deterministic
 for the seed), every fact embedded for real by the bundled model (32 texts a run; vectors
 kept in var/bench/ by text, so a re-run embeds nothing). Then the health report runs
 (`memstore.upkeep.health.health_report`, what the console's Health page shows with a Merge
-button) and `--sample` of its duplicate findings are drawn with a fixed seed.
+button) and `--sample` of its duplicate findings are drawn with a fixed seed (`--sample-seed`:
+a fresh sample of the same store, for a rule changed after labelling).
 
 Labels: bench/duplicates_labels.json, one per sampled pair, keyed by a hash of the two texts
 (`pair_key`), so no LoCoMo text is in the repository. `same`: one fact may be archived for the
@@ -21,13 +23,15 @@ left out because they differ in meaning, by family).
 import argparse
 import hashlib
 import json
+import os
 import random
 from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from bench._workspace import REPO, VAR, isolated_workspace, log
+from bench._workspace import REPO, VAR, docs_section_write, isolated_workspace, log
 
+HEADING = "## Duplicates you can trust at 50,000 facts"
 FAMILIES = ("negation", "number", "date", "name", "state")
 LABELS = REPO / "bench" / "duplicates_labels.json"
 
@@ -122,8 +126,10 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--facts", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=34)
     parser.add_argument("--sample", type=int, default=120)
+    parser.add_argument("--sample-seed", type=int, default=34, help="which suggestions to draw")
     parser.add_argument("--sheet", type=Path, default=VAR / "bench" / "duplicates-sheet.txt")
     args = parser.parse_args(argv)
+    load = os.getloadavg()[0]
     with isolated_workspace("bench_duplicates"):
         from django.conf import settings
 
@@ -145,13 +151,17 @@ def main(argv: list[str]) -> None:
         no = refused(store_facts(shards=shards))
     log(f"{len(found):,} duplicate suggestions")
     found.sort(key=lambda f: pair_key(f.fact.text, f.other.text))
-    sample = random.Random(args.seed).sample(found, min(args.sample, len(found)))
+    sample = random.Random(args.sample_seed).sample(found, min(args.sample, len(found)))
     _sheet(args.sheet, sample)
-    print(_summary(args, len(lines), found, sample, kinds, no))
+    body = _summary(args, len(lines), found, sample, kinds, no)
+    body += f"load average (1 min) {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n"
+    print(body)
+    if all(pair_key(f.fact.text, f.other.text) in _labels() for f in sample):
+        docs_section_write(HEADING, body)
 
 
 def _sheet(path: Path, sample) -> None:
-    labels = json.loads(LABELS.read_text())["labels"] if LABELS.exists() else {}
+    labels = _labels()
     rows = []
     for finding in sample:
         key = pair_key(finding.fact.text, finding.other.text)
@@ -164,8 +174,12 @@ def _sheet(path: Path, sample) -> None:
     log(f"{len(rows)} sampled pairs to label in {path}")
 
 
+def _labels() -> dict[str, str]:
+    return json.loads(LABELS.read_text())["labels"] if LABELS.exists() else {}
+
+
 def _summary(args, facts, found, sample, kinds, no) -> str:
-    labels = json.loads(LABELS.read_text())["labels"] if LABELS.exists() else {}
+    labels = _labels()
     said = [labels.get(pair_key(f.fact.text, f.other.text)) for f in sample]
     same, labelled = said.count("same"), sum(1 for s in said if s)
     planted = Counter(
@@ -181,7 +195,7 @@ def _summary(args, facts, found, sample, kinds, no) -> str:
     families = ", ".join(f"{family} {no[family]:,}" for family in FAMILIES)
     return (
         f"`python -m bench duplicates --facts {args.facts} --seed {args.seed} "
-        f"--sample {args.sample}`, {date.today()}\n\n"
+        f"--sample {args.sample} --sample-seed {args.sample_seed}`, {date.today()}\n\n"
         f"store: {facts:,} facts; suggestions: {len(found):,}; sampled {len(sample)}, "
         f"labelled {labelled}, same {same}: precision {precision}\n"
         f"sampled pairs by what the store planted (line kinds): {dict(planted.most_common())}\n"

@@ -256,24 +256,32 @@ def _counts(text: str) -> Counter:
 
 
 def swapped(a: str, b: str) -> bool:
-    """Whether one or two words of each text stand where the other has others ("Ana prefers
-    sushi for lunch" / "... ramen ...", the shape of a changed value, not of a rewording:
-    bge-small puts such pairs at cosine 0.86-0.92), or the same words stand in another order
-    ("cannot stand A but loves B" / "... B but loves A": two words trade places, not a block
-    moved as in "Dan works from Berlin on Mondays" / "On Mondays Dan works from Berlin")."""
-    wa, wb = words(a), words(b)
-    if len(wa - wb) == len(wb - wa) and 1 <= len(wa - wb) <= 2:
+    """Whether one or two words of each text stand where the other has others, counted ("Ana
+    prefers sushi for lunch" / "... ramen ...", "a goldfish and two goldfish" / "a goldfish
+    and two tortoises": the shape of a changed value, not of a rewording; bge-small puts such
+    pairs at cosine 0.86-0.95), or the same words stand in another order, the small words
+    between them counted ("prefers climbing to gardening" / "... gardening to climbing": two
+    words trade places, not a block moved as in "Dan works from Berlin on Mondays" / "On
+    Mondays Dan works from Berlin")."""
+    ca, cb = _counts(a), _counts(b)
+    mine, theirs = sum((ca - cb).values()), sum((cb - ca).values())
+    if 1 <= mine <= 2 and 1 <= theirs <= 2:
         return True
-    ta, tb = _word_tuple(a), _word_tuple(b)
-    if len(ta) != len(tb) or _counts(a) != _counts(b):
+    ta, tb = _order_tuple(a), _order_tuple(b)
+    if len(ta) != len(tb) or Counter(ta) != Counter(tb):
         return False
     moved = [i for i, (x, y) in enumerate(zip(ta, tb, strict=True)) if x != y]
     return len(moved) == 2 and moved[1] - moved[0] > 1
 
 
+@lru_cache(maxsize=_CACHE)
+def _order_tuple(text: str) -> tuple[str, ...]:
+    return tuple(w for w in _WORD_RE.findall(text.lower()) if w not in ("a", "an", "the"))
+
+
 def features_clear() -> None:
     """Forget the texts' cached features (a pass's end: a worker keeps no store in memory)."""
-    for cached in (_word_tuple, words, values, body_of, subject, _counts):
+    for cached in (_word_tuple, words, values, body_of, subject, _counts, _order_tuple):
         cached.cache_clear()
     meaning_clear()
 

@@ -98,6 +98,18 @@ NOT_NAMES = _set(
     "on in at of for to from by with about as also just still yes ok okay mr mrs ms dr "
     "monday tuesday wednesday thursday friday saturday sunday"
 )
+# Words that name someone by their tie to another ("Quim" / "Quim's mother": another person).
+WHO = _set(
+    "mother mom mum father dad parent sister brother sibling son daughter kid child children "
+    "wife husband partner spouse boyfriend girlfriend fiance friend pal cousin niece nephew "
+    "aunt uncle grandmother grandfather grandma grandpa grandparent boss manager colleague "
+    "coworker mentor mentee team neighbour neighbor roommate landlord client customer"
+)
+# Words of direction, place or role: "moved to" / "moved from", "in Quito" / "near Quito".
+RELATIONS = _set(
+    "to from in into near at on with for against by over under above below toward towards "
+    "onto off out via through across between among behind beyond inside outside except"
+)
 # Senses of verbs (and adjectives) of state: a fact in one sense is not a fact in another.
 _SENSES = {
     "cancel": "cancel scrap abandon drop axe",

@@ -14,12 +14,16 @@ Two texts differ when one holds, and the other lacks, any of:
   "Gina lost her job"), unless the other text has the same word in any case;
 - a verb of state, by its sense: cancelled / postponed / moved / started / finished / quit ...
   ("finished" and "completed" are one sense, "cancelled" and "postponed" two), or an intent
-  or a past ("plans to", "wants to", "used to": a plan is not a deed).
+  or a past ("plans to", "wants to", "used to": a plan is not a deed);
+- a word of direction or place, counted: "moved to" / "moved from", "in Quito" / "near Quito".
+
+A name includes a word naming someone by a tie ("Quim" / "Quim's mother": another person).
 
 Pure: word lists and set comparisons, no I/O. The callers decide what a difference blocks.
 """
 
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -33,10 +37,12 @@ from memstore.upkeep.lexicon import (
     PAST_MARKS,
     QUANTITIES,
     REFUSALS,
+    RELATIONS,
     STATE_FORMS,
+    WHO,
 )
 
-FAMILIES = ("negation", "number", "date", "name", "state")
+FAMILIES = ("negation", "number", "date", "name", "state", "relation")
 _TOKEN_RE = re.compile(r"\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|am|pm|k|s)?|[^\W\d_]+(?:['’][^\W\d_]+)*")
 _SENTENCE_END = re.compile(r"[.!?;:]\s+$")
 _PREFIXES = ("un", "dis", "non", "in", "im", "ir", "il")
@@ -52,6 +58,7 @@ def differences(a: str, b: str) -> tuple[str, ...]:
         "date": fa.dates != fb.dates,
         "name": _names_differ(a, b),
         "state": fa.states != fb.states,
+        "relation": fa.relations != fb.relations,
     }
     return tuple(family for family in FAMILIES if found[family])
 
@@ -67,6 +74,7 @@ def merge_refusal(a: str, b: str) -> str | None:
         "date": "a date",
         "name": "a name",
         "state": "a verb of state",
+        "relation": "a word of direction or place",
     }
     said = [what[f] for f in families]
     listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
@@ -98,6 +106,7 @@ class _Features(NamedTuple):
     numbers: frozenset[str]
     dates: frozenset[str]
     states: frozenset[str]  # senses of the verbs of state, "intent", "past"
+    relations: tuple[tuple[str, int], ...]  # words of direction or place, counted
 
 
 @lru_cache(maxsize=_CACHE)
@@ -122,7 +131,10 @@ def _features(text: str) -> _Features:
             states.add("intent")
         elif token in PAST_MARKS or (token == "used" and lower[i + 1 : i + 2] == ["to"]):
             states.add("past")
-    return _Features((negated, refusals), frozenset(numbers), frozenset(dates), frozenset(states))
+    relations = tuple(sorted(Counter(t for t in lower if t in RELATIONS).items()))
+    return _Features(
+        (negated, refusals), frozenset(numbers), frozenset(dates), frozenset(states), relations
+    )
 
 
 def _number(token: str) -> str:
@@ -145,6 +157,7 @@ def _names(text: str) -> frozenset[str]:
         if opens and not _opening_name(token, tokens[i + 1 : i + 2]):
             continue
         found.add(_plain(token))
+    found.update(t for t in (_plain(t) for t, _, _ in tokens) if t in WHO)
     return frozenset(found)
 
 

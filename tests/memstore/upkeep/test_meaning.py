@@ -51,6 +51,16 @@ NEVER = {
         ("Prefers Postgres for the billing service", "Prefers MySQL for the billing service"),
         ("Reviews the budget with Dan", "Reviews the budget"),
         ("Caroline went hiking with Melanie", "Caroline went hiking with her friends"),
+        ("Quim prefers gardening to surfing", "Quim's mother prefers gardening to surfing"),
+    ],
+    "relation": [
+        ("Sara moved to Nairobi last Thursday", "Sara moved from Nairobi last Thursday"),
+        (
+            "Wanda named the dog after a street in Quito",
+            "Wanda named the dog after a street near Quito",
+        ),  # fmt: skip
+        ("Wanda sold the hamster to Omar", "Wanda sold the hamster for Omar"),
+        ("Jon practises dances for a small group", "Jon practises dances with a small group"),
     ],
     "state": [
         ("The launch was cancelled", "decided to postpone the launch"),
