@@ -32,7 +32,6 @@ from pathlib import Path
 from bench._workspace import REPO, VAR, docs_section_write, isolated_workspace, log
 
 HEADING = "## Duplicates you can trust at 50,000 facts"
-FAMILIES = ("negation", "number", "date", "name", "state")
 LABELS = REPO / "bench" / "duplicates_labels.json"
 
 
@@ -192,6 +191,8 @@ def _summary(args, facts, found, sample, kinds, no) -> str:
         if s == "different"
     )
     precision = f"{same / labelled:.3f}" if labelled else "n/a"
+    from memstore.upkeep.meaning import FAMILIES
+
     families = ", ".join(f"{family} {no[family]:,}" for family in FAMILIES)
     return (
         f"`python -m bench duplicates --facts {args.facts} --seed {args.seed} "

@@ -276,7 +276,12 @@ def swapped(a: str, b: str) -> bool:
 
 @lru_cache(maxsize=_CACHE)
 def _order_tuple(text: str) -> tuple[str, ...]:
-    return tuple(w for w in _WORD_RE.findall(text.lower()) if w not in ("a", "an", "the"))
+    # Plurals folded as in `word_list` ("two hamsters" / "a hamster" is one word moved).
+    return tuple(
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in _WORD_RE.findall(text.lower())
+        if w not in ("a", "an", "the")
+    )
 
 
 def features_clear() -> None:

@@ -183,6 +183,7 @@ def test_a_large_scope_is_searched_by_candidates_and_finds_the_same_close_pairs(
         ),  # fmt: skip
         ("The pitch moved to Rome after the pitch", "The demo moved to Rome after the pitch", True),
         ("Filipe prefers climbing to gardening", "Filipe prefers gardening to climbing", True),
+        ("Uma keeps a cat and two dogs at home", "Uma keeps a dog and two cats at home", True),
         (
             "Caroline loves horses and has a love for them",
             "Caroline adores horses and has a love for them",
