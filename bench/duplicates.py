@@ -2,7 +2,7 @@
 merges, measured on a sample labelled by hand.
 
     python -m bench duplicates [--facts 50000] [--seed 34] [--sample 120] [--sample-seed 34]
-                               [--sheet PATH]
+                               [--sheet PATH] [--quick] [--json]
 
 In a throwaway database and MEMORY_ROOT, bot `ada` gets the store of `bench._dupes_store`
 (the LoCoMo dev lines, varied generated sentences and planted look-alikes, all deterministic
@@ -20,7 +20,6 @@ labelled sample, its size, and what the rule refused (candidate pairs alike enou
 left out because they differ in meaning, by family).
 """
 
-import argparse
 import hashlib
 import json
 import os
@@ -29,9 +28,8 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from bench._workspace import REPO, VAR, docs_section_write, isolated_workspace, log
+from bench._workspace import REPO, VAR, isolated_workspace, log
 
-HEADING = "## Duplicates you can trust at 50,000 facts"
 LABELS = REPO / "bench" / "duplicates_labels.json"
 
 
@@ -120,14 +118,18 @@ def refused(facts) -> Counter:
     return counts
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="bench duplicates")
+QUICK = {"runs": 1, "facts": 3_000, "sample": 20}  # --quick: small sizes, to see that it runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=50_000)
-    parser.add_argument("--seed", type=int, default=34)
+    parser.add_argument("--seed", type=int, default=34, help="the store's seed")
     parser.add_argument("--sample", type=int, default=120)
     parser.add_argument("--sample-seed", type=int, default=34, help="which suggestions to draw")
     parser.add_argument("--sheet", type=Path, default=VAR / "bench" / "duplicates-sheet.txt")
-    args = parser.parse_args(argv)
+
+
+def run(args) -> dict:
     load = os.getloadavg()[0]
     with isolated_workspace("bench_duplicates"):
         from django.conf import settings
@@ -155,8 +157,9 @@ def main(argv: list[str]) -> None:
     body = _summary(args, len(lines), found, sample, kinds, no)
     body += f"load average (1 min) {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n"
     print(body)
-    if all(pair_key(f.fact.text, f.other.text) in _labels() for f in sample):
-        docs_section_write(HEADING, body)
+    said = [_labels().get(pair_key(f.fact.text, f.other.text)) for f in sample]
+    return {"suggestions": len(found), "sample": len(sample), "same": said.count("same"),
+            "different": said.count("different"), "refused": dict(no)}  # fmt: skip
 
 
 def _sheet(path: Path, sample) -> None:

@@ -32,7 +32,7 @@ from memstore.learning.apply import (
     save_apply,
 )
 from memstore.learning.known import known_facts
-from memstore.learning.parse import reply_parse
+from memstore.learning.parse import episode_parse, reply_parse
 from memstore.learning.plan import (
     content_refusal,
     instruction_hold,
@@ -40,7 +40,7 @@ from memstore.learning.plan import (
     secret_values,
 )
 from memstore.learning.prompts import Turn, episode_prompt, extraction_prompt
-from memstore.learning.room import RoomPeople, room_people, texts_withheld, turn_withheld
+from memstore.learning.room import RoomPeople, room_people, turn_withheld
 from memstore.llm.budget import budget_exhausted
 from memstore.llm.client import ModelClient
 from memstore.llm.config import (
@@ -52,12 +52,13 @@ from memstore.llm.config import (
 from memstore.models import Exchange, ProjectMember, TokenUsage
 from memstore.rooms.access import writable_shard
 from memstore.rooms.context import context_open
+from memstore.rooms.outgoing import outgoing, outgoing_said
 from memstore.rules.content import shard_shared
 from memstore.rules.controls import Controls, controls_parse, controls_sql
 from memstore.rules.instructions import instruction_kind
 from memstore.rules.withheld import withholding_parse
 
-__all__ = ["VIA", "episode_text", "exchange_learn", "provenance"]
+__all__ = ["VIA", "exchange_learn", "provenance"]
 
 
 def exchange_learn(
@@ -130,7 +131,7 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> LearnRun:
         cursor.execute(sql, params)
         value = cursor.fetchone()[0]
     controls = controls_parse(value, people=people)
-    reader = exchange.person if ctx.room.kind == "direct" and exchange.person else None
+    reader = ctx.reads_for if exchange.person else None
     if ctx.room.kind == "direct":
         target = writable_shard(ctx, "user")
         mine = [target, own]
@@ -151,9 +152,13 @@ def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
     ex = run.exchange
     topics = run.people.topics
     # The day it was said: "next week" in a queued exchange counts from then.
-    said = timezone.localtime(ex.created_at).date() if ex.created_at else timezone.localdate()
+    day = timezone.localtime(ex.created_at).date() if ex.created_at else timezone.localdate()
     # What touches an excluded topic never reaches the model: withheld before the prompt is built.
     turn = turn_withheld(Turn(message=ex.message, reply=ex.reply), person="", people=run.people)
+    said = outgoing_said(
+        [turn.message, turn.reply], ctx=run.ctx, topics=topics, rule=run.withholding
+    )
+    turn = Turn(*said.said)
     scopes = [shard.scope for shard in run.mine]
     known = known_facts(
         scopes=scopes,
@@ -163,17 +168,21 @@ def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
         recalled=[str(r) for r in ex.recalled],
         withholding=run.withholding,
     )
+    # Only what this room may read goes to the model (a private fact never from a group).
+    cleared = outgoing(known.shown, ctx=run.ctx, topics=topics, rule=run.withholding)
+    known.shown = list(cleared.facts)
     prompt = extraction_prompt(
         bot=ex.bot,
         room_kind=ex.room_kind,
         turn=turn,
-        known=texts_withheld((f.text for f in known.shown), topics),
+        known=cleared.texts,
         topics=topics,
-        today=said,
+        today=day,
+        sent=cleared + said,
     )
     completion = client.complete(prompt, max_tokens=EXTRACTION_MAX_TOKENS)
     removing = "remove" in completion.text.lower()
-    parsed = reply_parse(completion.text, known=known.quotable() if removing else {}, today=said)
+    parsed = reply_parse(completion.text, known=known.quotable() if removing else {}, today=day)
     mine = [str(s.scope) for s in run.mine]
     plan = plan_build(
         parsed,
@@ -205,12 +214,31 @@ def _episode(run: LearnRun, client: ModelClient) -> None:
         if message := budget_exhausted(daily_tokens=run.config.daily_tokens):
             run.event("episode", "skipped", reason="budget", tier="episode", detail=message)
             return
+        said = outgoing_said(
+            [text for turn in turns for text in (turn.message, turn.reply)],
+            ctx=run.ctx,
+            topics=run.people.topics,
+            rule=run.withholding,
+        )
+        turns = [Turn(*said.said[i : i + 2]) for i in range(0, len(said.said), 2)]
         prompt = episode_prompt(
-            bot=ex.bot, room_kind=ex.room_kind, turns=turns, max_chars=run.config.episode_chars
+            bot=ex.bot,
+            room_kind=ex.room_kind,
+            turns=turns,
+            max_chars=run.config.episode_chars,
+            sent=said,
         )
         completion = client.complete(prompt, max_tokens=EPISODE_MAX_TOKENS)
-        ex.episode = episode_text(completion.text)
+        reply = episode_parse(completion.text)
+        ex.episode = reply.text
         run.spent(completion.tokens, episode=ex.episode)
+        if reply.refused:  # malformed: refused as a whole, never saved as it came
+            detail = reply.refused
+            sample = reply.sample
+            run.event(
+                "episode", "refused", reason="malformed", tier="episode", text=sample, detail=detail
+            )
+            return
         if run.config.mode == "write" and ex.episode:
             run.save()  # kept before it is written, as the plan is
     if not ex.episode:
@@ -233,13 +261,6 @@ def _episode(run: LearnRun, client: ModelClient) -> None:
         hold_record(run, "episode", instruction_hold("episode", ex.episode, kind))
         return
     save_apply(run, "episode", text=ex.episode, tier="episode", write=run.config.mode == "write")
-
-
-def episode_text(reply: str) -> str:
-    """The episode sentence(s) from a reply, on one line; '' when the model said NONE."""
-    text = " ".join(line.strip() for line in reply.splitlines() if line.strip())
-    text = text.removeprefix("[episode]").strip()
-    return "" if text.upper().rstrip(".") == "NONE" else text
 
 
 def _episode_turns(ex: Exchange, every: int, people: RoomPeople) -> list[Turn]:

@@ -1,4 +1,4 @@
-"""The prompt's memory section (SPEC §5.2) and the change notes sent mid-conversation: the
+"""The prompt's memory section and the change notes sent mid-conversation: the
 shell around the pure core (`memstore.prompt.compose`).
 
 `prompt_build` and `prompt_changes` sync the scopes a context may put in a prompt, load each
@@ -45,7 +45,7 @@ from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
 from memstore.rules.withheld import (
     Withholding,
-    secret_flag,
+    fact_flag,
     withholding_parse,
     withholding_sql,
 )
@@ -54,8 +54,8 @@ from memstore.rules.withheld import (
 
 
 def prompt_budgets() -> dict[BlockKind, dict[SliceName, Budget]]:
-    """The budgets in force: settings.PROMPT_BUDGETS over the SPEC's defaults."""
-    configured = getattr(settings, "PROMPT_BUDGETS", {}) or {}
+    """The budgets in force: settings.PROMPT_BUDGETS over the defaults (`DEFAULT_BUDGETS`)."""
+    configured = settings.PROMPT_BUDGETS or {}
     budgets = {kind: dict(slices) for kind, slices in DEFAULT_BUDGETS.items()}
     for kind, slices in configured.items():
         for name, value in slices.items():
@@ -140,7 +140,7 @@ def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = Fal
     ]
     kind: BlockKind = scope.kind  # type: ignore[assignment]
     # Worked out once per load: a remembered block is checked by the detector only when loaded.
-    flagged = frozenset(f.fact_id for f in facts if secret_flag(f))
+    flagged = frozenset(f.fact_id for f in facts if fact_flag(f))
     return BlockInput(
         kind=kind, name=scope.name, facts=facts, on_disk=on_disk, private=private, flagged=flagged
     )
@@ -222,7 +222,7 @@ def _context_read(
     (`cache.deltas_folded`): one statement, which also carries the sync's stat check when the
     caller folded it in (`sync_folded`; a file that changed raises `SyncNeeded`)."""
     keys = [str(scope) for scope in scopes]
-    person = ctx.person if ctx.room.kind == "direct" else None
+    person = ctx.reads_for
     rule_sql, rule_params = withholding_sql(person=person)
     sql = (
         f"SELECT EXISTS (SELECT 1 FROM {Bot._meta.db_table} WHERE slug = %s AND in_groups"

@@ -13,6 +13,7 @@ from memoryconsole.web.presenters.common import GROUPINGS, NEW_DAYS, origin, plu
 from memstore.console.aboutme import AboutFact
 from memstore.console.reach import Reach
 from memstore.facts.paging import Page
+from memstore.facts.paths import scope_split
 from memstore.facts.validity import is_expired, until_of
 from memstore.rules.controls import ControlChange
 from memstore.rules.protected import fact_requested
@@ -27,6 +28,9 @@ REACH_REASONS = {
     "topic": "on one of your excluded topics: left out of every prompt and recall",
     "paused": "memory is paused: left out of prompts and recall until you resume it",
     "secret": "looks like a secret: left out until someone erases it or keeps it (Health)",
+    "not readable": "this bot keeps a private memory: read only in rooms it opened",
+    "private": "private: only in direct rooms",
+    "instruction": "reads as an instruction to a bot: left out until a person accepts or erases it",
 }
 _CONTROL_ACTIONS = {
     "pause": "paused memory",
@@ -151,5 +155,7 @@ def reach_views(reaches: list[Reach]) -> list[ReachView]:
 
 
 def _where(scope: str) -> str:
-    kind, _, name = scope.partition(":")
+    kind, name = scope_split(scope)
+    if kind == "server":
+        return "workspace memory (every bot's prompts)"
     return "the bot's own memory (team-wide)" if kind == "bot" else f"project {name}, when in play"
