@@ -3,7 +3,9 @@
 A pair's score is the cosine of its two vectors (the embedding model recall uses) or, with no
 model, the overlap of their words. A pair whose sides each hold a "value" the other lacks (a
 number, a time, a name: "in Lisbon" / "in Porto", "9:30" / "10:00") is never a duplicate, however
-close: it is a candidate contradiction instead. Two levels, chosen on the labelled set in
+close: it is a candidate contradiction instead. Nor is a pair that differs in meaning by the
+one rule every merge obeys (`memstore.upkeep.meaning`: a negation, a number, a date, a name or
+a verb of state one side holds and the other lacks). Two levels, chosen on the labelled set in
 tests/memstore/upkeep/labelled_pairs.py: 60 written pairs and 50 pairs of real LoCoMo facts
 that embed alike (same person, same topic; most say different things). docs/benchmarks.md has
 the table:
@@ -34,6 +36,8 @@ from django.conf import settings
 
 from memstore.facts.markdown import FactLine
 from memstore.facts.records import StoredFact
+from memstore.upkeep.meaning import differences
+from memstore.upkeep.meaning import features_clear as meaning_clear
 from memstore.upkeep.pairs import (
     MATRIX_MAX,
     PER_FACT,
@@ -252,25 +256,39 @@ def _counts(text: str) -> Counter:
 
 
 def swapped(a: str, b: str) -> bool:
-    """Whether one or two words of each text stand where the other has others ("Ana prefers
-    sushi for lunch" / "... ramen ...", the shape of a changed value, not of a rewording:
-    bge-small puts such pairs at cosine 0.86-0.92), or the same words stand in another order
-    ("cannot stand A but loves B" / "... B but loves A": two words trade places, not a block
-    moved as in "Dan works from Berlin on Mondays" / "On Mondays Dan works from Berlin")."""
-    wa, wb = words(a), words(b)
-    if len(wa - wb) == len(wb - wa) and 1 <= len(wa - wb) <= 2:
+    """Whether one or two words of each text stand where the other has others, counted ("Ana
+    prefers sushi for lunch" / "... ramen ...", "a goldfish and two goldfish" / "a goldfish
+    and two tortoises": the shape of a changed value, not of a rewording; bge-small puts such
+    pairs at cosine 0.86-0.95), or the same words stand in another order, the small words
+    between them counted ("prefers climbing to gardening" / "... gardening to climbing": two
+    words trade places, not a block moved as in "Dan works from Berlin on Mondays" / "On
+    Mondays Dan works from Berlin")."""
+    ca, cb = _counts(a), _counts(b)
+    mine, theirs = sum((ca - cb).values()), sum((cb - ca).values())
+    if 1 <= mine <= 2 and 1 <= theirs <= 2:
         return True
-    ta, tb = _word_tuple(a), _word_tuple(b)
-    if len(ta) != len(tb) or _counts(a) != _counts(b):
+    ta, tb = _order_tuple(a), _order_tuple(b)
+    if len(ta) != len(tb) or Counter(ta) != Counter(tb):
         return False
     moved = [i for i, (x, y) in enumerate(zip(ta, tb, strict=True)) if x != y]
     return len(moved) == 2 and moved[1] - moved[0] > 1
 
 
+@lru_cache(maxsize=_CACHE)
+def _order_tuple(text: str) -> tuple[str, ...]:
+    # Plurals folded as in `word_list` ("two hamsters" / "a hamster" is one word moved).
+    return tuple(
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in _WORD_RE.findall(text.lower())
+        if w not in ("a", "an", "the")
+    )
+
+
 def features_clear() -> None:
     """Forget the texts' cached features (a pass's end: a worker keeps no store in memory)."""
-    for cached in (_word_tuple, words, values, body_of, subject, _counts):
+    for cached in (_word_tuple, words, values, body_of, subject, _counts, _order_tuple):
         cached.cache_clear()
+    meaning_clear()
 
 
 def likely(a: str, b: str, score: float, by: str, floor: float | None = None) -> bool:
@@ -279,7 +297,7 @@ def likely(a: str, b: str, score: float, by: str, floor: float | None = None) ->
     floor = thresholds(by) if floor is None else floor
     if score < floor or (by == "meaning" and overlap(a, b) < MEANING_WORDS):
         return False
-    return not swapped(a, b) and not conflicting(a, b)
+    return not swapped(a, b) and not conflicting(a, b) and not differences(a, b)
 
 
 def judge(
