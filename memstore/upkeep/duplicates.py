@@ -13,8 +13,8 @@ the table:
 - `certain`: likely, and one fact's content words are all in the other's (a light edit: case,
   punctuation, an article, a word added). Upkeep merges these on its own: no false merge on
   the set, and no runaway on stores of look-alike sentences;
-- `likely`: cosine >= COSINE_LIKELY *and* word overlap >= MEANING_WORDS (or, without a model,
-  overlap >= WORDS_LIKELY), and not one or two words swapped for others (`swapped`: "prefers
+- `likely`: cosine >= UPKEEP_SIMILAR_COSINE *and* word overlap >= MEANING_WORDS (or, without a model,
+  overlap >= UPKEEP_SIMILAR_WORDS), and not one or two words swapped for others (`swapped`: "prefers
   sushi" / "prefers ramen" is a changed value). The health report suggests these merges to a person; they are never
   applied automatically. Cosine alone is not enough on real text: bge-small puts two different
   facts about one person's one topic at 0.85-0.95 ("Caroline attended a pride parade last week"
@@ -48,11 +48,9 @@ from memstore.upkeep.pairs import (
     unique_facts,
 )
 
-# Measured on the labelled set with bge-small (see the module docstring).
-COSINE_LIKELY = 0.90
+# The `likely` floors are settings (UPKEEP_SIMILAR_COSINE 0.90 with bge-small,
+# UPKEEP_SIMILAR_WORDS 0.65 by words alone), measured on the labelled set (module docstring).
 MEANING_WORDS = 0.45  # the word overlap a match by meaning must also have
-# Measured on the same set by words alone (no embedding model).
-WORDS_LIKELY = 0.65
 
 _STOP = frozenset(
     [
@@ -239,8 +237,8 @@ def conflicting(a: str, b: str) -> bool:
 def thresholds(by: str) -> float:
     """The `likely` floor for scoring by "meaning" or by "words" (settings may override)."""
     if by == "meaning":
-        return getattr(settings, "UPKEEP_SIMILAR_COSINE", COSINE_LIKELY)
-    return getattr(settings, "UPKEEP_SIMILAR_WORDS", WORDS_LIKELY)
+        return settings.UPKEEP_SIMILAR_COSINE
+    return settings.UPKEEP_SIMILAR_WORDS
 
 
 def contained(a: str, b: str) -> bool:
