@@ -8,98 +8,27 @@ larger than the in-process state's limit gets its full prompt on the first reque
 import contextlib
 import itertools
 import random
-from dataclasses import replace
 from datetime import date, timedelta
 
 import pytest
-from django.db import connection
-from django.db.models import F
 from django.utils import timezone
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from bench.prompt_size import sorted_load as _sorted_load
 from memstore.errors import MemstoreError
 from memstore.facts.paths import Scope, memory_root
-from memstore.facts.ranking import rank_order_sql, usage_bonus_sql, weight_order_sql
-from memstore.facts.records import stored_from_row
-from memstore.facts.validity import expired_sql
 from memstore.index import index_rebuild, index_sync
 from memstore.models import Bot, Fact, FactUsage, ScopeCount
 from memstore.prompt import cache, section
 from memstore.prompt.cache import prompt_cache_clear
 from memstore.prompt.compose import BlockInput
-from memstore.prompt.incremental import WITHHELD_SPARE
 from memstore.prompt.indexed import block_read
 from memstore.prompt.section import prompt_build
 from memstore.rooms.access import WORKSPACE, Context, Room
-from memstore.rules.withheld import secret_flag
 from memstore.store.services import fact_forget, fact_remember
 
 pytestmark = pytest.mark.django_db
-
-# What the prompt read before: one statement that merges and sorts the whole scope.
-_SORTED_SQL = """
-    WITH merged AS MATERIALIZED (
-        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank AS file_rank, f.weight,
-               m.path, f.position, f.tier = 'profile' AS profile,
-               CASE WHEN {expired} THEN 'expired'
-                    WHEN f.visibility = 'private' THEN %s
-                    WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
-                    ELSE 'context' END AS visibility
-        FROM memstore_fact f
-        JOIN memstore_memoryfile m ON m.id = f.file_id AND m.scope_key = %s
-        WHERE f.scope_key = %s
-        ORDER BY f.fact_id, f.day DESC, f.shard_bot, m.path
-    ),
-    nudged AS (
-        SELECT c.id, c.fact_id, c.day, c.weight, c.path, c.position, c.profile, {bonus} AS bonus,
-               c.file_rank + {bonus} AS rank
-        FROM merged c
-        LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = c.fact_id
-        WHERE c.visibility = 'context'
-    ),
-    ranked AS (
-        SELECT id, profile, bonus, row_number() OVER (
-                   PARTITION BY profile ORDER BY {order}) AS n
-        FROM nudged
-    )
-    SELECT 'row', id, profile, '', bonus FROM ranked
-    WHERE n <= CASE WHEN profile THEN %s ELSE %s END
-    UNION ALL
-    SELECT 'count', count(*), profile, visibility, 0.0 FROM merged GROUP BY profile, visibility
-""".replace("{expired}", expired_sql("f")).replace("{bonus}", f"{usage_bonus_sql('u.')}::float8")
-
-
-def _sorted_load(scope: Scope, budgets, private: bool = False) -> BlockInput:
-    """The block as the sort of the whole scope gave it (the reference)."""
-    today = timezone.localdate().isoformat()
-    order = weight_order_sql("", "") if scope.kind == "server" else rank_order_sql("", "")
-    args = [today, "context" if private else "hidden", str(scope), str(scope), str(scope)]
-    limits = [budgets["profile"].facts + WITHHELD_SPARE, budgets["recent"].facts + WITHHELD_SPARE]
-    with connection.cursor() as cursor:
-        cursor.execute(_SORTED_SQL.replace("{order}", order), [*args, *limits])
-        rows = cursor.fetchall()
-    bonus = {row[1]: row[4] for row in rows if row[0] == "row"}
-    on_disk = {"profile": 0, "recent": 0, "searchable": 0}
-    for kind, count, profile, visibility, _ in rows:
-        if kind == "count" and visibility == "context":
-            on_disk["profile" if profile else "recent"] += count
-        elif kind == "count" and visibility == "searchable":
-            on_disk["searchable"] += count
-    facts = [
-        replace(stored, rank=stored.rank + bonus[row.pk]) if bonus[row.pk] else stored
-        for row in Fact.objects.filter(pk__in=list(bonus)).annotate(file_path=F("file__path"))
-        if (stored := stored_from_row(row))
-    ]
-    flagged = frozenset(f.fact_id for f in facts if secret_flag(f))
-    return BlockInput(
-        kind=scope.kind,
-        name=scope.name,
-        facts=facts,
-        on_disk=on_disk,
-        private=private,
-        flagged=flagged,
-    )
 
 
 def _same(a: BlockInput, b: BlockInput) -> None:
