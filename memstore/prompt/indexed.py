@@ -49,6 +49,11 @@ _ORDER = {
     False: "f.rank DESC, f.day DESC, f.position DESC",
     True: "f.weight DESC, f.rank DESC, f.day DESC, f.position DESC",  # the workspace's
 }
+# The same across the scope's files (a file's place by path stands for its path).
+_CUT = {
+    False: "t.rank DESC, t.day DESC, files.by_path DESC, t.position DESC",
+    True: "t.weight DESC, t.rank DESC, t.day DESC, files.by_path DESC, t.position DESC",
+}
 # A row is its identity's winner unless another copy in the scope is newer, or as new and in
 # an earlier shard, or the same shard and an earlier file (`section` merges the same way).
 _READ_SQL = (
@@ -58,20 +63,30 @@ _READ_SQL = (
                dense_rank() OVER (ORDER BY path) AS by_path
         FROM memstore_memoryfile WHERE scope_key = %(scope)s
     ),
-    found AS (
-        SELECT 'top' AS src, t.*, files.path, files.profile, files.by_path, files.id AS file
+    top AS (
+        SELECT t.id, files.profile, files.id AS file,
+               count(*) OVER (PARTITION BY files.id) AS in_file,
+               row_number() OVER (PARTITION BY files.profile ORDER BY {cut}) AS n
         FROM files CROSS JOIN LATERAL (
-            SELECT {columns} FROM memstore_fact f WHERE f.file_id = files.id
+            SELECT f.id, f.rank, f.day, f.position, f.weight FROM memstore_fact f
+            WHERE f.file_id = files.id
             ORDER BY {order} LIMIT CASE WHEN files.profile THEN %(kp)s ELSE %(kr)s END
         ) t
+    ),
+    found AS (
+        SELECT CASE WHEN top.n > CASE WHEN top.profile THEN %(kp)s ELSE %(kr)s END
+                    THEN 'cut' ELSE 'top' END AS src,
+               {columns}, files.path, files.profile, files.by_path, files.id AS file, top.in_file
+        FROM top JOIN memstore_fact f ON f.id = top.id JOIN files ON files.id = top.file
+        WHERE top.n <= CASE WHEN top.profile THEN %(kp)s ELSE %(kr)s END + 1
         UNION ALL
-        SELECT 'lifted', {columns}, files.path, files.profile, files.by_path, files.id
+        SELECT 'lifted', {columns}, files.path, files.profile, files.by_path, files.id, 0
         FROM memstore_factusage u
         JOIN memstore_fact f ON f.scope_key = u.scope_key AND f.fact_id = u.fact_id
         JOIN files ON files.id = f.file_id
         WHERE u.scope_key = %(scope)s AND u.recalled > 0 AND {bonus} > 0
         UNION ALL
-        SELECT 'until', {columns}, files.path, files.profile, files.by_path, files.id
+        SELECT 'until', {columns}, files.path, files.profile, files.by_path, files.id, 0
         FROM memstore_fact f JOIN files ON files.id = f.file_id
         WHERE f.scope_key = %(scope)s AND f.meta ? 'until' AND {expired_f}
     )
@@ -82,19 +97,23 @@ _READ_SQL = (
                WHERE g.fact_id = r.fact_id AND g.scope_key = %(scope)s AND g.id <> r.id
                  AND (g.day > r.day OR (g.day = r.day AND (g.shard_bot < r.shard_bot
                       OR (g.shard_bot = r.shard_bot AND gm.path < r.path))))
-           ) AS wins, NULL::json AS counts, r.fact_id, r.text, r.tier, r.meta, r.shard_bot, r.path
+           ) AS wins, NULL::json AS counts, r.fact_id, r.text, r.tier, r.meta, r.shard_bot, r.path,
+           r.in_file
     FROM found r LEFT JOIN memstore_factusage u ON u.scope_key = %(scope)s AND u.fact_id = r.fact_id
     UNION ALL
     SELECT 'counts', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
            (SELECT coalesce(json_agg(json_build_array(profile, visibility, n)), '[]')
             FROM memstore_scopecount WHERE scope_key = %(scope)s),
-           NULL, NULL, NULL, NULL, NULL, NULL
+           NULL, NULL, NULL, NULL, NULL, NULL, NULL
 """.replace("{columns}", _COLUMNS)
     .replace("{bonus}", _BONUS)
     .replace("{expired}", _EXPIRED)
 )
 _READ_SQL = _READ_SQL.replace("{expired_f}", expired_sql("f").replace("%s", "%(today)s"))
-_SQL = {weighed: _READ_SQL.replace("{order}", order) for weighed, order in _ORDER.items()}
+_SQL = {
+    weighed: _READ_SQL.replace("{order}", order).replace("{cut}", _CUT[weighed])
+    for weighed, order in _ORDER.items()
+}
 
 
 def _read(scope: Scope, kp: int, kr: int) -> tuple[list[tuple], dict[tuple[bool, str], int]]:
@@ -127,21 +146,26 @@ def _chosen(
 ) -> list[tuple] | None:
     """The best `wanted[profile]` winners of each part, or None when a file read to its
     limit (`limits[profile]` rows) may hold a better one: read again, deeper."""
-    last: dict[int, tuple] = {}  # file -> the last of its top rows (in the file's order)
-    read: dict[int, int] = {}
-    part_of: dict[int, bool] = {}
-    for row in rows:
-        if row[0] == "top":
-            file = row[8]
-            read[file] = read.get(file, 0) + 1
-            part_of[file] = row[7]
-            key = _key(row, weighed, nudged=False)
-            last[file] = min(last.get(file, key), key)
+    # What was not read ranks below the first row past the scope's cut ("cut"), and below the
+    # last row of each file read to its limit whose rows were all kept.
     bounds: dict[bool, list[tuple]] = {True: [], False: []}
-    for file, count in read.items():
-        if count >= limits[part_of[file]]:
-            bounds[part_of[file]].append(last[file])
-    winners = {row[1]: row for row in rows if row[12] and not row[10] and _class(row[9]) in shown}
+    last: dict[int, tuple] = {}  # file -> the last of its rows kept (in the file's order)
+    kept: dict[int, int] = {}
+    for row in rows:
+        if row[0] == "cut":
+            bounds[row[7]].append(_key(row, weighed, nudged=False))
+        elif row[0] == "top" and row[20] >= limits[row[7]]:
+            key = _key(row, weighed, nudged=False)
+            last[row[8]] = min(last.get(row[8], key), key)
+            kept[row[8]] = kept.get(row[8], 0) + 1
+    for row in rows:
+        if row[8] in last and kept[row[8]] == row[20]:
+            bounds[row[7]].append(last.pop(row[8]))
+    winners = {
+        row[1]: row
+        for row in rows
+        if row[0] != "cut" and row[12] and not row[10] and _class(row[9]) in shown
+    }
     chosen = []
     for profile, n in wanted.items():
         part = sorted(
