@@ -11,6 +11,7 @@ import random
 from datetime import date, timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -26,7 +27,7 @@ from memstore.prompt.compose import BlockInput
 from memstore.prompt.indexed import block_read
 from memstore.prompt.section import prompt_build
 from memstore.rooms.access import WORKSPACE, Context, Room
-from memstore.store.services import fact_forget, fact_remember
+from memstore.store.services import fact_edit, fact_forget, fact_remember
 
 pytestmark = pytest.mark.django_db
 
@@ -186,11 +187,34 @@ def test_reindex_fills_the_counts_the_writes_keep(memory_root):
     with contextlib.suppress(MemstoreError):  # unless it was not among the facts seeded
         fact_forget(shards=[scopes[1].shard("ada")], text="Fact 3 about the offsite")
     fact_remember(shard=scopes[0].shard("ben"), text="Fact 4 about the offsite", day=TODAY)
-    kept = sorted(
-        ScopeCount.objects.filter(n__gt=0).values_list("scope_key", "profile", "visibility", "n")
-    )
+    kept = _counts()
     index_rebuild()
-    rebuilt = sorted(
+    rebuilt = _counts()
+    assert kept == rebuilt and rebuilt
+
+
+def _counts() -> list[tuple]:
+    return sorted(
         ScopeCount.objects.filter(n__gt=0).values_list("scope_key", "profile", "visibility", "n")
     )
-    assert kept == rebuilt and rebuilt
+
+
+def test_an_edit_that_keeps_the_identity_moves_the_fact_between_counts(memory_root):
+    """A save that deletes and inserts the same identity in one statement (a new visibility
+    for the same text) counts the fact once, under its new visibility."""
+    own = Scope("bot", "ada")
+    shard = own.shard("ada")
+    fact = fact_remember(shard=shard, text="Prefers window seats", day=TODAY)
+    fact_remember(shard=shard, text="Flies on Tuesdays", day=TODAY)
+    fact_edit(
+        shard=shard,
+        fact_id=fact.fact_id,
+        text="Prefers window seats",
+        meta={"visibility": "searchable"},
+    )
+    fact_edit(shard=shard, fact_id=fact.fact_id, text="Prefers window seats", day=TODAY)
+    kept = _counts()
+    assert ("bot:ada", False, "searchable", 1) in kept
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT memstore_scope_counts_fill()")
+    assert _counts() == kept
