@@ -6,7 +6,8 @@ facts within the budgets plus a spare few, and how many facts each part holds) f
 statement that reads
 - each of the scope's files' first rows in the block's order, from the index on (file, rank,
   day, line) (`fact_file_rank`; the workspace's few files are ordered by weight first, in
-  memory): within a file that order is the block's, since the path is the same;
+  memory): within a file that order is the block's, since the path is the same; of those,
+  only the scope's best (and the first row past them, "cut") go on to the checks below;
 - every copy of the facts the usage nudge lifts (a recent recall: their rank rises by at most
   `USAGE_MAX_BONUS`, so they may come from deep in a file), and the scope's expired facts
   (through the partial index on facts with an `until` day);
@@ -15,9 +16,9 @@ statement that reads
 - the scope's counts of merged facts per part and visibility (`memstore_scopecount`, kept by
   the writes' triggers), from which the expired ones read above are taken out.
 
-A row not read has a rank no higher than the last read of its file and no nudge upwards, so
-once the best facts chosen beat every file's last row the choice is the one a sort of the whole
-scope makes; when they do not (a file whose first rows are hidden, copies or withheld), the
+A row not read has a rank no higher than the last read of its file (or the "cut" row) and no
+nudge upwards, so once the best facts chosen beat those rows the choice is the one a sort of
+the whole scope makes; when they do not (a file whose first rows are hidden, copies or withheld), the
 statement runs again reading four times as many rows per file.
 
 Does not: cache (see `memstore.prompt.cache`), withhold or compose; sync.
