@@ -188,17 +188,17 @@ class Reads:
         self.results.setdefault(name, []).append({"ms": round(ms, 1), **facts})
 
     def prompt(self, label: str) -> None:
-        from memstore.prompt.budget import prompt_answer
+        from memstore.prompt.answer import prompt_answer
 
         started = time.perf_counter()
-        answer = prompt_answer(ctx=self.ctx, count_usage=False)
+        answer = prompt_answer(ctx=self.ctx)
         ms = (time.perf_counter() - started) * 1000
         shown = {f.text for block in answer.section.blocks for f in block.facts}
         kept = len(shown & self.before)
         self._keep(f"prompt_{label}", ms, memory=answer.memory, stale=answer.stale, kept=kept)
 
     def recall(self, label: str) -> None:
-        from memstore.prompt.budget import recall_answer
+        from memstore.calls.recall import recall_answer
 
         started = time.perf_counter()
         timed = recall_answer(ctx=self.ctx, query=next(self.questions))

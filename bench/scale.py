@@ -90,7 +90,7 @@ def subjects(spec: dict) -> dict:
 
     from memstore.facts.paths import all_scopes, memory_root
     from memstore.index import index_sync
-    from memstore.prompt.budget import prompt_answer
+    from memstore.prompt.answer import prompt_answer
     from memstore.recall.query_vectors import query_vectors_clear
     from memstore.recall.search import recall_search
     from memstore.rooms.access import readable_scopes

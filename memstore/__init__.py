@@ -9,21 +9,21 @@ The folders are the architecture. Each layer may import the layers below it, nev
                 history, ranking rules, the read-side records
     rules/      what may be stored and what a read withholds: secret and instruction
                 detectors, the content check, a person's controls, and the failure log
-    index/      the Postgres mirror of the files: sync before read, rebuild
+    index/      the Postgres mirror of the files: sync before read, rebuild, the budgeted read
     registry/   bots, people and tokens; OAuth clients, connections, codes and tokens for MCP
     rooms/      a bot in a room: the one `Context` opener, access (what a room may see), tickets
                 and bindings, idempotent replies
     store/      the one write path (remember, forget, edit, restore, clear), reads, links
     privacy/    the one erasure (over every place that can hold a fact's text),
                 verify-forgotten, export
-    calls/      what a bot may do from its room (the `bot_*` use cases)
     recall/     search by words and by meaning, embeddings
     llm/        the model client, its settings and the daily token budget
     learning/   learning from reported exchanges, and summarize
     upkeep/     usage, duplicates, contradictions, staleness, synthesis, the health report
-    prompt/     the prompt's memory section, its cache, always-on notes, the budgeted read, as-of
+    prompt/     the prompt's memory section, its cache, always-on notes, as-of
     imports/    bringing memory from other tools
-    console/    what a person sees and changes in the console
+    calls/      the bots' door: every function the API and MCP call, one module per router
+    console/    the people's door: what a person sees and changes in the console
     management/ the `manage.py` commands, the demo workspace; tasks, apps: Django's entry points
 """
 
@@ -38,14 +38,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("rooms",),
     ("store",),
     ("privacy",),
-    ("calls",),
     ("recall",),
     ("llm",),
     ("learning",),
     ("upkeep",),
     ("prompt",),
     ("imports",),
-    ("console",),
+    ("calls", "console"),
     ("management", "tasks", "apps"),
 )
 LAYERS_FLAT = tuple(part for layer in LAYERS for part in layer)

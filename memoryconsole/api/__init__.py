@@ -25,7 +25,7 @@ from memoryconsole.api.routers import (
     recall,
     summarize,
 )
-from memstore.rooms.access import MAX_PROJECTS
+from memstore.calls.context import MAX_PROJECTS
 from memstore.vocabulary import ROOM_KINDS
 
 DESCRIPTION = f"""\

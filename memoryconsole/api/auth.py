@@ -18,9 +18,8 @@ from django.http import HttpRequest, HttpResponse
 from ninja.security import HttpBearer
 
 from memoryconsole.api.schemas import ContextHeaders
+from memstore.calls.context import Context, call_context, call_succeeded
 from memstore.registry.tokens import Caller, token_verify
-from memstore.rooms.access import Context
-from memstore.rooms.context import call_context, call_succeeded
 
 
 class BotToken(HttpBearer):

@@ -21,10 +21,9 @@ from mcp.types import Tool, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from memoryconsole.api.errors import database_unavailable
+from memstore.calls.context import Context, call_context, call_succeeded
 from memstore.errors import MemstoreError
 from memstore.registry.oauth import Binding
-from memstore.rooms.access import Context
-from memstore.rooms.context import call_context, call_succeeded
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
     PERSON_PATTERN,

@@ -47,10 +47,10 @@ from memoryconsole.mcp.calls import (
     room_context,
     run_call,
 )
-from memstore.calls.actions import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
-from memstore.learning import exchange_submit
-from memstore.learning.summarize import text_summarize
-from memstore.prompt.budget import prompt_or_unavailable, recall_answer
+from memstore.calls.exchanges import exchange_submit, text_summarize
+from memstore.calls.facts import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
+from memstore.calls.prompt import prompt_or_unavailable
+from memstore.calls.recall import recall_answer
 from memstore.registry.oauth_clients import READ as READ_SCOPE
 from memstore.registry.oauth_clients import WRITE
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind

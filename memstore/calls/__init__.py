@@ -1,2 +1,16 @@
-"""What a bot may do from the room it is talking in (`actions`: the `bot_*` use cases the API
-and MCP call), each against the Context its call opened."""
+"""The bots' door: every function the API (`memoryconsole.api`) and MCP (`memoryconsole.mcp`)
+call, one module per router, as `memstore.console` is the people's door. The doors import only
+this package, `registry` (token checks), `vocabulary` and `errors`
+(tests/memstore/test_boundaries.py checks it).
+
+    context      the Context a call opens, and its bookkeeping
+    facts        remember, forget (erase), edit, list, the list as of a day
+    recall       recall within the time budget, counted as a use
+    prompt       the prompt's memory section, counted as a use; what changed since a version
+    notes        always-on notes
+    links        links between facts
+    health       readiness, a bot's record and health report, its fixes
+    exchanges    report an exchange; summarize
+    export       a bot's files and archive
+    idempotency  one reply per Idempotency-Key
+"""

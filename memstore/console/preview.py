@@ -1,6 +1,6 @@
 """What a bot's prompt memory section would hold in a chosen room, so people see what bots see.
 
-The section itself is built by `memstore.prompt.budget.prompt_answer`, as the API builds it
+The section itself is built by `memstore.prompt.answer.prompt_answer`, as the API builds it
 (the always-on notes, then the blocks; within the time budget, or as of a date); this module only builds the room's Context for a person's choice, and keeps the privacy
 rule: a direct room shows that person's user memory, so only they (or staff) may preview it.
 """
@@ -14,7 +14,7 @@ from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
 from memstore.facts.paths import Scope, all_scopes, memory_root
 from memstore.models import Fact, ProjectMember
-from memstore.prompt.budget import PromptAnswer, prompt_answer
+from memstore.prompt.answer import PromptAnswer, prompt_answer
 from memstore.registry.people import person_for_bot
 from memstore.rooms.access import ROOM_KINDS
 from memstore.rooms.context import context_open
@@ -77,7 +77,7 @@ def prompt_preview(
         person=person_for_bot(bot=bot, person=person) if kind == "direct" else None,
         projects=projects,
     )
-    return prompt_answer(ctx=ctx, as_of=as_of, count_usage=False)
+    return prompt_answer(ctx=ctx, as_of=as_of)
 
 
 def hidden_counts(*, scopes: list[str]) -> dict[str, int]:

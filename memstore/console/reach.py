@@ -2,7 +2,7 @@
 room with them, a group room, a routine), which of their facts would go into that bot's prompt
 today, and for every other fact why not.
 
-The prompt is built by `memstore.prompt.budget.prompt_answer`, the same builder the API's
+The prompt is built by `memstore.prompt.answer.prompt_answer`, the same builder the API's
 `/prompt` uses (the always-on notes, then the memory blocks), so the answer cannot drift from
 what bots get. The person's "About you" note goes into direct rooms with them only. Reasons a
 fact (or the note) stays out:
@@ -34,7 +34,7 @@ from memstore.facts.records import StoredFact, stored_from_row
 from memstore.facts.validity import is_expired
 from memstore.index import index_sync
 from memstore.models import Fact, ProjectMember
-from memstore.prompt.budget import prompt_answer
+from memstore.prompt.answer import prompt_answer
 from memstore.prompt.notes import note_read
 from memstore.rooms.context import context_open
 from memstore.rules.controls import names
@@ -132,7 +132,7 @@ def _reach(*, bot: str, kind: str, person: str, mine: list[StoredFact], rule: Wi
     if kind != "direct":
         return Reach(bot=bot, kind=kind, shown=[], left=[Left(f, "room kind") for f in mine])
     ctx = context_open(bot=bot, room_id=PREVIEW_ROOM, room_kind=kind, person=person)
-    answer = prompt_answer(ctx=ctx, count_usage=False)  # a look, not a use
+    answer = prompt_answer(ctx=ctx)  # a look, not a use
     block = next((b for b in answer.section.blocks if b.scope == f"user:{person}"), None)
     shown = block.facts if block else []
     ids = {f.fact_id for f in shown}

@@ -31,8 +31,9 @@ from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed
 from memstore.facts.paths import Scope, all_scopes, memory_root
 from memstore.facts.records import StoredFact
-from memstore.prompt.budget import memory_read
+from memstore.index.budget import memory_read
 from memstore.recall import RecallResult, recall_in_scopes
+from memstore.recall.jobs import backfill_wanted
 
 RESULTS = 50  # the most a console search shows (recall's own maximum)
 _NO_BUDGET = 10**9  # people read a list; the bots' character budget does not apply
@@ -167,6 +168,7 @@ def _search(
         read=read,
         empty=lambda: ("", "", RecallResult(items=[], more=0, mode="lexical", note=_UNAVAILABLE)),
         fold=True,
+        new_facts=backfill_wanted,
     )
     corrected, suggestion, result = timed.value
     searched = corrected or text

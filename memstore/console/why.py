@@ -20,9 +20,10 @@ from memstore.console.facts import bot_tabs
 from memstore.console.search import bot_places, bot_scopes
 from memstore.console.viewer import Viewer
 from memstore.facts.paths import all_scopes, memory_root
-from memstore.prompt.budget import memory_read
+from memstore.index.budget import memory_read
 from memstore.recall import recall_in_scopes
 from memstore.recall.explain import ExpectedWhy, Explanation, ResultWhy, expected_why
+from memstore.recall.jobs import backfill_wanted
 from memstore.vocabulary import VISIBILITIES
 
 RESULTS = 50  # as the console's search
@@ -64,7 +65,7 @@ def search_why(
             explain=True,
         )
 
-    timed = memory_read(scopes=scopes, read=read, empty=lambda: None)
+    timed = memory_read(scopes=scopes, read=read, empty=lambda: None, new_facts=backfill_wanted)
     result = timed.value
     if result is None or result.explain is None:
         return Why(query, None, None, None, unavailable=True)

@@ -10,7 +10,7 @@
     basic_memory.py   a Basic Memory folder (observations, and relations as links)
     chat.py           a chat history through summarize (memstore.learning.summarize)
 
-Readers only read; every write goes through `memstore.calls.actions.bot_remember`, so the rules are
+Readers only read; every write goes through `memstore.store.in_room.remember_in_room`, so the rules are
 the API's. `manage.py import <kind> PATH` is the front door.
 """
 

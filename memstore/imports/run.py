@@ -1,6 +1,6 @@
 """Running an import: first who must exist (the bots, people and project memberships the items
 need: used when registered, created or joined only when the options ask, and only pretended in
-a dry run), then every item through the one write path a bot uses (`bot_remember`; legacy room
+a dry run), then every item through the one write path a bot uses (`remember_in_room`; legacy room
 memory, which no bot may write, through `fact_remember` into the room's shard), then the links
 between the notes.
 
@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from memstore.calls.actions import bot_remember
 from memstore.errors import MemstoreError, PersonUnknown
 from memstore.facts.markdown import TAGS, FactLine, links_of, make_fact
 from memstore.facts.paths import Scope, Shard
@@ -26,6 +25,7 @@ from memstore.registry.people import person_add, person_bots, person_canonical, 
 from memstore.rooms.access import Context, writable_shard
 from memstore.rooms.context import context_open
 from memstore.rules.content import content_check
+from memstore.store.in_room import remember_in_room
 from memstore.store.links import fact_links_change
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_remember
@@ -205,7 +205,7 @@ def _save(
             )
             existed, identity = fact.existed, fact.fact_id
         else:
-            fact = bot_remember(
+            fact = remember_in_room(
                 ctx=ctx,
                 text=item.text,
                 scope=item.scope,

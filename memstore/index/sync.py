@@ -72,7 +72,7 @@ SYNC_INLINE_BYTES = 128 * 1024  # changed bytes a bounded sync parses inline (~1
 @contextmanager
 def sync_skipped() -> Iterator[None]:
     """Within the block `index_sync` does nothing: a reader out of time answers from the index
-    as it stands (see `memstore.prompt.budget`). Writes still re-sync their own files."""
+    as it stands (see `memstore.index.budget`). Writes still re-sync their own files."""
     token = _SKIPPED.set(True)
     try:
         yield

@@ -2,7 +2,7 @@
 
 `exchange_submit` calls `requests_keep` for every newly reported exchange: the facts
 `memstore.learning.asked` finds in the person's own message are saved straight away through the
-ordinary write path (`memstore.calls.actions.bot_remember`: the content rules — secrets, excluded
+ordinary write path (`memstore.store.in_room.remember_in_room`: the content rules — secrets, excluded
 topics — apply as to any save), as lasting profile facts marked `via=tool` and `pin=1` (saved on
 request, so upkeep never archives or rewrites them). In a direct room they go to the person's
 user memory; elsewhere to the bot's own memory, where a fact about the speaker ("I prefer…")
@@ -19,7 +19,6 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from memstore.calls.actions import bot_remember
 from memstore.errors import MemstoreError
 from memstore.facts.markdown import make_fact
 from memstore.learning.apply import provenance
@@ -27,6 +26,7 @@ from memstore.learning.asked import Asked, asked_requests
 from memstore.models import Exchange, LearningEvent
 from memstore.rooms.access import Context
 from memstore.rules.instructions import instruction_kind
+from memstore.store.in_room import remember_in_room
 
 VIA = "tool"
 SAVED_DETAIL = "Asked to remember it: saved at once, pinned."
@@ -94,7 +94,7 @@ def requests_keep(
             )
             continue
         try:
-            stored = bot_remember(
+            stored = remember_in_room(
                 ctx=ctx, text=text, scope=scope, tier="profile", meta=meta, via=VIA
             )
         except MemstoreError as error:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from memstore.calls.actions import bot_remember
 from memstore.errors import InvalidFact, LearningUnavailable, MemstoreError, ModelFailed
 from memstore.facts.markdown import make_fact
 from memstore.facts.paths import Scope
@@ -29,6 +28,7 @@ from memstore.llm.client import ModelClient, ModelUnavailable, Prompt
 from memstore.llm.config import LearnerConfig, learner_config, model_client
 from memstore.rooms.access import Context, writable_shard
 from memstore.rules.controls import person_controls
+from memstore.store.in_room import remember_in_room
 from memstore.vocabulary import WritableScopeKind
 
 MAX_TEXT_CHARS = 20_000
@@ -157,7 +157,7 @@ def _keep(
     tier, meta = item["tier"], {"src": src, "by": ctx.bot, "via": "learner"}
     try:
         if summary.mode == "write":
-            fact = bot_remember(
+            fact = remember_in_room(
                 ctx=ctx,
                 text=item["text"],
                 scope=scope,

@@ -19,7 +19,6 @@ from dataclasses import replace
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
-from memstore.calls.actions import readable_scope
 from memstore.errors import UnreadableFile
 from memstore.facts.files import decode, read_bytes
 from memstore.facts.history import Change, copies_as_of, history_read
@@ -39,7 +38,13 @@ from memstore.facts.records import StoredFact
 from memstore.models import Bot
 from memstore.prompt.compose import BlockInput, PromptSection, section_compose
 from memstore.prompt.section import blocks_withheld, prompt_budgets, prompt_scopes
-from memstore.rooms.access import Context, readable_scopes, visible, withholding_of
+from memstore.rooms.access import (
+    Context,
+    readable_scope,
+    readable_scopes,
+    visible,
+    withholding_of,
+)
 
 
 def day_end(day: date) -> datetime:

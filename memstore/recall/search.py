@@ -49,16 +49,16 @@ from memstore.recall.partial import newest_containing
 from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
 from memstore.recall.rerankers import Reranker
 from memstore.recall.sides import Sides, both_sides
-from memstore.recall.vectors import embedder_current
-from memstore.rooms.access import Context, readable_scopes, visible
-from memstore.rules.withheld import Withholding
-from memstore.store.usage_rank import (
+from memstore.recall.usage_rank import (
     USAGE_SQL,
     usage_applied,
     usage_bonuses_parse,
     usage_reach,
     usage_rescored,
 )
+from memstore.recall.vectors import embedder_current
+from memstore.rooms.access import Context, readable_scopes, visible
+from memstore.rules.withheld import Withholding
 
 logger = logging.getLogger(__name__)
 

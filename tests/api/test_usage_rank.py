@@ -20,7 +20,7 @@ from memstore.facts.ranking import (
 )
 from memstore.models import FactUsage
 from memstore.prompt.cache import prompt_cache_clear
-from memstore.store.usage_rank import usage_applied, usage_reach
+from memstore.recall.usage_rank import usage_applied, usage_reach
 from memstore.upkeep.usage import usage_flush
 from tests.helpers import day, tree, write_memory
 

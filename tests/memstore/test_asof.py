@@ -5,7 +5,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memstore.calls.actions import bot_edit, bot_forget, bot_remember
+from memstore.calls.facts import bot_edit, bot_forget, bot_remember
 from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import Scope
 from memstore.index import index_rebuild, index_sync

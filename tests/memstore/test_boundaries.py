@@ -89,3 +89,30 @@ def test_no_module_imports_another_modules_private_names():
 def test_the_top_level_holds_only_the_kernel_and_packages():
     modules = sorted(p.stem for p in ROOT.glob("*.py") if p.stem != "__init__")
     assert modules == sorted(memstore.KERNEL_MODULES)
+
+
+# The two doors: the bots' (the API and MCP) reach memstore through `calls`, the people's (the
+# web console) through `console`; either may also use the words, the errors and the token checks.
+DOOR_MAY_IMPORT = {
+    "api": {"calls", "registry", "vocabulary", "errors"},
+    "mcp": {"calls", "registry", "vocabulary", "errors"},
+}
+
+
+def _door_offenders(door: str) -> list[str]:
+    folder = Path(memoryconsole.__file__).parent / door
+    allowed = DOOR_MAY_IMPORT[door]
+    offenders = []
+    for path in folder.rglob("*.py"):
+        for module, names in _imports(path):
+            targets = [module] if module != "memstore" else [f"memstore.{n}" for n in names]
+            for target in targets:
+                there = _part_of_module(target)
+                if target.split(".")[0] == "memstore" and there not in allowed:
+                    offenders.append(f"{path.relative_to(folder.parent)} imports {target}")
+    return offenders
+
+
+def test_the_bots_door_imports_only_calls_registry_vocabulary_and_errors():
+    assert _door_offenders("api") == []
+    assert _door_offenders("mcp") == []

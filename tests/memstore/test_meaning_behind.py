@@ -14,6 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from memstore.calls.recall import recall_answer
 from memstore.console.facts import FactQuery
 from memstore.console.search import bot_search
 from memstore.console.viewer import Viewer
@@ -21,7 +22,7 @@ from memstore.facts.paths import Scope
 from memstore.index import index_sync
 from memstore.index.behind import behind_wait
 from memstore.models import Embedding, Fact, MemoryFile
-from memstore.prompt.budget import prompt_answer, recall_answer
+from memstore.prompt.answer import prompt_answer
 from memstore.recall import vectors
 from memstore.recall.backfill import backfill_run, backfill_state
 from memstore.recall.snapshot import snapshots_building
@@ -106,7 +107,7 @@ def dropped_embedded(model: FakeModel) -> int:
 @pytest.mark.slow
 def test_a_100000_line_file_never_holds_up_a_read(indexed, endpoint, settings):
     drop_in(indexed, 100_000)
-    prompt = prompt_answer(ctx=ADA, count_usage=False)
+    prompt = prompt_answer(ctx=ADA)
     # The facts indexed before are all there; the drop-in is being indexed behind the read.
     assert (prompt.memory, prompt.stale) == ("ok", True)
     assert {line.split(") ", 1)[1] for line in BEFORE} <= set(shown(prompt))
@@ -141,7 +142,7 @@ def test_a_50_mb_log_file_is_indexed_behind_the_reads(indexed):
         while stream.tell() < 50 * 2**20:
             stream.write(block)
         stream.write("- (2026-11-05) Rotated the server logs on Friday\n")
-    prompt = prompt_answer(ctx=ADA, count_usage=False)
+    prompt = prompt_answer(ctx=ADA)
     assert (prompt.memory, prompt.stale) == ("ok", True)
     assert "Prefers tea over coffee" in shown(prompt)
     assert behind_wait(timeout=300)
@@ -156,7 +157,7 @@ def test_a_50_mb_log_file_is_indexed_behind_the_reads(indexed):
 def test_invalid_utf8_in_a_hand_edited_file_is_read_and_marked(indexed):
     path = indexed / "agents/ada/memory/log/2026-10.md"
     path.write_bytes(path.read_bytes() + b"- (2026-10-09) Caf\xe9 on the corner closes at six\n")
-    prompt = prompt_answer(ctx=ADA, count_usage=False)
+    prompt = prompt_answer(ctx=ADA)
     assert (prompt.memory, prompt.stale) == ("ok", False)
     assert "Caf\ufffd on the corner closes at six" in shown(prompt)
     assert "Prefers tea over coffee" in shown(prompt)

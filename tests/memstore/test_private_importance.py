@@ -6,7 +6,7 @@ from datetime import date, timedelta
 import pytest
 from django.utils import timezone
 
-from memstore.calls.actions import bot_facts_list, bot_remember
+from memstore.calls.facts import bot_facts_list, bot_remember
 from memstore.facts.paths import Scope
 from memstore.facts.ranking import IMPORTANCE_MONTHS, rank_of
 from memstore.prompt.section import prompt_build

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from memstore.facts.paths import Scope
-from memstore.prompt.budget import prompt_answer
+from memstore.prompt.answer import prompt_answer
 from memstore.prompt.cache import prompt_cache_clear
 from memstore.prompt.section import prompt_build
 from memstore.rooms.access import Context, Room
@@ -60,15 +60,15 @@ def test_new_budgets_are_not_served_from_the_old_blocks(own, settings):
 
 def test_a_prompt_within_the_budget_folds_the_sync_check_into_its_statement(own):
     ctx, edited = own
-    prompt_answer(ctx=ctx, count_usage=False)
+    prompt_answer(ctx=ctx)
     with CaptureQueriesContext(connection) as queries:
-        warm = prompt_answer(ctx=ctx, count_usage=False)
+        warm = prompt_answer(ctx=ctx)
     sql = [q["sql"] for q in queries]
     # The sync's file rows come in the rule + versions statement, not in one of their own.
     assert not any(s.startswith("SELECT path, mtime_ns") for s in sql)
     assert sum("json_build_array(path, mtime_ns" in s for s in sql) == 1
     assert "Lisbon" in warm.text and warm.memory == "ok" and not warm.stale
     edited.write_text(edited.read_text().replace("Lisbon", "Porto"), encoding="utf-8")
-    text = prompt_answer(ctx=ctx, count_usage=False).text
+    text = prompt_answer(ctx=ctx).text
     assert "Porto" in text and "Lisbon" not in text
-    assert prompt_answer(ctx=ctx, count_usage=False).text == text
+    assert prompt_answer(ctx=ctx).text == text

@@ -336,16 +336,16 @@ def test_a_budgeted_prompt_stats_each_file_once(memory_root, settings, monkeypat
     # The sync's folded check stats the scopes' files; the state's check for a changed file
     # uses those stats instead of a second stat each, and still sees a save.
     from memstore.prompt import incremental
-    from memstore.prompt.budget import prompt_answer
+    from memstore.prompt.answer import prompt_answer
 
     settings.PROMPT_BUDGETS = BUDGETS
     scopes = _seed("alice", "ada")
     ctx = Context(bot="ada", room=Room("dm-alice", "direct"), person="alice")
     shard = scopes[1].shard("ada")
     prompt_cache_clear()
-    prompt_answer(ctx=ctx, count_usage=False)
+    prompt_answer(ctx=ctx)
     fact_remember(shard=shard, text="Fact 500 about the offsite", day=START)
-    prompt_answer(ctx=ctx, count_usage=False)  # the scope's state is loaded
+    prompt_answer(ctx=ctx)  # the scope's state is loaded
     statted = []
     real_stat = incremental.os.stat
 
@@ -355,7 +355,7 @@ def test_a_budgeted_prompt_stats_each_file_once(memory_root, settings, monkeypat
 
     monkeypatch.setattr(incremental.os, "stat", counted_stat)
     fact_remember(shard=shard, text="Books the venue", day=START + timedelta(9))
-    answer = prompt_answer(ctx=ctx, count_usage=False)
+    answer = prompt_answer(ctx=ctx)
     assert answer.memory == "ok" and "Books the venue" in answer.section.text
     assert answer.section.text == _cold([ctx])[0]
     monkeypatch.undo()

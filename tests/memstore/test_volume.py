@@ -133,7 +133,7 @@ def test_on_a_read_only_volume_a_refusal_is_said_and_a_pause_still_holds(volume,
     """Neither log a write may leave behind (the failure log, a person's controls record) turns
     a read-only volume into a 500: the call answers the volume's refusal, and a person's
     pause, already in force, stands."""
-    from memstore.calls.actions import bot_remember
+    from memstore.calls.facts import bot_remember
     from memstore.registry.bots import bot_create
     from memstore.registry.people import person_add
     from memstore.rooms.context import context_open

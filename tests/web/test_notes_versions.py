@@ -77,11 +77,11 @@ def test_the_preview_opens_with_the_notes(ann, workspace, ava_acts_for_ann):
 
 
 def test_the_preview_says_when_it_is_stale(ann, workspace, monkeypatch, ava_acts_for_ann):
-    from memstore.prompt import budget as prompt_budget
+    from memstore.index import budget as read_budget
 
     assert "could not be synced" not in plain(ann.get("/bots/ava/prompt/"))  # synced: fresh
     monkeypatch.setattr(
-        prompt_budget, "_try_sync", lambda scopes, ms, read, left, fold: (False, [])
+        read_budget, "_try_sync", lambda scopes, ms, read, left, fold, new_facts: (False, [])
     )
     text = plain(ann.get("/bots/ava/prompt/"))
     assert "could not be synced within the time budget" in text and "Plans offsites" in text

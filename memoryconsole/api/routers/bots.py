@@ -6,8 +6,7 @@ from ninja.responses import Status
 
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import HealthOut, MeOut
-from memstore.registry.bots import bot_get
-from memstore.upkeep.readiness import server_health
+from memstore.calls.health import bot_get, server_health
 
 router = Router(tags=["bot"])
 

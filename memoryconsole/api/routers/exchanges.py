@@ -7,7 +7,7 @@ from ninja.responses import Status
 from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import ContextHeaders, ExchangeIn, ExchangeOut
-from memstore.learning import exchange_submit
+from memstore.calls.exchanges import exchange_submit
 
 router = Router(tags=["learning"])
 

@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Router
 
 from memoryconsole.api.errors import errors
-from memstore.privacy.export import bot_own_files, memory_export
+from memstore.calls.export import bot_own_files, memory_export
 
 router = Router(tags=["export"])
 

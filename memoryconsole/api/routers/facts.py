@@ -19,9 +19,14 @@ from memoryconsole.api.schemas import (
     RememberIn,
     RememberOut,
 )
-from memstore.calls.actions import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
-from memstore.prompt.asof import bot_facts_as_of
-from memstore.rooms.idempotency import idempotent_call
+from memstore.calls.facts import (
+    bot_edit,
+    bot_facts_as_of,
+    bot_facts_list,
+    bot_forget_answer,
+    bot_remember,
+)
+from memstore.calls.idempotency import idempotent_call
 
 router = Router(tags=["facts"])
 

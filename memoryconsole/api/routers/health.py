@@ -8,8 +8,7 @@ from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import ContextHeaders
 from memoryconsole.api.schemas.health import FixIn, FixOut, Kind, MemoryHealthOut
-from memstore.upkeep.health import KINDS, bot_health_fix
-from memstore.upkeep.health_snapshots import bot_health
+from memstore.calls.health import KINDS, bot_health, bot_health_fix
 
 router = Router(tags=["health"])
 assert set(Kind.__args__) == set(KINDS)  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import FACT_ID, ContextHeaders, FactId, LinkOut
 from memoryconsole.api.schemas.links import DepthQuery, LinkIn, LinksOut, NeighbourhoodOut
-from memstore.store.links import bot_link_add, bot_link_remove, bot_neighbours
+from memstore.calls.links import bot_link_add, bot_link_remove, bot_neighbours
 from memstore.vocabulary import LinkKind
 
 router = Router(tags=["links"])

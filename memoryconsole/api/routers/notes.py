@@ -12,7 +12,7 @@ from memoryconsole.api.auth import context_of
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import ContextHeaders, NoteOut
 from memoryconsole.api.schemas.notes import NoteIn, NoteVersionOut
-from memstore.prompt.notes import note_read, note_save, note_versions, notes_for
+from memstore.calls.notes import note_read, note_save, note_versions, notes_for
 
 router = Router(tags=["notes"])
 

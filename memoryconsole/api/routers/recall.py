@@ -15,9 +15,9 @@ from memoryconsole.api.schemas import (
     RecallOut,
     RecallQuery,
 )
-from memstore.prompt.budget import prompt_or_unavailable, recall_answer
-from memstore.prompt.section import prompt_changes
-from memstore.store.links import bot_neighbours
+from memstore.calls.links import bot_neighbours
+from memstore.calls.prompt import prompt_changes, prompt_or_unavailable
+from memstore.calls.recall import recall_answer
 
 router = Router(tags=["recall"])
 

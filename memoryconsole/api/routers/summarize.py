@@ -10,7 +10,7 @@ from memoryconsole.api.schemas import (
     ContextHeaders,
 )
 from memoryconsole.api.schemas.summarize import SummarizeIn, SummarizeOut
-from memstore.learning.summarize import text_summarize
+from memstore.calls.exchanges import text_summarize
 
 router = Router(tags=["learning"])
 

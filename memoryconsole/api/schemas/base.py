@@ -7,9 +7,9 @@ from typing import Annotated
 from ninja import Field, Path, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
+from memstore.calls.context import MAX_PROJECTS
+from memstore.calls.facts import day_check
 from memstore.errors import InvalidFact
-from memstore.facts.markdown import day_check
-from memstore.rooms.access import MAX_PROJECTS
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
     MESSAGE_ID_PATTERN,

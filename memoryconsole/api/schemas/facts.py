@@ -17,11 +17,14 @@ from memoryconsole.api.schemas.base import (
     Text,
     check_project,
 )
-from memstore.calls.actions import Forgetting
-from memstore.facts.markdown import MAX_TEXT_CHARS
-from memstore.facts.paths import Scope, locate
-from memstore.facts.records import StoredFact
-from memstore.facts.validity import is_expired
+from memstore.calls.facts import (
+    MAX_TEXT_CHARS,
+    Forgetting,
+    Scope,
+    StoredFact,
+    is_expired,
+    locate,
+)
 from memstore.vocabulary import (
     MAX_WEIGHT,
     MIN_WEIGHT,

@@ -6,7 +6,7 @@ from typing import Literal
 from pydantic import Field
 
 from memoryconsole.api.schemas import FACT_ID, FactOut, Out, StrictIn
-from memstore.upkeep.health_snapshots import BotHealth
+from memstore.calls.health import BotHealth
 
 Kind = Literal[
     "secret", "instruction", "contradiction", "duplicate", "junk", "too_long", "review", "unused"

@@ -4,7 +4,7 @@ from ninja import Schema
 from pydantic import Field
 
 from memoryconsole.api.schemas import FACT_ID, FactOut, LinkOut, Out, StrictIn
-from memstore.store.links import Neighbourhood
+from memstore.calls.links import Neighbourhood
 from memstore.vocabulary import LinkKind
 
 

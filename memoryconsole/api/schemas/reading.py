@@ -184,7 +184,7 @@ class RecallOut(Out):
 
     @classmethod
     def of(cls, timed: Any, near: Any = None) -> "RecallOut":
-        """A budgeted recall (`memstore.prompt.budget.recall_answer`), with its links when asked for."""
+        """A budgeted recall (`memstore.calls.recall.recall_answer`), with its links when asked for."""
         result = timed.value
         found = {f.fact_id for f in result.items}
         today = timezone.localdate()
@@ -245,7 +245,7 @@ class PromptOut(Out):
 
     @classmethod
     def of(cls, answer: Any) -> "PromptOut":
-        """The answer of `memstore.prompt.budget.prompt_answer`, as the API and MCP send it."""
+        """The answer of `memstore.prompt.answer.prompt_answer`, as the API and MCP send it."""
         return cls(
             text=answer.text,
             notes=[NoteOut.of(n) for n in answer.notes],

@@ -13,7 +13,7 @@ from memoryconsole.api.schemas import (
     Text,
     check_project,
 )
-from memstore.learning.summarize import MAX_TEXT_CHARS, Summary
+from memstore.calls.exchanges import MAX_TEXT_CHARS, Summary
 from memstore.vocabulary import WritableScopeKind
 
 

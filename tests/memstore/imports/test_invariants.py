@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstore.calls.actions import bot_remember
 from memstore.facts.markdown import MAX_TEXT_CHARS
 from memstore.imports import Target, import_run
 from memstore.imports.chat import Turn, chunked
@@ -20,6 +19,7 @@ from memstore.models import Bot, Person, PersonSettings
 from memstore.registry.bots import bot_create, project_join
 from memstore.registry.people import person_add, person_link
 from memstore.rooms.context import context_open
+from memstore.store.in_room import remember_in_room
 from memstore.store.links import bot_link_add
 from tests.helpers import run_command
 from tests.memstore.imports.common import all_facts, md_tree, run_import, write
@@ -37,13 +37,13 @@ def scout(db):
 def test_export_then_import_gives_the_same_files(scout, tmp_path, memory_root):
     own = context_open(bot="scout", room_id="r", room_kind="routine", projects=["apollo"])
     dm = context_open(bot="scout", room_id="dm", room_kind="direct", person="alice")
-    first = bot_remember(
+    first = remember_in_room(
         ctx=own,
         text="Writes in British English",
         tier="profile",
         meta={"type": "preference", "importance": "0.8"},
     )
-    second = bot_remember(
+    second = remember_in_room(
         ctx=own,
         text="Launch moved to May",
         scope="project",
@@ -51,8 +51,8 @@ def test_export_then_import_gives_the_same_files(scout, tmp_path, memory_root):
         day=date(2026, 2, 3),
         via="console",
     )
-    bot_remember(ctx=own, text="A minor detail", tier="note", day=date(2026, 2, 4))
-    bot_remember(ctx=dm, text="Alice prefers tea", scope="user", tier="profile", via="tool")
+    remember_in_room(ctx=own, text="A minor detail", tier="note", day=date(2026, 2, 4))
+    remember_in_room(ctx=dm, text="Alice prefers tea", scope="user", tier="profile", via="tool")
     bot_link_add(ctx=own, fact_id=first.fact_id, kind="related_to", target=second.fact_id)
     before = md_tree(memory_root)
 

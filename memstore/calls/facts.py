@@ -1,22 +1,24 @@
-"""What a bot may do from the room it is talking in: remember, forget, edit and list.
+"""The bots' door for facts: remember, forget (or erase), edit and list, and the list as it
+stood on a day. The API's facts router and the MCP tools call these and nothing below them.
 
-Each function takes the `Context` its call opened (`memstore.rooms.context.call_context`) and
-lets `memstore.rooms.access` decide which scopes it may read and which shard it writes (never
-the caller's say-so), then calls one service or selector. Recall and the prompt section are
-`memstore.recall` and `memstore.prompt`.
+Each function takes the `Context` its call opened (`memstore.calls.context`) and lets
+`memstore.rooms.access` decide which scopes it may read and which shard it writes (never the
+caller's say-so), then calls one service or selector. A save is `memstore.store.in_room`'s,
+shared with the learner and the importers.
 """
 
 from dataclasses import dataclass, replace
-from datetime import date
 
-from memstore.errors import EditConflict, FactHeldElsewhere, FactNotFound, InvalidFact
+from memstore.errors import EditConflict, FactHeldElsewhere, FactNotFound
 from memstore.facts.history import Change
+from memstore.facts.markdown import MAX_TEXT_CHARS, day_check
 from memstore.facts.paging import Page
-from memstore.facts.paths import Scope, ScopeKind, Shard
-from memstore.facts.ranking import Tier
+from memstore.facts.paths import Scope, ScopeKind, Shard, locate
 from memstore.facts.records import StoredFact
+from memstore.facts.validity import is_expired
 from memstore.privacy.erase import Erasure, fact_erase, reach_of_bot
 from memstore.privacy.forgotten import copies_outside, target_ids
+from memstore.prompt.asof import bot_facts_as_of
 from memstore.rooms.access import (
     Context,
     forget_shards,
@@ -27,54 +29,25 @@ from memstore.rooms.access import (
     writable_shard,
 )
 from memstore.rules.failures import refusals_recorded
+from memstore.store.in_room import remember_in_room as bot_remember
 from memstore.store.selectors import fact_find, facts_list, legacy_rooms_of
-from memstore.store.services import fact_edit, fact_forget, fact_remember
-from memstore.vocabulary import MAX_WEIGHT, MIN_WEIGHT
+from memstore.store.services import fact_edit, fact_forget
 
-
-@refusals_recorded("remember")
-def bot_remember(
-    *,
-    ctx: Context,
-    text: str,
-    scope: ScopeKind = "bot",
-    project: str | None = None,
-    tier: Tier = "log",
-    meta: dict[str, object] | None = None,
-    via: str = "api",
-    day: date | None = None,
-) -> StoredFact:
-    """Save a fact in the shard this context writes for `scope` (the content rules, the room's
-    person's excluded topics included, are the service's; `day`: the fact's date when it is
-    older than today, as for an import). A `weight` is taken only for workspace records
-    (scope server), within MIN_WEIGHT..MAX_WEIGHT."""
-    shard = writable_shard(ctx, scope, project)
-    if meta and meta.get("weight") is not None:
-        _weight_check(scope, meta["weight"])
-    return fact_remember(
-        shard=shard,
-        text=text,
-        tier=tier,
-        day=day,
-        meta=meta,
-        person=ctx.person,
-        by=ctx.bot,
-        via=via,
-    )
-
-
-def _weight_check(scope: ScopeKind, weight: object) -> None:
-    if scope != "server":
-        raise InvalidFact(
-            "weight is only for workspace records (scope server); other facts rank by tier "
-            "and importance."
-        )
-    try:
-        value = float(weight)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        value = float("nan")
-    if not MIN_WEIGHT <= value <= MAX_WEIGHT:
-        raise InvalidFact(f"weight must be a number from {MIN_WEIGHT} to {MAX_WEIGHT}.")
+__all__ = [
+    "MAX_TEXT_CHARS",
+    "Forgetting",
+    "Scope",
+    "StoredFact",
+    "bot_edit",
+    "bot_facts_as_of",
+    "bot_facts_list",
+    "bot_forget",
+    "bot_forget_answer",
+    "bot_remember",
+    "day_check",
+    "is_expired",
+    "locate",
+]
 
 
 @refusals_recorded("forget")

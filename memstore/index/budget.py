@@ -1,22 +1,19 @@
-"""A prompt that never waits (SPEC §5.2): reading memory for a prompt or a recall
-within a time budget (`settings.MEMORY_READ_BUDGET_MS`, default 500 ms).
+"""Reading memory within a time budget (`settings.MEMORY_READ_BUDGET_MS`, default 500 ms): a
+prompt or a recall never waits on a busy database.
 
 `memory_read` runs the sync first, in its own transaction with Postgres `lock_timeout` and
 `statement_timeout` set to the sync's share of the budget: a writer holding the bot's lock (the
-sync takes it as a transaction-scoped advisory lock, see `memstore.facts.locks`) makes the lock wait
-fail instead of block. The sync is bounded (`sync_bounded`): a change too large to parse within
-the budget (a drop-in of thousands of lines) is synced on a background thread while the read
-answers from the index as it stands, marked stale; new facts are found by their words as soon as
-they are indexed, and by meaning once the worker has embedded them (`recall.jobs`). Then it runs the read itself with every `index_sync` inside it skipped
-(`sync_skipped`) and a statement timeout for what is left of the budget (with a small floor);
-when the sync found nothing to write, in the sync's own transaction (one round trip per
-statement counts on a busy box):
+sync takes it as a transaction-scoped advisory lock, see `memstore.facts.locks`) makes the lock
+wait fail instead of block. The sync is bounded (`sync_bounded`): a change too large to parse
+within the budget (a drop-in of thousands of lines) is synced on a background thread while the
+read answers from the index as it stands, marked stale; the caller's `new_facts` hook hears of
+new facts (recall queues their vectors). Then it runs the read itself with every `index_sync`
+inside it skipped (`sync_skipped`) and a statement timeout for what is left of the budget (with
+a small floor); when the sync found nothing to write, in the sync's own transaction (one round
+trip per statement counts on a busy box):
 - the sync finished: the answer is fresh;
 - the sync ran out of time: the answer comes from the index as it stands, marked `stale`;
 - the read failed too (a slow or unreachable database): `empty()` marked `unavailable`.
-
-`prompt_answer` (the always-on notes, then the memory blocks; now within the budget, or as of a
-date from history) and `recall_answer` are what the API and the console's preview call.
 
 Does not: interrupt a stat or a read of a file that hangs in the kernel (a dead network volume);
 the budget bounds every wait on Postgres.
@@ -27,11 +24,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
 from typing import Literal
 
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
+from django.db import DatabaseError, connection, transaction
 
 from memstore.facts.paths import Scope
 from memstore.index import index_sync
@@ -42,14 +38,6 @@ from memstore.index.sync import (
     sync_folded,
     sync_skipped,
 )
-from memstore.prompt.asof import day_end, prompt_as_of
-from memstore.prompt.compose import PromptSection
-from memstore.prompt.notes import Note, notes_compose, notes_for
-from memstore.prompt.section import prompt_build, prompt_scopes
-from memstore.recall import RecallResult, recall_search
-from memstore.recall.jobs import backfill_wanted
-from memstore.rooms.access import Context, readable_scopes
-from memstore.upkeep.usage import usage_note
 
 logger = logging.getLogger(__name__)
 
@@ -102,15 +90,19 @@ def _set_timeouts(lock: str, statement: str) -> None:
         )
 
 
+NewFacts = Callable[..., object] | None  # called as new_facts(force=...) when facts arrived
+
+
+def _heard(new_facts: NewFacts, *, force: bool) -> None:
+    if new_facts is not None:
+        new_facts(force=force)
+
+
 class _ReadFailed(Exception):
     """The read (not the sync) failed inside the transaction they shared."""
 
     def __init__(self, error: DatabaseError) -> None:
         self.error = error
-
-
-def _vectors_wanted() -> None:
-    backfill_wanted(force=True)
 
 
 def _try_sync[T](
@@ -119,6 +111,7 @@ def _try_sync[T](
     read: Callable[[], T],
     left: Callable[[], int],
     fold: bool = False,
+    new_facts: NewFacts = None,
 ):
     """Sync these scopes within `ms`: (fresh, [the read's value] if it ran here). False when it
     ran out of time (nothing half-done stays) or left large changes to the background
@@ -131,7 +124,7 @@ def _try_sync[T](
     nested = connection.in_atomic_block
     shared: list[T] = []
     try:
-        bounded = sync_bounded(then=_vectors_wanted)
+        bounded = sync_bounded(then=lambda: _heard(new_facts, force=True))
         with bounded, transaction.atomic(), _timeouts(ms, nested=nested):
             if fold and _folded_read(scopes, ms, read, left, shared):
                 return True, shared
@@ -148,7 +141,7 @@ def _try_sync[T](
         logger.warning("memory sync skipped (budget %d ms): %s", ms, error)
         return False, shared
     if report.changed:
-        backfill_wanted()  # new facts need vectors: the worker makes them, nobody waits
+        _heard(new_facts, force=False)  # e.g. new facts need vectors: the worker makes them
     return not report.deferred, shared
 
 
@@ -179,10 +172,12 @@ def memory_read[T](
     empty: Callable[[], T],
     budget: int | None = None,
     fold: bool = False,
+    new_facts: NewFacts = None,
 ) -> Timed[T]:
     """`read()` after syncing `scopes`, never waiting past the budget (see the module doc).
     `fold`: `read()` folds the sync's query into its first statement (recall and the prompt
-    do)."""
+    do). `new_facts(force=...)`: told when the sync indexed new facts (force: a background sync
+    finished them)."""
     started = time.monotonic()
     total = budget if budget is not None else budget_ms()
 
@@ -191,7 +186,9 @@ def memory_read[T](
 
     memory: MemoryState = "ok"
     try:
-        fresh, shared = _try_sync(list(scopes), int(total * SYNC_SHARE), read, left_ms, fold)
+        fresh, shared = _try_sync(
+            list(scopes), int(total * SYNC_SHARE), read, left_ms, fold, new_facts
+        )
     except _ReadFailed as failed:  # the sync was fine; the read in its transaction was not
         logger.warning("memory unavailable (budget %d ms): %s", total, failed.error)
         fresh, shared, memory = True, [empty()], "unavailable"
@@ -207,100 +204,3 @@ def memory_read[T](
             value, memory = empty(), "unavailable"
     elapsed = (time.monotonic() - started) * 1000
     return Timed(value=value, stale=not fresh, memory=memory, elapsed_ms=round(elapsed, 1))
-
-
-# --- the prompt and recall, within the budget --------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PromptAnswer:
-    """The whole memory section: the always-on notes, then the memory blocks."""
-
-    text: str
-    notes: list[Note]
-    section: PromptSection
-    stale: bool
-    memory: MemoryState
-    elapsed_ms: float
-
-
-def prompt_answer(
-    *, ctx: Context, as_of: date | None = None, count_usage: bool = True
-) -> PromptAnswer:
-    """The prompt's memory section for a bot in a room, now (within the time budget) or as it
-    was at the end of `as_of` (from history). A section built now for a bot counts as a use of
-    each fact in it (upkeep reads the counts); a person's preview passes `count_usage=False`."""
-    started = time.monotonic()
-    direct = ctx.room.kind == "direct"
-    when = day_end(as_of) if as_of is not None else None
-    notes = notes_for(bot=ctx.bot, person=ctx.person, direct=direct, when=when)
-    if as_of is not None:
-        timed = Timed(
-            value=prompt_as_of(ctx=ctx, day=as_of), stale=False, memory="ok", elapsed_ms=0
-        )
-    else:
-        timed = memory_read(
-            scopes=[scope for _, scope in prompt_scopes(ctx)],
-            read=lambda: prompt_build(ctx=ctx),
-            empty=lambda: PromptSection(text="", blocks=[]),
-            fold=True,  # the sync's query rides in the prompt's rule + versions statement
-        )
-    section = timed.value
-    if count_usage and as_of is None:
-        usage_note(prompted=[fact for block in section.blocks for fact in block.facts])
-    text = notes_compose(notes, chars=settings.NOTES_PROMPT_CHARS) + section.text
-    return PromptAnswer(
-        text=text,
-        notes=notes,
-        section=section,
-        stale=timed.stale,
-        memory=timed.memory,
-        elapsed_ms=round((time.monotonic() - started) * 1000, 1),
-    )
-
-
-def prompt_or_unavailable(
-    *, open_context: Callable[[], Context], as_of: date | None = None
-) -> PromptAnswer:
-    """`prompt_answer` for the context `open_context()` opens, or, while the database can't be
-    reached at all (the room can't even be checked), the section without memory marked
-    `unavailable` (SPEC §5.2): a prompt never fails for want of memory. Refusals still raise."""
-    started = time.monotonic()
-    try:
-        return prompt_answer(ctx=open_context(), as_of=as_of)
-    except (OperationalError, InterfaceError) as error:
-        logger.warning("prompt without memory: database unavailable: %s", error)
-    return PromptAnswer(
-        text="",
-        notes=[],
-        section=PromptSection(text="", blocks=[]),
-        stale=False,
-        memory="unavailable",
-        elapsed_ms=round((time.monotonic() - started) * 1000, 1),
-    )
-
-
-def recall_answer(
-    *,
-    ctx: Context,
-    query: str,
-    limit: int | None = None,
-    rerank: bool | None = None,
-    explain: bool = False,
-    expect: list[str] | None = None,
-) -> Timed[RecallResult]:
-    """Recall for a bot within the time budget (stale or unavailable rather than waiting);
-    every fact returned counts as a use (upkeep reads the counts). `rerank`, `explain` and
-    `expect`: see `recall_search`."""
-    timed = memory_read(
-        scopes=readable_scopes(ctx),
-        read=lambda: recall_search(
-            ctx=ctx, query=query, limit=limit, rerank=rerank, explain=explain, expect=expect
-        ),
-        empty=lambda: RecallResult(
-            items=[], more=0, mode="lexical", note="Memory is unavailable right now."
-        ),
-        fold=True,  # the sync's query rides in recall's terms + versions statement
-    )
-    usage_note(recalled=timed.value.items)
-    return timed
