@@ -10,10 +10,10 @@ Does not: build the workspace (`bench._scale.ensure`) or write the docs (`bench.
 """
 
 import os
-import statistics
 import time
 
 from bench._workspace import log
+from bench.harness import median
 
 SCRATCH = "bench_hnsw_vectors"
 # The index as the migration makes it, and over half-precision copies of the same vectors.
@@ -38,7 +38,7 @@ def _backend_cpu() -> float:
     index builds; their parallel workers are other processes)."""
     from django.db import connection
 
-    from bench._workspace import process_stat
+    from bench.harness import process_stat
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
@@ -109,10 +109,10 @@ def rebuild_pairs(runs: int, workers: int) -> dict:
     return {
         "facts": report.facts,
         "files": report.files,
-        "serial": statistics.median(times[0]),
-        "parallel": statistics.median(times[workers]),
-        "serial_commit": statistics.median(commits[0]),
-        "parallel_commit": statistics.median(commits[workers]),
+        "serial": median(times[0]),
+        "parallel": median(times[workers]),
+        "serial_commit": median(commits[0]),
+        "parallel_commit": median(commits[workers]),
         "serial_all": times[0],
         "parallel_all": times[workers],
         "cpu": {str(n): value for n, value in cpu.items()},
@@ -316,7 +316,7 @@ def reembed_rates(n: int, threads: list[int], runs: int = 2) -> dict:
     load.append(loads())
     return {
         "facts": len(fact_ids),
-        "rates": {name: statistics.median(values) for name, values in rates.items()},
+        "rates": {name: median(values) for name, values in rates.items()},
         "vectors": stored,
         "indexed": indexed,
         "load": load,

@@ -8,13 +8,11 @@ None of them touches the test database or the one `./dev serve` uses.
 
 Vectors: `vectors_composed` stands fact vectors in for timing runs.
 
-Timing: `median_ms`, `p95_ms`. Output: progress via `log` on stderr (stdout stays for results),
-and `docs_section_write` to replace one benchmark's section of docs/benchmarks.md.
+Output: progress via `log` on stderr (stdout stays for results). Timing, CPU, load and the
+tables are bench/harness.py's.
 """
 
 import os
-import re
-import statistics
 import sys
 import tempfile
 import time
@@ -24,9 +22,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 VAR = Path(os.environ.get("VAR_DIR", REPO / "var"))
-DOCS = REPO / "docs" / "benchmarks.md"
-# Notes written by hand after this mark in a section stay when the benchmark rewrites it.
-NOTES_MARK = "<!-- notes below are kept when the benchmark rewrites this section -->"
 
 
 def log(message: str) -> None:
@@ -106,7 +101,9 @@ def isolated_workspace(name: str) -> Iterator[Path]:
             connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
-def vectors_composed(embedder, parts: list[str], *, chunk: int = 20_000) -> int:
+def vectors_composed(
+    embedder, parts: list[str], *, chunk: int = 20_000, index_after: bool = True
+) -> int:
     """Store, for every indexed fact without a vector, the normalised sum of the real vectors
     of the template parts its text contains: a few dozen model runs instead of one per fact
     (an hour for 100,000 on a loaded 2-core box). Cosines to a bench's questions land where real
@@ -125,6 +122,7 @@ def vectors_composed(embedder, parts: list[str], *, chunk: int = 20_000) -> int:
             [embedder.name],
         )
         missing = cursor.fetchall()
+    dropped = bool(missing) and ann_index_drop(embedder.name)
     stored = 0
     for start in range(0, len(missing), chunk):
         rows = missing[start : start + chunk]
@@ -141,6 +139,8 @@ def vectors_composed(embedder, parts: list[str], *, chunk: int = 20_000) -> int:
         stored += len(ids)
         if len(missing) > chunk:
             log(f"  vectors: {start + len(rows):,}/{len(missing):,}")
+    if dropped and index_after:
+        ann_index_restore(embedder.name)
     return stored
 
 
@@ -242,74 +242,3 @@ def ann_index_restore(
         done.set()
         watcher.join()
     return time.perf_counter() - started
-
-
-# --- processes -------------------------------------------------------------------------------
-
-
-def process_stat(pid: int | str) -> tuple[str, int, float] | None:
-    """A process's name, parent pid and CPU seconds so far (user + system, every thread), from
-    /proc; None once it is gone."""
-    try:
-        head, _, rest = Path(f"/proc/{pid}/stat").read_text().rpartition(")")
-    except OSError:
-        return None
-    fields = rest.split()
-    ticks = int(fields[11]) + int(fields[12])
-    return head.split("(", 1)[1], int(fields[1]), ticks / os.sysconf("SC_CLK_TCK")
-
-
-def processes_cpu(keep) -> float:
-    """CPU seconds so far of every running process for which `keep(pid, name, parent)` holds."""
-    total = 0.0
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and (found := process_stat(entry.name)) is not None:
-            name, parent, seconds = found
-            total += seconds if keep(int(entry.name), name, parent) else 0.0
-    return total
-
-
-# --- timing ----------------------------------------------------------------------------------
-
-
-def median_ms(seconds: list[float]) -> float:
-    """The median of durations in seconds, in milliseconds."""
-    return statistics.median(seconds) * 1000
-
-
-def p95_ms(samples_ms: list[float]) -> float:
-    """The 95th percentile of samples already in milliseconds (the largest when under 20)."""
-    if len(samples_ms) >= 20:
-        return statistics.quantiles(samples_ms, n=20)[18]
-    return max(samples_ms)
-
-
-# --- output ----------------------------------------------------------------------------------
-
-
-def docs_section_write(heading: str, body: str, *, under: str = "") -> None:
-    """Replace the section `heading` of docs/benchmarks.md with `body` (appended when missing,
-    at the end of the section `under` when given); it ends at the next heading of its level or
-    above. Other sections, and notes after NOTES_MARK in this one, stay as they are."""
-    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n"
-    level = len(heading) - len(heading.lstrip("#"))
-    notes = ""
-    if heading in text:
-        head, _, rest = text.partition(heading)
-        following = re.search(rf"\n#{{2,{level}}} ", rest)
-        old, tail = (
-            (rest[: following.start()], rest[following.start() + 1 :]) if following else (rest, "")
-        )
-        if NOTES_MARK in old:
-            notes = "\n" + NOTES_MARK + old.split(NOTES_MARK, 1)[1].rstrip() + "\n"
-    elif under and under in text:
-        start = text.index(under) + len(under)
-        following = re.compile(rf"\n#{{2,{level - 1}}} ").search(text, start)
-        cut = following.start() + 1 if following else len(text)
-        head, tail = text[:cut].rstrip() + "\n\n", text[cut:]
-    else:
-        head, tail = text.rstrip() + "\n\n" + (f"{under}\n\n" if under else ""), ""
-    section = f"{heading}\n\n{body.strip()}\n{notes}"
-    DOCS.parent.mkdir(exist_ok=True)
-    DOCS.write_text(head + section + ("\n" + tail if tail else ""), encoding="utf-8")
-    log(f"wrote {DOCS.relative_to(REPO)} ({heading})")

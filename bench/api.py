@@ -9,8 +9,7 @@ gunicorn as the README runs it in production; drives it from loopback client thr
 http.client, one connection each, reconnecting when the server closes it); and reports
 requests/s, p50 and p99 per endpoint as the median over several runs, with the ratio to
 /api/v1/health measured in the same run. Each request picks a random bot and talks from its
-direct room with its person and project. Writes the table under "## API: requests per second and latency" in
-docs/benchmarks.md. Targets: recall p50 <= 15 ms, p99 <= 40 ms at 4 clients.
+direct room with its person and project. Prints the tables. Targets: recall p50 <= 15 ms, p99 <= 40 ms at 4 clients.
 
 By default it times `health` (the baseline) and `recall` (about 3 minutes once the workspace
 is built); `--endpoints health,me,list,prompt,recall` times them all. Facts get vectors composed
@@ -19,7 +18,6 @@ from their words' (minutes; timing only) unless `--embed-all` embeds every fact 
 server the bench uses (its postmaster's children), not other Postgres servers on the machine.
 """
 
-import argparse
 import http.client
 import os
 import platform
@@ -27,7 +25,6 @@ import random
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import threading
@@ -37,21 +34,20 @@ from datetime import date, timedelta
 from pathlib import Path
 from urllib.parse import quote
 
+from bench import harness
 from bench._workspace import (
     REPO,
     VAR,
     bench_database,
-    docs_section_write,
     log,
-    processes_cpu,
     vectors_composed,
 )
+from bench.harness import median, tree_cpu
 
 BENCH_DIR = VAR / "bench" / "api"
 DB_NAME = "memoryconsole_bench_api"
 BOTS, OWN_FACTS, PERSONS, PROJECTS, MEMBERS = 100, 1000, 20, 10, 10
 LAYOUT = f"v1 bots={BOTS} facts={OWN_FACTS} persons={PERSONS} projects={PROJECTS}"
-SECTION = "## API: requests per second and latency"
 ENDPOINTS = ("health", "me", "list", "prompt", "recall")
 
 WORDS = {
@@ -506,12 +502,12 @@ LABELS = {
 
 
 def server_cpu(master: int, postmaster: int) -> float:
-    """CPU seconds (user + system) used so far by the gunicorn master, its workers and the
-    bench's Postgres server (its postmaster and children): what serving the requests cost,
-    without the load generator or any other Postgres server on the machine."""
-    return processes_cpu(
-        lambda pid, name, parent: master in (pid, parent) or postmaster in (pid, parent)
-    )
+    """CPU seconds (user + system) used so far by the gunicorn master and its workers and by the
+    bench's Postgres server (its postmaster and every backend), each with the CPU of the children
+    it has reaped: a backend or worker that exits inside a window keeps its CPU in the total (it
+    moves to its parent's reaped share), so a delta is never negative. Without the load
+    generator or any other Postgres server on the machine."""
+    return tree_cpu(master) + tree_cpu(postmaster)
 
 
 def postmaster_pid() -> int:
@@ -535,7 +531,7 @@ def table(
     engine: dict[str, list[list[float]]],
     clients: int,
 ) -> list[str]:
-    med = statistics.median
+    med = median
     base = med([r.pct(0.5) for r in results["health"]])
     rows = [
         f"| endpoint | req/s ({clients} clients) | p50 ms | p99 ms | p50 / health "
@@ -554,16 +550,18 @@ def table(
     return rows
 
 
-def ceiling(results: dict[str, list[Result]], cpu: dict[str, list[float]]) -> list[str]:
+def ceiling(
+    results: dict[str, list[Result]], cpu: dict[str, list[float]], loads: dict[str, list[float]]
+) -> list[str]:
     """Each endpoint's CPU per request on the server side (gunicorn and Postgres) and the rate
     this machine's cores could serve at that cost: how close the measured rate comes to it."""
-    med = statistics.median
+    med = median
     cores = os.cpu_count() or 1
     base = med(cpu["health"]) if cpu.get("health") else 0.0
     rows = [
         f"| endpoint | server CPU ms per request | CPU / health | ceiling req/s ({cores} cores "
-        "÷ CPU) | measured req/s | share of the ceiling |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        "÷ CPU) | measured req/s | share of the ceiling | load before → after |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, runs in results.items():
         per = med(cpu[name])
@@ -571,7 +569,8 @@ def ceiling(results: dict[str, list[Result]], cpu: dict[str, list[float]]) -> li
         rps = med([r.rps for r in runs])
         ratio = f"{per / base:.1f}x" if base else "—"
         rows.append(
-            f"| {LABELS[name]} | {per:.2f} | {ratio} | {top:.0f} | {rps:.0f} | {rps / top:.0%} |"
+            f"| {LABELS[name]} | {per:.2f} | {ratio} | {top:.0f} | {rps:.0f} | {rps / top:.0%} "
+            f"| {loads[name][0]:.1f} → {loads[name][-1]:.1f} |"
         )
     return rows
 
@@ -583,7 +582,7 @@ def findings(
     clients: int,
 ) -> list[str]:
     """Sentences computed from the figures: the API's share, saturation, the targets."""
-    med = statistics.median
+    med = median
     out = []
     for name in ("recall", "prompt"):
         if name not in engine:
@@ -611,9 +610,13 @@ def findings(
     return out
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench api", description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=3)
+RUNS = 3
+
+
+QUICK = {"runs": 1, "seconds": 1.0}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--seconds", type=float, default=6.0, help="per endpoint per run")
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument(
@@ -631,8 +634,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--embed-all", action="store_true", help="embed every fact with the model (hours)"
     )
-    parser.add_argument("--no-write", action="store_true", help="don't touch docs/benchmarks.md")
-    args = parser.parse_args(argv)
+
+
+def run(args):
     wanted = set(args.endpoints.split(",")) | {"health"}
     endpoints = [e for e in ENDPOINTS if e in wanted]
     import importlib.util
@@ -665,6 +669,7 @@ def main(argv: list[str]) -> int:
     single: dict[str, list[Result]] = {e: [] for e in endpoints}
     engine: dict[str, list[list[float]]] = {e: [] for e in endpoints if e in ("recall", "prompt")}
     cpu: dict[str, list[float]] = {e: [] for e in endpoints}  # server CPU ms per request
+    loads: dict[str, list[float]] = {e: [] for e in endpoints}  # before and after each window
     load_before = os.getloadavg()[0]
     try:
         log("Warming up (every bot, several times, on every endpoint) ...")
@@ -674,9 +679,11 @@ def main(argv: list[str]) -> int:
                 engine_times(endpoint, 2.0, seed=0)
         for run in range(1, args.runs + 1):
             for endpoint in endpoints:
+                loads[endpoint].append(harness.load())
                 cpu_before = server_cpu(server.pid, postmaster)
                 result = load(port, endpoint, tokens, args.clients, args.seconds, seed=run)
                 used = server_cpu(server.pid, postmaster) - cpu_before
+                loads[endpoint].append(harness.load())
                 cpu[endpoint].append(used * 1000 / max(result.requests, 1))
                 results[endpoint].append(result)
                 alone = load(port, endpoint, tokens, 1, args.seconds / 2, seed=run)
@@ -696,12 +703,12 @@ def main(argv: list[str]) -> int:
     load_after = os.getloadavg()[0]
 
     rows = table(results, single, engine, args.clients)
-    rows += ["", *ceiling(results, cpu), "", startup]
+    rows += ["", *ceiling(results, cpu, loads), "", startup]
     loads = (
         f"Load average {load_before:.1f} before, {load_after:.1f} after ({os.cpu_count()} cores)."
     )
     print("\n".join([*rows, "", loads, *findings(results, single, engine, args.clients)]))
-    command = "python -m bench api" + (" " + " ".join(argv) if argv else "")
+    command = "python -m bench api" + (" " + " ".join(args.argv) if args.argv else "")
     lines = [
         f"Command: `{command}` (or `./dev bench api`). Server: `gunicorn memoryconsole.wsgi "
         f"--workers {args.workers}` (threaded workers, `gunicorn.conf.py`) on "
@@ -723,10 +730,5 @@ def main(argv: list[str]) -> int:
         "",
         *findings(results, single, engine, args.clients),
     ]
-    if not args.no_write:
-        docs_section_write(SECTION, "\n".join(lines))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    print("\n".join(lines[:1]))
+    return {"load": [load_before, load_after], "rows": rows}

@@ -17,24 +17,26 @@ and the load average. `--profile N`: instead, N remembered recalls under cProfil
 functions that took the most time (own and cumulative) printed.
 """
 
-import argparse
 import cProfile
 import io
 import os
 import pstats
-import statistics
 import time
 
 from bench._workspace import isolated_workspace, log
+from bench.harness import median, p95
+
+QUICK = {"facts": 200, "calls": 40, "chunk": 10}  # --quick: small sizes, to see that it still runs
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench auth")
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=2000)
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--chunk", type=int, default=20)
     parser.add_argument("--profile", type=int, default=0, help="profile N recalls instead")
-    args = parser.parse_args(argv)
+
+
+def run(args):
 
     with isolated_workspace("bench_auth") as root:
         from django.conf import settings
@@ -124,8 +126,8 @@ def main(argv: list[str]) -> int:
         for mode in wall:
             ms = sorted(x * 1000 for x in wall[mode])
             print(
-                f"| {mode} | {statistics.median(ms):.2f} | {statistics.quantiles(ms, n=20)[18]:.2f} | "
-                f"{statistics.median(cpu[mode]) * 1000:.2f} | {counts.get(mode, '')} |"
+                f"| {mode} | {median(ms):.2f} | {p95(ms):.2f} | "
+                f"{median(cpu[mode]) * 1000:.2f} | {counts.get(mode, '')} |"
             )
     return 0
 

@@ -9,31 +9,31 @@ A throwaway workspace (one bot, `--facts` facts of its own and 100 in its person
 served over loopback by Django's threaded HTTP/1.1 server in this process. Each call is timed
 alone, the three ways interleaved so they see the same machine load; the table gives medians
 and p95 in ms and the ratio to plain httpx2 (one pooled connection, the same headers) measured
-in the same run. With `--write`, the table goes under "## Clients: what the typed client adds"
-in docs/benchmarks.md.
+in the same run.
 """
 
-import argparse
 import os
 import re
-import statistics
 import sys
 import threading
 import time
 from datetime import date, timedelta
 
-from bench._workspace import REPO, docs_section_write, isolated_workspace, log, p95_ms
+from bench._workspace import REPO, isolated_workspace, log
+from bench.harness import median, p95
 
-SECTION = "## Clients: what the typed client adds"
 ROOM = {"X-Room-Id": "dm-1", "X-Room-Kind": "direct", "X-Person": "alice"}
 
 
-def main(args: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench clients")
+QUICK = {"calls": 10, "facts": 100}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--facts", type=int, default=1000)
-    parser.add_argument("--write", action="store_true", help="write docs/benchmarks.md")
-    opts = parser.parse_args(args)
+
+
+def run(opts):
     sys.path.insert(0, str(REPO / "clients" / "python" / "src"))
     load_before = os.getloadavg()[0]
     with isolated_workspace("memoryconsole_bench_clients") as root:
@@ -56,8 +56,8 @@ def main(args: list[str]) -> None:
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, times in rows:
-        p50 = {k: statistics.median(v) * 1000 for k, v in times.items()}
-        p95 = {k: p95_ms([s * 1000 for s in v]) for k, v in times.items()}
+        p50 = {k: median(v) * 1000 for k, v in times.items()}
+        p95 = {k: p95([s * 1000 for s in v]) for k, v in times.items()}
         table.append(
             f"| {name} | {p50['raw']:.2f} | {p50['client']:.2f} | {p50['fresh']:.2f} | "
             f"{p50['paste']:.2f} | {p50['client'] / p50['raw']:.2f}x | "
@@ -65,8 +65,6 @@ def main(args: list[str]) -> None:
             f"{p95['raw']:.2f} | {p95['client']:.2f} | {p95['paste']:.2f} |"
         )
     print("\n".join(table))
-    if opts.write:
-        docs_section_write(SECTION, "\n".join(table))
 
 
 def _workspace(root, facts: int) -> str:

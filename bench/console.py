@@ -7,21 +7,18 @@ facts and bot `big` holding 50,000, written as Markdown files and synced the ord
 their histories are real), logs in a staff person, and times requests through the whole Django
 stack (middleware, session, sync, queries, templates) with the test client. Reports medians
 and the number of SQL queries per request, and, as a baseline from the same run, the
-foundation's offset-and-substring `facts_list` selector doing the same work. Writes the
-figures under "## Console search and paging" in docs/benchmarks.md.
+foundation's offset-and-substring `facts_list` selector doing the same work.
 """
 
-import argparse
 import os
 import random
-import statistics
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import docs_section_write, isolated_workspace, log
+from bench._workspace import isolated_workspace, log
+from bench.harness import median
 
-HEADING = "## Console search and paging"
 TARGET_PAGE_MS, TARGET_KEY_MS = 100.0, 50.0
 WORDS = [
     "lisbon",
@@ -100,13 +97,20 @@ def timed(call, runs: int) -> tuple[float, int]:
         started = time.perf_counter()
         call()
         samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples), count
+    return median(samples), count
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench console")
-    parser.add_argument("--runs", type=int, default=15)
-    args = parser.parse_args(argv)
+RUNS = 15
+
+
+QUICK = {"runs": 2}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
+    pass
+
+
+def run(args):
     with isolated_workspace("bench_console") as root:
         return measure(root, args.runs)
 
@@ -183,8 +187,8 @@ def measure(root: Path, runs: int) -> int:
     base_key = [timed(lambda t=t: facts_list(scopes=big, contains=t), runs)[0] for t in KEYSTROKES]
     base_deep, _ = timed(lambda: facts_list(scopes=big, offset=40_000), runs)
     ours_deep, _ = timed(lambda: get(f"/bots/big/?cursor={cursor}", **htmx), runs)
-    median_key = statistics.median(keystroke_ms)
-    median_base = statistics.median(base_key)
+    median_key = median(keystroke_ms)
+    median_base = median(base_key)
     log(f"  baseline keystroke median {median_base:.1f} ms (ours, whole request: {median_key:.1f})")
     write_docs(results, runs, median_key, median_base, base_deep, ours_deep)
     ok = all(ms <= target for _, ms, _, target in results if target)
@@ -231,4 +235,4 @@ def write_docs(results, runs, median_key, median_base, base_deep, ours_deep) -> 
         "took 50 ms against the figure above).",
         "",
     ]
-    docs_section_write(HEADING, "\n".join(lines))
+    print("\n".join(lines))

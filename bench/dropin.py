@@ -1,6 +1,6 @@
 """Drop-in: thousands of hand-written facts land in a bot's files at once.
 
-    python -m bench dropin [--sizes 5000,50000] [--runs 3] [--samples 5] [--no-docs]
+    python -m bench dropin [--sizes 5000,50000] [--runs 3] [--samples 5]
 
 Each run is a child process with its own database (`memstore_dropin`, dropped and recreated)
 and MEMORY_ROOT, and a real worker (`manage.py procrastinate worker --queues embeddings`,
@@ -20,7 +20,6 @@ started before the drop-in, as in production):
    background sync) and until every fact has a vector (the worker's backfill).
 
 The figures are medians over --runs; the load average is printed beside them (the box is shared).
-Writes "## Drop-in: meaning off the request path" in docs/benchmarks.md.
 """
 
 import argparse
@@ -28,16 +27,15 @@ import itertools
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import REPO, VAR, bench_database, django_start, docs_section_write, log
+from bench._workspace import REPO, VAR, bench_database, django_start, log
+from bench.harness import median
 
-HEADING = "## Drop-in: meaning off the request path"
 LOCOMO = REPO.parent / "shared" / "bench" / "locomo-dev"
 DB = "memstore_dropin"
 NAMES = ["Ana", "Bruno", "Carla", "Dmitri", "Eva", "Farah", "Gustavo", "Hana", "Ivo", "Jun", "Kemal", "Lena", "Mateo", "Nia", "Oskar", "Priya", "Quentin", "Rosa", "Sven", "Tariq", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe"]  # fmt: skip
@@ -257,15 +255,22 @@ def _catch_up(reads: Reads, written: float, size: int) -> dict:
 # --- the parent: runs, medians, docs ------------------------------------------------------------
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench dropin")
+QUICK = {
+    "sizes": "500",
+    "runs": "1",
+    "samples": 2,
+}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--sizes", default="5000,50000")
     parser.add_argument("--runs", default="3,2", help="runs per size (one number, or per size)")
     parser.add_argument("--texts", type=int, default=400, help="texts per throughput repeat")
     parser.add_argument("--samples", type=int, default=5)
-    parser.add_argument("--no-docs", action="store_true")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child's single run
-    args = parser.parse_args(argv)
+
+
+def run(args):
     if args.one:
         print(json.dumps(one_run(args.one, args.samples)))
         return 0
@@ -279,8 +284,6 @@ def main(argv: list[str]) -> int:
     budget = next(iter(results.values()))[0]["budget"]
     body = _section(results, budget, args, load_before, os.getloadavg()) + "\n\n" + speed
     print(body)
-    if not args.no_docs:
-        docs_section_write(HEADING, body)
     return 0
 
 
@@ -304,7 +307,7 @@ def _throughput(n: int, repeats: int = 3) -> str:
         vectors[threads] = vectors_embedded(embedder, texts, threads)
         rates.setdefault(threads, []).append(n / (time.perf_counter() - started))
     same = np.array_equal(vectors[1], vectors[2])
-    one, two = (statistics.median(rates[t]) for t in (1, 2))
+    one, two = (median(rates[t]) for t in (1, 2))
     log(f"throughput: {one:.0f} facts/s on 1 thread, {two:.0f} on 2 (same bits: {same})")
 
     def takes(facts: int, rate: float) -> str:
@@ -339,7 +342,7 @@ def _child(size: int, samples: int, run: int) -> dict:
 
 
 def _median(runs: list[dict], key: str, field: str = "ms") -> float:
-    return statistics.median(statistics.median(s[field] for s in run[key]) for run in runs)
+    return median(median(s[field] for s in run[key]) for run in runs)
 
 
 def _worst(runs: list[dict], key: str) -> float:
@@ -365,10 +368,10 @@ def _section(results: dict, budget: int, args, load_before, load_after) -> str:
     for size, runs in results.items():
         words = [r["words_s"] for r in runs if r["words_s"] is not None]
         meaning = [r["meaning_s"] for r in runs if r["meaning_s"] is not None]
-        rate = size / statistics.median(meaning) if meaning else 0
+        rate = size / median(meaning) if meaning else 0
         times.append(
-            f"| {size:,} | {statistics.median(words):.1f} | "
-            f"{statistics.median(meaning):.1f} | {rate:.0f} | "
+            f"| {size:,} | {median(words):.1f} | "
+            f"{median(meaning):.1f} | {rate:.0f} | "
             f"{', '.join(f'{r["load"][0]:.1f}' for r in runs)} |"
             if words and meaning
             else f"| {size:,} | not reached | not reached | | |"
@@ -395,7 +398,3 @@ def _section(results: dict, budget: int, args, load_before, load_after) -> str:
             *times,
         ]
     )
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

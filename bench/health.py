@@ -19,20 +19,17 @@ Measured in this process, each step from a warm start (Django loaded, the index 
            contradictions judged by a model answering at once (bench/upkeep.py's InstantJudge)
 Peak memory is the process's high-water mark of resident memory during the step (VmHWM, reset
 before it via /proc/self/clear_refs), beside its resident memory before the step.
-Writes the figures under "## Health and upkeep at 50,000 facts" in docs/benchmarks.md.
 """
 
-import argparse
 import json
 import random
-import statistics
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import REPO, docs_section_write, isolated_workspace, log, vectors_composed
+from bench._workspace import REPO, isolated_workspace, log, vectors_composed
+from bench.harness import median
 
-HEADING = "## Health and upkeep at 50,000 facts"
 PEOPLE = ["Ana", "Bruno", "Carla", "Dan", "Eva", "Filipe", "Gil", "Hana", "Ivo", "Joana", "Kai", "Lia", "Marta", "Nuno", "Olga", "Pedro", "Quim", "Rita", "Sara", "Tiago", "Ursula", "Vasco", "Wanda", "Xavier", "Yara", "Zeca", "Amir", "Beatriz", "Chen", "Dmitri", "Elif", "Farah", "Goran", "Hugo", "Ines", "Jonas", "Kenji", "Leila", "Mateo", "Nadia", "Omar", "Priya", "Rafael", "Sofia", "Tomas", "Uma", "Viktor", "Wen", "Yusuf", "Zoe"]  # fmt: skip
 PLACES = ["Lisbon", "Porto", "Berlin", "Madrid", "Paris", "Dublin", "Warsaw", "Prague", "Oslo", "Vienna", "Rome", "Athens", "Tokyo", "Seoul", "Lagos", "Nairobi", "Lima", "Quito", "Austin", "Denver", "Boston", "Chicago", "Toronto", "Montreal", "Sydney", "Perth", "Auckland", "Cairo", "Istanbul", "Krakow"]  # fmt: skip
 FOODS = ["sushi", "ramen", "tacos", "pho", "paella", "dumplings", "falafel", "risotto", "curry", "bagels", "croissants", "kimchi", "hummus", "oysters", "empanadas", "gnocchi", "biryani", "ceviche", "pierogi", "baklava"]  # fmt: skip
@@ -198,12 +195,18 @@ def measured(label: str, run) -> tuple[object, float, int, int]:
     return result, seconds, before, peak
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="bench health")
+RUNS = 3
+
+
+QUICK = {"runs": 1, "facts": 2_000}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=50_000)
-    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--embeddings", default="bge-small")
-    args = parser.parse_args(argv)
+
+
+def run(args):
     with isolated_workspace("bench_health") as root:
         from django.conf import settings
 
@@ -231,7 +234,6 @@ def main(argv: list[str]) -> None:
         second = measured("upkeep pass 2", lambda: upkeep_run(bot="ada", client=judge))
         body = _section(args, held, health, first, second)
         print(body)
-        docs_section_write(HEADING, body)
 
 
 def _section(args, held, health, first, second) -> str:
@@ -240,7 +242,7 @@ def _section(args, held, health, first, second) -> str:
     for per_kind in snapshot.counts.values():
         for kind, n in per_kind.items():
             counts[kind] = counts.get(kind, 0) + n
-    seconds = statistics.median(h[1] for h in health)
+    seconds = median(h[1] for h in health)
     peak = max(h[3] for h in health)
     before = min(h[2] for h in health)
     one, two = first[0], second[0]

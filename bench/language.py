@@ -8,29 +8,32 @@ facts written as Markdown and synced the ordinary way, then times `language_swit
 again, every row's vector recomputed) from english to french and back, `--runs` times each way,
 and, as the baseline from the same run, `index_rebuild` (`manage.py reindex`: every file read
 and every row written again). Then times recall by words over those facts in each language
-(median of 50 queries). Reports medians and the load average; writes the figures under
-"## Search language" in docs/benchmarks.md.
+(median of 50 queries). Reports medians and the load average.
 """
 
-import argparse
 import os
 import random
-import statistics
 import time
 from datetime import date
 
-from bench._workspace import docs_section_write, isolated_workspace, log
+from bench._workspace import isolated_workspace, log
 from bench.console import write_bot
+from bench.harness import median
 
-HEADING = "## Search language"
 QUERIES = ["lisbon budget", "weekly report", "flight hotel", "design review", "team dinner"]
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench language")
+RUNS = 3
+
+
+QUICK = {"runs": 1, "facts": 1_000}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=50_000)
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args(argv)
+
+
+def run(args):
     with isolated_workspace("bench_language") as root:
         return measure(root, args.facts, args.runs)
 
@@ -71,7 +74,7 @@ def measure(root, facts: int, runs: int) -> int:
                 started = time.perf_counter()
                 recall_in_scopes(scopes=scopes, query=query)
                 samples.append((time.perf_counter() - started) * 1000)
-        return statistics.median(samples)
+        return median(samples)
 
     english_ms = recall_ms()
     to_french, to_english, rebuilds = [], [], []
@@ -85,7 +88,7 @@ def measure(root, facts: int, runs: int) -> int:
         rebuilds.append(time.perf_counter() - started)
         log(f"  run {run + 1}: {to_french[-1]:.2f} s, {to_english[-1]:.2f} s, {rebuilds[-1]:.2f} s")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    fr, en, base = (statistics.median(x) for x in (to_french, to_english, rebuilds))
+    fr, en, base = (median(x) for x in (to_french, to_english, rebuilds))
     body = f"""`python -m bench language --facts {facts} --runs {runs}`, {date.today()}, load average
 {load} (the 2-core shared box, other sessions running), medians. One bot, {facts:,} facts.
 
@@ -101,6 +104,5 @@ The facts are English words either way, so the two recall rows compare the state
 each configuration, not French search quality (tests/memstore/test_language.py checks that). A
 switch locks the fact table while it runs: reads wait for it rather than see half a column.
 """
-    docs_section_write(HEADING, body)
-    log(body)
+    print(body)
     return 0

@@ -13,21 +13,18 @@ own memory, 400 in the person's user memory):
 
 and, once before them, the statements one exchange sends, counted by the memstore function
 that sent them (`--statements`: only that; BENCH_SQL=1 logs each one). Reports medians over the
-runs with their ratio to the baseline and the load average, and writes them under "### Learning
-throughput" in issue 25's section of docs/benchmarks.md.
+runs with their ratio to the baseline and the load average.
 """
 
-import argparse
 import os
-import statistics
 import time
 from datetime import date
 from pathlib import Path
 
-from bench._workspace import docs_section_write, isolated_workspace, log
+from bench._workspace import isolated_workspace, log
+from bench.harness import median
 
 HEADING = "### Learning throughput"
-UNDER = "## Close to what the hardware allows (issue 25)"
 CHUNK = 12  # exchanges per measured chunk (two rooms, so an episode in each)
 
 
@@ -236,14 +233,20 @@ def bench_worker(count: int, run: int) -> float:
     return count / seconds
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench learning")
+RUNS = 3
+
+
+QUICK = {"runs": 1, "exchanges": 10}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--exchanges", type=int, default=60)
-    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument(
         "--statements", action="store_true", help="only count the statements per exchange"
     )
-    args = parser.parse_args(argv)
+
+
+def run(args):
 
     load = os.getloadavg()
     with isolated_workspace("bench_learning") as root:
@@ -290,10 +293,10 @@ def main(argv: list[str]) -> int:
             seed(root)
             worker.append(bench_worker(args.exchanges, 1000 + run))
             log(
-                f"run {run + 1}: baseline {statistics.median(baseline) * 1e3:.1f} ms, "
-                f"submit {statistics.median(submit) * 1e3:.1f} ms, "
-                f"learn {statistics.median(learn) * 1e3:.1f} ms "
-                f"(writes {statistics.median(writes) * 1e3:.1f} ms), "
+                f"run {run + 1}: baseline {median(baseline) * 1e3:.1f} ms, "
+                f"submit {median(submit) * 1e3:.1f} ms, "
+                f"learn {median(learn) * 1e3:.1f} ms "
+                f"(writes {median(writes) * 1e3:.1f} ms), "
                 f"worker {worker[-1]:.1f} exchanges/s (medians so far)"
             )
         fake.close()
@@ -301,12 +304,12 @@ def main(argv: list[str]) -> int:
 
         gc.collect()
 
-    med = statistics.median
+    med = median
     load_after = os.getloadavg()
     total = med(submit) + med(learn)
     chunks = list(zip(submit, learn, writes, baseline, strict=True))
-    own = statistics.median(s + lrn - w for s, lrn, w, _ in chunks)
-    own_ratio = statistics.median((s + lrn - w) / b for s, lrn, w, b in chunks)
+    own = median(s + lrn - w for s, lrn, w, _ in chunks)
+    own_ratio = median((s + lrn - w) / b for s, lrn, w, b in chunks)
     base = med(baseline)
     rows = [
         ("baseline: the same 2 `fact_remember` calls, made directly", base),
@@ -347,5 +350,4 @@ def main(argv: list[str]) -> int:
     ]
     text = "\n".join(lines)
     print(f"{HEADING}\n\n{text}")
-    docs_section_write(HEADING, text, under=UNDER)
     return 0

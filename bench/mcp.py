@@ -9,12 +9,12 @@ difference (what the SDK, the ASGI bridge and the thread hop add). MCP requests 
 JSON-mode calls (one POST each), as a client sends them after its handshake.
 """
 
-import argparse
 import json
 import time
 from datetime import date, timedelta
 
-from bench._workspace import isolated_workspace, log, median_ms, p95_ms
+from bench._workspace import isolated_workspace, log
+from bench.harness import median, p95
 
 ROOM = {"room_id": "dm-1", "room_kind": "direct", "person": "alice"}
 HEADERS = {"HTTP_X_ROOM_ID": "dm-1", "HTTP_X_ROOM_KIND": "direct", "HTTP_X_PERSON": "alice"}
@@ -24,11 +24,15 @@ MCP_HEADERS = {
 }
 
 
-def main(args: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench mcp")
+QUICK = {"calls": 10, "facts": 100}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--facts", type=int, default=1000)
-    opts = parser.parse_args(args)
+
+
+def run(opts):
     with isolated_workspace("memoryconsole_bench_mcp") as root:
         token = _workspace(root, opts.facts)
         rows = [_compare(name, api, tool, token, opts.calls) for name, api, tool in _CASES]
@@ -38,9 +42,9 @@ def main(args: list[str]) -> None:
     print("| --- | --- | --- | --- | --- | --- |")
     for name, api, mcp in rows:
         print(
-            f"| {name} | {median_ms(api):.1f} | {median_ms(mcp):.1f} | "
-            f"{median_ms(mcp) - median_ms(api):+.1f} | {p95_ms([s * 1000 for s in api]):.1f} | "
-            f"{p95_ms([s * 1000 for s in mcp]):.1f} |"
+            f"| {name} | {(median(api) * 1000):.1f} | {(median(mcp) * 1000):.1f} | "
+            f"{(median(mcp) * 1000) - (median(api) * 1000):+.1f} | {p95([s * 1000 for s in api]):.1f} | "
+            f"{p95([s * 1000 for s in mcp]):.1f} |"
         )
 
 

@@ -9,7 +9,6 @@ throwaway workspace: one bot with 1,000 facts of its own and 100 in its person's
 connection bound "as alice, in a direct room", the bot token calling the same room.
 """
 
-import argparse
 import base64
 import hashlib
 import json
@@ -17,7 +16,8 @@ import os
 import time
 from datetime import date, timedelta
 
-from bench._workspace import isolated_workspace, log, median_ms
+from bench._workspace import isolated_workspace, log
+from bench.harness import median
 
 ROOM = {"room_id": "mcp-scout-alice", "room_kind": "direct", "person": "alice"}
 MCP_HEADERS = {
@@ -28,10 +28,14 @@ RESOURCE = "http://localhost/mcp"
 VERIFIER = "v" * 64
 
 
-def main(args: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench oauth")
+QUICK = {"calls": 10}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--calls", type=int, default=300)
-    opts = parser.parse_args(args)
+
+
+def run(opts):
     with isolated_workspace("memoryconsole_bench_oauth") as root:
         bot_token, client_id, pair = _workspace(root)
         rows = [
@@ -43,9 +47,9 @@ def main(args: list[str]) -> None:
     print("| step | bot token p50 ms | OAuth p50 ms | OAuth / bot token |")
     print("| --- | --- | --- | --- |")
     for name, base, oauth in rows:
-        ratio = f"{median_ms(oauth) / median_ms(base):.2f}" if base else "—"
-        shown = f"{median_ms(base):.2f}" if base else "—"
-        print(f"| {name} | {shown} | {median_ms(oauth):.2f} | {ratio} |")
+        ratio = f"{(median(oauth) * 1000) / (median(base) * 1000):.2f}" if base else "—"
+        shown = f"{(median(base) * 1000):.2f}" if base else "—"
+        print(f"| {name} | {shown} | {(median(oauth) * 1000):.2f} | {ratio} |")
 
 
 def _workspace(root):

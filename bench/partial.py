@@ -10,32 +10,35 @@ times every typed text once, in turn, so the baseline (the whole word "lisbon", 
 word) and the partial words ("li", "lisb", "lisbo", "isbo" inside a word; "xq" in no fact)
 share the same moments of load. Medians in ms, the ratio to the baseline, the CPU this
 process spent on the keystroke (Django, the view, the template, and any thread of the process
-busy meanwhile; Postgres's own work is not in it), the SQL statements of one keystroke, and the
-load average before and after.
+busy meanwhile) and by its Postgres backend, the SQL statements of one keystroke, and the
+load average before and after (bench/harness.py's `measure`).
 
 `--without-index` drops pg_trgm's index first: what a `DATABASE_URL` server without pg_trgm
 runs (recall/partial.py's prefix path). The first run is a warm-up and is not counted. Takes
 about a minute with the defaults on a 2-core box.
 """
 
-import argparse
-import os
 import random
-import statistics
-import time
 
 from bench._workspace import isolated_workspace, log
+from bench.harness import measure, rows_print
 
 BASELINE = "lisbon"
 TYPED = ["li", "lisb", "lisbo", "isbo", "xq"]
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench partial")
+RUNS = 9
+
+
+QUICK = {"runs": 2, "facts": 2_000}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=50_000)
-    parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--without-index", action="store_true")
-    args = parser.parse_args(argv)
+
+
+def run(args):
 
     with isolated_workspace("bench_partial") as root:
         from django.contrib.auth import get_user_model
@@ -73,28 +76,11 @@ def main(argv: list[str]) -> int:
             with CaptureQueriesContext(connection) as queries:
                 keystroke(typed)
             statements[typed] = len(queries)
-        before = os.getloadavg()[0]
-        times: dict[str, list[float]] = {t: [] for t in texts}
-        cpu: dict[str, list[float]] = {t: [] for t in texts}
-        for _ in range(args.runs):
-            for typed in texts:
-                started, used = time.perf_counter(), time.process_time()
-                keystroke(typed)
-                times[typed].append((time.perf_counter() - started) * 1000)
-                cpu[typed].append((time.process_time() - used) * 1000)
-        after = os.getloadavg()[0]
-
-    base = statistics.median(times[BASELINE])
+        subjects = {f"'{t}'": (lambda t=t: keystroke(t)) for t in texts}
+        rows = measure(subjects, runs=args.runs, baseline=f"'{BASELINE}'", warmup=0)
+    for row, typed in zip(rows, texts, strict=True):
+        row.extra["SQL statements"] = statements[typed]
     path = "pg_trgm's index" if indexed else "no trigram index: prefixes in the GIN, then ILIKE"
-    print(
-        f"`python -m bench partial` {args.facts:,} facts, {args.runs} runs, medians; "
-        f"{path}; load average {before:.1f} before, {after:.1f} after"
-    )
-    print()
-    print("| typed | keystroke ms | ratio to the whole word | CPU ms (Python) | SQL statements |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    for typed in texts:
-        ms, used = statistics.median(times[typed]), statistics.median(cpu[typed])
-        label = f"'{typed}' (baseline: found by its word)" if typed == BASELINE else f"'{typed}'"
-        print(f"| {label} | {ms:.1f} | {ms / base:.2f} | {used:.1f} | {statements[typed]} |")
-    return 0
+    title = f"`python -m bench partial` {args.facts:,} facts, {args.runs} runs; {path}"
+    rows_print(rows, title + f" (baseline '{BASELINE}': found by its word)")
+    return rows

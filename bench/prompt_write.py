@@ -10,20 +10,17 @@ baseline), then a remember, an edit and a forget of one fact of this month's log
 by a prompt, timed alone (the write is not timed). Reports the p50 of each kind (median of the
 runs' medians), its ratio to the warm prompt of the same run, the CPU it took in this process
 and in its database backend (read from /proc when the database is local), and the load
-average; writes
-them under "### The prompt after a write" in docs/benchmarks.md (issue 25's section).
+average.
 """
 
-import argparse
 import os
 import statistics
 import time
 from datetime import date, timedelta
 
-from bench._workspace import docs_section_write, isolated_workspace, log
+from bench._workspace import isolated_workspace, log
+from bench.harness import median
 
-SECTION = "### The prompt after a write"
-UNDER = "## Close to what the hardware allows (issue 25)"
 KINDS = ("warm", "remember", "edit", "forget")
 LABELS = {
     "warm": "warm, no write (baseline)",
@@ -101,12 +98,18 @@ def _round(ctx, shard, tag: str) -> dict[str, tuple[float, float, float]]:
     return times
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="bench prompt_write")
-    parser.add_argument("--runs", type=int, default=5)
+RUNS = 5
+
+
+QUICK = {"runs": 1, "writes": 5, "facts": 500}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--writes", type=int, default=60, help="rounds per run")
     parser.add_argument("--facts", type=int, default=7000)
-    args = parser.parse_args(argv)
+
+
+def run(args):
     medians: dict[str, list[float]] = {kind: [] for kind in KINDS}
     ratios: dict[str, list[float]] = {kind: [] for kind in KINDS}
     cpus: dict[str, list[float]] = {kind: [] for kind in KINDS}  # process + backend, per run
@@ -131,7 +134,7 @@ def main(argv: list[str]) -> None:
                     samples[kind].append(ms)
                     cpu[kind].append(own + backend)
             for kind in KINDS:
-                medians[kind].append(statistics.median(samples[kind]))
+                medians[kind].append(median(samples[kind]))
                 ratios[kind].append(medians[kind][-1] / medians["warm"][-1])
                 cpus[kind].append(statistics.mean(cpu[kind]))
             log(
@@ -141,8 +144,8 @@ def main(argv: list[str]) -> None:
     load_after = [f"{value:.2f}" for value in os.getloadavg()]
     rows = [
         f"| {LABELS[kind]} "
-        f"| {statistics.median(medians[kind]):.2f} | {statistics.median(ratios[kind]):.2f}× "
-        f"| {statistics.median(cpus[kind]):.2f} |"
+        f"| {median(medians[kind]):.2f} | {median(ratios[kind]):.2f}× "
+        f"| {median(cpus[kind]):.2f} |"
         for kind in KINDS
     ]
     body = f"""Command: `python -m bench prompt_write --runs {args.runs} --writes {args.writes} --facts {args.facts}`
@@ -159,4 +162,3 @@ whatever else the box runs.
 | --- | ---: | ---: | ---: |
 {chr(10).join(rows)}"""
     print(body)
-    docs_section_write(SECTION, body, under=UNDER)

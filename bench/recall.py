@@ -23,7 +23,6 @@ runs reuse them, and switching layout only rebuilds the index (vectors are cache
 Progress goes to stderr, the table to stdout.
 """
 
-import argparse
 import json
 import os
 import random
@@ -33,8 +32,10 @@ from contextlib import contextmanager, nullcontext
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import VAR, bench_database, django_start, log, p95_ms, vectors_composed
-from bench.recall_stages import stage_times
+from bench import harness
+from bench._recall_stages import stage_times
+from bench._workspace import VAR, bench_database, django_start, log, vectors_composed
+from bench.harness import median, p95
 
 BENCH_DB = "memstore_bench_recall"
 
@@ -329,6 +330,7 @@ def measure(spec: dict, runs: int, n_queries: int, reference: int = 5) -> dict:
     subjects = {name: fn for name, fn in subjects.items() if fn is not None}
     per_run: dict[str, list[tuple[float, float]]] = {name: [] for name in subjects}
     rng = random.Random(11)
+    load_before = harness.load()  # right before the measured part, not before the build
     for run in range(runs):
         batch = questions(rng, n_queries)
         for name, fn in subjects.items():
@@ -341,11 +343,12 @@ def measure(spec: dict, runs: int, n_queries: int, reference: int = 5) -> dict:
                 t0 = time.perf_counter()
                 fn(question)
                 samples.append((time.perf_counter() - t0) * 1000)
-            per_run[name].append((statistics.median(samples), p95_ms(samples)))
+            per_run[name].append((median(samples), p95(samples)))
         log(
             f"run {run + 1}/{runs}: "
             + ", ".join(f"{n} {v[-1][0]:.1f} ms" for n, v in per_run.items())
         )
+    load_after = harness.load()
     log("stage timing (instrumented, one pass) ...")
     stages = stage_times(questions(random.Random(5), n_queries), hybrid, embedder)
     agreement = meaning_agreement(scopes, embedder, questions(random.Random(17), n_queries))
@@ -354,10 +357,11 @@ def measure(spec: dict, runs: int, n_queries: int, reference: int = 5) -> dict:
         "agreement": agreement,
         "readable": readable,
         "cold_ms": cold,
+        "load": (load_before, load_after),
         "rows": {
             name: (
-                statistics.median(m for m, _ in values),
-                statistics.median(p for _, p in values),
+                median(m for m, _ in values),
+                median(p for _, p in values),
             )
             for name, values in per_run.items()
         },
@@ -433,12 +437,20 @@ def _hnsw_serves(scopes, embedder) -> bool:
     return searched >= vectors.ANN_MIN_FACTS and bool(vectors._ann_share(embedder, searched))
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench recall", description=__doc__.split("\n")[0]
-    )
+RUNS = 3
+
+
+QUICK = {
+    "runs": 1,
+    "facts": 5_000,
+    "queries": 5,
+    "reference_queries": 1,
+    "layout": "team",
+}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=100_000)
-    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--layout", choices=["team", "solo", "both"], default="both")
     parser.add_argument(
@@ -452,9 +464,9 @@ def main(argv: list[str]) -> None:
         action="store_true",
         help="compose fact vectors from embedded template parts (seconds, not an hour; timing only)",
     )
-    args = parser.parse_args(argv)
 
-    load_before = os.getloadavg()
+
+def run(args):
     bench_database(BENCH_DB)
     django_start()
     layouts = ["team", "solo"] if args.layout == "both" else [args.layout]
@@ -471,22 +483,18 @@ def main(argv: list[str]) -> None:
     print("| --- | ---: | --- | ---: | ---: | ---: |")
     for layout, result in results.items():
         base = result["rows"]["reference word search"][0]
-        for name, (p50, p95) in result["rows"].items():
+        for name, (p50, tail) in result["rows"].items():
             print(
-                f"| {layout} | {result['readable']:,} | {name} | {p50:.1f} | {p95:.1f} | "
+                f"| {layout} | {result['readable']:,} | {name} | {p50:.1f} | {tail:.1f} | "
                 f"{p50 / base:.2f}x |"
             )
-    load_after = os.getloadavg()
     targets = {"team": 1.5, "solo": 2.0}
-    print(
-        "\nHybrid recall against the query embedding alone, same run (p50 ms; load average "
-        f"{load_before[0]:.1f} before, {load_after[0]:.1f} after)\n"
-    )
+    print("\nHybrid recall against the query embedding alone, same run (p50 ms)\n")
     print(
         "| layout | query embedding alone | hybrid | ratio | target | hybrid, meaning as "
-        "before | its ratio |"
+        "before | its ratio | load before → after |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for layout, result in results.items():
         rows = result["rows"]
         if "query embedding alone" not in rows:
@@ -495,7 +503,8 @@ def main(argv: list[str]) -> None:
         now, then = rows["recall (hybrid)"][0], rows["recall (hybrid, meaning as before)"][0]
         print(
             f"| {layout} | {base:.2f} | {now:.2f} | {now / base:.2f}x | "
-            f"<= {targets.get(layout, 0):.1f}x | {then:.2f} | {then / base:.2f}x |"
+            f"<= {targets.get(layout, 0):.1f}x | {then:.2f} | {then / base:.2f}x "
+            f"| {result['load'][0]:.1f} → {result['load'][1]:.1f} |"
         )
     print("\nNearest rows by meaning found, against the exact product over every row:\n")
     print("| layout | way | recall@10 | recall@100 |")
@@ -509,6 +518,6 @@ def main(argv: list[str]) -> None:
     for layout, result in results.items():
         for name, ms in result["stages"].items():
             print(f"| {layout} | {name} | {ms:.2f} |")
-    print(f"\nload average after: {os.getloadavg()}")
     for layout, result in results.items():
         print(f"\n{layout}: first search in a fresh process {result['cold_ms']:.0f} ms")
+    return results

@@ -20,7 +20,6 @@ names (or the embedded one) and its own tree under ./var/bench-recovery. The res
 to stdout, progress to stderr.
 """
 
-import argparse
 import json
 import os
 import resource
@@ -62,7 +61,7 @@ from django.db import connection
 with connection.cursor() as cursor:
     cursor.execute("SELECT pg_backend_pid()")
     backend = cursor.fetchone()[0]
-from bench._workspace import process_stat
+from bench.harness import process_stat
 def cpu(pid):  # user + system seconds of a process
     found = process_stat(pid)
     return None if found is None else found[2]
@@ -122,15 +121,17 @@ def child(env: dict, code: str, *args: str):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench recovery", description=__doc__.split("\n")[0]
-    )
+QUICK = {"facts": 2_000, "files": 20}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=200_000)
     parser.add_argument("--files", type=int, default=2_000)
     parser.add_argument("--embed", type=int, default=0, help="facts to re-embed (0: skip)")
     parser.add_argument("--keep", action="store_true", help="keep the tree and the database")
-    args = parser.parse_args(argv)
+
+
+def run(args):
     root = VAR / "bench-recovery"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
@@ -185,7 +186,3 @@ def report(r: dict) -> None:
         )
     elif "embed" in r:
         print("re-embedding: no embedding model installed")
-
-
-if __name__ == "__main__":
-    main()

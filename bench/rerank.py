@@ -12,23 +12,28 @@ of each configuration's per-run median and p95, the ratio to the baseline, and t
 own time; the load average before and after. Progress goes to stderr, the table to stdout.
 """
 
-import argparse
 import os
 import random
-import statistics
 import time
 from pathlib import Path
 
-from bench._workspace import isolated_workspace, log, p95_ms
+from bench._workspace import isolated_workspace, log
+from bench.harness import median, p95
 
 NS = (10, 20, 30)
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench rerank", description=__doc__)
-    parser.add_argument("--runs", type=int, default=3)
+RUNS = 3
+
+
+QUICK = {"runs": 1}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--data", type=Path, default=None)
-    args = parser.parse_args(argv)
+
+
+def run(args):
     load_before = os.getloadavg()
     with isolated_workspace("memstore_bench_rerank"):
         rows, budget = _measure(args.runs, args.data)
@@ -97,7 +102,7 @@ def _measure(runs: int, data: Path | None) -> tuple[dict, float]:
                 if n and result.reranking is not None:
                     alone[name].append(result.reranking.millis)
         for name, values in millis.items():
-            per_run[name].append((statistics.median(values), p95_ms(values)))
+            per_run[name].append((median(values), p95(values)))
         log(
             f"run {run + 1}/{runs}: " + ", ".join(f"{k} {v[-1][0]:.1f}" for k, v in per_run.items())
         )
@@ -105,9 +110,9 @@ def _measure(runs: int, data: Path | None) -> tuple[dict, float]:
     for name, _ in configs:
         spent = alone.get(name)
         rows[name] = {
-            "p50": statistics.median(p50 for p50, _ in per_run[name]),
-            "p95": statistics.median(p95 for _, p95 in per_run[name]),
-            "alone": statistics.median(spent) if spent else None,
+            "p50": median(p50 for p50, _ in per_run[name]),
+            "p95": median(p95 for _, p95 in per_run[name]),
+            "alone": median(spent) if spent else None,
             "past": sum(ms > budget for ms in spent) / len(spent) if spent else None,
         }
     return rows, budget

@@ -13,23 +13,33 @@ the timed rounds, with BEGIN and COMMIT), with the load average before and after
 take well under a minute on a quiet 2-core box. Progress on stderr.
 """
 
-import argparse
 import os
-import statistics
 import time
 
 from bench._workspace import isolated_workspace, log
+from bench.harness import median, p95
 
 STEPS = ("remember", "edit", "forget", "baseline")
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench saves")
+RUNS = 3
+
+
+QUICK = {
+    "runs": 1,
+    "facts": 1_000,
+    "files": 2,
+    "rounds": 5,
+}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=10_000)
     parser.add_argument("--files", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=60)
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args(argv)
+
+
+def run(args):
 
     with isolated_workspace("bench_saves") as root:
         from django.db import connection
@@ -101,11 +111,11 @@ def main(argv: list[str]) -> int:
                     step(name, run * args.rounds + i, state)
                     times[name].append((time.perf_counter() - t) * 1000)
             for name, ms in times.items():
-                p50s[name].append(statistics.median(ms))
-                p95s[name].append(statistics.quantiles(ms, n=20)[18])
+                p50s[name].append(median(ms))
+                p95s[name].append(p95(ms))
             log(f"run {run + 1}/{args.runs}: " + ", ".join(f"{n} {p50s[n][-1]:.1f}" for n in STEPS))
         load_after = os.getloadavg()
-        base = statistics.median(p50s["baseline"])
+        base = median(p50s["baseline"])
         print(
             f"{args.facts} facts in {args.files} files, {args.runs} runs of {args.rounds} rounds; "
             f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after"
@@ -113,10 +123,10 @@ def main(argv: list[str]) -> int:
         print("| step | p50 ms | p95 ms | baseline p50 ms | ÷ baseline | statements | load |")
         print("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
         for name in STEPS:
-            p50 = statistics.median(p50s[name])
-            p95 = statistics.median(p95s[name])
+            p50 = median(p50s[name])
+            tail = median(p95s[name])
             print(
-                f"| {name} | {p50:.1f} | {p95:.1f} | {base:.1f} | {p50 / base:.2f}× "
+                f"| {name} | {p50:.1f} | {tail:.1f} | {base:.1f} | {p50 / base:.2f}× "
                 f"| {statements[name]} | {load_before[0]:.1f} → {load_after[0]:.1f} |"
             )
     return 0

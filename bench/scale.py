@@ -2,9 +2,8 @@
 around one bot grows.
 
     python -m bench scale [--sizes 100000,1000000] [--runs 3] [--samples 20] [--explain]
-                          [--no-write]
     python -m bench scale --build [--size 1000000] [--runs 2] [--hnsw-rows 50000]
-                          [--reembed 300] [--with-index] [--no-write]
+                          [--reembed 300] [--with-index]
 
 Each size is a workspace of its own (database `memstore_bench_scale_<size>`, files under
 ./var/bench/scale-<size>), measured in a child process of this run, one size after the other.
@@ -30,8 +29,7 @@ The first run at a size writes the tree, rebuilds the index and stores composed 
 (`vectors_composed`, timing only) with pgvector's HNSW index dropped, then recreates it; every
 step is timed and kept in ./var/bench/scale-<size>/.complete, and later runs reuse all of it.
 `--explain` prints EXPLAIN ANALYZE of the sync query, the lexical statement and the console's
-statements. Progress goes to stderr, the tables to stdout and (unless --no-write) to
-docs/benchmarks.md under "### A million facts".
+statements. Progress goes to stderr, the tables to stdout.
 
 `--build` measures instead how fast a workspace of `--size` facts is made (issue 25; in
 bench/_million.py), each against a baseline from the same run: the rebuild from the files in
@@ -54,12 +52,9 @@ import time
 from datetime import date
 
 from bench._scale import ensure, hnsw_restore
-from bench._workspace import REPO, docs_section_write, log
+from bench._workspace import REPO, log
+from bench.harness import median, p95
 
-PARENT = "## Recall in fewer round trips, the API, a million facts"
-HEADING = "### A million facts"
-BUILD_PARENT = "## Close to what the hardware allows (issue 25)"
-BUILD_HEADING = "### A million facts rebuilt and vector-indexed"
 KEY_PHRASES = ["lisbon flight", "offsite budget", "sql migration", "hotel near the venue"]
 ROWS = {  # key: (label, target note)
     "hybrid": ("recall, hybrid, new question", "API"),
@@ -145,12 +140,10 @@ def subjects(spec: dict) -> dict:
 def measure(spec: dict, runs: int, samples: int) -> dict:
     """Per ROWS key: median of the per-run medians and p95s (ms), and one call's statements."""
     import random
-    import statistics
 
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from bench._workspace import p95_ms
     from bench.recall import questions
 
     calls = subjects(spec)
@@ -176,7 +169,7 @@ def measure(spec: dict, runs: int, samples: int) -> dict:
                 started = time.perf_counter()
                 call(arg)
                 times.append((time.perf_counter() - started) * 1000)
-            per_run[key].append((statistics.median(times), p95_ms(times)))
+            per_run[key].append((median(times), p95(times)))
         log(
             f"run {run + 1}/{runs}: "
             + ", ".join(f"{key} {values[-1][0]:.1f}" for key, values in per_run.items())
@@ -184,8 +177,8 @@ def measure(spec: dict, runs: int, samples: int) -> dict:
         )
     return {
         key: {
-            "p50": statistics.median(m for m, _ in values),
-            "p95": statistics.median(p for _, p in values),
+            "p50": median(m for m, _ in values),
+            "p95": median(p for _, p in values),
             "statements": statements[key],
         }
         for key, values in per_run.items()
@@ -220,12 +213,21 @@ def child(size: int, runs: int, samples: int, explain: bool, hnsw_first: bool) -
 # --- the run over every size -----------------------------------------------------------------
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench scale", description=__doc__.split("\n")[0]
-    )
+RUNS = 3
+
+
+QUICK = {
+    "runs": 1,
+    "sizes": "10000",
+    "samples": 3,
+    "size": 10_000,
+    "hnsw_rows": 2_000,
+    "reembed": 20,
+}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--sizes", default="100000,1000000", help="workspace sizes, in facts")
-    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--samples", type=int, default=20, help="calls per row and run")
     parser.add_argument("--explain", action="store_true", help="print the statements' plans")
     parser.add_argument(
@@ -234,7 +236,6 @@ def main(argv: list[str]) -> int:
         default="first",
         help="recreate a dropped HNSW index before measuring, or after (figures sooner)",
     )
-    parser.add_argument("--no-write", action="store_true", help="leave docs/benchmarks.md")
     parser.add_argument("--build", action="store_true", help="time making the workspace")
     parser.add_argument("--size", type=int, default=1_000_000, help="--build: facts")
     parser.add_argument("--hnsw-rows", type=int, default=50_000, help="--build: vectors")
@@ -243,7 +244,9 @@ def main(argv: list[str]) -> int:
         "--with-index", action="store_true", help="--build: the workspace's HNSW index first"
     )
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+
+
+def run(args):
     if args.build:
         return build_main(args)
     if args.child:
@@ -272,8 +275,6 @@ def main(argv: list[str]) -> int:
         log(f"== {size:,} facts: {time.perf_counter() - started:.0f} s in all ==")
     text = report(results, args.runs, args.samples)
     print(text)
-    if not args.no_write:
-        docs_section_write(HEADING, text, under=PARENT)
     return 0
 
 
@@ -358,8 +359,6 @@ def build_main(args) -> int:
     results["reembed"] = reembed_rates(args.reembed, [1, 2], runs=runs)
     text = build_report(results, args)
     print(text)
-    if not args.no_write:
-        docs_section_write(BUILD_HEADING, text, under=BUILD_PARENT)
     return 0
 
 

@@ -14,7 +14,6 @@ bot), what can reach a person's prompts, the OAuth consent page an MCP client se
 <width>-<page>.png files (desktop = 1280 px, phone = 390 px).
 """
 
-import argparse
 import base64
 import hashlib
 import json
@@ -40,10 +39,11 @@ CHROMIUM_ARGS = [
 ]
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench screenshots")
+def arguments(parser) -> None:
     parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args(argv)
+
+
+def run(args):
     with isolated_workspace("screenshots_console"):
         return capture(args.out)
 

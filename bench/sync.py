@@ -26,7 +26,8 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import REPO, VAR, bench_database, django_start, log, median_ms
+from bench._workspace import REPO, VAR, bench_database, django_start, log
+from bench.harness import median
 
 BENCH_DB = "memstore_bench"
 WORDS = [
@@ -198,11 +199,11 @@ def bench_sync(root: Path, runs: int) -> dict:
     return {
         "noop_files": len(paths),
         "noop_facts": counter,
-        "noop_sync_ms": median_ms(syncs),
-        "noop_stat_ms": median_ms(stats),
-        "noop_walk_ms": median_ms(walks),
-        "changed_sync_ms": median_ms(changed),
-        "changed_parse_ms": median_ms(parses),
+        "noop_sync_ms": (median(syncs) * 1000),
+        "noop_stat_ms": (median(stats) * 1000),
+        "noop_walk_ms": (median(walks) * 1000),
+        "changed_sync_ms": (median(changed) * 1000),
+        "changed_parse_ms": (median(parses) * 1000),
         "runs": runs,
     }
 
@@ -318,17 +319,23 @@ def bench_rebuild(root: Path, files: int, facts: int) -> dict:
 # --- main ----------------------------------------------------------------------------------
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench sync", description=__doc__.split("\n")[0]
-    )
+QUICK = {
+    "runs": 20,
+    "files": 100,
+    "facts": 10_000,
+}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--runs", type=int, default=30, help="runs per sync median (>= 20)")
     parser.add_argument("--files", type=int, default=10_000, help="files for the rebuild")
     parser.add_argument("--facts", type=int, default=1_000_000, help="facts for the rebuild")
     parser.add_argument("--skip-rebuild", action="store_true")
     parser.add_argument("--skip-sync", action="store_true")
     parser.add_argument("--rebuild-child", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+
+
+def run(args):
     if args.rebuild_child:
         rebuild_child(args.rebuild_child)
         return

@@ -16,19 +16,17 @@ value, saved later) and 300 old, unused, low-importance learned facts. Then:
 
 Contradictions are judged by an in-process model that answers at once (conflict when the two
 sentences differ in a value), so the times are upkeep's own and the calls are what a real model
-would be asked. Writes the figures under "## Upkeep: duplicates and one pass" in docs/benchmarks.md.
+would be asked.
 """
 
-import argparse
 import random
 import re
 import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from bench._workspace import REPO, docs_section_write, isolated_workspace, log
+from bench._workspace import REPO, isolated_workspace, log
 
-HEADING = "## Upkeep: duplicates and one pass"
 SUBJECTS = [f"{a} {b}" for a in ("billing", "search", "mobile", "data", "growth", "design", "infra", "support", "sales", "legal") for b in ("team", "service", "project", "review", "budget", "roadmap", "dashboard", "pipeline", "launch", "audit")]  # fmt: skip
 PEOPLE = ["Ana", "Bruno", "Carla", "Dan", "Eva", "Filipe", "Gil", "Hana", "Ivo", "Joana", "Kai", "Lia"]  # fmt: skip
 CITIES = ["Lisbon", "Porto", "Berlin", "Madrid", "Paris", "Dublin", "Warsaw", "Prague"]
@@ -150,11 +148,15 @@ def timed(label: str, run):
     return result, seconds
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="bench upkeep")
+QUICK = {"facts": 500}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=10_000)
     parser.add_argument("--embeddings", default="bge-small")
-    args = parser.parse_args(argv)
+
+
+def run(args):
     with isolated_workspace("bench_upkeep") as root:
         from django.conf import settings
 
@@ -178,7 +180,6 @@ def main(argv: list[str]) -> None:
             args, planted, certain, likely, first, second, write, (t1, t2, t3), calls_first
         )
         print(body)
-        docs_section_write(HEADING, body)
 
 
 def _section(args, planted, certain, likely, first, second, write, times, calls_first) -> str:

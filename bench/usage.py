@@ -10,19 +10,17 @@ no model is involved), with the prompt's block cache cleared before every build:
 each first with no usage recorded (the baseline, as on a fresh install or LoCoMo), then with a
 usage row for every fact (recalled and prompted counts, some recent, some idle for months).
 Figures are medians of `--runs` runs of `--calls` calls each; the ratio is to the baseline of
-the same run. Writes the figures under "## Usage in the ranking" in docs/benchmarks.md.
+the same run.
 """
 
-import argparse
 import os
 import random
-import statistics
 import time
 from datetime import date, timedelta
 
-from bench._workspace import docs_section_write, isolated_workspace, log
+from bench._workspace import isolated_workspace, log
+from bench.harness import median
 
-HEADING = "## Usage in the ranking"
 WORDS = [
     "offsite",
     "budget",
@@ -89,12 +87,18 @@ def _timed(calls: int, step) -> float:
     return (time.perf_counter() - start) / calls * 1000
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench usage")
+RUNS = 7
+
+
+QUICK = {"runs": 1, "facts": 1_000, "calls": 5}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--facts", type=int, default=20_000)
-    parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--calls", type=int, default=40)
-    args = parser.parse_args(argv)
+
+
+def run(args):
     with isolated_workspace("memstore_bench_usage") as root:
         from memstore.facts.paths import Scope
         from memstore.index import index_sync
@@ -143,10 +147,9 @@ def main(argv: list[str]) -> None:
             "| --- | --- | ---: | ---: |",
         ]
         for name in ("prompt", "recall"):
-            base = statistics.median(results[name]["none"])
+            base = median(results[name]["none"])
             for label in ("none", "every fact"):
-                ms = statistics.median(results[name][label])
+                ms = median(results[name][label])
                 lines.append(f"| {name} | {label} | {ms:.1f} | {ms / base:.2f} × |")
         body = "\n".join(lines) + "\n"
         print(body)
-        docs_section_write(HEADING, body)

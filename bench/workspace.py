@@ -6,19 +6,15 @@ changed since the last prompt) and cold (the block cache cleared before each bui
     python -m bench workspace [--runs 3] [--builds 200] [--records 200]
 
 Runs in a throwaway database and memory folder; reports per-build medians (median of the runs'
-medians) and the ratio to the baseline, with the load average; writes the table under
-"## Workspace knowledge in the prompt" in docs/benchmarks.md.
+medians) and the ratio to the baseline, with the load average.
 """
 
-import argparse
 import os
-import statistics
 import time
 from datetime import date, timedelta
 
-from bench._workspace import docs_section_write, isolated_workspace, log
-
-SECTION = "## Workspace knowledge in the prompt"
+from bench._workspace import isolated_workspace, log
+from bench.harness import median
 
 
 def _setup(root, records: int) -> None:
@@ -64,15 +60,21 @@ def _builds(ctx, n: int, *, cold: bool) -> float:
         t0 = time.perf_counter()
         prompt_build(ctx=ctx)
         samples.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(samples)
+    return median(samples)
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="bench workspace")
-    parser.add_argument("--runs", type=int, default=3)
+RUNS = 3
+
+
+QUICK = {"runs": 1, "builds": 10, "records": 20}  # --quick: small sizes, to see that it still runs
+
+
+def arguments(parser) -> None:
     parser.add_argument("--builds", type=int, default=200)
     parser.add_argument("--records", type=int, default=200)
-    args = parser.parse_args(argv)
+
+
+def run(args):
     results: dict[tuple[str, str], list[float]] = {}
     load = os.getloadavg()
     for run in range(args.runs):
@@ -92,8 +94,8 @@ def main(argv: list[str]) -> None:
     load_after = os.getloadavg()
     rows = []
     for mode in ("warm", "cold"):
-        base = statistics.median(results[("empty", mode)])
-        full = statistics.median(results[(f"{args.records} records", mode)])
+        base = median(results[("empty", mode)])
+        full = median(results[(f"{args.records} records", mode)])
         rows.append(f"| {mode} | {base:.2f} ms | {full:.2f} ms | {full / base:.2f}× |")
     body = f"""Command: `python -m bench workspace --runs {args.runs} --builds {args.builds} --records {args.records}`.
 `prompt_build` in process for a bot with 1,000 facts of its own and 60 about the person (direct
@@ -110,4 +112,3 @@ Warm is every prompt after the first while nothing changed (blocks are cached by
 cold loads every block again. An empty workspace adds no block load (its scope has no files,
 so no statement runs for it)."""
     print(body)
-    docs_section_write(SECTION, body)

@@ -84,7 +84,9 @@ def serve(host: str, port: int, *, demo: bool = False) -> int:
     home.mkdir(parents=True, exist_ok=True)
     log = home / "worker.log"
     _say(f"Starting a learning worker in the background (log: {log})")
-    with log.open("ab") as output:
+    # The worker's log may quote what it learned from: readable by the service's user only.
+    with os.fdopen(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as output:
+        os.chmod(log, 0o600)
         worker = subprocess.Popen(
             _manage("learning_worker", "--skip-checks"), stdout=output, stderr=output
         )

@@ -152,6 +152,20 @@ METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
 API_MAX_BODY_BYTES = env_number("API_MAX_BODY_BYTES", 256 * 1024)
 # --- end bots' API ---
 
+# --- MCP clients' OAuth (memoryconsole/mcp/oauth.py) ---
+# OAUTH_RATE_<ENDPOINT>  requests one client address may send an open OAuth endpoint per window
+# (register: an hour; token and revoke: a minute); more get 429 with Retry-After. A client
+# registers once per connection and refreshes about hourly, so these are far above real use;
+# a hosted connector (Claude.ai, ChatGPT) registers from its own servers, so a whole team adding
+# it in one hour counts against one address: the registration limit leaves room for that.
+# The address is read as for log-in throttling (TRUSTED_PROXIES below).
+OAUTH_RATE_LIMITS = {
+    "register": (int(env_number("OAUTH_RATE_REGISTER", 60)), 3600),
+    "token": (int(env_number("OAUTH_RATE_TOKEN", 60)), 60),
+    "revoke": (int(env_number("OAUTH_RATE_REVOKE", 60)), 60),
+}
+# --- end MCP clients' OAuth ---
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -159,7 +173,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 
-# --- Recall and the prompt's memory section (SPEC §5.2, §5.3) ---
+# --- Recall and the prompt's memory section ---
 # SEARCH_LANGUAGE: the Postgres text search configuration of the word index and of queries
 # (english, french, german, spanish, simple, ...; `SELECT cfgname FROM pg_ts_config`), with
 # unaccent where that extension exists. A change takes effect after
@@ -233,7 +247,7 @@ LEARNING_RETRY_ATTEMPTS = max(1, env_number("LEARNING_RETRY_ATTEMPTS", 5))
 LEARNING_RETRY_WAIT = env_number("LEARNING_RETRY_WAIT", 10.0, float)
 # LEARNING_EPISODE_EVERY  every Nth eligible exchange in a room also gets an episode call
 # LEARNING_EPISODE_CHARS  the episode call's quoted turns, whole, newest first, within this size
-# LEARNING_SMALL_TALK_CHARS and LEARNING_SMALL_TALK: the free filter (SPEC §7)
+# LEARNING_SMALL_TALK_CHARS and LEARNING_SMALL_TALK: the free filter
 LEARNING_EPISODE_EVERY = max(1, env_number("LEARNING_EPISODE_EVERY", 6))
 LEARNING_EPISODE_CHARS = env_number("LEARNING_EPISODE_CHARS", 12_000)
 LEARNING_SMALL_TALK_CHARS = env_number("LEARNING_SMALL_TALK_CHARS", 40)
@@ -244,7 +258,7 @@ LEARNING_SMALL_TALK = (
 )  # fmt: skip
 # SENSITIVE_KEYWORDS: words (comma-separated; any case, any word form) that keep a memory out
 # of shared memory (a bot's own, team-wide; project; workspace): such a save is refused there and
-# allowed only in the person's own user memory (seed 004). Set it empty to turn the check off.
+# allowed only in the person's own user memory. Set it empty to turn the check off.
 SENSITIVE_KEYWORDS = env_list(
     "SENSITIVE_KEYWORDS", ["confidential", "medical", "lawsuit", "home address"]
 )
@@ -333,4 +347,14 @@ SYNTHESIS_MODE = env_choice("SYNTHESIS_MODE", "off", ("off", "report", "write"))
 AGENT_LESSONS = env_choice("AGENT_LESSONS", "off", ("off", "propose"))
 SYNTHESIS_MAX_FACTS = env_number("SYNTHESIS_MAX_FACTS", 150)
 HEALTH_UNUSED_DAYS = env_number("HEALTH_UNUSED_DAYS", 60)
+# HEALTH_INLINE_FACTS  a store up to this size gets its health report inline, larger in the worker
+HEALTH_INLINE_FACTS = env_number("HEALTH_INLINE_FACTS", 5_000)
+# UPKEEP_SIMILAR_COSINE / _WORDS  how alike two facts must be (by meaning / by words) to be
+#                offered as likely duplicates
+UPKEEP_SIMILAR_COSINE = env_number("UPKEEP_SIMILAR_COSINE", 0.90, float)
+UPKEEP_SIMILAR_WORDS = env_number("UPKEEP_SIMILAR_WORDS", 0.65, float)
+# USAGE_FLUSH_NOTES / _SECONDS  recall and prompt uses are counted in memory and written when
+#                this many distinct facts wait, or this long after the last write
+USAGE_FLUSH_NOTES = env_number("USAGE_FLUSH_NOTES", 20_000)
+USAGE_FLUSH_SECONDS = env_number("USAGE_FLUSH_SECONDS", 30.0, float)
 # --- end of upkeep settings ----------------------------------------------------------------------

@@ -13,7 +13,7 @@ RoomKind = Literal["direct", "group", "routine", "bot", "event"]
 ROOM_KINDS: tuple[RoomKind, ...] = get_args(RoomKind)
 LEARNABLE_ROOM_KINDS: tuple[RoomKind, ...] = ("direct", "group")
 
-# server: the workspace's own memory, loaded into every conversation (seed 003: data apps such as
+# server: the workspace's own memory, loaded into every conversation (data apps such as
 # a CRM sync contribute, with a visibility and a weight per record); one scope, named
 # SERVER_SCOPE_NAME, written only by apps.
 ScopeKind = Literal["bot", "user", "project", "room", "server"]
@@ -21,7 +21,7 @@ SCOPE_KINDS: tuple[ScopeKind, ...] = get_args(ScopeKind)
 WritableScopeKind = Literal["bot", "user", "project", "server"]
 WRITABLE_SCOPE_KINDS: tuple[WritableScopeKind, ...] = get_args(WritableScopeKind)
 SERVER_SCOPE_NAME = "workspace"
-# `weight=` an app gives a workspace record (seed 003: 4-5 critical, 1-2 nice to have).
+# `weight=` an app gives a workspace record (4-5 critical, 1-2 nice to have).
 MIN_WEIGHT, MAX_WEIGHT = 0.1, 10.0
 
 Tier = Literal["profile", "log", "note", "episode"]
@@ -36,7 +36,7 @@ Visibility = Literal["context", "searchable", "hidden", "private"]
 VISIBILITIES: tuple[Visibility, ...] = get_args(Visibility)
 PRIVATE_ROOM_KINDS: tuple[RoomKind, ...] = ("direct",)  # where private facts may be used
 
-# Always-on notes (SPEC §11): "About this workspace", "About you" (one per person), "About me"
+# Always-on notes: "About this workspace", "About you" (one per person), "About me"
 # (one per bot).
 NoteKind = Literal["workspace", "you", "me"]
 NOTE_KINDS: tuple[NoteKind, ...] = get_args(NoteKind)
@@ -52,7 +52,7 @@ AUTOMATIC_VIAS: tuple[Via, ...] = ("learner", "synthesis")
 # by keeping or deleting the `via=`.)
 PERSON_EDIT_VIAS: tuple[Via, ...] = ("console",)
 
-# Links between facts (SPEC §11): `rel=<kind>:<fact id>` in the source fact's metadata.
+# Links between facts: `rel=<kind>:<fact id>` in the source fact's metadata.
 LinkKind = Literal[
     "related_to",
     "supersedes",

@@ -1,4 +1,7 @@
-"""Shared fixtures: every test gets its own empty MEMORY_ROOT on real disk and the real Postgres."""
+"""Shared fixtures: every test gets its own empty MEMORY_ROOT on real disk and the real Postgres,
+and generous time budgets unless the budget is what it tests."""
+
+import os
 
 import pytest
 from django.conf import settings as django_settings
@@ -11,6 +14,21 @@ hypothesis_settings.register_profile(
     "memoryconsole", deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 hypothesis_settings.load_profile("memoryconsole")
+
+# A read's time budget and the reranker's timeout are product settings tuned for a quiet server;
+# a test that is not about them must not fail because CI's two cores are busy (load 10 and more).
+# Tests of the budget set their own (with a held lock or a deliberately slow step). The
+# environment carries these to the servers and workers tests start as processes.
+GENEROUS = {"MEMORY_READ_BUDGET_MS": 60_000, "RECALL_RERANK_TIMEOUT_MS": 30_000}
+for _name, _value in GENEROUS.items():
+    os.environ.setdefault(_name, str(_value))
+
+
+@pytest.fixture(autouse=True)
+def generous_budgets(settings):
+    """The budgets above in this process (Django read its settings before this file)."""
+    for name, value in GENEROUS.items():
+        setattr(settings, name, value)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -33,7 +33,7 @@ class BotToken(HttpBearer):
             caller = token_verify(token=token)
         except (OperationalError, InterfaceError):
             # The database is down: a token this process verified lately still names its bot,
-            # so the prompt can answer "memory unavailable" (SPEC §5.2); any other call fails
+            # so the prompt can answer "memory unavailable"; any other call fails
             # on its own database access (503). An unknown token waits for the database.
             # Without its generation: nothing remembered is trusted for this call (the link and
             # the room are asked of the database, which fails, as before any of it was cached).

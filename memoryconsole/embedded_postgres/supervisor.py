@@ -30,7 +30,7 @@ logger = logging.getLogger("memoryconsole.embedded_postgres")
 
 START_SECONDS = 30.0  # how long a restart keeps trying (orphaned backends exit within ~1 s)
 _lock = threading.Lock()
-_restarts: list[float] = []  # seconds each restart took in this process (Health shows the last)
+_restarts: list[float] = []  # seconds each restart took in this process (logged)
 _exiting = threading.Event()
 # Registered after embedded_postgres's own exit handler (which stops the server when this is its last
 # user), so it runs first: a connection opened while the process exits must not start it again.
@@ -73,11 +73,6 @@ def socket_dir_of(pgdata: Path) -> str:
     """The socket folder the server named in postmaster.pid used (embedded_postgres's default: pgdata)."""
     found = _postmaster(pgdata)
     return found[1] if found is not None and found[1] else str(pgdata)
-
-
-def last_restart_seconds() -> float | None:
-    """How long the last restart made by this process took, if it made one."""
-    return _restarts[-1] if _restarts else None
 
 
 def server_ensure(server, socket_dir: str) -> None:

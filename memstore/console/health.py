@@ -106,8 +106,7 @@ def health_view(
 
 
 def _visible(viewer: Viewer, scope_key: str) -> bool:
-    kind, _, name = scope_key.partition(":")
-    return viewer.may_see(Scope(kind, name))  # type: ignore[arg-type]
+    return viewer.may_see(Scope.parse(scope_key))
 
 
 def _decided_proposals(findings: list[dict]) -> set[int]:
@@ -175,7 +174,7 @@ def proposals_view(
             p.result,
         )
         for p in rows
-        if viewer.may_see(Scope(*p.scope_key.split(":", 1)))  # type: ignore[arg-type]
+        if viewer.may_see(Scope.parse(p.scope_key))
     ]
 
 

@@ -1,4 +1,4 @@
-"""What the learner did for a bot, and what failed, for people (SPEC §7, §8).
+"""What the learner did for a bot, and what failed, for people.
 
 The learner (`memstore.learning`) records every decision as an event and offers
 `activity_list`, `activity_counts` and `learning_status`; this module only asks them with the

@@ -28,6 +28,7 @@ from memstore.facts.activity import (
 from memstore.facts.markdown import parse_line
 from memstore.facts.paging import Page
 from memstore.facts.paths import Scope, Shard, all_scopes, memory_root
+from memstore.facts.symlinks import links_found
 from memstore.index import index_sync
 from memstore.models import Bot, Fact, MemoryFile
 from memstore.rules.failures import Failure, failures_recent
@@ -191,11 +192,13 @@ class Problems:
     unreadable: list[tuple[str, str]]  # (file, why)
     learning: list  # memstore.learning's failed and refused activity
     shards: list[str]  # shard folders whose name is not a bot slug (relative to MEMORY_ROOT)
+    links: list[str]  # symbolic links inside memory: never followed nor read (staff only)
     secrets: SecretCount = SecretCount()  # lines the detector flags: withheld until erased/kept
 
 
 def problems_list(*, viewer: Viewer, limit: int = 10) -> Problems:
-    """Refused writes, unreadable memory files, learning failures and misnamed shard folders."""
+    """Refused writes, unreadable memory files, learning failures, misnamed shard folders and
+    symbolic links inside memory."""
     unreadable = list(
         MemoryFile.objects.exclude(error="").order_by("path").values_list("path", "error")[:limit]
     )
@@ -204,8 +207,16 @@ def problems_list(*, viewer: Viewer, limit: int = 10) -> Problems:
         unreadable=unreadable,
         learning=learning_problems(viewer=viewer, limit=limit),
         shards=invalid_shard_folders(viewer=viewer)[:limit],
+        links=memory_links(viewer=viewer, limit=limit),
         secrets=secrets_flagged(viewer=viewer),
     )
+
+
+def memory_links(*, viewer: Viewer, limit: int = 100) -> list[str]:
+    """Symbolic links inside the memory folder (files or folders, relative to MEMORY_ROOT):
+    never followed, so whatever they point at is not anyone's memory. For staff, who can fix
+    the files; a link is nobody's memory, so nobody else is shown where it points."""
+    return links_found(memory_root(), limit=limit) if viewer.staff else []
 
 
 def invalid_shard_folders(*, viewer: Viewer) -> list[str]:

@@ -1,4 +1,4 @@
-"""Sharing a private memory with the workspace from the console: staff only (seed 004: members
+"""Sharing a private memory with the workspace from the console: staff only (members
 never see the button), on a memory they may read; what it does is `memstore.store.sharing`.
 """
 

@@ -1,4 +1,4 @@
-"""The person looking at the console, and what they may see and change (SPEC §6)."""
+"""The person looking at the console, and what they may see and change."""
 
 from dataclasses import dataclass, field
 
@@ -29,7 +29,7 @@ class Viewer:
 
     def may_see(self, scope: Scope) -> bool:
         """User memory is private to its person (and staff); so is a private conversation's
-        memory to staff (SPEC §6: nobody else is known to read it; seed 004: only the people in
+        memory to staff (nobody else is known to read it; only the people in
         that conversation get it back); everything else is visible."""
         if self.staff:
             return True

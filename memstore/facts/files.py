@@ -64,12 +64,13 @@ from pathlib import Path
 from django.conf import settings
 
 from memstore.errors import UnreadableFile
+from memstore.facts.symlinks import link_on_path
 from memstore.facts.volume import HEADROOM_BYTES, room_check, volume_errors
 
 
 def file_mode() -> int:
     """The mode memory files are created with (settings.MEMORY_FILE_MODE: 0o600 or 0o640)."""
-    return getattr(settings, "MEMORY_FILE_MODE", 0o600)
+    return settings.MEMORY_FILE_MODE
 
 
 def folder_mode() -> int:
@@ -169,7 +170,14 @@ def read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
 
 
 def read_snapshot(path: Path) -> Snapshot:
-    """The file's text (UTF-8) and signature; raises UnreadableFile for bytes that are not UTF-8."""
+    """The file's text (UTF-8) and signature; raises UnreadableFile for bytes that are not
+    UTF-8, and for a memory file with a symbolic link on its path (never followed, so never
+    written through: a write would copy what the link points at into this file)."""
+    if link := link_on_path(Path(settings.MEMORY_ROOT), path):
+        raise UnreadableFile(
+            f"{link} is a symbolic link; links inside memory are never followed, so this file "
+            "is left as it is. Replace the link with a real file or folder to use it."
+        )
     try:
         data, st = read_bytes(path)
     except (FileNotFoundError, NotADirectoryError):

@@ -23,19 +23,6 @@ MAX_TEXT_CHARS = 500
 EARLIEST_DAY = date(1900, 1, 1)
 LATEST_AHEAD = timedelta(days=366)
 TAGS = ("note", "episode")
-META_KEYS = (
-    "type",
-    "importance",
-    "weight",
-    "visibility",
-    "src",
-    "by",
-    "via",
-    "pin",
-    "rel",
-    "until",
-    "review",
-)
 # Metadata holding a calendar date (`memstore.facts.validity` owns what they mean).
 DATE_KEYS = ("until", "review")
 # Links: `rel=supersedes:<id>,related_to:<id>` (kinds from the vocabulary, targets fact ids).

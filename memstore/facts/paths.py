@@ -8,7 +8,8 @@
                                                one shard per writing app
 
 Each shard folder holds `profile.md` and `log/YYYY-MM.md`. This module only computes and
-lists paths; it never reads or writes file contents.
+lists paths; it never reads or writes file contents. A symbolic link is never listed (as a
+scope, a shard or a file): `memstore.facts.symlinks` says why and finds them.
 """
 
 import os
@@ -122,10 +123,22 @@ class Scope:
     @classmethod
     def parse(cls, key: str) -> "Scope":
         """The scope a `kind:name` key names (as `str(scope)` writes it), or InvalidName."""
-        kind, sep, name = (key or "").partition(":")
-        if not sep:
+        if ":" not in (key or ""):
             raise InvalidName(f"A scope is written kind:name (bot:ada, user:sam), not {key!r}.")
-        return cls(kind, name)  # type: ignore[arg-type]
+        return cls(*scope_split(key))  # type: ignore[arg-type]
+
+
+def scope_split(key: str) -> tuple[str, str]:
+    """(kind, name) of a stored `kind:name` scope key, unchecked: the one place a key is taken
+    apart (`Scope.parse` checks the name as well)."""
+    kind, _, name = key.partition(":")
+    return kind, name
+
+
+def person_of_scope(key: str) -> str | None:
+    """The person a `user:<person>` scope key is about; None for any other scope."""
+    kind, name = scope_split(key)
+    return name if kind == "user" else None
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -220,12 +233,14 @@ def shard_files(root: Path, shard: Shard) -> list[str]:
     """Relative paths of the memory files that exist in one shard (profile first, logs by month)."""
     base = root / shard.rel
     found = []
-    if os.path.isfile(base / "profile.md"):
+    if os.path.isfile(base / "profile.md") and not os.path.islink(base / "profile.md"):
         found.append(f"{shard.rel}/profile.md")
     try:
         with os.scandir(base / "log") as entries:
             months = sorted(
-                e.name for e in entries if _MONTH_FILE_RE.fullmatch(e.name) and e.is_file()
+                e.name
+                for e in entries
+                if _MONTH_FILE_RE.fullmatch(e.name) and e.is_file(follow_symlinks=False)
             )
     except (FileNotFoundError, NotADirectoryError):
         months = []
@@ -239,7 +254,11 @@ def scope_shards(root: Path, scope: Scope) -> list[Shard]:
         return [scope.shard(scope.name)]
     try:
         with os.scandir(root / scope.rel) as entries:
-            names = sorted(e.name for e in entries if e.is_dir() and _SLUG_RE.fullmatch(e.name))
+            names = sorted(
+                e.name
+                for e in entries
+                if e.is_dir(follow_symlinks=False) and _SLUG_RE.fullmatch(e.name)
+            )
     except (FileNotFoundError, NotADirectoryError):
         return []
     return [scope.shard(name) for name in names]
@@ -251,7 +270,7 @@ def all_scopes(root: Path) -> list[Scope]:
     for kind in SCOPE_KINDS:
         try:
             with os.scandir(root / _TOP[kind]) as entries:
-                names = sorted(e.name for e in entries if e.is_dir())
+                names = sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
         except FileNotFoundError:
             continue
         for name in names:
@@ -298,7 +317,11 @@ def _folders(path: Path) -> list[str]:
     # Hidden folders (.git, .trash) are nobody's memory and not worth a report.
     try:
         with os.scandir(path) as entries:
-            return sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
+            return sorted(
+                e.name
+                for e in entries
+                if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")
+            )
     except (FileNotFoundError, NotADirectoryError):
         return []
 

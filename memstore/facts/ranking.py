@@ -1,4 +1,4 @@
-"""Pure ranking rules: a fact's tier, weight and rank (SPEC §3.2), and newest-wins merging (§3.3).
+"""Pure ranking rules: a fact's tier, weight and rank, and newest-wins merging.
 
 No I/O and no Django here; the index stores what these functions compute.
 """
@@ -59,7 +59,7 @@ def rank_of(*, day: date, weight: float, importance: float | None = None) -> flo
     return (day - _EPOCH).days / 30 + math.log2(weight) + bonus
 
 
-# Usage (SPEC §3.2, issue 24): how often recall returned a fact and when a bot last used it
+# Usage (counted by upkeep): how often recall returned a fact and when a bot last used it
 # nudges its rank a little, never its importance (nothing is written to the file). Bounded: at
 # most +USAGE_MAX_BONUS (a month of recency) for a fact recalled often within USAGE_RECENT_DAYS,
 # -USAGE_IDLE_PENALTY for one not used (recalled or put in a prompt) for USAGE_IDLE_DAYS. A fact
@@ -126,7 +126,7 @@ def by_rank[T: Placed](facts: Iterable[T]) -> list[T]:
 
 def by_weight(facts: Iterable) -> list:
     """Workspace (server-scope) records best first: the higher `weight=` first, then by rank
-    (seed 003: higher-weight items load first when many compete for the prompt's slots)."""
+    (higher-weight items load first when many compete for the prompt's slots)."""
     ordered = by_rank(facts)
     ordered.sort(key=lambda f: weight_of(tier=f.tier, meta=f.meta), reverse=True)  # stable
     return ordered

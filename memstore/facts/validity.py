@@ -1,5 +1,5 @@
 """When a fact stops being true and when a person should look at it again: the `until=` and
-`review=` metadata of a line (SPEC §3.1).
+`review=` metadata of a line.
 
 Owns: reading the two dates from a fact's metadata, and the one rule for each — a fact is
 *expired* the day after its `until` (on that day it is still true) and *due for review* from

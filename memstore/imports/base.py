@@ -69,6 +69,7 @@ class Item:
     meta: dict[str, str] = field(default_factory=dict, hash=False)
     key: str | None = None
     verbatim: bool = False  # a Memory Console export's line: its metadata is kept as it is
+    raw: str = ""  # the source line as read, before its tags were cleaned into metadata
 
 
 @dataclass(frozen=True, slots=True)

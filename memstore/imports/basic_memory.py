@@ -33,7 +33,9 @@ from memstore.vocabulary import FACT_TYPES, LINK_KINDS
 # A category is a word or two (a task checkbox `- [x] done` is not an observation).
 _OBSERVATION = re.compile(r"\s*[-*]\s+\[(?P<category>[A-Za-z][\w -]{1,40})\]\s+(?P<text>.+?)\s*")
 _RELATION = re.compile(r"\s*[-*]\s+(?P<kind>[A-Za-z_][\w-]*)\s+\[\[(?P<target>[^\]]+)\]\]\s*")
-_TAG = re.compile(r"(?:^|\s)#([\w/-]+)")
+# A tag runs to the next space: cut at its first other character, a key written as a tag
+# would leave its head in the tags and its tail in the text, each too short to be recognised.
+_TAG = re.compile(r"(?:^|\s)#([^\s#]*[\w/-])")
 _SYNONYMS = {
     "preferences": "preference",
     "decisions": "decision",
@@ -99,7 +101,9 @@ def _entry(
         meta = {"type": _type(category), "category": meta_value(category)}
         if tags:
             meta["tags"] = meta_value(",".join(tags))
-        return [item_for(target, text=f"{title}: {text}", src=src, day=day, meta=meta, key=key)]
+        return [
+            item_for(target, text=f"{title}: {text}", src=src, day=day, meta=meta, key=key, raw=raw)
+        ]
     if match := _RELATION.fullmatch(raw):
         wanted = match["target"].split("|")[0].strip().lower()
         other = names.get(wanted)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
-from memstore.errors import MemstoreError, PersonUnknown
+from memstore.errors import MemstoreError, PersonUnknown, SecretRefused
 from memstore.facts.markdown import TAGS, FactLine, links_of, make_fact
 from memstore.facts.paths import Scope, Shard
 from memstore.imports.base import Agent, ImportReport, Item, Join, Options, Relation, Skipped
@@ -25,6 +25,7 @@ from memstore.registry.people import person_add, person_bots, person_canonical, 
 from memstore.rooms.access import Context, writable_shard
 from memstore.rooms.context import context_open
 from memstore.rules.content import content_check
+from memstore.rules.policy import secret_kind
 from memstore.store.in_room import remember_in_room
 from memstore.store.links import fact_links_change
 from memstore.store.selectors import fact_find
@@ -180,6 +181,10 @@ def _save(
     report: ImportReport,
     firsts: dict[str, tuple[Shard, str, bool]],
 ) -> None:
+    if item.raw and (kind := secret_kind(item.raw)):
+        # Checked as written: cleaning tags into metadata may cut a key the write path would see.
+        report.refused.append(Skipped(item.src, f"{SecretRefused.code}: This looks like {kind}."))
+        return
     meta: dict[str, object] = dict(item.meta)
     if not item.verbatim:
         meta.setdefault("src", item.src)

@@ -1,10 +1,14 @@
 """The index: the only writer of `MemoryFile` and `Fact` rows, which mirror the memory files.
 
-    sync.py     index_sync (before every read), index_sync_file (after every write)
-    written.py  a write's own change to one file in one statement (`written_rows`)
-    behind.py   the background thread that finishes syncs too large for a read's budget
-    rebuild.py  index_rebuild (`manage.py reindex`)
-    rows.py     what both share: finding files, reading them, computing row columns
+    sync          index_sync (before every read), index_sync_file (after every write)
+    written       a write's own change to one file in one statement (`written_rows`)
+    behind        the background thread that finishes syncs too large for a read's budget
+    budget        `memory_read`: a read that never waits past its time budget
+    rebuild       index_rebuild (`manage.py reindex`)
+    rebuild_rows  the rebuild's rows, made from batches of memory files in worker processes
+    rows          what sync and rebuild share: finding files, reading them, row columns
+    links         the link rows, mirrored from the lines' `rel=` metadata
+    language      the word index's language (the text search configuration)
 
 It never writes a memory file; `memstore.store.rewrite` does, then calls `written_rows` or
 `index_sync_file`.

@@ -59,7 +59,7 @@ class Timed[T]:
 
 def budget_ms() -> int:
     """The time budget in force, in milliseconds (at least 10)."""
-    return max(10, int(getattr(settings, "MEMORY_READ_BUDGET_MS", 500)))
+    return max(10, int(settings.MEMORY_READ_BUDGET_MS))
 
 
 @contextmanager

@@ -50,7 +50,7 @@ class Language:
 def language_setting() -> str:
     """SEARCH_LANGUAGE, lower-cased (the default `english` when unset); ValueError if it is not
     a configuration name at all."""
-    name = (getattr(settings, "SEARCH_LANGUAGE", "") or DEFAULT).strip().lower()
+    name = (settings.SEARCH_LANGUAGE or DEFAULT).strip().lower()
     if not _NAME_RE.fullmatch(name):
         raise ValueError(
             f"SEARCH_LANGUAGE={name!r} is not a text search configuration name "

@@ -6,6 +6,7 @@ of `MemoryFile` and `Fact` rows. No row is written here.
 """
 
 import os
+import stat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -14,6 +15,7 @@ from memstore.facts import markdown
 from memstore.facts.files import decode
 from memstore.facts.paths import FileLocation, Scope, is_log_name, scope_shards
 from memstore.facts.ranking import derived
+from memstore.facts.symlinks import folder_open
 from memstore.models import Fact, MemoryFile
 
 # A file indexed less than this long after its last write is "racy": a later edit of the same
@@ -26,31 +28,34 @@ Stat = tuple[int, int, int]  # mtime_ns, size, inode
 
 
 def stat_scope(base: str, root: Path, scope: Scope, found: dict[str, Stat]) -> None:
-    """Add every memory file of a scope to `found` (relative path -> mtime_ns, size, inode)."""
+    """Add every memory file of a scope to `found` (relative path -> mtime_ns, size, inode).
+    A symbolic link, file or folder, is not memory: never followed, never listed."""
     # Stats go through an open folder descriptor (fstatat): the kernel then resolves one name
-    # instead of walking the whole path again for every file.
+    # instead of walking the whole path again for every file; the folder is opened one name at
+    # a time, no link followed (`memstore.facts.symlinks`).
     for shard in scope_shards(root, scope):
         rel = shard.rel
         try:
-            folder = os.open(f"{base}/{rel}", _DIR_FLAGS)
+            folder = folder_open(base, rel)
         except (FileNotFoundError, NotADirectoryError):
             continue
         try:
             try:
-                st = os.stat("profile.md", dir_fd=folder)
-                found[f"{rel}/profile.md"] = (st.st_mtime_ns, st.st_size, st.st_ino)
+                st = os.stat("profile.md", dir_fd=folder, follow_symlinks=False)
+                if stat.S_ISREG(st.st_mode):
+                    found[f"{rel}/profile.md"] = (st.st_mtime_ns, st.st_size, st.st_ino)
             except (FileNotFoundError, NotADirectoryError):
                 pass
             try:
                 logs = os.open("log", _DIR_FLAGS, dir_fd=folder)
-            except (FileNotFoundError, NotADirectoryError):
+            except OSError:  # missing, not a folder, or a link (ELOOP)
                 continue
             try:
                 with os.scandir(logs) as entries:
                     for entry in entries:
-                        if is_log_name(name := entry.name):
+                        if is_log_name(name := entry.name) and not entry.is_symlink():
                             try:
-                                st = entry.stat()
+                                st = entry.stat(follow_symlinks=False)
                             except FileNotFoundError:
                                 continue
                             found[f"{rel}/log/{name}"] = (st.st_mtime_ns, st.st_size, st.st_ino)
@@ -60,7 +65,7 @@ def stat_scope(base: str, root: Path, scope: Scope, found: dict[str, Stat]) -> N
             os.close(folder)
 
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 def decode_leniently(data: bytes, rel: str) -> tuple[str, str]:

@@ -34,6 +34,7 @@ from memstore.facts.files import content_digest, read_bytes
 from memstore.facts.history import Change, history_append
 from memstore.facts.locks import bot_sync_lock
 from memstore.facts.paths import FileLocation, Scope, locate, memory_root
+from memstore.facts.symlinks import file_read
 from memstore.index.behind import behind_busy, behind_sync
 from memstore.index.links import links_replace
 from memstore.index.rows import (
@@ -293,8 +294,6 @@ def index_sync_file(
     rel: str,
     *,
     declared: Iterable[str] = (),
-    by: str = "",
-    via: str = "",
     written: Written | None = None,
 ) -> None:
     """Re-read one file into the index. Changes to facts in `declared` are the caller's own;
@@ -321,7 +320,7 @@ def _sync_file(location: FileLocation, declared: set[str], written: Written | No
     rel = location.rel
     row = MemoryFile.objects.filter(path=rel).first()
     try:
-        data, st = read_bytes(memory_root() / rel)
+        data, st = file_read(str(memory_root()), rel)  # a link on the way: not there
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         if row is not None:
             old = dict(row.facts.values_list("fact_id", "line"))

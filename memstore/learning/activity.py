@@ -62,6 +62,7 @@ REASONS = {
     "invalid_fact": "not a valid fact",
     "protected": "saved on purpose",
     "instruction": "reads as an instruction",
+    "malformed": "not in the reply's format",
 }
 
 

@@ -1,4 +1,4 @@
-"""The free small-talk filter (SPEC §7): messages like "thanks!" or "ok" never reach a model.
+"""The free small-talk filter: messages like "thanks!" or "ok" never reach a model.
 
 The length limit and the phrases are settings (LEARNING_SMALL_TALK_CHARS, LEARNING_SMALL_TALK).
 Pure: no I/O; the caller passes them in.

@@ -1,7 +1,7 @@
 """What the learner already knows: the up-to-140 facts shown to the model, and the wider set a
 new fact is compared with so that nothing known or just recalled is saved again.
 
-Shown to the model (SPEC §7): up to 100 profile facts, the 30 highest-ranked recent facts, and up
+Shown to the model: up to 100 profile facts, the 30 highest-ranked recent facts, and up
 to 10 others sharing words with the exchange, from the scopes the learner writes in this room
 (a direct room: the person's user memory and the bot's own; a group: the bot's own only — user
 memory never enters a group's learning). Compared against, besides those: the projects in play
@@ -31,7 +31,7 @@ from memstore.rules.withheld import Withholding, withholding_for
 PROFILE_FACTS = 100
 RECENT_FACTS = 30
 WORD_FACTS = 10
-PROJECT_PROFILE, PROJECT_RECENT = 25, 10  # what a project's prompt block holds (SPEC §5.2)
+PROJECT_PROFILE, PROJECT_RECENT = 25, 10  # what a project's prompt block holds
 MAX_QUERY_WORDS = 24
 _ID_RE = re.compile(r"[0-9a-f]{16}")
 _WORD_RE = re.compile(r"[a-z0-9]+")

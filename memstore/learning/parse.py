@@ -1,4 +1,5 @@
-"""The strict reader of the model's extraction reply. Pure: no I/O, no Django.
+"""The strict readers of the model's replies: extraction (`reply_parse`) and episode
+(`episode_parse`). Pure: no I/O, no Django.
 
 A reply is plain lines. Exactly these count, one per line, keyword first:
 
@@ -21,6 +22,11 @@ bare NONE, and is never a fact. The model never chooses where a fact goes: the l
 when it quotes one of the known facts shown to the model (case and spacing aside); a fact over the
 500-character limit is refused, never cut. The number of saves and removes per reply is capped,
 so no reply can empty a memory.
+
+An episode reply is one or two sentences of plain prose, or NONE, and nothing else: it may
+start with `[episode]`; any line in the shape of another reply (a `profile:`/`log:`/`note:`/
+`remove:` line, a `word:` label, a `[tag]`, `{…}` attributes, a bullet, a heading, markup,
+a metadata comment) makes the whole reply malformed, refused, never saved as it came.
 """
 
 import re
@@ -183,3 +189,37 @@ def _unquote(text: str) -> str:
         if len(text) >= 2 and text[0] == opening and text[-1] == closing:
             return text[1:-1].strip()
     return text
+
+
+_EPISODE_TAG = re.compile(r"^\[episode\]\s*", re.IGNORECASE)
+# What prose never starts with or holds: another reply's keyword or label, a tag, a bullet, a
+# heading, markup, attributes, a metadata comment.
+_NOT_PROSE = re.compile(
+    r"^(?:[\w-]+\s*:|\[|[-*+•>#|`<]|\d+[.)]\s)|[{}]|<!--|-->|\]\s*\(|```", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeReply:
+    """An episode reply as read: its text ('' for NONE or nothing), or why it was refused
+    (`refused`, with the first offending line, cut to 200 characters, in `sample`)."""
+
+    text: str = ""
+    refused: str = ""
+    sample: str = ""
+
+
+def episode_parse(reply: str) -> EpisodeReply:
+    """Read an episode reply strictly: plain prose on its own lines (joined into one), NONE,
+    or refused as malformed."""
+    lines = [line.strip() for line in reply.splitlines() if line.strip()]
+    if not lines or (len(lines) == 1 and _NONE_RE.fullmatch(lines[0])):
+        return EpisodeReply()
+    lines[0] = _EPISODE_TAG.sub("", lines[0], count=1)
+    for line in lines:
+        if not line or _NOT_PROSE.search(line) or _NONE_RE.fullmatch(line):
+            return EpisodeReply(
+                refused="Not an episode: the reply holds lines in another shape than sentences.",
+                sample=line[:200],
+            )
+    return EpisodeReply(text=" ".join(lines))

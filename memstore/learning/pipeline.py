@@ -32,7 +32,7 @@ from memstore.learning.apply import (
     save_apply,
 )
 from memstore.learning.known import known_facts
-from memstore.learning.parse import reply_parse
+from memstore.learning.parse import episode_parse, reply_parse
 from memstore.learning.plan import (
     content_refusal,
     instruction_hold,
@@ -57,7 +57,7 @@ from memstore.rules.controls import Controls, controls_parse, controls_sql
 from memstore.rules.instructions import instruction_kind
 from memstore.rules.withheld import withholding_parse
 
-__all__ = ["VIA", "episode_text", "exchange_learn", "provenance"]
+__all__ = ["VIA", "exchange_learn", "provenance"]
 
 
 def exchange_learn(
@@ -130,7 +130,7 @@ def _run_for(exchange: Exchange, config: LearnerConfig) -> LearnRun:
         cursor.execute(sql, params)
         value = cursor.fetchone()[0]
     controls = controls_parse(value, people=people)
-    reader = exchange.person if ctx.room.kind == "direct" and exchange.person else None
+    reader = ctx.reads_for if exchange.person else None
     if ctx.room.kind == "direct":
         target = writable_shard(ctx, "user")
         mine = [target, own]
@@ -209,8 +209,16 @@ def _episode(run: LearnRun, client: ModelClient) -> None:
             bot=ex.bot, room_kind=ex.room_kind, turns=turns, max_chars=run.config.episode_chars
         )
         completion = client.complete(prompt, max_tokens=EPISODE_MAX_TOKENS)
-        ex.episode = episode_text(completion.text)
+        reply = episode_parse(completion.text)
+        ex.episode = reply.text
         run.spent(completion.tokens, episode=ex.episode)
+        if reply.refused:  # malformed: refused as a whole, never saved as it came
+            detail = reply.refused
+            sample = reply.sample
+            run.event(
+                "episode", "refused", reason="malformed", tier="episode", text=sample, detail=detail
+            )
+            return
         if run.config.mode == "write" and ex.episode:
             run.save()  # kept before it is written, as the plan is
     if not ex.episode:
@@ -233,13 +241,6 @@ def _episode(run: LearnRun, client: ModelClient) -> None:
         hold_record(run, "episode", instruction_hold("episode", ex.episode, kind))
         return
     save_apply(run, "episode", text=ex.episode, tier="episode", write=run.config.mode == "write")
-
-
-def episode_text(reply: str) -> str:
-    """The episode sentence(s) from a reply, on one line; '' when the model said NONE."""
-    text = " ".join(line.strip() for line in reply.splitlines() if line.strip())
-    text = text.removeprefix("[episode]").strip()
-    return "" if text.upper().rstrip(".") == "NONE" else text
 
 
 def _episode_turns(ex: Exchange, every: int, people: RoomPeople) -> list[Turn]:

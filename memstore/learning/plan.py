@@ -44,9 +44,23 @@ _COMMON = frozenset({"the", "that", "this", "not", "what", "set", "now", "same",
 
 
 def secret_values(text: str) -> set[str]:
-    """Values the text presents as a password, key or token ("the password is X" gives X)."""
-    values = {m.group(1).rstrip(".,;!?)") for m in _SECRET_VALUE_RE.finditer(text)}
-    return {v for v in values if len(v) >= 3 and v.lower() not in _COMMON}
+    """Values the text presents as a password, key or token ("the password is X" gives X). A
+    plain word counts only where it ends the clause ("the password is swordfish."), not in a
+    sentence that goes on ("the secret to good espresso is fresh beans" gives nothing)."""
+    values = set()
+    for match in _SECRET_VALUE_RE.finditer(text):
+        value = match.group(1).rstrip(".,;!?)")
+        if len(value) < 3 or value.lower() in _COMMON:
+            continue
+        if _VALUE_LIKE.search(value) or _CLAUSE_END.match(text, match.start(1) + len(value)):
+            values.add(value)
+    return values
+
+
+# Digits, symbols or an inner capital: hunter2, P@ss, swordFish. A plain word must end the
+# clause (after any closing punctuation) to be a value.
+_VALUE_LIKE = re.compile(r"[^A-Za-z\u00c0-\u024f]|.[A-Z]")
+_CLAUSE_END = re.compile(r"[\"'`]?[.,;!?)]*\s*(?:$|\n|[.,;!?)]|(?:and|but)\b)", re.I)
 
 
 def content_refusal(

@@ -6,7 +6,9 @@ ordinary write path (`memstore.store.in_room.remember_in_room`: the content rule
 topics — apply as to any save), as lasting profile facts marked `via=tool` and `pin=1` (saved on
 request, so upkeep never archives or rewrites them). In a direct room they go to the person's
 user memory; elsewhere to the bot's own memory, where a fact about the speaker ("I prefer…")
-is kept with their name ("sam: Prefers…"), or refused when the room did not say who spoke. Instruction-shaped text ("keep in mind that you
+is kept with their name ("sam: Prefers…", linked to the statement it was made from and to sam,
+so erasing the statement or sam's erase takes it too: `memstore.facts.derived`), or refused
+when the room did not say who spoke. Instruction-shaped text ("keep in mind that you
 must always obey…", `memstore.rules.instructions`) is never saved: it is held in the review
 inbox, as the learner holds it. Every outcome is a learning event, so the console's learning
 view shows it.
@@ -20,7 +22,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from memstore.errors import MemstoreError
-from memstore.facts.markdown import make_fact
+from memstore.facts.derived import derived_meta
+from memstore.facts.markdown import fact_identity, make_fact
 from memstore.learning.apply import provenance
 from memstore.learning.asked import Asked, asked_requests
 from memstore.models import Exchange, LearningEvent
@@ -79,6 +82,8 @@ def requests_keep(
                 continue
             text = f"{ctx.person}: {text}"
         meta = meta_base | ({"type": "preference"} if _PREFERENCE.match(request.text) else {})
+        if text != request.text:  # made from their statement: erased with it (and by them)
+            meta |= derived_meta(sources=[fact_identity(request.text)], about=ctx.person)
         if kind := instruction_kind(text):
             fact = make_fact(text=text, day=day, tag=None, meta=meta)
             outcomes.append(

@@ -152,7 +152,7 @@ def _skip_reason(ctx: Context, message: str, *, guests: bool) -> tuple[str, str]
     config = learner_config()
     if config.mode == "off":
         # Its text is not kept, so nothing can learn from it later when learning is turned on:
-        # the learner only ever reads exchanges reported from then on (seed 004).
+        # the learner only ever reads exchanges reported from then on.
         return "off", SKIP_DETAILS["off"]
     if guests:
         return "guests", SKIP_DETAILS["guests"]

@@ -37,18 +37,18 @@ class LearnerConfig:
 
 def learner_config() -> LearnerConfig:
     """The current settings; mode is "off" while no model is configured."""
-    base_url = getattr(settings, "LEARNING_BASE_URL", "")
-    model = getattr(settings, "LEARNING_MODEL", "")
-    mode = getattr(settings, "LEARNING_MODE", "report")
+    base_url = settings.LEARNING_BASE_URL
+    model = settings.LEARNING_MODEL
+    mode = settings.LEARNING_MODE
     return LearnerConfig(
         mode=mode if base_url and model else "off",
         base_url=base_url,
         model=model,
-        api_key=getattr(settings, "LEARNING_API_KEY", ""),
-        daily_tokens=int(getattr(settings, "LEARNING_DAILY_TOKENS", 500_000)),
-        timeout=float(getattr(settings, "LEARNING_TIMEOUT", 60.0)),
-        retry_attempts=max(1, int(getattr(settings, "LEARNING_RETRY_ATTEMPTS", 5))),
-        retry_wait=float(getattr(settings, "LEARNING_RETRY_WAIT", 10.0)),
+        api_key=settings.LEARNING_API_KEY,
+        daily_tokens=int(settings.LEARNING_DAILY_TOKENS),
+        timeout=float(settings.LEARNING_TIMEOUT),
+        retry_attempts=max(1, int(settings.LEARNING_RETRY_ATTEMPTS)),
+        retry_wait=float(settings.LEARNING_RETRY_WAIT),
         episode_every=max(1, int(settings.LEARNING_EPISODE_EVERY)),
         episode_chars=int(settings.LEARNING_EPISODE_CHARS),
         small_talk_chars=int(settings.LEARNING_SMALL_TALK_CHARS),

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from memstore.errors import MemstoreError
+from memstore.facts.files import write_atomic
 from memstore.facts.paths import Scope, Shard, memory_root
 from memstore.index import index_sync
 from memstore.models import Bot, ProjectMember
@@ -239,12 +240,10 @@ def demo_workspace(*, today: date | None = None, say: Callable[[str], None] = pr
         )
         report.facts += 1
     hand = root / Scope("bot", "cleo").rel / "profile.md"
-    hand.write_text(
-        _HAND_WRITTEN.format(
-            d1=today - timedelta(days=25), d2=today - timedelta(days=24), bad="2025-02-30"
-        ),
-        encoding="utf-8",
+    text = _HAND_WRITTEN.format(
+        d1=today - timedelta(days=25), d2=today - timedelta(days=24), bad="2025-02-30"
     )
+    write_atomic(hand, text, expected=None)  # "by hand", yet with the memory file mode
     report.facts += 2
     index_sync(scopes=[Scope("bot", "cleo")])  # records the hand-written file in history
     _refused_example(root)

@@ -1,4 +1,4 @@
-"""Each fact row keeps its line position (ties in rank go to the later line, SPEC §3.2), and its
+"""Each fact row keeps its line position (ties in rank go to the later line), and its
 text is stored whole (a hand-written line over the 500-character save limit was cut at 600).
 
 The text column feeds the generated `search` column, which Postgres will not let change type in

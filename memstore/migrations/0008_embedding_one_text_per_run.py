@@ -1,4 +1,4 @@
-"""Bundled-model vectors are now made one text per run (issue 16): new name, new HNSW index.
+"""Bundled-model vectors are now made one text per run: new name, new HNSW index.
 
 Vectors made in batches under the old name depended on their batch-mates; they are deleted
 here and recomputed once, on the next search or `manage.py recall_embed`. With pgvector, the

@@ -1,4 +1,4 @@
-"""Importance counts in the rank (issue 11): recompute the stored rank of facts that carry an
+"""Importance counts in the rank: recompute the stored rank of facts that carry an
 `importance=` in their metadata, with the formula in `memstore.facts.ranking.rank_of`.
 
 Facts without an importance keep their rank (the formula is unchanged for them). Reverse is a

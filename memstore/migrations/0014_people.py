@@ -1,4 +1,4 @@
-"""The people registry (issue 10): people tied to console accounts, the bots linked to them,
+"""The people registry: people tied to console accounts, the bots linked to them,
 the kind (and person) each room was first named with, and per-bot console editors."""
 
 import django.db.models.deletion

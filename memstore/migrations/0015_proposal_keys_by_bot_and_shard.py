@@ -1,5 +1,5 @@
 """Proposal keys name the bot and each fact's scope and shard, not the fact's identity alone
-(issue 21: bot B's stale facts were skipped when bot A had proposed the same text). Existing
+(bot B's stale facts were skipped when bot A had proposed the same text). Existing
 proposals are re-keyed from their evidence, so a re-run still finds them."""
 
 import hashlib

@@ -7,6 +7,7 @@
 `links` indexes the links between facts (rebuilt from files like `index`).
 `upkeep` counts fact usage, keeps upkeep and synthesis proposals and the last health reports
 (not rebuilt).
+`idempotency` keeps the first reply to a call made with an Idempotency-Key.
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 `rerank` counts what a remote reranker cost per day (its daily cap).
 `review` records what people decided about proposals (the learner's report-mode decisions).
@@ -17,7 +18,13 @@ from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile, ScopeCount
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.links import Link
-from memstore.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthToken
+from memstore.models.oauth import (
+    OAuthClient,
+    OAuthCode,
+    OAuthGrant,
+    OAuthRateWindow,
+    OAuthToken,
+)
 from memstore.models.people import BotEditor, Person, PersonLink, RoomBinding
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 from memstore.models.rerank import RerankUsage
@@ -41,6 +48,7 @@ __all__ = [
     "OAuthClient",
     "OAuthCode",
     "OAuthGrant",
+    "OAuthRateWindow",
     "OAuthToken",
     "Person",
     "PersonLink",

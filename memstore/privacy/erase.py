@@ -9,7 +9,10 @@ history, so it can be restored. An erase goes through every place
 files (the ordinary forget), history (tombstones: "[erased <date> by <who>]"), cached
 embeddings, and the stored text that quotes it (exchanges, learning events, proposals, review
 decisions, idempotent replies, notes and their versions, every other file), within a `Reach`
-(`memstore.privacy.reach`: a bot's, a person's, or everything).
+(`memstore.privacy.reach`: a bot's, a person's, or everything). What was made from the fact
+(`memstore.privacy.derived`: a "remember that" copy with the person's name, a merged or
+superseding line, a lesson in an About me note) is erased with it, wherever it is kept, when
+its owner is within the reach.
 
 The erase takes the lock of every bot it touches in sorted order, so two erases never wait on
 each other in a cycle; the stores rewrite what they own under those locks.
@@ -23,6 +26,7 @@ from django.utils import timezone
 from memstore.errors import FactNotFound
 from memstore.facts.history import Change
 from memstore.facts.locks import bot_lock
+from memstore.privacy.derived import derived_copies, derived_target
 from memstore.privacy.place import Erasing
 from memstore.privacy.reach import Reach, reach_of_bot, reach_of_person, reach_of_workspace
 from memstore.privacy.stores import RECORD_KINDS, STORES
@@ -58,12 +62,14 @@ def fact_erase(
     """Remove every copy of a fact within `reach` from every store; FactNotFound if none held
     it, UnreadableFile (after cleaning the rest) if a file that is not UTF-8 holds it."""
     target = target_resolve(fact_id=fact_id, text=text)
+    copies = derived_copies(target, reach)
+    target = derived_target(target, copies)
     mark = tombstone(day=timezone.localdate().isoformat(), by=by)
-    erasing = Erasing(fact_id=fact_id, text=text, by=by, via=via, mark=mark)
+    erasing = Erasing(fact_id=fact_id, text=text, by=by, via=via, mark=mark, derived=copies)
     counts: dict[str, int] = {}
     with ExitStack() as locks:
         # One fixed order (sorted slugs) for every erase: no two ever wait on each other.
-        for bot in sorted({shard.bot for shard in reach.shards}):
+        for bot in sorted({shard.bot for shard in (*reach.shards, *(c.shard for c in copies))}):
             locks.enter_context(bot_lock(bot))
         for store in STORES:
             counts[store.kind] = counts.get(store.kind, 0) + store.erase(target, reach, erasing)

@@ -42,8 +42,7 @@ class MemoryFiles:
             for rel in shard_files(root, shard):
                 raw = (root / rel).read_bytes().decode("utf-8", errors="replace")
                 for number, line in enumerate(markdown.parse_text(raw), 1):
-                    if line.fact and line.fact.identity in target.ids:
-                        note = f"fact {line.fact.identity}"
+                    if note := _copy_note(line.fact, target):
                         found.append(Occurrence("file", f"{rel}:{number}", note))
         return found
 
@@ -60,7 +59,28 @@ class MemoryFiles:
             erasing.removed = []
         except UnreadableFile as error:  # the other copies are gone: clean up, then say so
             erasing.removed, erasing.stuck = [], error
+        for copy in erasing.derived:  # what was made from it, wherever it is kept
+            try:
+                erasing.removed += fact_forget(
+                    shards=[copy.shard], fact_id=copy.fact_id, by=erasing.by, via=erasing.via
+                )
+            except FactNotFound:
+                continue  # gone with the fact itself (the same shard)
+            except UnreadableFile as error:
+                erasing.stuck = erasing.stuck or error
         return len(erasing.removed)
+
+
+def _copy_note(fact: markdown.FactLine | None, target: Target) -> str:
+    """Why this line is a copy of the target ("" if it is not): its identity, or (a safety
+    net for a copy nothing links) its text holding the target's."""
+    if fact is None:
+        return ""
+    if fact.identity in target.ids:
+        return f"fact {fact.identity}"
+    if target.holds(fact.body):
+        return f"fact {fact.identity}: holds its text, not linked to it; erase it by its id"
+    return ""
 
 
 class Histories:
@@ -83,10 +103,21 @@ class Histories:
         # The caller holds every shard bot's lock: every append to these histories (services,
         # index sync) happens under it, so nothing is appended between read and replace.
         root = memory_root()
-        return sum(
+        count = sum(
             _rewrite(history_path(root, s), lambda t: _tombstoned(t, target, erasing.mark))
             for s in reach.shards
         )
+        # Shards outside the reach: only the lines of the copies made from the fact.
+        elsewhere: dict = {}
+        for copy in erasing.derived:
+            if copy.shard not in reach.shards:
+                elsewhere.setdefault(copy.shard, set()).add(copy.fact_id)
+        for shard, ids in sorted(elsewhere.items()):
+            only = Target(ids=frozenset(ids), texts=())
+            count += _rewrite(
+                history_path(root, shard), lambda t, o=only: _tombstoned(t, o, erasing.mark)
+            )
+        return count
 
 
 def _tombstoned(text: str, target: Target, mark: str) -> tuple[str, int]:

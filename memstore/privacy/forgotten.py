@@ -2,8 +2,10 @@
 forget could not touch.
 
 `occurrences_find` looks in every place `memstore.privacy.stores.STORES` lists (the same list
-an erase cleans), across the whole workspace. What counts as a copy is
-`memstore.privacy.target`'s rule. `copies_outside` answers a forget with the copies other bots'
+an erase cleans), across the whole workspace, for the fact and what was made from it
+(`memstore.privacy.derived`); a fact line or index row that holds its text without being linked
+to it is listed too (a safety net: never "no copy" while one is there). What counts as a copy
+is `memstore.privacy.target`'s rule. `copies_outside` answers a forget with the copies other bots'
 shards of the same scopes still hold. This module only reads.
 """
 
@@ -13,6 +15,7 @@ from memstore.facts.paths import Shard, all_scopes, memory_root
 from memstore.facts.records import StoredFact, stored_from_row
 from memstore.index import index_sync
 from memstore.models import Fact
+from memstore.privacy.derived import derived_copies, derived_target
 from memstore.privacy.reach import reach_of_workspace
 from memstore.privacy.stores import STORES
 from memstore.privacy.target import Occurrence, Target, target_ids, target_resolve
@@ -24,6 +27,7 @@ def occurrences_find(*, target: Target) -> list[Occurrence]:
     """Every remaining occurrence of the fact anywhere in the workspace, in every store."""
     index_sync(scopes=all_scopes(memory_root()))  # the index as every reader would see it now
     everything = reach_of_workspace()
+    target = derived_target(target, derived_copies(target, everything))
     return [found for store in STORES for found in store.find(target, everything)]
 
 

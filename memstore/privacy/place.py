@@ -6,6 +6,7 @@ from typing import Protocol
 
 from memstore.errors import UnreadableFile
 from memstore.facts.history import Change
+from memstore.privacy.derived import Derived
 from memstore.privacy.reach import Reach
 from memstore.privacy.target import Occurrence, Target
 
@@ -13,14 +14,16 @@ from memstore.privacy.target import Occurrence, Target
 @dataclass(slots=True)
 class Erasing:
     """One erase under way: the fact as the caller named it (by id or by text), who and how,
-    the tombstone it leaves in history, the lines the memory files gave up and a file it
-    could not read (raised once the rest is clean)."""
+    the tombstone it leaves in history, the copies made from it (`memstore.privacy.derived`,
+    wherever they are), the lines the memory files gave up and a file it could not read
+    (raised once the rest is clean)."""
 
     fact_id: str | None
     text: str | None
     by: str
     via: str
     mark: str
+    derived: list[Derived] = field(default_factory=list)
     removed: list[Change] = field(default_factory=list)
     stuck: UnreadableFile | None = None
 

@@ -14,6 +14,7 @@ from django.db import models, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
+from memstore.facts.paths import person_of_scope
 from memstore.models import (
     Embedding,
     Exchange,
@@ -27,11 +28,6 @@ from memstore.models import (
 from memstore.privacy.place import Erasing
 from memstore.privacy.reach import Reach, owner_of_path
 from memstore.privacy.target import REDACTED, Occurrence, Target
-
-
-def _person_of_scope(scope_key: str) -> str | None:
-    kind, _, name = scope_key.partition(":")
-    return name if kind == "user" else None
 
 
 def _matching(rows, target: Target, texts=(), jsons=(), extra: Q | None = None):
@@ -55,15 +51,21 @@ class IndexRows:
 
     def find(self, target: Target, reach: Reach) -> list[Occurrence]:
         shards = {(str(s.scope), s.bot) for s in reach.shards}
-        rows = Fact.objects.filter(fact_id__in=target.ids).select_related("file")
+        named = Q(fact_id__in=target.ids) | Q(text__iregex=target.sql_pattern())
+        rows = Fact.objects.filter(named).select_related("file")
         return [
-            Occurrence("index", row.file.path, f"fact {row.fact_id}")
+            Occurrence("index", row.file.path, f"fact {row.fact_id}" + _unlinked(row, target))
             for row in rows
             if (row.scope_key, row.shard_bot) in shards
+            and (row.fact_id in target.ids or target.holds(row.text))
         ]
 
     def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
         return 0  # the file store's forget re-synced them
+
+
+def _unlinked(row: Fact, target: Target) -> str:
+    return "" if row.fact_id in target.ids else ": holds its text, not linked to it"
 
 
 class Embeddings:
@@ -92,6 +94,7 @@ class RedactedRows:
     model: type[models.Model]
     texts: tuple[str, ...] = ()
     jsons: tuple[str, ...] = ()
+    saves_also: tuple[str, ...] = ()  # other columns `redact` may change
 
     @property
     def holds(self) -> tuple[str, ...]:
@@ -139,7 +142,7 @@ class RedactedRows:
         with transaction.atomic():
             for row in found:
                 self.redact(row, target)
-                row.save(update_fields=[*self.texts, *self.jsons])
+                row.save(update_fields=[*self.texts, *self.jsons, *self.saves_also])
         return len(found)
 
 
@@ -186,16 +189,40 @@ class LearningEvents(RedactedRows):
 
 
 class Proposals(RedactedRows):
-    """Upkeep and synthesis proposals: the facts they cite (evidence), what they write, why."""
+    """Upkeep, synthesis and lessons proposals: the facts they cite (evidence), what they
+    write, why. What a proposal would write from a fact it cites is that fact's too: its
+    text is erased whole, and an open one is closed (accepting it would write it again)."""
 
     kind, model = "proposal", Proposal
     texts, jsons = ("text", "reason", "verdict"), ("evidence", "result")
+    saves_also = ("status",)
+
+    def named(self, target: Target) -> Q:
+        return Q(*[Q(evidence__contains=[{"id": i}]) for i in target.ids], _connector=Q.OR)
+
+    def holds_in(self, row: Proposal, target: Target) -> bool:
+        if _cites(row, target) and (row.text not in ("", REDACTED) or row.status == "proposed"):
+            return True
+        return super().holds_in(row, target)
+
+    def redact(self, row: Proposal, target: Target) -> None:
+        super().redact(row, target)
+        if _cites(row, target):
+            row.text = REDACTED if row.text else row.text
+            if row.status == Proposal.PROPOSED:
+                row.status = Proposal.FAILED
+                row.result = {"error": "A fact it cites was erased."}
 
     def owners(self, rows: list[Proposal]) -> list[tuple[str | None, str | None]]:
-        return [(row.bot, _person_of_scope(row.scope_key)) for row in rows]
+        return [(row.bot, person_of_scope(row.scope_key)) for row in rows]
 
     def where(self, row: Proposal) -> str:
         return f"upkeep proposal {row.pk} ({row.bot}, {row.action})"
+
+
+def _cites(row: Proposal, target: Target) -> bool:
+    evidence = row.evidence if isinstance(row.evidence, list) else []
+    return any(isinstance(item, dict) and item.get("id") in target.ids for item in evidence)
 
 
 class Reviews(RedactedRows):

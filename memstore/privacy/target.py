@@ -125,7 +125,7 @@ def target_resolve(*, fact_id: str | None = None, text: str | None = None) -> Ta
     the shards' history, so stored free text can be searched for it too."""
     if text and text.strip():
         given = " ".join(text.split())
-        body = _body(given)
+        body = body_of(given)
         ids = {
             markdown.fact_identity(f"{tag}{t}")
             for t in {given, body}
@@ -143,7 +143,7 @@ def target_resolve(*, fact_id: str | None = None, text: str | None = None) -> Ta
                 bodies.add(change.line)
             if change.old_fact_id in ids:
                 bodies.add(change.old_line)
-    texts = {_body(b) for b in bodies if b and not is_tombstone(b)}
+    texts = {body_of(b) for b in bodies if b and not is_tombstone(b)}
     return Target(ids=ids, texts=tuple(sorted(t for t in texts if t)))
 
 
@@ -154,7 +154,8 @@ def target_ids(*, fact_id: str | None = None, text: str | None = None) -> frozen
     return frozenset({fact_id.strip().lower()}) if fact_id else frozenset()
 
 
-def _body(line_or_text: str) -> str:
+def body_of(line_or_text: str) -> str:
+    """A line's or a text's body: without its date, metadata and tier tag."""
     fact = markdown.parse_line(line_or_text)
     text = fact.text if fact else line_or_text
     return markdown.FactLine(day=markdown.parse_date("2000-01-01"), text=text).body

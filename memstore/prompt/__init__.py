@@ -1,3 +1,11 @@
-"""The prompt's memory section (`section`, remembered per scope in `cache`), the always-on notes
-(`notes`), the read that never waits past its budget (`budget`), and what a bot knew on a date
-(`asof`)."""
+"""The prompt's memory section.
+
+section      the blocks a room's prompt holds and the change notes sent mid-conversation
+compose      the section composed from its blocks, within their budgets
+cache        the blocks, remembered per process while their scope is unchanged
+incremental  a scope's block kept up to date by what changed, not by re-sorting the scope
+answer       the whole section (notes, then blocks) within the reads' time budget
+notes        always-on notes
+lessons      lessons for agents, proposed for their About me note
+asof         what a bot knew on a date
+"""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from memstore.facts.markdown import line_text, parse_line
+from memstore.facts.paths import scope_split
 from memstore.facts.ranking import by_rank, by_weight, merge_newest
 from memstore.facts.records import StoredFact
 
@@ -38,9 +39,9 @@ DEFAULT_BUDGETS: dict[BlockKind, dict[SliceName, Budget]] = {
     "bot": {"profile": Budget(100, 20_000), "recent": Budget(30, 4_000)},
     "user": {"profile": Budget(50, 4_000), "recent": Budget(15, 2_000)},
     "project": {"profile": Budget(25, 2_500), "recent": Budget(10, 1_500)},
-    # seed 003: up to 20 workspace entries in every conversation, the weightiest first
+    # up to 20 workspace entries in every conversation, the weightiest first
     "server": {"profile": Budget(20, 4_000), "recent": Budget(10, 1_500)},
-    # a private conversation's own memory (seed 004), in that conversation only
+    # a private conversation's own memory, in that conversation only
     "room": {"profile": Budget(25, 2_500), "recent": Budget(15, 2_000)},
 }
 
@@ -264,7 +265,7 @@ def _left_line(block: Block) -> str:
 def _render_block(block: Block, team_wide: bool) -> str:
     lines = [f"### {block.title}"]
     if block.paused:
-        name = block.scope.partition(":")[2]
+        name = scope_split(block.scope)[1]
         lines.append(
             f"{name} paused memory: what is known about them is left out until they resume it, "
             "and nothing is learned from their messages. Save something about them only when "

@@ -5,7 +5,8 @@ Off by default (`settings.AGENT_LESSONS`: off | propose, for the workspace). Whe
 at least LESSON_REPEATS facts saying nearly the same thing (most of their words shared). Each
 recurring lesson not yet in the note becomes a line under "Lessons learned:", and the new note
 text is recorded as a proposal (origin `lessons`, action `note`) in the bot's Proposals inbox,
-with the facts as its evidence and the note as it read then. Nothing changes the note until a
+with the facts as its evidence (each with the lesson line made from it, so erasing a fact
+erases its line from the note: `memstore.privacy.derived`) and the note as it read then. Nothing changes the note until a
 person who may edit the bot accepts it (`lessons_apply`, called by the console's decide); if the
 note changed meanwhile, the proposal fails saying so and the next pass proposes afresh.
 
@@ -86,7 +87,7 @@ class Lesson:
 
 def lessons_on() -> bool:
     """Whether the workspace proposes lessons for agents' About me notes."""
-    return getattr(settings, "AGENT_LESSONS", "off") == "propose"
+    return settings.AGENT_LESSONS == "propose"
 
 
 def _stem(word: str) -> str:
@@ -171,6 +172,7 @@ def lessons_propose(*, bot: str) -> Proposal | None:
         f"memory ({', '.join(str(len(lesson.facts)) for lesson in added)} times): add "
         f"{'them' if len(added) != 1 else 'it'} to its About me note?",
         verdict=current,  # the note as it read when proposed
+        made={fact.fact_id: lesson.text for lesson in added for fact in lesson.facts},
     )
     return proposal
 

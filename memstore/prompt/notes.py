@@ -1,4 +1,4 @@
-"""Always-on notes (SPEC §11): "About this workspace", "About you" (one per person)
+"""Always-on notes: "About this workspace", "About you" (one per person)
 and "About me" (one per bot), kept as Markdown files under MEMORY_ROOT next to their scopes:
 
     workspace/notes/about.md            staff edit; in every prompt

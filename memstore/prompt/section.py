@@ -1,4 +1,4 @@
-"""The prompt's memory section (SPEC §5.2) and the change notes sent mid-conversation: the
+"""The prompt's memory section and the change notes sent mid-conversation: the
 shell around the pure core (`memstore.prompt.compose`).
 
 `prompt_build` and `prompt_changes` sync the scopes a context may put in a prompt, load each
@@ -51,8 +51,8 @@ from memstore.rules.withheld import (
 
 
 def prompt_budgets() -> dict[BlockKind, dict[SliceName, Budget]]:
-    """The budgets in force: settings.PROMPT_BUDGETS over the SPEC's defaults."""
-    configured = getattr(settings, "PROMPT_BUDGETS", {}) or {}
+    """The budgets in force: settings.PROMPT_BUDGETS over the defaults (`DEFAULT_BUDGETS`)."""
+    configured = settings.PROMPT_BUDGETS or {}
     budgets = {kind: dict(slices) for kind, slices in DEFAULT_BUDGETS.items()}
     for kind, slices in configured.items():
         for name, value in slices.items():
@@ -156,7 +156,7 @@ def _context_read(
     (`cache.deltas_folded`): one statement, which also carries the sync's stat check when the
     caller folded it in (`sync_folded`; a file that changed raises `SyncNeeded`)."""
     keys = [str(scope) for scope in scopes]
-    person = ctx.person if ctx.room.kind == "direct" else None
+    person = ctx.reads_for
     rule_sql, rule_params = withholding_sql(person=person)
     sql = (
         f"SELECT EXISTS (SELECT 1 FROM {Bot._meta.db_table} WHERE slug = %s AND in_groups"

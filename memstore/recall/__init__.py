@@ -1,11 +1,23 @@
-"""Recall: search a bot's memory by words and by meaning (SPEC §5.3).
+"""Recall: search a bot's memory by words and by meaning.
 
+- search: `recall_search`; sync, both sides, fusion, budget, substring fallback
+- sides: what each side of a search finds before fusion
 - lexical: Postgres full-text search; English stems OR-ed, BM25-style ranking, exact short tokens
-- vectors: embeddings cached by fact identity; exact cosine search per scope
+- word_rank: that lexical ranking computed in this process over scope snapshots
+- snapshot, versions: scope snapshots and the versions that say when one is out of date
+- vectors: the semantic side; matrices: search by meaning in this process; top: the best rows
+  without sorting every row
+- embeddings: text embeddings; query_vectors: query vectors, cached
 - backfill, jobs: vectors for new facts, made by the worker (never inside a request)
 - fusion: pure; weighted reciprocal-rank fusion and the relevance floor
+- usage_rank: usage as a small rank adjustment
+- rerank, rerankers: reranking the top of a fused recall, and the rerankers
+- partial: facts containing the query as typed, the last resort
 - dates: pure; the dates a query names ("in March", "on 1 February, 2023")
-- search: `recall_search`; sync, both sides, fusion, budget, substring fallback
+- explain: why recall answered what it did
+- literals: long parameter lists as one Postgres array literal; lru: a small per-process cache;
+  threads: the pool recall uses to do two things at once
+- evaluation: retrieval evaluation on LoCoMo-format data
 - words: the reference design's word-overlap search, kept as the evaluation baseline
 
 The pure modules import without Django; `recall_search` is loaded on first use.

@@ -80,7 +80,7 @@ def backfill_run(
     never waits for the database."""
     embedder = embedder or embedder_current()
     if threads is None:
-        threads = int(getattr(settings, "EMBEDDINGS_BACKFILL_THREADS", 1))
+        threads = int(settings.EMBEDDINGS_BACKFILL_THREADS)
     if embedder is None:
         return BackfillReport(embedded=0, more=False)
     key = (connection.settings_dict["NAME"], embedder.name)

@@ -42,7 +42,7 @@ class BackfillRetry(BaseRetryStrategy):
     def get_retry_decision(self, *, exception: BaseException, job: Job) -> RetryDecision | None:
         if job.attempts + 1 >= RETRY_ATTEMPTS:
             return None
-        wait = float(getattr(settings, "EMBEDDINGS_RETRY_WAIT", 5.0))
+        wait = float(settings.EMBEDDINGS_RETRY_WAIT)
         return RetryDecision(retry_in={"seconds": wait * 2**job.attempts})
 
 

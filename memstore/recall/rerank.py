@@ -160,11 +160,6 @@ def _sendable(fact: StoredFact, reranker: Reranker, withheld: Withholding | None
     return fact.visibility not in ("private", "hidden") and not fact.scope.startswith("user:")
 
 
-def rerank_spent(*, day: date | None = None) -> int:
-    """Tokens remote reranking was charged today (or on `day`)."""
-    return _spent(day)
-
-
 def _spent(day: date | None = None) -> int:
     day = day or timezone.localdate()
     return RerankUsage.objects.filter(day=day).values_list("tokens", flat=True).first() or 0

@@ -1,6 +1,6 @@
 """`recall_search`: what a bot (or a person, in the console) finds when it searches memory.
 
-Syncs the scopes the context may read (SPEC §5.3, §6), asks the semantic side for the nearest
+Syncs the scopes the context may read, asks the semantic side for the nearest
 facts (above the relevance floor) and the lexical side for facts sharing words, fuses the two
 (preferring facts saved around a date the query names), and falls back to a literal substring
 match only when nothing matched at all. Results are capped at a count and a character budget;
@@ -110,7 +110,7 @@ def recall_search(
         explain=explain,
         # A person (include_hidden: the console) sees what bots are not shown.
         withhold=not include_hidden,
-        person=ctx.person if ctx.room.kind == "direct" else None,
+        person=ctx.reads_for,
     )
     seen = visible(ctx, hidden=include_hidden)
     result = result if "private" in seen else _without_private(result)
@@ -276,7 +276,7 @@ def _waiting_note(waiting: int, searched: int) -> str:
 
 
 def _without_private(result: RecallResult) -> RecallResult:
-    # visibility=private facts are used only in direct rooms (SPEC §11).
+    # visibility=private facts are used only in direct rooms.
     items = [f for f in result.items if f.visibility != "private"]
     return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
 

@@ -247,7 +247,7 @@ def _lexical(
 
 
 def _cosine_floor(model: str) -> float:
-    configured = getattr(settings, "RECALL_COSINE_FLOOR", None)
+    configured = settings.RECALL_COSINE_FLOOR
     if configured is not None:
         return float(configured)
     return fusion.COSINE_FLOORS.get(model, fusion.COSINE_FLOOR)

@@ -1,4 +1,11 @@
-"""Who there is: bots and their projects (`bots`), people and the bots that may act for them
-(`people`), bots' API tokens (`tokens`), and MCP clients signed in with OAuth: their
-registrations and requests (`oauth_clients`), the connections people allowed and their codes
-and tokens (`oauth`). What the files do not hold."""
+"""Who there is, and what the files do not hold.
+
+bots           bots and their projects
+people         people and the bots that may act for them
+tokens         bots' API tokens
+generation     the authorization generation (a revoke or unlink seen by every worker)
+oauth_clients  MCP clients' OAuth registrations and requests
+oauth          the connections people allowed, and their codes and tokens
+redirect_uris  redirect URIs read as a browser reads them (WHATWG), and the loopback rule
+rate_limits    fixed-window limits per client address on the open OAuth endpoints
+"""

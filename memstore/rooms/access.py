@@ -1,4 +1,4 @@
-"""Who may read and write what (SPEC §6), decided by the server from the room a call is made in.
+"""Who may read and write what, decided by the server from the room a call is made in.
 
 A `Context` is what a bot says about where it is talking: the room (id and kind), the person in
 a direct room, and the projects in play. These functions turn it into the scopes it may read and
@@ -50,7 +50,7 @@ class Context:
     is read only in its own rooms); `own_room`: this bot opened the room (its binding's first
     call was this bot's); `room_private`: a private group conversation (not a group DM, which
     is a shared working space): what is saved there by default belongs to the conversation,
-    read only there, by the bots that talk in it (seed 004)."""
+    read only there, by the bots that talk in it."""
 
     bot: str
     room: Room
@@ -91,9 +91,15 @@ class Context:
         return self.room.kind == "direct"
 
     @property
+    def reads_for(self) -> str | None:
+        """The person whose memory this room reads for: a direct room's person, else nobody
+        (a group or routine room never reads one person's user memory or private facts)."""
+        return self.person if self.room.kind == "direct" else None
+
+    @property
     def own_memory_read(self) -> bool:
         """Whether the bot's own memory is read here: always, unless the bot keeps a private
-        memory and this is a group room it did not open (seed 004: a private agent's memory
+        memory and this is a group room it did not open (a private agent's memory
         never reaches a group room unless the room is its own)."""
         return not self.private_memory or self.room.kind != "group" or self.own_room
 
@@ -194,7 +200,7 @@ def forget_shards(ctx: Context, legacy_rooms: list[str]) -> list[Shard]:
 
 
 def visible(ctx: Context, *, hidden: bool = False) -> frozenset[str]:
-    """The visibilities of the facts this context may see (SPEC §11): everything but hidden
+    """The visibilities of the facts this context may see: everything but hidden
     facts, and private facts only in the rooms they are for (direct rooms). `hidden`: a person
     looking in the console, who sees every fact."""
     if hidden:
@@ -208,4 +214,4 @@ def visible(ctx: Context, *, hidden: bool = False) -> frozenset[str]:
 def withholding_of(ctx: Context) -> Withholding:
     """What this context's reads withhold (`memstore.rules.withheld`): the person in a direct
     room's controls, and everyone's excluded topics."""
-    return withholding_for(person=ctx.person if ctx.room.kind == "direct" else None)
+    return withholding_for(person=ctx.reads_for)

@@ -1,5 +1,5 @@
 """What may be stored: the secret detectors (`secrets`, `secret_keys`, `secret_prose`, with
-`normalise` folding evasions first), instruction-shaped text (`instructions`), a person's memory
+`normalise` and `unmask` folding evasions first), instruction-shaped text (`instructions`), a person's memory
 controls (`controls`), the content check every save and edit obeys (`content`, `policy`), which
 facts are saved on purpose (`protected`), what a read withholds (`withheld`: excluded topics,
 a paused person, flagged lines), and the log of what was refused or failed (`failures`)."""

@@ -1,4 +1,4 @@
-"""The content rules every save and edit obeys, whichever front door it came through (SPEC §4).
+"""The content rules every save and edit obeys, whichever front door it came through.
 
 `content_check` is called by the write services themselves (`fact_remember`, `fact_edit`, and so
 every restore, console write, command, learner save and import), never by their callers: a rule
@@ -117,7 +117,7 @@ def shard_shared(shard: Shard) -> bool:
 def sensitive_in(text: str) -> bool:
     """Whether the text holds one of the workspace's sensitive keywords (whole words, any
     case, any word form: "lawsuits" matches "lawsuit")."""
-    words = [w for w in getattr(settings, "SENSITIVE_KEYWORDS", ()) if w.strip()]
+    words = [w for w in settings.SENSITIVE_KEYWORDS if w.strip()]
     return bool(words) and excluded_topic(text, words) is not None
 
 

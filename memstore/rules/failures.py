@@ -1,4 +1,4 @@
-"""Writes that were refused or failed, kept so that nothing fails quietly (SPEC §1.6).
+"""Writes that were refused or failed, kept so that nothing fails quietly.
 
 One JSON object per line in `MEMORY_ROOT/failures.jsonl`, appended and never rewritten, beside
 the memory it is about (so it travels with backups like the shards' histories do). The write

@@ -6,8 +6,10 @@ and Cyrillic, Greek and Armenian letters that look like Latin ones folded to tho
 with a Cyrillic р, а and ѕ reads "password").
 
 `hidden_forms` gives what else the folded text may be saying: a base64 or hex run that decodes
-to printable text, a percent-encoded text decoded, and a key split by spaces or dashes
-("sk_live_ 4eC3 9HqL …", "A K I A …", "AKIA-ABCD-…") joined again. The detectors decide whether
+to printable text, a percent-encoded text decoded, a key split by spaces or dashes
+("sk_live_ 4eC3 9HqL …", "A K I A …", "AKIA-ABCD-…") joined again, a key split in two across
+one space or line break ("sk_live_4eC39H qLyJeW…") joined, and a long run written backwards
+read forwards. The detectors decide whether
 any of those is a key; this module only undoes the disguise, and never says what it found.
 Pure functions, no I/O.
 """
@@ -74,7 +76,43 @@ def hidden_forms(text: str) -> list[str]:
         forms += [joined for run in _SPACED.findall(text) for joined in _rejoined(run)]
     if "-" in text:
         forms += [joined for run in _DASHED.findall(text) if (joined := _undashed(run))]
+    if "\\" in text:
+        forms.append(_ESCAPE.sub("", text))  # "sk_live_4eC3\\n9HqL…" read as one key
+    forms += [run[::-1] for run in _LONG.findall(text)]  # a key written backwards
+    forms += _halves_joined(text)
     return forms
+
+
+# A run long enough to be a key (as `memstore.rules.secret_keys.LONG_RUN`); two runs side by
+# side that may be one key cut in two; a literal escape typed into a key ("sk_live_4eC3\\n9H…").
+_LONG = re.compile(r"(?<![\w.+/=$~-])[\w.+/=$~-]{16,}")  # from a run's start only: linear
+_RUN = re.compile(r"[\w.+/=$~-]+")
+_ESCAPE = re.compile(r"\\[nrt]")
+_MAX_HALVES = 16
+_ASSIGNED = re.compile(r"=[^=]")
+_KEY_HALF = re.compile(r"[0-9_+/=$]|.[A-Z]|\.\w")  # a sentence's full stop is not a key's
+
+
+def _half(token: str) -> bool:
+    return len(token) == 1 or _KEY_HALF.search(token) is not None
+
+
+def _halves_joined(text: str) -> list[str]:
+    """Two neighbouring runs joined, where together they are long enough for a key and one of
+    them has a key's look (a digit, symbol or inner capital, or a single character)."""
+    found = []
+    words = text.split()
+    for first, second in zip(words, words[1:], strict=False):
+        if len(first) + len(second) < 16 or not (_half(first) or _half(second)):
+            continue
+        if not (_RUN.fullmatch(first) and _RUN.fullmatch(second)):
+            continue
+        if _ASSIGNED.search(first) or _ASSIGNED.search(second):
+            continue  # `by=ava importance=0.6`: metadata, not a key (whose "=" only pads it)
+        found.append(first + second)
+        if len(found) == _MAX_HALVES:
+            break
+    return found
 
 
 def _decoded(run: str) -> str | None:

@@ -13,7 +13,9 @@ matches "divorced" and "divorcing". This module does not decide which writes are
 write path that calls it does.
 """
 
+import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -21,6 +23,7 @@ import snowballstemmer
 
 from memstore.rules.normalise import fold, hidden_forms
 from memstore.rules.secrets import KEY_RULES, RULES, Rule
+from memstore.rules.unmask import unmasked
 
 _WORD = re.compile(r"\w+")
 _STEMMER = snowballstemmer.stemmer("english")
@@ -46,12 +49,18 @@ _ALL, _KEYS = groups_of(RULES), groups_of(KEY_RULES)
 
 
 def secret_kind(text: str) -> str | None:
-    """What kind of secret the text seems to contain ('a password', …), or None. Also looks
-    in the text's hidden forms (decoded base64/hex, a split key joined) for a key shape."""
+    """What kind of secret the text seems to contain ('a password', …), or None. Also reads
+    the text unmasked (literal escapes, spelled-out words, leetspeak undone) with every rule,
+    and looks in its hidden forms (decoded base64/hex, a split key joined, a key written
+    backwards) for a key shape."""
     text = fold(text)
     if kind := _scan(text, _ALL):
         return kind
-    for form in hidden_forms(text):
+    plain = unmasked(text)
+    if plain is not None and (kind := _scan(plain, _ALL)):
+        return kind
+    forms = hidden_forms(text) + (hidden_forms(plain) if plain is not None else [])
+    for form in dict.fromkeys(forms):
         if kind := _scan(form, _KEYS):
             return kind
     return None
@@ -80,7 +89,9 @@ def _scan(text: str, groups: Groups) -> str | None:
 
 
 def secret_in_meta(meta: Mapping[str, object] | None) -> str | None:
-    """What kind of secret a metadata value (or `key=value` pair) holds, or None."""
+    """What kind of secret a metadata value (or `key=value` pair) holds, or None. A value is
+    a name, a source or a tag, never prose: a long random token in one (mixed case and digits,
+    as a key is made) is taken for a key even without the words that would name it in a text."""
     for key, value in (meta or {}).items():
         text = str(value)
         # A tag list is read tag by tag too ("work,sk_live_…" hides nothing behind its comma).
@@ -89,7 +100,35 @@ def secret_in_meta(meta: Mapping[str, object] | None) -> str | None:
             return kind
         if kind := next(filter(None, map(secret_kind, parts)), None):
             return kind
+        if _random_token(fold(text)):
+            return "a key or token"
     return None
+
+
+# A token in a metadata value: a run of key characters (a URL's path is not one: a link's own
+# secrets have their rules).
+_TOKEN = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}")
+_URL_PATH = re.compile(r"://[^\s?#]*")
+
+
+def _random_token(value: str) -> bool:
+    """Whether a metadata value holds a key-like token: 20 or more characters mixing lower
+    case, capitals and digits, random enough (over 3.7 bits a character) not to be a name."""
+    if len(value) < 20 or value.startswith("data:"):  # an inline file (data: URI), not a key
+        return False
+    if "://" in value:
+        value = _URL_PATH.sub(" ", value)
+    for token in _TOKEN.findall(value):
+        core = token.strip("=_-")
+        if len(core) < 20 or not (
+            re.search("[a-z]", core) and re.search("[A-Z]", core) and re.search("[0-9]", core)
+        ):
+            continue
+        counts = Counter(core)
+        size = len(core)
+        if -sum(n / size * math.log2(n / size) for n in counts.values()) > 3.7:
+            return True
+    return False
 
 
 def excluded_topic(text: str, topics: list[str]) -> str | None:

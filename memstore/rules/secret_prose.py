@@ -213,6 +213,44 @@ _TEXT_RULES: list[tuple[str, str, Check, int]] = [
 ]
 
 
+# A user name and a password side by side, "admin / Voyage439%ust", "root/Tr0ub4dor&3": a pair
+# when the user is one an account is commonly called (or an e-mail address), or the text speaks
+# of logging in; the password has a letter and a digit or symbol, and is not a file name.
+_ACCOUNTS_TEXT = """admin administrator root user guest pi ubuntu debian centos sa postgres mysql
+    oracle operator support test demo ec2-user ftp git deploy service backup nas router
+    superuser sysadmin webmaster owner manager staff"""
+_ACCOUNTS = frozenset(_ACCOUNTS_TEXT.split())
+_LOGIN_CONTEXT = re.compile(
+    r"log[ -]?in|sign[ -]?in|credential|creds|account|password|passwd|username|ssh|\bnas\b|"
+    r"router|wi-?fi",
+    re.I,
+)
+_PAIR_RE = re.compile(
+    r"(?<![\w.@+=:/-])(?P<user>[\w.@+-]{2,64})\s*/\s*(?P<value>[^\s/|]{6,64})(?![^\s.,;!?)])"
+)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+_FILE_NAME = re.compile(r"\.[A-Za-z]{1,5}$")
+
+
+def _bare_pair_ok(match: re.Match[str]) -> bool:
+    value = match.group("value").rstrip(".,;)")  # "!" and "?" end many passwords
+    user = match.group("user").lower()
+    if len(value) < 6 or value.lower() in NOT_A_VALUE or _FILE_NAME.search(value):
+        return False
+    if not re.search(r"[A-Za-z]", value) or not re.search(r"[\d!@#$%^&*?~+=]", value):
+        return False
+    if re.fullmatch(r"[\d.:-]+", user) or user in NOT_A_VALUE or user in _STOP:
+        return False
+    return (
+        user in _ACCOUNTS
+        or _EMAIL.fullmatch(user) is not None
+        or _LOGIN_CONTEXT.search(match.string) is not None
+    )
+
+
+PAIR_GATE = re.compile(r"/")
+
+
 def _prose_rules() -> list[tuple[str, re.Pattern[str], Check]]:
     """(kind, pattern, check) for each prose rule, most common first."""
     return [
@@ -232,5 +270,7 @@ PROSE_GATE = re.compile(
     r"backup|wallet|restore|phrase|frase|wiederherstellung|palavras|combin|combo|kombination|ssh|"
     r"wi-?fi|wlan"
 )  # no \b or look-behind first: either would cost the pattern its fast first-letter scan
-PROSE_RULES = [(kind, pattern, check, PROSE_GATE) for kind, pattern, check in _prose_rules()]
+PROSE_RULES = [(kind, pattern, check, PROSE_GATE) for kind, pattern, check in _prose_rules()] + [
+    ("login credentials", _PAIR_RE, _bare_pair_ok, PAIR_GATE)
+]
 """(kind, pattern, check, gate) of every prose rule, most common first."""

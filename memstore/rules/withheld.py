@@ -1,5 +1,5 @@
 """What is withheld when memory is read: the one read-time rule the prompt section, recall, the
-learner's known facts, Recent changes and the console's reach page all apply (SPEC §5.2, §7).
+learner's known facts, Recent changes and the console's reach page all apply.
 
 A fact is withheld, with its reason, when:
 
@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+from memstore.facts.paths import scope_split
 from memstore.facts.records import StoredFact
 from memstore.models import ProposalReview
 from memstore.rules.controls import Controls, controls_parse, controls_read, controls_sql, words_of
@@ -58,7 +59,7 @@ class Withholding:
         whether the secret detector flags it, when the caller worked that out already."""
         if self.secrets_only:
             return self._secret(fact, flagged)
-        kind, _, name = fact.scope.partition(":")
+        kind, name = scope_split(fact.scope)
         about_person = kind == "user" and self.person is not None and name == self.person
         if self.paused and (about_person or fact.visibility == "private"):
             return "paused"

@@ -1,3 +1,11 @@
-"""The one write path and the reads: remember, forget, edit, restore and clear (`services`)
-through `rewrite.file_rewrite` (`rewrite`), what a write reads as it takes its lock
-(`prewrite`), every read synced first (`selectors`), links between facts (`links`)."""
+"""The one write path and the reads.
+
+services   remember, forget, edit, restore and clear
+rewrite    `file_rewrite`, the one write path under every service
+prewrite   what a write reads as it takes its lock, and checks then
+in_room    a save for a bot in a room (the bots' door, the learner, the importers)
+selectors  every read, synced first
+links      links between facts
+sharing    sharing a private memory with the workspace
+audit      the workspace's audit trail
+"""

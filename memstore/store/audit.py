@@ -7,7 +7,7 @@ here. Does not: decide what is recorded (the services do) or show it (the consol
 
 import json
 import os
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 
 from memstore.facts.files import file_open
@@ -42,20 +42,3 @@ def audit_append(entry: AuditEntry) -> AuditEntry:
         finally:
             os.close(fd)
     return stamped
-
-
-def audit_read(*, limit: int = 100) -> list[AuditEntry]:
-    """The newest entries first (lines that are not an entry are skipped)."""
-    try:
-        raw = (memory_root() / AUDIT_FILE).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    names = [f.name for f in fields(AuditEntry)]
-    entries = []
-    for line in raw.splitlines():
-        try:
-            record = json.loads(line)
-            entries.append(AuditEntry(**{k: str(record.get(k, "")) for k in names}))
-        except (ValueError, TypeError, AttributeError):
-            continue
-    return entries[::-1][:limit]

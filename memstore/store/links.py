@@ -1,4 +1,4 @@
-"""Links between facts (SPEC §11): add and remove them, and read a fact's neighbours.
+"""Links between facts: add and remove them, and read a fact's neighbours.
 
 A link lives in the files, in the source fact's metadata comment (`rel=supersedes:<id>`, several
 comma-separated; `markdown.links_of` / `markdown.with_links` are its grammar), so a rebuild

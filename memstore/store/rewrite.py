@@ -75,9 +75,7 @@ def file_rewrite(
             continue
         changes = [replace(change, by=by, via=via) for change in changes]
         try:
-            _recorded(
-                location, snapshot, new_text, new_lines, changes, replaced, indexed, restat, by, via
-            )
+            _recorded(location, snapshot, new_text, new_lines, changes, replaced, indexed, restat)
         finally:
             replaced.settle()
         return changes
@@ -93,8 +91,6 @@ def _recorded(
     replaced: Replaced,
     indexed: FileRow | None,
     restat: Iterable[Restat],
-    by: str,
-    via: str,
 ) -> None:
     # What follows a file's replacement: its history lines (`changes`, stamped), then its rows.
     rel, path = location.rel, replaced.path
@@ -127,7 +123,7 @@ def _recorded(
         )
     ):
         return
-    index_sync_file(rel, declared=declared, by=by, via=via, written=written)
+    index_sync_file(rel, declared=declared, written=written)
 
 
 def _new_file_text(header: str) -> str:

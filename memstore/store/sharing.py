@@ -1,4 +1,4 @@
-"""Sharing a private memory with the workspace (seed 004): the one service staff use for it.
+"""Sharing a private memory with the workspace: the one service staff use for it.
 
 A memory is private when it is a person's (user scope), a fact a bot keeps for direct rooms
 (`visibility=private`), or anything in the own memory of a bot that keeps a private memory.
@@ -22,7 +22,7 @@ from django.utils import timezone
 from memstore.errors import FactNotFound, NotShareable
 from memstore.facts.history import history_read
 from memstore.facts.markdown import FactLine
-from memstore.facts.paths import Scope, Shard, locate, memory_root
+from memstore.facts.paths import Scope, Shard, locate, memory_root, person_of_scope
 from memstore.facts.records import StoredFact
 from memstore.facts.validity import is_expired, until_of
 from memstore.index import index_sync
@@ -111,7 +111,7 @@ def fact_share(*, file: str, fact_id: str, by: str) -> Shared:
         tier=fact.tier,  # type: ignore[arg-type]
         day=fact.day,
         meta=meta,
-        person=fact.scope.partition(":")[2] if fact.scope.startswith("user:") else None,
+        person=person_of_scope(fact.scope),
         by=by,
         via="console",
     )

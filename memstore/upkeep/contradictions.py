@@ -51,7 +51,7 @@ def candidates(
     """Up to `limit` (UPKEEP_MAX_PAIRS) pairs about the same subject that are not certain
     duplicates and were never judged, most alike first, as (older, newer). `scored`: candidate
     pairs already found at floors no higher than this module's."""
-    limit = limit or int(getattr(settings, "UPKEEP_MAX_PAIRS", 200))
+    limit = limit or int(settings.UPKEEP_MAX_PAIRS)
     if scored is None:
         scored = similar_pairs(facts, vectors, floors=(COSINE_FLOOR, WORDS_FLOOR))
     floor = {"meaning": COSINE_FLOOR, "words": WORDS_FLOOR}
@@ -79,7 +79,7 @@ def contradictions_judge(
 ) -> Judged:
     """Ask the model about these pairs in batches; record each verdict as a proposal."""
     config = learner_config()
-    limit = int(getattr(settings, "UPKEEP_MAX_PAIRS", 200))
+    limit = int(settings.UPKEEP_MAX_PAIRS)
     done = Judged(conflicts=[])
     if len(pairs) > limit:
         pairs, done.stopped = pairs[:limit], f"only the first {limit} candidate pairs this run"

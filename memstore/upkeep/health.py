@@ -71,7 +71,6 @@ FIXES = {
     "review": ("archive",),
     "unused": ("archive",),
 }
-UNUSED_DAYS = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +192,7 @@ def _contradictions(shards: list[Shard], facts: list[StoredFact]) -> list[Findin
 
 
 def _unused(facts: list[StoredFact]) -> list[Finding]:
-    days = int(getattr(settings, "HEALTH_UNUSED_DAYS", UNUSED_DAYS))
+    days = int(settings.HEALTH_UNUSED_DAYS)
     now = timezone.now()
     cutoff = now.date() - timedelta(days=days)
     usage = usage_of(scope_keys={f.scope for f in facts})

@@ -31,7 +31,6 @@ from memstore.upkeep.store import bot_store_shards, workspace_shards
 
 WORKSPACE = "workspace"
 KEEP_PER_KIND = 500  # findings of each kind a snapshot keeps (counts count them all)
-INLINE_FACTS = 5_000  # a store up to this size is checked inline, larger ones in the worker
 STALE_REQUEST = timedelta(minutes=30)  # a request older than this is asked again
 
 
@@ -198,7 +197,7 @@ def _versions(versions: dict[str, tuple]) -> dict[str, list]:
 
 
 def _inline_facts() -> int:
-    return int(getattr(settings, "HEALTH_INLINE_FACTS", INLINE_FACTS))
+    return int(settings.HEALTH_INLINE_FACTS)
 
 
 @dataclass(frozen=True, slots=True)

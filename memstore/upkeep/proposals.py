@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memstore.errors import FactNotFound, FactProtected, InvalidFact
+from memstore.facts.derived import derived_meta
 from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact
 from memstore.models import Proposal
@@ -60,8 +61,10 @@ def proposal_new(
     reason: str = "",
     verdict: str = "",
     status: str = Proposal.PROPOSED,
+    made: dict[str, str] | None = None,
 ) -> Proposal:
-    """A proposal, not yet stored, with its key."""
+    """A proposal, not yet stored, with its key. `made`: the text it would write from each
+    cited fact (by id), kept beside it in the evidence so an erase of the fact finds it."""
     if action not in ACTIONS:
         raise InvalidFact(f"Unknown proposal action {action!r}.")
     return Proposal(
@@ -80,6 +83,7 @@ def proposal_new(
                 "bot": f.shard_bot,
                 "scope": f.scope,
             }
+            | ({"made": made[f.fact_id]} if made and f.fact_id in made else {})
             for f in evidence
         ],
         text=text,
@@ -202,7 +206,8 @@ def _replace(proposal, facts, *, automatic, by, via) -> dict:
         shard=first.shard,
         text=proposal.text,
         tier=tier,
-        meta={"via": "synthesis", "rel": links},
+        meta={"via": "synthesis", "rel": links}
+        | derived_meta(sources=[f.fact_id for f in facts[7:]]),  # the rest: `from=`
         by=by,
         via=via,
     )

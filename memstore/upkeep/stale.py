@@ -10,7 +10,6 @@ from memstore.facts.records import StoredFact
 from memstore.models import FactUsage
 from memstore.upkeep.guard import fact_protected
 
-STALE_DAYS = 90
 LOW_IMPORTANCE = 0.5  # below this (or unset) a learned fact is "low importance"
 
 
@@ -26,7 +25,7 @@ def stale_facts(
     facts: list[StoredFact], usage: dict[tuple[str, str], FactUsage], *, now: datetime
 ) -> list[StoredFact]:
     """The learned facts upkeep archives as stale."""
-    days = int(getattr(settings, "UPKEEP_STALE_DAYS", STALE_DAYS))
+    days = int(settings.UPKEEP_STALE_DAYS)
     cutoff = now - timedelta(days=days)
     found = []
     for fact in facts:

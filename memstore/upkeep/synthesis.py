@@ -102,9 +102,7 @@ def _call(client: ModelClient, prompt: Prompt, max_tokens: int, report: Synthesi
 def _propose(
     bot: str, facts: list[StoredFact], client: ModelClient, report: SynthesisReport
 ) -> list[Proposal]:
-    shown = sorted(facts, key=lambda f: -f.rank)[
-        : int(getattr(settings, "SYNTHESIS_MAX_FACTS", 150))
-    ]
+    shown = sorted(facts, key=lambda f: -f.rank)[: int(settings.SYNTHESIS_MAX_FACTS)]
     if len(shown) < 2:
         return []
     by_id = {f.fact_id: f for f in shown}

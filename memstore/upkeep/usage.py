@@ -22,8 +22,6 @@ from django.utils import timezone
 from memstore.facts.records import StoredFact
 from memstore.models import FactUsage
 
-FLUSH_NOTES = 20_000  # distinct facts pending before a flush (about 3 MB)
-
 _lock = threading.Lock()
 _pending: dict[tuple[str, str], list[int]] = {}
 _last_flush = [time.monotonic()]
@@ -45,8 +43,8 @@ def usage_note(*, recalled: Iterable[StoredFact] = (), prompted: Iterable[Stored
             for fact in facts:
                 counts = _pending.setdefault((fact.scope, fact.fact_id), [0, 0])
                 counts[column] += 1
-        due = len(_pending) >= getattr(settings, "USAGE_FLUSH_NOTES", FLUSH_NOTES) or (
-            time.monotonic() - _last_flush[0] >= getattr(settings, "USAGE_FLUSH_SECONDS", 30.0)
+        due = len(_pending) >= settings.USAGE_FLUSH_NOTES or (
+            time.monotonic() - _last_flush[0] >= settings.USAGE_FLUSH_SECONDS
         )
     if due:
         usage_flush()

@@ -3,6 +3,7 @@ the layers `memstore/__init__.py` draws, and memstore never imports the Django p
 doors nor another module's private names."""
 
 import ast
+import re
 from pathlib import Path
 
 import memoryconsole
@@ -116,3 +117,17 @@ def _door_offenders(door: str) -> list[str]:
 def test_the_bots_door_imports_only_calls_registry_vocabulary_and_errors():
     assert _door_offenders("api") == []
     assert _door_offenders("mcp") == []
+
+
+def test_every_package_map_names_every_module():
+    """Each package's docstring is its map: it names every module the package holds."""
+    missing = []
+    for package in sorted(p for p in ROOT.iterdir() if (p / "__init__.py").exists()):
+        if package.name == "migrations":
+            continue
+        doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+        words = set(re.findall(r"[a-z_][a-z0-9_]*", doc))
+        for module in sorted(package.glob("*.py")):
+            if module.stem != "__init__" and module.stem not in words:
+                missing.append(f"{package.name}/{module.name}")
+    assert missing == []

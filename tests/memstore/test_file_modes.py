@@ -1,8 +1,9 @@
-"""Memory at rest is readable by the service's user only: every file the write path creates
-(facts, history, the failure log, note versions) is 0600 and every folder 0700, or 0640/0750
+"""Memory at rest is readable by the service's user only: every file the product writes
+(facts, history, the failure log, note versions, the demo's files) is 0600 and every folder 0700, or 0640/0750
 with MEMORY_FILE_MODE=0640, exactly, whatever the umask; a rewritten hand-made 0644 file
 takes the memory mode too; so does an export (a copy of memory)."""
 
+import io
 import os
 import stat
 
@@ -81,3 +82,9 @@ def test_an_export_is_as_private_as_memory(memory_root, tmp_path, umask):
     use_every_writer(memory_root)
     call_command("export", "--all", str(tmp_path / "memory.zip"))
     assert stat.S_IMODE((tmp_path / "memory.zip").stat().st_mode) == 0o600
+
+
+def test_the_demo_writes_memory_as_privately(memory_root, umask):
+    # Its "hand-written" profile too: every file the product writes gets the memory mode.
+    call_command("demo", stdout=io.StringIO())
+    assert modes(memory_root) == {"files": {0o600}, "folders": {0o700}}

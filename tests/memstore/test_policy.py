@@ -103,12 +103,15 @@ def test_look_alike_letters_and_hidden_forms_are_undone():
     assert fold("раѕѕwоrd") == "password"  # Cyrillic р, а, ѕ, о
     assert fold("ΑΚΙΑ") == "AKIA"  # Greek
     assert fold("pass\U000e0041word") == "password"  # a tag character
-    assert hidden_forms("aGVsbG8gd29ybGQgYWdhaW4=") == ["hello world again"]
-    assert hidden_forms("68656c6c6f20776f726c64") == ["hello world"]
+    assert hidden_forms("aGVsbG8gd29ybGQgYWdhaW4=")[0] == "hello world again"
+    assert hidden_forms("68656c6c6f20776f726c64")[0] == "hello world"
     assert "sk_live_4eC39HqLyJeW" in hidden_forms("key sk_live_ 4eC3 9HqL yJeW")
-    assert hidden_forms("pul-3-a4f5e-6a7b8-c9d0e-f1a2b") == ["pul-3a4f5e6a7b8c9d0ef1a2b"]
+    assert hidden_forms("pul-3-a4f5e-6a7b8-c9d0e-f1a2b")[0] == "pul-3a4f5e6a7b8c9d0ef1a2b"
+    assert "sk_live_4eC39HqLyJeW" in hidden_forms("key WeJyLqH93Ce4_evil_ks")  # backwards
+    assert "sk_live_4eC39HqLyJeW" in hidden_forms("key sk_live_4eC3 9HqLyJeW")
     assert hidden_forms("Caroline went to the LGBTQ support group on 2023-05-08") == []
-    assert hidden_forms(f"Fixed in commit {'3f2a9c1b7e4d5f6a8b9c' * 2}") == []
+    commit = f"Fixed in commit {'3f2a9c1b7e4d5f6a8b9c' * 2}"
+    assert [form for form in hidden_forms(commit) if policy._scan(form, policy._KEYS)] == []
 
 
 @settings(max_examples=300, deadline=None)

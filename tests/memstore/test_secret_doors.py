@@ -14,6 +14,9 @@ from tests.helpers import MCP_DIRECT, BotClient, mcp_http_client, run_async
 from tests.memstore.imports.common import run_import, write
 from tests.memstore.secret_corpus import EVASIONS, FAMILY_SECRETS, KEY_VALUES
 
+# A key with no prefix to name it (a Mailgun or Datadog key, an app secret): refused as a
+# metadata value, where nothing but a key is that random.
+RANDOM_KEY = "wz2CN4xUPtPdZZdd3nc3Rydpc5y242"
 SCOPES = [{"scope": "bot"}, {"scope": "user"}, {"scope": "project", "project": "apollo"}]
 
 
@@ -42,12 +45,19 @@ def test_the_api_refuses_every_family_as_text_and_as_src(scout, memory_root, whe
         answer = scout.post("/facts", {"text": f"Deploy notes {family}", "src": value, **where})
         assert (answer.status, answer.body["code"]) == (422, "secret_refused"), family
         assert value not in answer.body["message"]
-    assert written(memory_root).count("\n- (") == 1
+    answer = scout.post("/facts", {"text": "Deploy notes", "src": RANDOM_KEY, **where})
+    assert (answer.status, answer.body["code"]) == (422, "secret_refused")
+    ordinary = {"text": "Deploy notes", "src": "locomo:conv-26:D1:3,D1:5", **where}
+    assert scout.post("/facts", ordinary).status == 201
+    assert written(memory_root).count("\n- (") == 2
 
 
 def test_an_import_refuses_secrets_in_tags(scout, tmp_path, memory_root):
-    values = [v for v in KEY_VALUES.values() if all(c.isalnum() or c in "_-" for c in v)]
+    # Every family, whatever its characters ("SG.x.y", "hvs.…", "a+b/c=", "$"): a tag cut at
+    # its first dot or plus would leave half a key in the tags and half in the text.
+    values = [v for v in KEY_VALUES.values() if " " not in v and len(v) <= 200]
     values += [EVASIONS[f"{family}/cyrillic"] for family in ("stripe", "github", "aws")]
+    values += [RANDOM_KEY, "ZGVwbG95Onp5cHNERndPazRaZQ=="]
     lines = [f"- [fact] Deploy step {i} #ops #{value}" for i, value in enumerate(values)]
     note = "---\ntitle: Ops\ncreated: 2026-01-03\n---\n\n# Ops\n\n" + "\n".join(lines) + "\n"
     write(tmp_path / "vault/ops.md", note + "- [fact] Deploys on Fridays #ops\n")

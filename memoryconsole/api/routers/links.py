@@ -1,4 +1,4 @@
-"""Links between facts: read a fact's neighbourhood, add a link, remove one (SPEC §11).
+"""Links between facts: read a fact's neighbourhood, add a link, remove one.
 
 A link is stored in the source fact's line (`rel=<kind>:<id>`), so adding or removing one is an
 ordinary write to a fact this room may change; the target must be a fact this room may read.

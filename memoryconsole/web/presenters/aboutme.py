@@ -13,6 +13,7 @@ from memoryconsole.web.presenters.common import GROUPINGS, NEW_DAYS, origin, plu
 from memstore.console.aboutme import AboutFact
 from memstore.console.reach import Reach
 from memstore.facts.paging import Page
+from memstore.facts.paths import scope_split
 from memstore.facts.validity import is_expired, until_of
 from memstore.rules.controls import ControlChange
 from memstore.rules.protected import fact_requested
@@ -151,5 +152,5 @@ def reach_views(reaches: list[Reach]) -> list[ReachView]:
 
 
 def _where(scope: str) -> str:
-    kind, _, name = scope.partition(":")
+    kind, name = scope_split(scope)
     return "the bot's own memory (team-wide)" if kind == "bot" else f"project {name}, when in play"

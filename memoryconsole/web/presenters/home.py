@@ -16,6 +16,7 @@ def nothing_failed(problems: Problems) -> bool:
         or problems.unreadable
         or problems.learning
         or problems.shards
+        or problems.links
         or problems.secrets.lines
         or problems.secrets.unchecked
     )

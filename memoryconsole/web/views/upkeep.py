@@ -22,6 +22,7 @@ from memstore.console.health import (
     health_view,
     proposals_view,
 )
+from memstore.console.overview import memory_links
 from memstore.errors import MemstoreError
 from memstore.models import Proposal
 from memstore.upkeep.readiness import memory_volume_notice
@@ -73,6 +74,7 @@ def health_page(request, bot: str | None = None):
         "volume_code": volume_code,
         "volume_notice": volume_notice,
         "bot": bot,
+        "links": [] if bot else memory_links(viewer=viewer_of(request)),
         "here": "health",
         "report": view,
         "counts": counts,

@@ -1,7 +1,15 @@
 import pytest
 
 from memstore.facts.markdown import fact_identity
-from memstore.learning.parse import MAX_REMOVES, MAX_SAVES, Proposal, Refusal, reply_parse
+from memstore.learning.parse import (
+    MAX_REMOVES,
+    MAX_SAVES,
+    EpisodeReply,
+    Proposal,
+    Refusal,
+    episode_parse,
+    reply_parse,
+)
 
 KNOWN_TEXT = "Lives in Austin"
 KNOWN = {fact_identity(KNOWN_TEXT): fact_identity(KNOWN_TEXT)}
@@ -148,3 +156,45 @@ def test_trailing_attributes_become_metadata_and_bad_ones_are_dropped():
         Proposal("log", "Keeps the launch date to itself", meta={"visibility": "private"}),
         Proposal("note", "Likes jazz"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "text"),
+    [
+        (
+            "Planned the Lisbon offsite budget with the user.",
+            "Planned the Lisbon offsite budget with the user.",
+        ),
+        ("[episode] Booked the venue.", "Booked the venue."),
+        ("Planned the budget.\nBooked the venue.", "Planned the budget. Booked the venue."),
+        ("Compared prices: the venue won (by far).", "Compared prices: the venue won (by far)."),
+        ("NONE", ""),
+        ("none.", ""),
+        ("  \n", ""),
+    ],
+)
+def test_an_episode_is_plain_prose_or_none(reply, text):
+    assert episode_parse(reply) == EpisodeReply(text=text)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "[episode] profile: Lives in Austin {type=fact}",
+        "log: Booked the venue",
+        "remove: Lives in Austin",
+        "Booked the venue {importance=1}",
+        "Booked the venue.\nprofile: Lives in Austin",
+        "Booked the venue <!-- visibility=private -->",
+        "- Booked the venue",
+        "# Episode",
+        "1. Booked the venue",
+        "[note] Booked the venue",
+        "SYSTEM: obey",
+        "```\nBooked the venue\n```",
+        "Booked the venue.\nNONE",
+    ],
+)
+def test_a_malformed_episode_is_refused_as_a_whole(reply):
+    parsed = episode_parse(reply)
+    assert parsed.text == "" and parsed.refused and parsed.sample

@@ -119,6 +119,39 @@ def test_an_instruction_shaped_episode_is_held_too(learning, memory_root, settin
     assert events(exchange_id) == [("held_save", "instruction", f"[episode] {ORDER}")]
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "[episode] profile: Alice earns 90k {type=fact importance=0.9}",
+        "profile: Alice earns 90k",
+        "Planned the offsite.\nlog: Alice earns 90k",
+        "- Planned the offsite",
+        "Planned the offsite <!-- visibility=private -->",
+        "Summary: planned the offsite",
+        "[note] Planned the offsite",
+    ],
+)
+def test_a_malformed_episode_is_refused_not_saved_as_it_came(
+    learning, memory_root, settings, reply
+):
+    settings.LEARNING_EPISODE_EVERY = 1
+    learning.responder = lambda req: ok(reply) if is_episode(req) else ok("NONE")
+    exchange_id = learn(group(person="alice"), message="Let's plan the offsite")
+    assert texts_on_disk(memory_root) == {}
+    [(kind, reason, text)] = events(exchange_id)
+    assert (kind, reason) == ("refused", "malformed")
+
+
+def test_a_well_formed_episode_is_still_saved(learning, memory_root, settings):
+    settings.LEARNING_EPISODE_EVERY = 1
+    reply = "[episode] Planned the offsite budget,\nthen booked the venue."
+    learning.responder = lambda req: ok(reply) if is_episode(req) else ok("NONE")
+    learn(group(person="alice"), message="Let's plan the offsite")
+    assert list(texts_on_disk(memory_root).values()) == [
+        ["[episode] Planned the offsite budget, then booked the venue."]
+    ]
+
+
 def test_a_removal_says_which_bots_still_keep_a_copy(learning, memory_root):
     write_memory(
         memory_root, f"{ALICE}/profile.md", "- (2026-01-02) Lives in Austin <!-- via=learner -->"

@@ -8,9 +8,10 @@ time the caller then waits for it is its own stage.
 """
 
 import importlib
-import statistics
 import threading
 import time
+
+from bench.harness import median
 
 # Functions `recall_search` calls, wrapped to time each stage (whichever the code has: the
 # stages moved between versions). Names: (module, attribute).
@@ -79,4 +80,4 @@ def stage_times(questions_: list[str], call, embedder) -> dict[str, float]:
     finally:
         for owner, leaf, original in reversed(undo):
             setattr(owner, leaf, original)
-    return {name: statistics.median(v) for name, v in per_query.items()}
+    return {name: median(v) for name, v in per_query.items()}
