@@ -2,7 +2,7 @@
 own scope grows (issue 34): 1k -> 10k -> 100k [-> 1M] facts.
 
     python -m bench prompt_size [--sizes 1000,10000,100000] [--runs 7] [--writes 20]
-        [--compare-up-to 100000]
+        [--compare-up-to 100000] [--quick] [--json]
 
 In a throwaway database and MEMORY_ROOT, a bot's own scope of N facts laid out as
 `bench.prompt_write` does (a tenth in its profile, the rest in six monthly logs), rebuilt with
@@ -17,13 +17,12 @@ In a throwaway database and MEMORY_ROOT, a bot's own scope of N facts laid out a
 Prints a table; the load average before and after.
 """
 
-import argparse
 import os
-import statistics
 import time
 from datetime import date
 
 from bench._workspace import isolated_workspace, log
+from bench.harness import median
 
 # What the prompt read before: one statement that merges and sorts the whole scope.
 _SORTED_SQL = """
@@ -133,7 +132,7 @@ def _cold(ctx, runs: int, reference: bool) -> tuple[float, float, str]:
             cpus.append(cpu)
     finally:
         section._load = original
-    return statistics.median(walls), statistics.median(cpus), text
+    return median(walls), median(cpus), text
 
 
 def _size(root, ctx, shard, facts: int, args) -> dict:
@@ -160,19 +159,23 @@ def _size(root, ctx, shard, facts: int, args) -> dict:
     for i in range(args.writes):
         for kind, (_, own, backend) in _round(ctx, shard, f"w{i}").items():
             cpu.setdefault(kind, []).append(own + backend)
-    row["after"] = {kind: statistics.median(values) for kind, values in cpu.items()}
+    row["after"] = {kind: median(values) for kind, values in cpu.items()}
     shown = {k: v[:2] if k in ("cold", "baseline") else v for k, v in row.items()}
     log(f"{facts:,}: {shown}")
     return row
 
 
-def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="bench prompt_size")
-    parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--writes", type=int, default=20)
-    parser.add_argument("--compare-up-to", type=int, default=100_000)
-    args = parser.parse_args(argv)
+RUNS = 7
+QUICK = {"runs": 1, "writes": 2, "sizes": "500,2000", "compare_up_to": 2000}
+
+
+def arguments(parser) -> None:
+    parser.add_argument("--sizes", default="1000,10000,100000", help="facts, comma-separated")
+    parser.add_argument("--writes", type=int, default=20, help="rounds after a write")
+    parser.add_argument("--compare-up-to", type=int, default=100_000, help="baseline sizes")
+
+
+def run(args) -> list[dict]:
     load = [f"{value:.2f}" for value in os.getloadavg()]
     rows = []
     with isolated_workspace("memstore_bench_prompt_size") as root:
@@ -185,6 +188,10 @@ def main(argv: list[str]) -> None:
             rows.append(_size(root, ctx, shard, facts, args))
     load_after = [f"{value:.2f}" for value in os.getloadavg()]
     print(_report(rows, args, load, load_after))
+    return [
+        {key: value[:2] if key in ("cold", "baseline") else value for key, value in row.items()}
+        for row in rows
+    ]
 
 
 def _report(rows: list[dict], args, load: list[str], load_after: list[str]) -> str:

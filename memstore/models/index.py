@@ -78,7 +78,7 @@ class Fact(models.Model):
 class ScopeCount(models.Model):
     """How many facts of a scope, merged across shards (one per identity: the newest copy),
     have each tier part and visibility: what a prompt block says is left on disk. Kept by
-    triggers on the fact rows (migration 0023), so every write keeps it true in its own
+    triggers on the fact rows (migration 0024), so every write keeps it true in its own
     transaction; a rebuild fills it again in one pass (`memstore_scope_counts_fill()`)."""
 
     scope_key = models.CharField(max_length=80)

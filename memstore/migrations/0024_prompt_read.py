@@ -218,7 +218,7 @@ class Migration(migrations.Migration):
     atomic = False
 
     dependencies = [
-        ("memstore", "0022_fact_until"),
+        ("memstore", "0023_oauth_rate"),
     ]
 
     operations = [
