@@ -71,7 +71,7 @@ def sorted_load(scope, budgets, private: bool = False):
     from memstore.models import Fact
     from memstore.prompt.compose import BlockInput
     from memstore.prompt.incremental import WITHHELD_SPARE
-    from memstore.rules.withheld import secret_flag
+    from memstore.rules.withheld import fact_flag
 
     sql = _SORTED_SQL.replace("{expired}", expired_sql("f"))
     sql = sql.replace("{bonus}", f"{usage_bonus_sql('u.')}::float8")
@@ -95,7 +95,7 @@ def sorted_load(scope, budgets, private: bool = False):
         for row in Fact.objects.filter(pk__in=list(bonus)).annotate(file_path=F("file__path"))
         if (stored := stored_from_row(row))
     ]
-    flagged = frozenset(f.fact_id for f in facts if secret_flag(f))
+    flagged = frozenset(f.fact_id for f in facts if fact_flag(f))
     return BlockInput(
         kind=scope.kind,
         name=scope.name,

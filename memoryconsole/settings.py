@@ -190,6 +190,11 @@ EMBEDDINGS_API_KEY = os.environ.get("EMBEDDINGS_API_KEY") or None
 # EMBEDDINGS_RETRY_WAIT seconds, doubled per attempt.
 EMBEDDINGS_BACKFILL_THREADS = env_number("EMBEDDINGS_BACKFILL_THREADS", 1)
 EMBEDDINGS_RETRY_WAIT = env_number("EMBEDDINGS_RETRY_WAIT", 5)
+# The static tier (bundled model only): facts waiting for their vector are ranked meanwhile by a
+# token table distilled once from the model (about 2 minutes of one core, by the worker on first
+# need or `manage.py recall_static`), cached in RECALL_STATIC_DIR. RECALL_STATIC=0 turns it off.
+RECALL_STATIC = env_bool("RECALL_STATIC", True)
+RECALL_STATIC_DIR = env_path("RECALL_STATIC_DIR", VAR_DIR / "static")
 RECALL_DEFAULT_RESULTS = 20
 RECALL_MAX_RESULTS = 50
 RECALL_MAX_CHARS = 4000

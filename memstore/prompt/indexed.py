@@ -36,7 +36,7 @@ from memstore.facts.records import StoredFact
 from memstore.facts.validity import expired_sql
 from memstore.prompt.compose import BlockInput, BlockKind, Budget, SliceName
 from memstore.prompt.incremental import WITHHELD_SPARE
-from memstore.rules.withheld import secret_flag
+from memstore.rules.withheld import fact_flag
 
 READ_MARGIN = 8  # rows read per file past what the block needs (copies, hidden lines)
 
@@ -253,7 +253,7 @@ def _block(
     ]
     kind: BlockKind = scope.kind  # type: ignore[assignment]
     # Worked out once per load: a remembered block is checked by the detector only when loaded.
-    flagged = frozenset(f.fact_id for f in facts if secret_flag(f))
+    flagged = frozenset(f.fact_id for f in facts if fact_flag(f))
     return BlockInput(
         kind=kind, name=scope.name, facts=facts, on_disk=on_disk, private=private, flagged=flagged
     )
