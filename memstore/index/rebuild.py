@@ -9,7 +9,8 @@ after their facts); indexes and the foreign key are recreated at the end. On a l
 files are read and parsed in worker processes (`rebuild_rows`), so parsing and Postgres's
 `COPY` run on two cores at once. The trigram index on facts' text (`LATE_INDEXES`, the
 partial-word search's) is built after the commit, concurrently: it costs more than all the
-others together, and partial words are still found without it, by a scan.
+others together, and partial words are still found without it, by a scan. The prompt's scope
+counts (`memstore_scopecount`, kept by triggers row by row) are filled in one pass at the end.
 """
 
 import logging
@@ -97,6 +98,8 @@ def index_rebuild(
             on_phase("indexing")
         for sql in restore:
             cursor.execute(sql)
+        cursor.execute("SET LOCAL memstore.counts_off = 'off'")
+        cursor.execute("SELECT memstore_scope_counts_fill()")
         cursor.execute("ANALYZE memstore_fact")
         cursor.execute("ANALYZE memstore_memoryfile")
     if late:
@@ -117,7 +120,11 @@ def _emptied(cursor) -> tuple[list[str], list[str]]:
     # would block TRUNCATE: run them now. CASCADE empties tables that point at index rows
     # (they are derived from them too; their ids are about to change).
     cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-    cursor.execute("TRUNCATE memstore_fact, memstore_link, memstore_memoryfile CASCADE")
+    cursor.execute(
+        "TRUNCATE memstore_fact, memstore_link, memstore_memoryfile, memstore_scopecount CASCADE"
+    )
+    # The scope counts' triggers would recount row by row: one pass fills them at the end.
+    cursor.execute("SET LOCAL memstore.counts_off = 'on'")
     cursor.execute("SET CONSTRAINTS ALL DEFERRED")
     # Loading into a bare table, then indexing and checking the foreign key once at the end,
     # is several times faster than maintaining GIN and b-tree indexes and queueing a

@@ -56,6 +56,7 @@ TEXT_FREE: dict[str, str] = {
     "MemoryFile.error": "why a file is unreadable (never its lines)",
     "Fact.fact_id": "an identity", "Fact.tier": "a word", "Fact.visibility": "a word",
     "Fact.scope_key": "a scope", "Fact.shard_bot": "a slug",
+    "ScopeCount.scope_key": "a scope", "ScopeCount.visibility": "a word",
     "Link.source": "an identity", "Link.kind": "a word", "Link.target": "an identity",
     "Link.scope_key": "a scope", "Link.shard_bot": "a slug",
     "Embedding.model": "the embedder's name", "Embedding.fact_id": "an identity",
