@@ -89,5 +89,5 @@ TEXT_FREE: dict[str, str] = {
     "OAuthGrant.room_id": "an id", "OAuthGrant.room_kind": "a word", "OAuthGrant.scopes": "words",
     "OAuthCode.challenge": "a hash", "OAuthCode.digest": "a hash",
     "OAuthCode.redirect_uri": "an address", "OAuthToken.digest": "a hash",
-    "OAuthToken.kind": "a word",
+    "OAuthToken.kind": "a word", "OAuthRateWindow.key": "an endpoint and an address",
 }  # fmt: skip
