@@ -76,8 +76,11 @@ _LEET_WORDS = re.compile(
 # the search runs at the speed of a character scan.
 _LEET_INSIDE = re.compile(r"[a-z][0-9@$!|(+]+[a-z]")
 _LEET_OPENING = re.compile(r"[0-9@$!|(+](?<![^\s][0-9@$!|(+])[a-z]{2}")
+# (A word's end: white space, the text's end, or the punctuation that follows a keyword:
+# "passcod3: …", "p4ss=…".)
 _LEET_CLOSING = re.compile(
-    r"[0-9@$!|(+](?!\S)(?<=[a-z][0-9@$!|(+])|[0-9@$!|(+]{2}(?!\S)(?<=[a-z][0-9@$!|(+]{2})"
+    r"[0-9@$!|(+](?![^\s:;,.=])(?<=[a-z][0-9@$!|(+])"
+    r"|[0-9@$!|(+]{2}(?![^\s:;,.=])(?<=[a-z][0-9@$!|(+]{2})"
 )
 
 
