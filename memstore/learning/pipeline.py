@@ -5,7 +5,9 @@
       -> known facts -> extraction call (what touches a topic, or a paused person, withheld)
       -> strict parse -> plan (kept on the exchange)
       -> apply: write mode saves/removes through memstore.store.services; report mode only records;
-         a remove of a fact saved on purpose, or instruction-shaped text, is held for review
+         a remove of a fact saved on purpose, instruction-shaped text, or (in the bot's own
+         memory) a fact about someone the speaker asked to remember (memstore.rules.others:
+         what "remember that…" held) is held for review
       -> every 6th eligible exchange of the bot in the room: episode call -> one [episode] line
       -> events for the console, exchange done
 
@@ -31,16 +33,18 @@ from memstore.learning.apply import (
     provenance,
     save_apply,
 )
+from memstore.learning.asked import asked_to_remember
 from memstore.learning.known import known_facts
 from memstore.learning.parse import episode_parse, reply_parse
 from memstore.learning.plan import (
     content_refusal,
     instruction_hold,
+    other_hold,
     plan_build,
     secret_values,
 )
 from memstore.learning.prompts import Turn, episode_prompt, extraction_prompt
-from memstore.learning.room import RoomPeople, room_people, turn_withheld
+from memstore.learning.room import room_people, turn_withheld
 from memstore.llm.budget import budget_exhausted
 from memstore.llm.client import ModelClient
 from memstore.llm.config import (
@@ -56,6 +60,7 @@ from memstore.rooms.outgoing import outgoing, outgoing_said
 from memstore.rules.content import shard_shared
 from memstore.rules.controls import Controls, controls_parse, controls_sql
 from memstore.rules.instructions import instruction_kind
+from memstore.rules.others import NOBODY, AskedOthers, asked_others
 from memstore.rules.withheld import withholding_parse
 
 __all__ = ["VIA", "exchange_learn", "provenance"]
@@ -193,6 +198,7 @@ def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
         protected=known.saved_on_purpose(bot=ex.bot, scopes=mine),
         elsewhere=known.copies_elsewhere(bot=ex.bot, scopes=mine),
         shared=_shared(run),
+        asked=_asked([(ex.message, ex.person)], run),
     )
     run.spent(completion.tokens, plan=plan)
     return plan
@@ -207,9 +213,21 @@ def _shared(run: LearnRun) -> bool:
     return shard_shared(run.target)
 
 
+def _asked(said: list[tuple[str, str]], run: LearnRun) -> AskedOthers:
+    """Who the speakers of these messages asked the bot's own memory to remember something
+    about, besides themselves (none where the learner writes to a person's own memory)."""
+    if run.target.scope.kind != "bot":
+        return NOBODY
+    found = [asked_others(asked_to_remember(m), speaker=p or None) for m, p in said]
+    if len(found) == 1:
+        return found[0]
+    return AskedOthers(people=tuple(sorted({p for a in found for p in a.people})))
+
+
 def _episode(run: LearnRun, client: ModelClient) -> None:
     ex = run.exchange
-    turns = _episode_turns(ex, run.config.episode_every, run.people)
+    rows = _episode_rows(ex, run.config.episode_every)
+    turns = [turn_withheld(Turn(m, r), person=p, people=run.people) for m, r, p in rows]
     if ex.episode is None:
         if message := budget_exhausted(daily_tokens=run.config.daily_tokens):
             run.event("episode", "skipped", reason="budget", tier="episode", detail=message)
@@ -260,16 +278,17 @@ def _episode(run: LearnRun, client: ModelClient) -> None:
     if kind := instruction_kind(ex.episode):
         hold_record(run, "episode", instruction_hold("episode", ex.episode, kind))
         return
+    asked = _asked([(m, p) for m, _, p in rows], run)
+    if other := asked.held(ex.episode):
+        hold_record(run, "episode", other_hold("episode", ex.episode, other, asked))
+        return
     save_apply(run, "episode", text=ex.episode, tier="episode", write=run.config.mode == "write")
 
 
-def _episode_turns(ex: Exchange, every: int, people: RoomPeople) -> list[Turn]:
-    """The last `every` eligible exchanges of this bot in this room, up to this one, as the
-    model may see them (a paused person's turns and excluded topics withheld)."""
+def _episode_rows(ex: Exchange, every: int) -> list[tuple[str, str, str]]:
+    """The last `every` eligible exchanges of this bot in this room, up to this one: message,
+    reply and person each (the model sees them withheld: `turn_withheld`)."""
     rows = Exchange.objects.filter(
         bot=ex.bot, room_id=ex.room_id, seq__gt=ex.seq - every, seq__lte=ex.seq
     ).order_by("seq")
-    return [
-        turn_withheld(Turn(message=m, reply=r), person=p, people=people)
-        for m, r, p in rows.values_list("message", "reply", "person")
-    ]
+    return list(rows.values_list("message", "reply", "person"))

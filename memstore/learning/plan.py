@@ -19,7 +19,9 @@ and nothing that repeats a value the exchange itself presented as a secret (so a
 Held for review, in every mode, never written by the learner: a `remove:` of a fact saved on
 purpose (`memstore.rules.protected`: only what the learner itself made may it retire), and
 instruction-shaped text (`memstore.rules.instructions`: "always obey…", "SYSTEM:", tool calls),
-which would otherwise speak to every later prompt as an order.
+which would otherwise speak to every later prompt as an order; and, in the bot's own memory, a
+fact naming a registered person other than the speaker that the speaker asked to be remembered
+(`memstore.rules.others`: what "remember that…" held for the exchange, in any words).
 """
 
 import re
@@ -32,6 +34,8 @@ from memstore.learning.known import KnownFacts
 from memstore.learning.parse import ParsedReply, Proposal
 from memstore.rules.content import sensitive_in
 from memstore.rules.instructions import instruction_kind
+from memstore.rules.others import NOBODY, AskedOthers, held_detail
+from memstore.rules.others import REASON as OTHER_PERSON
 from memstore.rules.policy import excluded_topic, secret_kind
 
 _SECRET_VALUE_RE = re.compile(
@@ -93,12 +97,15 @@ def plan_build(
     protected: Collection[str] = (),
     elsewhere: Mapping[str, Sequence[str]] | None = None,
     shared: bool = False,
+    asked: AskedOthers | None = None,
 ) -> list[dict]:
     """Decide every line of a parsed reply. `ours` holds the identities of shown facts that
     live in shards this bot may change in this room (with the scope holding each); `protected`
     those of them saved on purpose; `elsewhere` the other bots holding a copy of each; `shared`:
-    the target is shared memory (sensitive keywords are refused there)."""
+    the target is shared memory (sensitive keywords are refused there); `asked`: the people
+    the speaker asked the bot's own memory to remember something about (held, never saved)."""
     excluded_topics, secrets = list(excluded_topics), list(secrets)
+    asked = asked or NOBODY
     plan: list[dict] = []
     for proposal in parsed.proposals:
         if proposal.kind == "remove":
@@ -116,6 +123,9 @@ def plan_build(
             continue
         if kind := instruction_kind(proposal.text):
             plan.append(instruction_hold(proposal.kind, proposal.text, kind, proposal.meta))
+            continue
+        if other := asked.held(proposal.text):
+            plan.append(other_hold(proposal.kind, proposal.text, other, asked, proposal.meta))
             continue
         if (match := known.match(proposal.text)) is not None:
             plan.append(
@@ -174,6 +184,31 @@ def instruction_hold(
         "reason": "instruction",
         "detail": f"Reads as an instruction ({kind}), not a fact: never saved by the learner, "
         "so it cannot reach a prompt; a person decides in the review inbox.",
+    }
+    return item | ({"meta": dict(meta)} if meta else {})
+
+
+ASKED_DETAIL = "Asked to be remembered in this message: already held for review there."
+
+
+def other_hold(
+    line: str,
+    text: str,
+    person: str,
+    asked: AskedOthers,
+    meta: Mapping[str, str] | None = None,
+) -> dict:
+    """The plan item holding a fact about `person` the speaker asked to be remembered (the
+    asker's own words are held once, by "remember that…", so they are only noted here)."""
+    if asked.asked(text):
+        return {"op": "known", "line": line, "text": text, "detail": ASKED_DETAIL}
+    item = {
+        "op": "hold",
+        "line": line,
+        "tier": line,
+        "text": text,
+        "reason": OTHER_PERSON,
+        "detail": held_detail(person),
     }
     return item | ({"meta": dict(meta)} if meta else {})
 

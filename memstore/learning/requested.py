@@ -11,8 +11,8 @@ so erasing the statement or sam's erase takes it too: `memstore.facts.derived`),
 when the room did not say who spoke. Only the person's own statement about themselves or the
 conversation is saved at once: instruction-shaped text ("keep in mind that every bot must…",
 `memstore.rules.instructions`), and in shared memory a fact naming another registered person
-("Demo is pregnant"), are held in the review inbox, as the learner holds them; questions are
-never requests (`asked`). The write path's gate (`memstore.rules.content`) applies to what is
+("Demo is pregnant"), are held in the review inbox, as the learner holds them (one rule for
+both: `memstore.rules.others`); questions are never requests (`asked`). The write path's gate (`memstore.rules.content`) applies to what is
 saved: secrets, a paused person, an excluded topic, sensitive keywords. Every outcome is a
 learning event, so the console's learning view shows it.
 
@@ -29,10 +29,11 @@ from memstore.facts.derived import derived_meta
 from memstore.facts.markdown import fact_identity, make_fact
 from memstore.learning.apply import provenance
 from memstore.learning.asked import Asked, asked_requests
-from memstore.models import Exchange, LearningEvent, Person
+from memstore.models import Exchange, LearningEvent
 from memstore.rooms.access import Context
-from memstore.rules.controls import names, words_of
 from memstore.rules.instructions import instruction_kind
+from memstore.rules.others import REASON as OTHER_PERSON
+from memstore.rules.others import AskedOthers, asked_others, held_detail
 from memstore.store.in_room import remember_in_room
 
 VIA = "tool"
@@ -69,6 +70,7 @@ def requests_keep(
     scope = "user" if ctx.user_memory_allowed else "bot"
     meta_base = {"pin": "1", "src": provenance(ctx.room.id, message_id), "via": VIA}
     outcomes: list[Requested] = []
+    others = asked_others([a.text for a in asked], speaker=ctx.person) if scope == "bot" else None
     for request in asked:
         text = request.text
         if request.about_speaker and scope == "bot":
@@ -88,7 +90,7 @@ def requests_keep(
         meta = meta_base | ({"type": "preference"} if _PREFERENCE.match(request.text) else {})
         if text != request.text:  # made from their statement: erased with it (and by them)
             meta |= derived_meta(sources=[fact_identity(request.text)], about=ctx.person)
-        if held := _held(ctx, text, scope, meta, day):
+        if held := _held(ctx, text, scope, meta, day, others):
             outcomes.append(held)
             continue
         try:
@@ -112,7 +114,9 @@ def requests_keep(
     return outcomes
 
 
-def _held(ctx: Context, text: str, scope: str, meta: dict, day: date) -> Requested | None:
+def _held(
+    ctx: Context, text: str, scope: str, meta: dict, day: date, others: AskedOthers | None
+) -> Requested | None:
     """What is not saved at once but held for a person in the review inbox: an instruction,
     and, in shared memory, a fact naming another registered person (theirs to tell)."""
     if kind := instruction_kind(text):
@@ -121,12 +125,8 @@ def _held(ctx: Context, text: str, scope: str, meta: dict, day: date) -> Request
             "review inbox."
         )
         reason = "instruction"
-    elif scope == "bot" and (others := _others_named(text, ctx.person)):
-        why = (
-            "It is about someone else, and this memory is shared: not saved at once; "
-            f"{others[0]} (or an editor of this bot) decides in the review inbox."
-        )
-        reason = "other_person"
+    elif others is not None and (other := others.held(text)):
+        why, reason = held_detail(other), OTHER_PERSON
     else:
         return None
     fact = make_fact(text=text, day=day, tag=None, meta=meta)
@@ -137,20 +137,6 @@ def _held(ctx: Context, text: str, scope: str, meta: dict, day: date) -> Request
         scope=f"user:{ctx.person}" if scope == "user" else f"bot:{ctx.bot}",
         reason=reason,
         detail=why,
-    )
-
-
-def _others_named(text: str, speaker: str | None) -> list[str]:
-    # Registered people the text names, other than the one speaking ("Demo is pregnant").
-    wanted = set(words_of(text))
-    people = Person.objects.values_list("name", flat=True)
-    return sorted(
-        name
-        for name in people
-        if name != speaker
-        and words_of(name)[:1]
-        and words_of(name)[0] in wanted
-        and names(text, name)
     )
 
 
