@@ -41,6 +41,7 @@ from memstore.prompt.compose import (
 from memstore.prompt.indexed import block_read
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
+from memstore.rules.policy import sensitive_in
 from memstore.rules.withheld import (
     Withholding,
     withholding_parse,
@@ -115,6 +116,14 @@ def _still_there(scopes: list[Scope], fact_ids: set[str]) -> set[str]:
         return {row[0] for row in cursor.fetchall()}
 
 
+def _nothing_to_check(item: BlockInput, rule: Withholding) -> bool:
+    # Nobody paused or excluded a topic, no line is flagged, and (shared memory) no line holds
+    # a sensitive keyword written there by hand.
+    if not (rule.secrets_only and item.flagged is not None and not item.flagged):
+        return False
+    return item.kind == "user" or not any(sensitive_in(f.text) for f in item.facts)
+
+
 def blocks_withheld(inputs: list[BlockInput], rule: Withholding) -> list[BlockInput]:
     """The blocks with what the rule withholds taken out (and out of their counts); a paused
     person's user memory becomes a paused block."""
@@ -123,7 +132,7 @@ def blocks_withheld(inputs: list[BlockInput], rule: Withholding) -> list[BlockIn
         if rule.paused and item.kind == "user" and item.name == rule.person:
             kept.append(BlockInput(kind="user", name=item.name, paused=True))
             continue
-        if rule.secrets_only and item.flagged is not None and not item.flagged:
+        if _nothing_to_check(item, rule):
             kept.append(item)  # the common case: nothing to withhold, nothing to check
             continue
         shown: list[StoredFact] = []

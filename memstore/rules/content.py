@@ -35,8 +35,6 @@ The detectors are `memstore.rules.policy`, the controls and the topic test
 `memstore.rules.controls`; this module only decides who they apply to.
 """
 
-from django.conf import settings
-
 from memstore.errors import (
     HeldForReview,
     InvalidFact,
@@ -51,7 +49,7 @@ from memstore.facts.paths import Shard
 from memstore.models import Bot
 from memstore.rules.controls import Controls, controls_read, names
 from memstore.rules.instructions import instruction_kind
-from memstore.rules.policy import excluded_topic, secret_in_meta, secret_kind
+from memstore.rules.policy import secret_in_meta, secret_kind, sensitive_in
 from memstore.rules.withheld import instruction_kept
 
 # The scopes a sensitive keyword keeps a memory out of: everything but a person's own.
@@ -158,13 +156,6 @@ def shard_shared(shard: Shard) -> bool:
     if shard.scope.kind == "bot":
         return not Bot.objects.filter(slug=shard.scope.name, private_memory=True).exists()
     return True
-
-
-def sensitive_in(text: str) -> bool:
-    """Whether the text holds one of the workspace's sensitive keywords (whole words, any
-    case, any word form: "lawsuits" matches "lawsuit")."""
-    words = [w for w in settings.SENSITIVE_KEYWORDS if w.strip()]
-    return bool(words) and excluded_topic(text, words) is not None
 
 
 def _owner(shard: Shard) -> str | None:

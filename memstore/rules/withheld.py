@@ -36,7 +36,7 @@ from typing import Literal
 from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import scope_split
 from memstore.facts.records import StoredFact
-from memstore.models import ProposalReview
+from memstore.models import Bot, ProposalReview
 from memstore.rules.controls import (
     Controls,
     controls_parse,
@@ -46,10 +46,10 @@ from memstore.rules.controls import (
     words_of,
 )
 from memstore.rules.instructions import instruction_kind
-from memstore.rules.policy import secret_in_meta, secret_kind
+from memstore.rules.policy import secret_in_meta, secret_kind, sensitive_in
 
 _TAG = re.compile(r"\[(?:note|episode)\]\s*")
-Reason = Literal["topic", "paused", "secret", "instruction"]
+Reason = Literal["topic", "paused", "secret", "instruction", "sensitive"]
 KEEP_SOURCE = "secret"  # ProposalReview.source of a keep decision; ref: the fact's identity
 INSTRUCTION_SOURCE = "instruction"  # the same for instruction-shaped text a person accepted
 KEPT = "kept"
@@ -74,9 +74,11 @@ class Withholding:
     def reason(self, fact: StoredFact, *, flagged: bool | None = None) -> Reason | None:
         """Why this fact is withheld from the read, or None when it may be shown. `flagged`:
         whether the secret detector flags it, when the caller worked that out already."""
+        kind, name = scope_split(fact.scope)
+        if kind != "user" and sensitive_in(fact.text) and not _private_bot(kind, name):
+            return "sensitive"  # written by hand into shared memory: the gate refuses a save
         if self.secrets_only:
             return self._secret(fact, flagged)
-        kind, name = scope_split(fact.scope)
         about_person = kind == "user" and self.person is not None and name == self.person
         if self.paused and (about_person or fact.visibility == "private"):
             return "paused"
@@ -136,6 +138,12 @@ class Withholding:
         if self._kept is None:
             self._kept = secrets_kept()
         return self._kept
+
+
+def _private_bot(kind: str, name: str) -> bool:
+    # A bot that keeps a private memory may hold what shared memory may not (asked only once a
+    # sensitive keyword matched, so rarely).
+    return kind == "bot" and Bot.objects.filter(slug=name, private_memory=True).exists()
 
 
 def withholding_for(*, person: str | None) -> Withholding:

@@ -227,3 +227,20 @@ def test_a_hand_written_line_naming_a_paused_person_is_withheld_from_every_other
     assert "Sam moved to Porto" in tree(memory_root)["agents/a/memory/log/2026-11.md"].decode()
     memory_resume(person="sam", by="sam", via="console")
     assert "Sam moved to Porto" in group.get("/prompt").body["text"]
+
+
+def test_a_hand_written_sensitive_line_in_team_memory_is_withheld(tokens, sam, memory_root):
+    from tests.helpers import write_facts
+
+    direct, group, _ = _rooms(tokens)
+    write_facts(
+        memory_root,
+        "agents/a/memory/log/2026-11.md",
+        "Bob is pregnant, she told me after the standup",
+        "The offsite is in Lisbon",
+    )
+    for room in (group, direct):
+        prompt = room.get("/prompt").body["text"]
+        assert "pregnant" not in prompt and "The offsite is in Lisbon" in prompt
+        assert _texts(room.get("/recall", query="pregnant standup")) == []
+    assert "pregnant" in tree(memory_root)["agents/a/memory/log/2026-11.md"].decode()

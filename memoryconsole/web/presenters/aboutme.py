@@ -31,6 +31,7 @@ REACH_REASONS = {
     "not readable": "this bot keeps a private memory: read only in rooms it opened",
     "private": "private: only in direct rooms",
     "instruction": "reads as an instruction to a bot: left out until a person accepts or erases it",
+    "sensitive": "a sensitive word in shared memory: left out until someone moves or erases it",
 }
 _CONTROL_ACTIONS = {
     "pause": "paused memory",
