@@ -64,6 +64,7 @@ logger = logging.getLogger(__name__)
 
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
 _MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
+LATE = "time ran out before the query's meaning was ready: searched by words only"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,7 @@ class RecallResult:
     reranked: bool = False  # the top was reordered by the reranker
     explain: "Explanation | None" = None  # with explain=True: why each result came where it did
     reranking: "Reranked | None" = field(default=None, repr=False)  # what the reranker did
+    partial_reason: str = ""  # a side left out for want of time (the read's budget)
 
 
 def recall_search(
@@ -160,8 +162,8 @@ def recall_in_scopes(
         withhold=(person,) if withhold else None,
     )
     withheld = found.withheld
-    if found.model_failed:
-        used, note = "lexical", _MODEL_FAILED
+    if found.model_failed or found.late:
+        used, note = "lexical", ("" if found.late else _MODEL_FAILED)
     elif found.waiting:
         note = " ".join(filter(None, [note, _waiting_note(found.waiting, found.searched)]))
     mentions = date_mentions(query)
@@ -198,6 +200,8 @@ def recall_in_scopes(
             mode=used,
             note=note,
         )
+    if found.late:
+        result = replace(result, partial_reason=LATE)
     if explain:
         why = explanation(
             found,

@@ -31,7 +31,15 @@ _STALE = (
     "true: the files could not be synced within the time budget (or a large change is still "
     "being indexed in the background); the index as it stood."
 )
-_MEMORY = "unavailable: memory could not be read within the time budget; answered without it."
+_MEMORY = (
+    "unavailable: memory could not be read (the database can't be reached, or nothing was "
+    "ready within the time budget); answered without it."
+)
+_PARTIAL = (
+    "true: the time budget ran out before the answer was complete; this is what was ready "
+    "(`partial_reason` says what is missing)."
+)
+_PARTIAL_REASON = "Why the answer is partial or without memory for want of time; empty otherwise."
 
 
 class RecallQuery(Schema):
@@ -173,6 +181,8 @@ class RecallOut(Out):
     )
     stale: bool = Field(False, description=_STALE)
     memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
+    partial: bool = Field(False, description=_PARTIAL)
+    partial_reason: str = Field("", description=_PARTIAL_REASON)
     waiting: int = Field(
         0,
         description="Facts searched by their words only: their meaning (vectors) is still being "
@@ -196,6 +206,8 @@ class RecallOut(Out):
             note=result.note,
             stale=timed.stale,
             memory=timed.memory,
+            partial=bool(timed.partial_reason) and timed.memory == "ok",
+            partial_reason=timed.partial_reason,
             waiting=result.waiting,
             searched=result.searched,
             reranked=result.reranked,
@@ -242,6 +254,8 @@ class PromptOut(Out):
     blocks: list[BlockOut]
     stale: bool = Field(False, description=_STALE)
     memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
+    partial: bool = Field(False, description=_PARTIAL)
+    partial_reason: str = Field("", description=_PARTIAL_REASON)
 
     @classmethod
     def of(cls, answer: Any) -> "PromptOut":
@@ -251,6 +265,8 @@ class PromptOut(Out):
             notes=[NoteOut.of(n) for n in answer.notes],
             stale=answer.stale,
             memory=answer.memory,
+            partial=bool(answer.partial_reason) and answer.memory == "ok",
+            partial_reason=answer.partial_reason,
             blocks=[
                 BlockOut(
                     title=b.title,
