@@ -1127,7 +1127,7 @@ export interface components {
             blocks: components["schemas"]["BlockOut"][];
             /**
              * Memory
-             * @description unavailable: memory could not be read within the time budget; answered without it.
+             * @description unavailable: memory could not be read (the database can't be reached, or nothing was ready within the time budget); answered without it.
              * @default ok
              * @enum {string}
              */
@@ -1137,6 +1137,18 @@ export interface components {
              * @description The always-on notes that open the section.
              */
             notes: components["schemas"]["NoteOut"][];
+            /**
+             * Partial
+             * @description true: the time budget ran out before the answer was complete; this is what was ready (`partial_reason` says what is missing).
+             * @default false
+             */
+            partial: boolean;
+            /**
+             * Partial Reason
+             * @description Why the answer is partial or without memory for want of time; empty otherwise.
+             * @default
+             */
+            partial_reason: string;
             /**
              * Stale
              * @description true: the files could not be synced within the time budget (or a large change is still being indexed in the background); the index as it stood.
@@ -1197,7 +1209,7 @@ export interface components {
             links?: components["schemas"]["LinkOut"][];
             /**
              * Memory
-             * @description unavailable: memory could not be read within the time budget; answered without it.
+             * @description unavailable: memory could not be read (the database can't be reached, or nothing was ready within the time budget); answered without it.
              * @default ok
              * @enum {string}
              */
@@ -1229,6 +1241,18 @@ export interface components {
              * @default
              */
             note: string;
+            /**
+             * Partial
+             * @description true: the time budget ran out before the answer was complete; this is what was ready (`partial_reason` says what is missing).
+             * @default false
+             */
+            partial: boolean;
+            /**
+             * Partial Reason
+             * @description Why the answer is partial or without memory for want of time; empty otherwise.
+             * @default
+             */
+            partial_reason: string;
             /**
              * Reranked
              * @description The top was reordered by the reranker.

@@ -62,7 +62,8 @@ class Link(TypedDict):
 
 
 class Recall(TypedDict):
-    """Search results; `stale` or `memory == "unavailable"` say the time budget ran out."""
+    """Search results; `stale`, `partial` or `memory == "unavailable"` say the time budget ran
+    out (`partial`: what was ready, the words side; `partial_reason` says why)."""
 
     items: list[Fact]
     more: int
@@ -73,6 +74,8 @@ class Recall(TypedDict):
     neighbours: list[Fact]
     stale: bool
     memory: Literal["ok", "unavailable"]
+    partial: bool  # the budget ran out: what was ready (the words side)
+    partial_reason: str
     waiting: int
     searched: int
     reranked: bool  # the top was reordered by the reranker
@@ -102,6 +105,8 @@ class Prompt(TypedDict):
     blocks: list[Block]
     stale: bool
     memory: Literal["ok", "unavailable"]
+    partial: bool  # the budget ran out: the section as it stood when last built
+    partial_reason: str
 
 
 class PromptChanges(TypedDict):
