@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from memstore.index.budget import Timed, memory_read
 from memstore.recall import RecallResult, recall_search
+from memstore.recall.backlog import memory_backlog
 from memstore.recall.jobs import backfill_wanted
 from memstore.rooms.access import Context, readable_scopes
 from memstore.upkeep.usage import usage_note
@@ -20,6 +21,8 @@ WORDS_ONLY = "answered with the words side only (no meaning, no reranking)"
 NOTHING_IN_TIME = (
     "Nothing matched by words in the time there was; meaning was not searched: ask again."
 )
+NOTHING_INDEXED_YET = "Nothing matches among the facts indexed so far."
+NOTHING_MATCHES = "Nothing in memory matches."  # recall's words when nothing matched at all
 
 
 def recall_answer(
@@ -45,8 +48,9 @@ def recall_answer(
             mode=mode,
         )
 
+    scopes = readable_scopes(ctx)
     timed = memory_read(
-        scopes=readable_scopes(ctx),
+        scopes=scopes,
         read=search,
         empty=lambda: RecallResult(
             items=[], more=0, mode="lexical", note="Memory is unavailable right now."
@@ -56,7 +60,21 @@ def recall_answer(
         partial=lambda: search("lexical", rerank=False),
     )
     usage_note(recalled=timed.value.items)
-    return _partial_told(timed)
+    timed = _partial_told(timed)
+    return _backlog_told(timed, [str(scope) for scope in scopes]) if timed.stale else timed
+
+
+def _backlog_told(timed: Timed[RecallResult], keys: list[str]) -> Timed[RecallResult]:
+    """A stale answer says how many facts are still being indexed (not searched yet), and
+    never that nothing matches."""
+    backlog = memory_backlog(keys=keys, meaning=False)
+    if not (backlog.indexing or backlog.uncounted_files):
+        return timed
+    result = timed.value
+    note = result.note.replace(NOTHING_MATCHES, NOTHING_INDEXED_YET)
+    told = f"{backlog.sentence().capitalize()}: not searched yet."
+    result = replace(result, note=" ".join(filter(None, [told, note])), indexing=backlog.indexing)
+    return replace(timed, value=result)
 
 
 def _partial_told(timed: Timed[RecallResult]) -> Timed[RecallResult]:

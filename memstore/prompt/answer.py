@@ -8,6 +8,10 @@ built in this process for the same bot, room kind, person and scopes, marked `pa
 (same stats: a forget, an edit or an erasure since changes them, and then it is not used) and
 it is at most LAST_GOOD_SECONDS old; with none, the section without memory, `unavailable`.
 
+A stale section (files changed on disk are still being indexed) says how many facts it may be
+missing (`memstore.recall.backlog`), in a line after the blocks and in place of each block's
+"Nothing more on disk" (which counts only what is indexed).
+
 Counting the section as a use of its facts is the bots' door's (`memstore.calls.prompt`): a
 person's preview is a look, not a use.
 """
@@ -15,7 +19,7 @@ person's preview is a look, not a use.
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from django.conf import settings
@@ -23,9 +27,10 @@ from django.conf import settings
 from memstore.index.budget import MemoryState, Timed, memory_read
 from memstore.index.sync import sync_check_start
 from memstore.prompt.asof import day_end, prompt_as_of
-from memstore.prompt.compose import PromptSection
+from memstore.prompt.compose import NOTHING_MORE, PromptSection
 from memstore.prompt.notes import Note, notes_compose, notes_for
 from memstore.prompt.section import prompt_build, prompt_scopes
+from memstore.recall.backlog import memory_backlog
 from memstore.recall.jobs import backfill_wanted
 from memstore.rooms.access import Context
 
@@ -48,6 +53,7 @@ class PromptAnswer:
     memory: MemoryState
     elapsed_ms: float
     partial_reason: str = ""  # why this is the section as it stood (the budget ran out)
+    indexing: int = 0  # facts on disk not indexed yet, so possibly missing here
 
 
 def prompt_answer(*, ctx: Context, as_of: date | None = None) -> PromptAnswer:
@@ -57,12 +63,12 @@ def prompt_answer(*, ctx: Context, as_of: date | None = None) -> PromptAnswer:
     direct = ctx.room.kind == "direct"
     when = day_end(as_of) if as_of is not None else None
     notes = notes_for(bot=ctx.bot, person=ctx.person, direct=direct, when=when)
+    scopes = [scope for _, scope in prompt_scopes(ctx)]
     if as_of is not None:
         timed = Timed(
             value=prompt_as_of(ctx=ctx, day=as_of), stale=False, memory="ok", elapsed_ms=0
         )
     else:
-        scopes = [scope for _, scope in prompt_scopes(ctx)]
         key = (ctx.bot, ctx.room.kind, ctx.person, tuple(str(scope) for scope in scopes))
         timed = memory_read(
             scopes=scopes,
@@ -72,7 +78,9 @@ def prompt_answer(*, ctx: Context, as_of: date | None = None) -> PromptAnswer:
             new_facts=backfill_wanted,
             partial=lambda: _as_it_stood(key, scopes),
         )
-    section = timed.value
+    section, indexing = timed.value, 0
+    if timed.stale and timed.memory == "ok":
+        section, indexing = _backlog_told(section, scopes)
     text = notes_compose(notes, chars=settings.NOTES_PROMPT_CHARS) + section.text
     return PromptAnswer(
         text=text,
@@ -82,7 +90,19 @@ def prompt_answer(*, ctx: Context, as_of: date | None = None) -> PromptAnswer:
         memory=timed.memory,
         elapsed_ms=round((time.monotonic() - started) * 1000, 1),
         partial_reason=_told(timed),
+        indexing=indexing,
     )
+
+
+def _backlog_told(section: PromptSection, scopes: list) -> tuple[PromptSection, int]:
+    """The section saying how many facts are still being indexed (none claims "nothing
+    more"), and that count."""
+    backlog = memory_backlog(keys=[str(scope) for scope in scopes], meaning=False)
+    if not (backlog.indexing or backlog.uncounted_files) or not section.text:
+        return section, backlog.indexing
+    told = f"{backlog.sentence().capitalize()}: this section may be missing some of them."
+    text = section.text.replace(NOTHING_MORE, "Nothing more indexed yet for this block.")
+    return replace(section, text=f"{text}\n{told}\n"), backlog.indexing
 
 
 def _told(timed: Timed[PromptSection]) -> str:

@@ -9,6 +9,8 @@
   without sorting every row
 - embeddings: text embeddings; query_vectors: query vectors, cached
 - backfill, jobs: vectors for new facts, made by the worker (never inside a request)
+- backlog: how far memory is behind its files, in numbers (being indexed, words only), the one
+  count every stale or words-only answer reads
 - fusion: pure; weighted reciprocal-rank fusion and the relevance floor
 - usage_rank: usage as a small rank adjustment
 - rerank, rerankers: reranking the top of a fused recall, and the rerankers

@@ -64,7 +64,10 @@ logger = logging.getLogger(__name__)
 
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
 _MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
-LATE = "time ran out before the query's meaning was ready: searched by words only"
+LATE = (
+    "time ran out before meaning could be searched (the query's vector or the scopes' search "
+    "index was not ready within the budget): searched by words only"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +87,7 @@ class RecallResult:
     explain: "Explanation | None" = None  # with explain=True: why each result came where it did
     reranking: "Reranked | None" = field(default=None, repr=False)  # what the reranker did
     partial_reason: str = ""  # a side left out for want of time (the read's budget)
+    indexing: int = 0  # facts on disk not indexed yet, so not searched (`recall.backlog`)
 
 
 def recall_search(

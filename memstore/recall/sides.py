@@ -39,7 +39,7 @@ from memstore.recall.lexical import (
 )
 from memstore.recall.query_vectors import query_vector_start
 from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current, snapshots_ready
-from memstore.recall.vectors import vectors_missing, vectors_search
+from memstore.recall.vectors import vectors_missing, vectors_search, vectors_waiting
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.recall.word_rank import word_rank
 from memstore.rules.withheld import Withholding, withholding_parse, withholding_sql
@@ -111,7 +111,11 @@ def both_sides(
     failed = pending is not None and vector is None and not late
     if snapshots is not None:  # facts not in the snapshots used (being read behind)
         waiting += max(0, searched - sum(snapshot.rows for snapshot in snapshots))
-    counts = {"searched": searched, "waiting": searched if building else waiting}
+    if building and embedder is not None:
+        # Meaning was not searched (its index is being read behind): the words-only count is
+        # the backlog's (`recall.backlog`), as every other page says, not every fact searched.
+        late, waiting = True, vectors_waiting(embedder.name, keys, versions)
+    counts = {"searched": searched, "waiting": searched if building and not late else waiting}
     seen = {"terms": tuple(terms), "vector": vector, "cosine_cut": cut, "late": late}
     if ranking is not None:
         judge = embedder if vector is not None else None

@@ -61,7 +61,7 @@ def test_a_late_meaning_side_still_returns_the_word_hits_marked_partial(held_mea
     answer = bot_a.get("/recall", query="deploy").body
     assert [item["text"] for item in answer["items"]] == ["The deploy runs on Fridays."]
     assert (answer["memory"], answer["partial"], answer["mode"]) == ("ok", True, "lexical")
-    assert "meaning was ready" in answer["partial_reason"]
+    assert "before meaning could be searched" in answer["partial_reason"]
 
 
 def test_a_late_meaning_side_never_claims_there_is_nothing(held_meaning, bot_a):

@@ -1040,10 +1040,28 @@ export interface components {
             /** Findings */
             findings: components["schemas"]["FindingOut"][];
             /**
+             * Indexed
+             * @description Facts the index holds now for these scopes.
+             * @default 0
+             */
+            indexed: number;
+            /**
+             * Indexing
+             * @description Facts changed on disk still being indexed (not in any count here yet).
+             * @default 0
+             */
+            indexing: number;
+            /**
              * Made At
              * @description When the report was made (a large store's comes from the worker).
              */
             made_at?: string | null;
+            /**
+             * Note
+             * @description The report's state and the backlog, in words.
+             * @default
+             */
+            note: string;
             /**
              * Outdated
              * @description The memory changed since the report was made.
@@ -1056,6 +1074,12 @@ export interface components {
              * @default false
              */
             preparing: boolean;
+            /**
+             * Words Only
+             * @description Indexed facts without a vector yet: recall finds them by words only.
+             * @default 0
+             */
+            words_only: number;
         };
         /**
          * NeighbourhoodOut
@@ -1125,6 +1149,12 @@ export interface components {
         PromptOut: {
             /** Blocks */
             blocks: components["schemas"]["BlockOut"][];
+            /**
+             * Indexing
+             * @description Facts changed on disk still being indexed (with `stale`): not in this answer yet; the note says so in words.
+             * @default 0
+             */
+            indexing: number;
             /**
              * Memory
              * @description unavailable: memory could not be read (the database can't be reached, or nothing was ready within the time budget); answered without it.
@@ -1200,6 +1230,12 @@ export interface components {
         RecallOut: {
             /** @description With explain=true: why, per result. */
             explain?: components["schemas"]["ExplainOut"] | null;
+            /**
+             * Indexing
+             * @description Facts changed on disk still being indexed (with `stale`): not in this answer yet; the note says so in words.
+             * @default 0
+             */
+            indexing: number;
             /** Items */
             items: components["schemas"]["FactOut"][];
             /**

@@ -39,6 +39,10 @@ _PARTIAL = (
     "true: the time budget ran out before the answer was complete; this is what was ready "
     "(`partial_reason` says what is missing)."
 )
+_INDEXING = (
+    "Facts changed on disk still being indexed (with `stale`): not in this answer yet; the "
+    "note says so in words."
+)
 _PARTIAL_REASON = "Why the answer is partial or without memory for want of time; empty otherwise."
 
 
@@ -189,6 +193,7 @@ class RecallOut(Out):
         "computed in the background.",
     )
     searched: int = Field(0, description="Facts in the searched memory.")
+    indexing: int = Field(0, description=_INDEXING)
     reranked: bool = Field(False, description="The top was reordered by the reranker.")
     explain: ExplainOut | None = Field(None, description="With explain=true: why, per result.")
 
@@ -210,6 +215,7 @@ class RecallOut(Out):
             partial_reason=timed.partial_reason,
             waiting=result.waiting,
             searched=result.searched,
+            indexing=result.indexing,
             reranked=result.reranked,
             explain=ExplainOut.of(result.explain) if result.explain is not None else None,
             links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]
@@ -256,6 +262,7 @@ class PromptOut(Out):
     memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
     partial: bool = Field(False, description=_PARTIAL)
     partial_reason: str = Field("", description=_PARTIAL_REASON)
+    indexing: int = Field(0, description=_INDEXING)
 
     @classmethod
     def of(cls, answer: Any) -> "PromptOut":
@@ -267,6 +274,7 @@ class PromptOut(Out):
             memory=answer.memory,
             partial=bool(answer.partial_reason) and answer.memory == "ok",
             partial_reason=answer.partial_reason,
+            indexing=answer.indexing,
             blocks=[
                 BlockOut(
                     title=b.title,

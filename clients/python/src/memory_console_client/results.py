@@ -78,6 +78,7 @@ class Recall(TypedDict):
     partial_reason: str
     waiting: int
     searched: int
+    indexing: int  # facts changed on disk still being indexed: not searched yet
     reranked: bool  # the top was reordered by the reranker
     explain: dict[str, object] | None  # with explain=True: why, per result (the API's ExplainOut)
 
@@ -107,6 +108,7 @@ class Prompt(TypedDict):
     memory: Literal["ok", "unavailable"]
     partial: bool  # the budget ran out: the section as it stood when last built
     partial_reason: str
+    indexing: int  # facts changed on disk still being indexed: maybe missing here
 
 
 class PromptChanges(TypedDict):
