@@ -17,7 +17,12 @@ started before the drop-in, as in production):
    "first after" column), and whether each kept the facts indexed before;
 4. until every fact is searchable by meaning, a recall every 2 s (median and worst: the
    "during catch-up" column); the time until the words of every new fact are indexed (the
-   background sync) and until every fact has a vector (the worker's backfill).
+   background sync), until every fact is searchable by a tier of meaning (its static vector, the
+   worker's first step, or its full one) and until every fact has its full vector.
+
+`--static-only` stops a run once every fact is searchable by the static tier (large sizes: the
+full model's catch-up is then extrapolated from its measured rate, not waited for). The static
+tier's table must be cached (`manage.py recall_static`); its distillation is not timed here.
 
 The figures are medians over --runs; the load average is printed beside them (the box is shared).
 """
@@ -122,7 +127,7 @@ def base_store(root: Path) -> list[str]:
 # --- one run (child process) ------------------------------------------------------------------
 
 
-def one_run(size: int, samples: int) -> dict:
+def one_run(size: int, samples: int, static_only: bool = False) -> dict:
     root = VAR / "bench-dropin" / "memory"
     if root.exists():
         import shutil
@@ -152,7 +157,7 @@ def one_run(size: int, samples: int) -> dict:
         from django.conf import settings
 
         budget = settings.MEMORY_READ_BUDGET_MS
-        caught_up = _catch_up(reads, written, size)
+        caught_up = _catch_up(reads, written, size, static_only)
         return {"size": size, "budget": budget, **reads.results, **caught_up}
     finally:
         worker.terminate()
@@ -231,11 +236,16 @@ class Reads:
         self.console(label)
 
 
-def _catch_up(reads: Reads, written: float, size: int) -> dict:
+def _catch_up(reads: Reads, written: float, size: int, static_only: bool = False) -> dict:
     from memstore.index.behind import behind_wait
     from memstore.recall.backfill import backfill_state
+    from memstore.recall.tiers import static_current
+    from memstore.recall.vectors import embedder_current
 
-    words = meaning = None
+    static = static_current(embedder_current())
+    before = backfill_state()
+    base = before.facts - before.waiting  # full vectors made before the drop-in
+    words = meaning = first = None
     deadline = written + 60 + size / 20  # far more than a slow box needs
     while time.monotonic() < deadline:
         reads.recall("during")
@@ -245,11 +255,25 @@ def _catch_up(reads: Reads, written: float, size: int) -> dict:
         state = backfill_state()
         if words is not None and state.waiting == 0:
             meaning = time.monotonic() - written
+            first = meaning if first is None else first
             log(f"  every fact searchable by meaning after {meaning:.1f} s")
             break
+        tiered = first is None and words is not None and static is not None
+        if tiered and backfill_state(unless=static.name).waiting == 0:
+            first = time.monotonic() - written
+            log(f"  every fact searchable by a tier of meaning after {first:.1f} s")
+            if static_only:
+                break
         log(f"  {state.waiting:,} of {state.facts:,} facts waiting for a vector")
-        time.sleep(2.0)
-    return {"words_s": words, "meaning_s": meaning, "load": os.getloadavg()}
+        time.sleep(1.0 if first is None else 2.0)  # the bench's own reads load the box too
+    return {
+        "words_s": words,
+        "static_s": first,
+        "meaning_s": meaning,
+        "full_done": state.facts - state.waiting - base,
+        "full_at": time.monotonic() - written,
+        "load": os.getloadavg(),
+    }
 
 
 # --- the parent: runs, medians, docs ------------------------------------------------------------
@@ -267,29 +291,31 @@ def arguments(parser) -> None:
     parser.add_argument("--runs", default="3,2", help="runs per size (one number, or per size)")
     parser.add_argument("--texts", type=int, default=400, help="texts per throughput repeat")
     parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--static-only", action="store_true")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child's single run
 
 
 def run(args):
     if args.one:
-        print(json.dumps(one_run(args.one, args.samples)))
+        print(json.dumps(one_run(args.one, args.samples, args.static_only)))
         return 0
     results = {}
     load_before = os.getloadavg()
     sizes = [int(s) for s in args.sizes.split(",")]
     runs = [int(r) for r in args.runs.split(",")]
-    speed = _throughput(args.texts)
+    speed, full_rate = _throughput(args.texts)
     for size, count in zip(sizes, runs + runs[-1:] * len(sizes), strict=False):
-        results[size] = [_child(size, args.samples, run) for run in range(count)]
+        results[size] = [_child(size, args.samples, run, args.static_only) for run in range(count)]
     budget = next(iter(results.values()))[0]["budget"]
-    body = _section(results, budget, args, load_before, os.getloadavg()) + "\n\n" + speed
+    body = _section(results, budget, args, load_before, os.getloadavg(), full_rate)
+    body += "\n\n" + speed
     print(body)
     return 0
 
 
-def _throughput(n: int, repeats: int = 3) -> str:
+def _throughput(n: int, repeats: int = 3) -> tuple[str, float]:
     """Facts per second of the bundled model on 1 and 2 threads (the same texts, medians of
-    `repeats`), and whether the vectors are the same bits."""
+    `repeats`), and whether the vectors are the same bits; and the 1-thread rate."""
     import numpy as np
 
     django_start(migrate=False)
@@ -298,7 +324,7 @@ def _throughput(n: int, repeats: int = 3) -> str:
 
     folder = bge_small_dir()
     if folder is None:
-        return "Throughput: the bundled model is not installed."
+        return "Throughput: the bundled model is not installed.", 0.0
     embedder = OnnxBgeEmbedder(folder)
     texts = hand_written(n, seed=5)
     rates, vectors = {}, {}
@@ -315,7 +341,7 @@ def _throughput(n: int, repeats: int = 3) -> str:
         return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
     sizes = (5_000, 100_000, 1_000_000)
-    return "\n".join(
+    text = "\n".join(
         [
             f"Embedding throughput (bundled bge-small int8, one text per run, {n} of these "
             f"texts, medians of {repeats}; load average {os.getloadavg()[0]:.1f}): "
@@ -328,11 +354,13 @@ def _throughput(n: int, repeats: int = 3) -> str:
             *(f"| {f:,} | {takes(f, one)} | {takes(f, two)} |" for f in sizes),
         ]
     )
+    return text, one
 
 
-def _child(size: int, samples: int, run: int) -> dict:
+def _child(size: int, samples: int, run: int, static_only: bool = False) -> dict:
     log(f"drop-in of {size:,} facts, run {run + 1}")
     command = [sys.executable, "-m", "bench", "dropin", "--one", str(size)]
+    command += ["--static-only"] if static_only else []
     done = subprocess.run(
         [*command, "--samples", str(samples)], cwd=REPO, capture_output=True, text=True
     )
@@ -349,7 +377,30 @@ def _worst(runs: list[dict], key: str) -> float:
     return max(max(s["ms"] for s in run[key]) for run in runs)
 
 
-def _section(results: dict, budget: int, args, load_before, load_after) -> str:
+def _seconds(runs: list[dict], key: str) -> str:
+    found = [r[key] for r in runs if r.get(key) is not None]
+    return f"{median(found):.1f}" if found else "not reached"
+
+
+def _times_row(size: int, runs: list[dict], measured: float = 0.0) -> str:
+    """Seconds until searchable by words, by a tier of meaning and by the full model; the full
+    model's rate (from the vectors it had made when the run stopped, else the throughput
+    `measured` beforehand: the static tier goes first, so a run stopped there made none)."""
+    rates = [r["full_done"] / r["full_at"] for r in runs if r.get("full_at") and r["full_done"]]
+    rate = median(rates) if rates else measured
+    full = _seconds(runs, "meaning_s")
+    if full == "not reached" and rate:
+        full = f"~{size / rate:.0f} (extrapolated)"
+    loads = ", ".join(f"{r['load'][0]:.1f}" for r in runs)
+    return (
+        f"| {size:,} | {_seconds(runs, 'words_s')} | {_seconds(runs, 'static_s')} | {full} "
+        f"| {rate:.0f} | {loads} |"
+    )
+
+
+def _section(
+    results: dict, budget: int, args, load_before, load_after, full_rate: float = 0.0
+) -> str:
     rows = []
     for size, runs in results.items():
         for read in ("prompt", "recall", "console"):
@@ -364,22 +415,11 @@ def _section(results: dict, budget: int, args, load_before, load_after) -> str:
                 f"| {size:,} | {read} | {_median(runs, f'{read}_before'):.0f} "
                 f"| {_median(runs, f'{read}_first'):.0f} | {during} | {notes} |"
             )
-    times = []
-    for size, runs in results.items():
-        words = [r["words_s"] for r in runs if r["words_s"] is not None]
-        meaning = [r["meaning_s"] for r in runs if r["meaning_s"] is not None]
-        rate = size / median(meaning) if meaning else 0
-        times.append(
-            f"| {size:,} | {median(words):.1f} | "
-            f"{median(meaning):.1f} | {rate:.0f} | "
-            f"{', '.join(f'{r["load"][0]:.1f}' for r in runs)} |"
-            if words and meaning
-            else f"| {size:,} | not reached | not reached | | |"
-        )
+    times = [_times_row(size, runs, full_rate) for size, runs in results.items()]
     return "\n".join(
         [
             f"`python -m bench dropin --sizes {args.sizes} --runs {args.runs} --samples "
-            f"{args.samples}` on the shared 2-core box (load average {load_before[0]:.1f} before, "
+            f"{args.samples}{' --static-only' if args.static_only else ''}` on the shared 2-core box (load average {load_before[0]:.1f} before, "
             f"{load_after[0]:.1f} after). Budget: {budget} ms for every prompt and recall read, "
             "sync included (MEMORY_READ_BUDGET_MS). A worker runs throughout (1 embedding "
             "thread). Milliseconds, medians over the runs; `first after` is the first read after "
@@ -392,9 +432,9 @@ def _section(results: dict, budget: int, args, load_before, load_after) -> str:
             "",
             "Until searchable (seconds from the files being written):",
             "",
-            "| facts dropped | by words (indexed) | by meaning (every vector) | facts/s | "
-            "load average per run |",
-            "| ---: | ---: | ---: | ---: | --- |",
+            "| facts dropped | by words (indexed) | by a tier of meaning (static or full vector) | "
+            "by the full model (every vector) | full vectors/s | load average per run |",
+            "| ---: | ---: | ---: | ---: | ---: | --- |",
             *times,
         ]
     )

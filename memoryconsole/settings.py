@@ -152,6 +152,20 @@ METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "").strip()
 API_MAX_BODY_BYTES = env_number("API_MAX_BODY_BYTES", 256 * 1024)
 # --- end bots' API ---
 
+# --- MCP clients' OAuth (memoryconsole/mcp/oauth.py) ---
+# OAUTH_RATE_<ENDPOINT>  requests one client address may send an open OAuth endpoint per window
+# (register: an hour; token and revoke: a minute); more get 429 with Retry-After. A client
+# registers once per connection and refreshes about hourly, so these are far above real use;
+# a hosted connector (Claude.ai, ChatGPT) registers from its own servers, so a whole team adding
+# it in one hour counts against one address: the registration limit leaves room for that.
+# The address is read as for log-in throttling (TRUSTED_PROXIES below).
+OAUTH_RATE_LIMITS = {
+    "register": (int(env_number("OAUTH_RATE_REGISTER", 60)), 3600),
+    "token": (int(env_number("OAUTH_RATE_TOKEN", 60)), 60),
+    "revoke": (int(env_number("OAUTH_RATE_REVOKE", 60)), 60),
+}
+# --- end MCP clients' OAuth ---
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -176,6 +190,11 @@ EMBEDDINGS_API_KEY = os.environ.get("EMBEDDINGS_API_KEY") or None
 # EMBEDDINGS_RETRY_WAIT seconds, doubled per attempt.
 EMBEDDINGS_BACKFILL_THREADS = env_number("EMBEDDINGS_BACKFILL_THREADS", 1)
 EMBEDDINGS_RETRY_WAIT = env_number("EMBEDDINGS_RETRY_WAIT", 5)
+# The static tier (bundled model only): facts waiting for their vector are ranked meanwhile by a
+# token table distilled once from the model (about 2 minutes of one core, by the worker on first
+# need or `manage.py recall_static`), cached in RECALL_STATIC_DIR. RECALL_STATIC=0 turns it off.
+RECALL_STATIC = env_bool("RECALL_STATIC", True)
+RECALL_STATIC_DIR = env_path("RECALL_STATIC_DIR", VAR_DIR / "static")
 RECALL_DEFAULT_RESULTS = 20
 RECALL_MAX_RESULTS = 50
 RECALL_MAX_CHARS = 4000

@@ -72,6 +72,14 @@ class MemoryPaused(MemstoreError):
     status = 409
 
 
+class HeldForReview(MemstoreError):
+    """The text reads as an instruction to a model, not a fact: nothing was saved; it waits in
+    the review inbox for a person to accept or reject (`detail`: held, kind, review)."""
+
+    code = "held_for_review"
+    status = 422
+
+
 class InvalidTopic(MemstoreError):
     """An excluded topic that cannot be kept (blank, too long, too many)."""
 

@@ -4,7 +4,9 @@ running one memstore call with the API's validation and error codes.
 Who is calling is `CALLER`, set by the front door: the bot and its joined projects from the
 bearer token over HTTP; `--bot` on stdio, whose projects are read at each call (None). A
 connection made with OAuth may be bound to one room (`BINDING`): its tools then take no room
-arguments, and the schemas it lists leave them out.
+arguments, and the schemas it lists leave them out. Where the deployment wants room tickets,
+a bound connection's calls carry one this server signs (`ticket_for_consent`: the person's
+consent vouches for the room); an unbound one sends the platform's, as a bot token does.
 """
 
 import json
@@ -21,7 +23,7 @@ from mcp.types import Tool, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from memoryconsole.api.errors import database_unavailable
-from memstore.calls.context import Context, call_context, call_succeeded
+from memstore.calls.context import Context, call_context, call_succeeded, ticket_for_consent
 from memstore.errors import MemstoreError
 from memstore.registry.oauth import Binding
 from memstore.vocabulary import (
@@ -125,6 +127,7 @@ def room_context(
     room are refused), else the room the arguments name (both room_id and room_kind needed)."""
     bot, joined = CALLER.get()
     binding = BINDING.get()
+    ticket = TICKET.get()
     if binding is not None:
         if (room_id and room_id != binding.room_id) or (
             room_kind and room_kind != binding.room_kind
@@ -134,6 +137,9 @@ def room_context(
                 f"({binding.room_kind}); leave room_id and room_kind out."
             )
         room_id, room_kind, person = binding.room_id, binding.room_kind, binding.person
+        ticket = ticket_for_consent(
+            bot=bot, room_id=room_id, kind=room_kind, person=person or "", projects=projects
+        )
     elif not room_id or not room_kind:
         raise ToolError(
             "invalid_request: room_id and room_kind are required (this connection is not "
@@ -146,7 +152,7 @@ def room_context(
         person=person,
         projects=projects,
         joined=joined,
-        ticket=TICKET.get(),
+        ticket=ticket,
     )
     _CALLED.set(ctx)
     return ctx

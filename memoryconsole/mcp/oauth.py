@@ -6,6 +6,10 @@ Thin: each view parses the request, calls one `memstore.registry.oauth` function
 JSON. The consent page, where a person signs in and allows a client, is a console page
 (`memoryconsole.web.views.consent`). The metadata and token endpoints answer CORS preflights so
 browser-based MCP clients can use them.
+
+Registration, token and revocation are open to anyone, so each is rate limited per client
+address (settings.OAUTH_RATE_LIMITS): past the limit they answer 429 `too_many_requests` with
+Retry-After, before reading the request.
 """
 
 import base64
@@ -14,6 +18,7 @@ from binascii import Error as Base64Error
 from collections.abc import Callable
 from urllib.parse import unquote
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -21,9 +26,11 @@ from django.views.decorators.csrf import csrf_exempt
 from memoryconsole.api.body_limit import body_check
 from memoryconsole.api.errors import EdgeError
 from memoryconsole.mcp.tools import TOOL_SCOPES
+from memoryconsole.web.lockout import request_client_address
 from memstore.errors import OAuthRefused
 from memstore.registry.oauth import code_exchange, token_refresh, token_revoke_any
 from memstore.registry.oauth_clients import SCOPES, client_register
+from memstore.registry.rate_limits import rate_hit
 
 _FORM_LIMIT = 64 * 1024
 
@@ -128,7 +135,7 @@ def authorization_server(request: HttpRequest) -> HttpResponse:
 @_cors
 def register(request: HttpRequest) -> HttpResponse:
     """RFC 7591: a client registers its redirect URIs and gets a client_id (201)."""
-    refused = _only(request, "POST") or _too_big(request)
+    refused = _only(request, "POST") or _too_fast(request, "register") or _too_big(request)
     if refused:
         return refused
     try:
@@ -150,7 +157,7 @@ def register(request: HttpRequest) -> HttpResponse:
 def token(request: HttpRequest) -> HttpResponse:
     """The token endpoint: grant_type authorization_code (with the PKCE verifier) or
     refresh_token (answers a new refresh token; the one sent is spent)."""
-    refused = _only(request, "POST") or _too_big(request)
+    refused = _only(request, "POST") or _too_fast(request, "token") or _too_big(request)
     if refused:
         return refused
     form = request.POST
@@ -184,7 +191,7 @@ def token(request: HttpRequest) -> HttpResponse:
 @_cors
 def revoke(request: HttpRequest) -> HttpResponse:
     """RFC 7009: revoke an access or refresh token (200 even when it was unknown)."""
-    refused = _only(request, "POST") or _too_big(request)
+    refused = _only(request, "POST") or _too_fast(request, "revoke") or _too_big(request)
     if refused:
         return refused
     try:
@@ -211,6 +218,21 @@ def _required(form, name: str) -> str:
     if not value:
         raise OAuthRefused("invalid_request", f"{name} is required.")
     return value
+
+
+def _too_fast(request: HttpRequest, endpoint: str) -> JsonResponse | None:
+    limit, window = settings.OAUTH_RATE_LIMITS[endpoint]
+    address = request_client_address(request) or "unknown"
+    wait = rate_hit(bucket=endpoint, address=address, limit=limit, window=window)
+    if not wait:
+        return None
+    refused = OAuthRefused(
+        "too_many_requests",
+        f"Too many {endpoint} requests from {address}: at most {limit} in {window} seconds. "
+        f"Try again in {wait} seconds.",
+        status=429,
+    )
+    return _error(refused, {"Retry-After": str(wait)})
 
 
 def _too_big(request: HttpRequest) -> JsonResponse | None:

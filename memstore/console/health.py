@@ -17,7 +17,7 @@ from memstore.facts.paths import Scope, Shard
 from memstore.models import Proposal
 from memstore.prompt.lessons import ORIGIN as LESSONS_ORIGIN
 from memstore.prompt.lessons import lessons_apply
-from memstore.upkeep.health import KINDS, Finding, fact_in_shard, health_fix
+from memstore.upkeep.health import KINDS, PERSON_FIXES, Finding, fact_in_shard, health_fix
 from memstore.upkeep.health_snapshots import (
     finding_from,
     health_fixed,
@@ -242,7 +242,7 @@ def health_rows(findings: list[Finding]) -> list[HealthRow]:
                 other_id=other.fact_id if other else "",
                 other_text=other.text if other else "",
                 other_shard=f"{other.scope}|{other.shard_bot}" if other else "",
-                fixes=f.fixes,
+                fixes=PERSON_FIXES[f.kind],
                 proposal=f.proposal,
             )
         )

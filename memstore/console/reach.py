@@ -14,9 +14,18 @@ fact (or the note) stays out:
     topic, paused, secret   withheld from every read (`memstore.rules.withheld`): on one of
                   the person's excluded topics, their memory is paused, or it looks like a secret
 
-Besides their user memory, each bot lists the facts of its own (team-wide) memory and of the
-projects it joined that name the person ("Sam's salary band is L5"): those reach the bot's
-prompts in any room (a project's when it is in play), unless withheld.
+Besides their user memory, each bot lists the facts of its own (team-wide) memory, of the
+projects it joined and of the workspace's memory that name the person ("Sam's salary band is
+L5"): those reach the bot's prompts in any room (a project's when it is in play), unless the
+same rule that gates every model call (`memstore.rooms.outgoing`) holds them back in that room:
+
+    not readable  the bot keeps a private memory, read only in its own rooms (a group room it
+                  did not open reads none of it)
+    private       visibility=private: only in direct rooms
+
+Every other bot whose memory names the person is listed too, as a group room (where they can
+meet it), whether or not it is linked to the person: a team-wide fact reaches every group room
+the bot talks in.
 
 It renders nothing; the wording of each reason is the console's presenters'.
 """
@@ -36,15 +45,27 @@ from memstore.index import index_sync
 from memstore.models import Fact, ProjectMember
 from memstore.prompt.answer import prompt_answer
 from memstore.prompt.notes import note_read
+from memstore.rooms.access import WORKSPACE
 from memstore.rooms.context import context_open
+from memstore.rooms.outgoing import outgoing_reasons
 from memstore.rules.controls import names
 from memstore.rules.withheld import Withholding, withholding_for
 from memstore.store.selectors import facts_list
+from memstore.upkeep.store import store_bots
 
 PREVIEW_ROOM = "console-about-me"
 REACH_KINDS = ("direct", "group", "routine")
 Reason = Literal[
-    "hidden", "searchable", "expired", "budget", "room kind", "topic", "paused", "secret"
+    "hidden",
+    "searchable",
+    "expired",
+    "budget",
+    "room kind",
+    "topic",
+    "paused",
+    "secret",
+    "not readable",
+    "private",
 ]
 
 
@@ -88,7 +109,8 @@ def prompt_reach(*, person: str, bots: list[str]) -> list[Reach]:
     mine = merge_newest(copies)  # as the prompt merges shards: newest wins
     wrote_note = bool(note_read(kind="you", name=person).text.strip())
     rules = {"direct": withholding_for(person=person), "other": withholding_for(person=None)}
-    named = facts_naming(person=person, bots=bots)
+    others = [bot for bot in store_bots() if bot not in bots]
+    named = facts_naming(person=person, bots=[*bots, *others])
     reaches = []
     for bot in bots:
         for kind in REACH_KINDS:
@@ -96,8 +118,11 @@ def prompt_reach(*, person: str, bots: list[str]) -> list[Reach]:
             reach = _reach(bot=bot, kind=kind, person=person, mine=mine, rule=rule)
             if wrote_note and not reach.note:
                 reach = replace(reach, note_left="room kind" if kind != "direct" else "budget")
-            theirs = [Named(f, _named_reason(f, rule)) for f in named.get(bot, [])]
+            theirs = _named(bot, kind, person, named.get(bot, []), rule)
             reaches.append(replace(reach, named=theirs))
+    for bot in others:  # not linked to the person: they meet in group rooms
+        if theirs := _named(bot, "group", person, named.get(bot, []), rules["other"]):
+            reaches.append(Reach(bot=bot, kind="group", shown=[], left=[], named=theirs))
     return reaches
 
 
@@ -111,6 +136,7 @@ def facts_naming(*, person: str, bots: list[str]) -> dict[str, list[StoredFact]]
         joined[bot].add(project)
     scopes = [Scope("bot", b) for b in bots]
     scopes += [Scope("project", p) for p in sorted(set().union(*joined.values()))]
+    scopes.append(WORKSPACE)
     index_sync(scopes=scopes)
     # Postgres narrows by the name as a whole word; `names` decides, as the write rule does.
     rows = Fact.objects.filter(
@@ -122,7 +148,8 @@ def facts_naming(*, person: str, bots: list[str]) -> dict[str, list[StoredFact]]
         bot: [
             f
             for f in merged
-            if f.scope == f"bot:{bot}" or f.scope.removeprefix("project:") in joined[bot]
+            if f.scope in (f"bot:{bot}", str(WORKSPACE))
+            or f.scope.removeprefix("project:") in joined[bot]
         ]
         for bot in bots
     }
@@ -139,6 +166,38 @@ def _reach(*, bot: str, kind: str, person: str, mine: list[StoredFact], rule: Wi
     left = [Left(f, _reason(f, rule)) for f in mine if f.fact_id not in ids]
     note = next((n.text.strip() for n in answer.notes if n.kind == "you"), "")
     return Reach(bot=bot, kind=kind, shown=shown, left=left, note=note)
+
+
+def _named(
+    bot: str, kind: str, person: str, facts: list[StoredFact], rule: Withholding
+) -> list[Named]:
+    """The facts naming the person that a bot holds, each with why it can't reach the bot's
+    prompt in this room kind (the outgoing gate's rule, a project's as when it is in play)."""
+    if not facts:
+        return []
+    found = []
+    for project in dict.fromkeys(_project(f) for f in facts):
+        ctx = context_open(
+            bot=bot,
+            room_id=PREVIEW_ROOM,
+            room_kind=kind,
+            person=person if kind == "direct" else None,
+            projects=[project] if project else [],
+        )
+        ctx = replace(ctx, own_room=False)  # a group room someone else opened
+        these = [f for f in facts if _project(f) == project]
+        reasons = outgoing_reasons(these, ctx=ctx, rule=rule)
+        found += [
+            (f, Named(f, gated or _named_reason(f, rule)))
+            for f, gated in zip(these, reasons, strict=True)
+        ]
+    order = {id(f): n for n, f in enumerate(facts)}
+    return [named for _, named in sorted(found, key=lambda pair: order[id(pair[0])])]
+
+
+def _project(fact: StoredFact) -> str:
+    kind, _, name = fact.scope.partition(":")
+    return name if kind == "project" else ""
 
 
 def _named_reason(fact: StoredFact, rule: Withholding) -> Reason | None:

@@ -2,7 +2,8 @@
 what it held for review in any mode, synthesis' proposals later), and accepting, editing then
 accepting, or rejecting them.
 
-A proposal source is an object with `pending`, `count` and `decide`; `SOURCES` names them, so a
+The gate's held saves (`memstore.store.held`) are a source too. A proposal source is an object
+with `pending`, `count` and `decide`; `SOURCES` names them, so a
 new source (synthesis) adds itself there and the console's inbox takes it as it is. Accepting a
 learner proposal writes exactly what write mode would have written (the same shard, tier, date
 and `src=`/`by=`/`via=learner` provenance) through the ordinary services, so the rules every
@@ -30,6 +31,9 @@ from memstore.models import LearningEvent, ProposalReview
 from memstore.models import Proposal as UpkeepProposal
 from memstore.prompt.lessons import ORIGIN as LESSONS_ORIGIN
 from memstore.prompt.lessons import lessons_apply
+from memstore.rules.instructions import instruction_kind
+from memstore.rules.withheld import instruction_keep
+from memstore.store.held import ORIGIN as HELD_ORIGIN
 from memstore.store.services import fact_forget, fact_remember
 from memstore.upkeep.proposals import proposal_decide as upkeep_proposal_decide
 
@@ -121,6 +125,9 @@ class LearnerProposals:
                 fact_forget(shards=[shard], fact_id=row.fact_id, by=viewer.person, via="console")
             return row.text
         exchange = row.exchange
+        if instruction_kind(text or row.text):
+            # Held as an instruction, accepted by a person: the gate lets this text through.
+            instruction_keep(text=text or row.text, bot=row.bot, by=viewer.person)
         stored = fact_remember(
             shard=shard,
             text=text or row.text,
@@ -201,7 +208,64 @@ class LessonsProposals:
             raise EditConflict(applied.result.get("error", "Not applied."))
 
 
-SOURCES: dict[str, ProposalSource] = {"learner": LearnerProposals(), "lessons": LessonsProposals()}
+class HeldSaves:
+    """Saves the gate held (`memstore.store.held`: instruction-shaped text that came in through
+    the API, MCP, the console, an import, summarize), in scopes this person may see; accepting
+    one writes it as it came in (`memstore.upkeep.proposals`), with the accepted text."""
+
+    name = "held"
+
+    def _rows(self, bot: str, viewer: Viewer) -> list[UpkeepProposal]:
+        rows = UpkeepProposal.objects.filter(
+            bot=bot, origin=HELD_ORIGIN, status=UpkeepProposal.PROPOSED
+        ).order_by("created_at", "id")
+        return [row for row in rows if viewer.may_see(Scope.parse(row.scope_key))]
+
+    def pending(self, *, bot: str, viewer: Viewer, limit: int) -> list[Proposal]:
+        """The oldest first."""
+        return [
+            Proposal(
+                source=self.name,
+                ref=str(row.pk),
+                bot=row.bot,
+                op="save",
+                scope=row.scope_key,
+                tier=row.result.get("save", {}).get("tier", "log"),
+                text=row.text,
+                fact_id="",
+                at=row.created_at,
+                room_id="",
+                exchange_id=None,
+                why=row.reason,
+            )
+            for row in self._rows(bot, viewer)[:limit]
+        ]
+
+    def count(self, *, bot: str, viewer: Viewer) -> int:
+        """How many wait."""
+        return len(self._rows(bot, viewer))
+
+    def decide(
+        self, *, bot: str, viewer: Viewer, ref: str, decision: Decision, text: str | None
+    ) -> None:
+        """Accept (write it, edited if `text`) or reject one."""
+        row = next((r for r in self._rows(bot, viewer) if str(r.pk) == ref), None)
+        if row is None:
+            raise FactNotFound("That proposal is not waiting for review (decided already?).")
+        if text and decision == "accepted":
+            UpkeepProposal.objects.filter(pk=row.pk).update(text=text)
+        done = upkeep_proposal_decide(
+            proposal_id=row.pk, accept=decision == "accepted", by=viewer.person, bots=[bot]
+        )
+        if done.status == UpkeepProposal.FAILED:
+            raise InvalidFact(done.result.get("error", "Not saved."))
+
+
+SOURCES: dict[str, ProposalSource] = {
+    "learner": LearnerProposals(),
+    "lessons": LessonsProposals(),
+    "held": HeldSaves(),
+}
 
 
 def _int(ref: str) -> int:

@@ -62,6 +62,9 @@ REASONS = {
     "invalid_fact": "not a valid fact",
     "protected": "saved on purpose",
     "instruction": "reads as an instruction",
+    "held_for_review": "reads as an instruction",
+    "other_person": "about someone else",
+    "memory_paused": "memory paused",
     "malformed": "not in the reply's format",
 }
 

@@ -6,7 +6,7 @@ marks), and returns the facts asked for, in order, as the person would have a bo
 about them ("I prefer dark mode" becomes "Prefers dark mode"). A request is an imperative at
 the start of a sentence: "remember that…", "please remember:…", "keep in mind…", "don't forget
 that…", "bear in mind…", "make a note that…", "for future reference…", "could you remember
-that…". Questions ("do you remember that…?", "remember that time we…?"), negations ("don't
+that I…?" (a polite question counts only when it is about the speaker). Questions ("do you remember that…?", "remember that time we…?"), negations ("don't
 remember that"), reports ("I remember that…") and reminders ("remember to call…") are not
 requests.
 
@@ -129,8 +129,10 @@ def _requested(sentence: str) -> tuple[str, bool] | None:
         return None
     fact = match["fact"].strip()
     join = match["join"]
-    if sentence.rstrip().endswith("?") and not match["polite"]:
-        return None  # "Remember that I'm vegan?": a question, not a request
+    if sentence.rstrip().endswith("?") and not (match["polite"] and _SELF.search(fact)):
+        # "Remember that I'm vegan?", "Can you remember that the meeting moved?": questions.
+        # Only a polite request about the speaker ("Could you remember that I…?") is one.
+        return None
     if _NOT_A_FACT.match(fact):
         return None
     if not re.search(r"that\b|[:,\-\u2014;]", join, re.IGNORECASE) and not _SUBJECT.match(fact):

@@ -40,7 +40,7 @@ from memstore.learning.plan import (
     secret_values,
 )
 from memstore.learning.prompts import Turn, episode_prompt, extraction_prompt
-from memstore.learning.room import RoomPeople, room_people, texts_withheld, turn_withheld
+from memstore.learning.room import RoomPeople, room_people, turn_withheld
 from memstore.llm.budget import budget_exhausted
 from memstore.llm.client import ModelClient
 from memstore.llm.config import (
@@ -52,6 +52,7 @@ from memstore.llm.config import (
 from memstore.models import Exchange, ProjectMember, TokenUsage
 from memstore.rooms.access import writable_shard
 from memstore.rooms.context import context_open
+from memstore.rooms.outgoing import outgoing, outgoing_said
 from memstore.rules.content import shard_shared
 from memstore.rules.controls import Controls, controls_parse, controls_sql
 from memstore.rules.instructions import instruction_kind
@@ -151,9 +152,13 @@ def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
     ex = run.exchange
     topics = run.people.topics
     # The day it was said: "next week" in a queued exchange counts from then.
-    said = timezone.localtime(ex.created_at).date() if ex.created_at else timezone.localdate()
+    day = timezone.localtime(ex.created_at).date() if ex.created_at else timezone.localdate()
     # What touches an excluded topic never reaches the model: withheld before the prompt is built.
     turn = turn_withheld(Turn(message=ex.message, reply=ex.reply), person="", people=run.people)
+    said = outgoing_said(
+        [turn.message, turn.reply], ctx=run.ctx, topics=topics, rule=run.withholding
+    )
+    turn = Turn(*said.said)
     scopes = [shard.scope for shard in run.mine]
     known = known_facts(
         scopes=scopes,
@@ -163,17 +168,21 @@ def _decide(run: LearnRun, client: ModelClient) -> list[dict]:
         recalled=[str(r) for r in ex.recalled],
         withholding=run.withholding,
     )
+    # Only what this room may read goes to the model (a private fact never from a group).
+    cleared = outgoing(known.shown, ctx=run.ctx, topics=topics, rule=run.withholding)
+    known.shown = list(cleared.facts)
     prompt = extraction_prompt(
         bot=ex.bot,
         room_kind=ex.room_kind,
         turn=turn,
-        known=texts_withheld((f.text for f in known.shown), topics),
+        known=cleared.texts,
         topics=topics,
-        today=said,
+        today=day,
+        sent=cleared + said,
     )
     completion = client.complete(prompt, max_tokens=EXTRACTION_MAX_TOKENS)
     removing = "remove" in completion.text.lower()
-    parsed = reply_parse(completion.text, known=known.quotable() if removing else {}, today=said)
+    parsed = reply_parse(completion.text, known=known.quotable() if removing else {}, today=day)
     mine = [str(s.scope) for s in run.mine]
     plan = plan_build(
         parsed,
@@ -205,8 +214,19 @@ def _episode(run: LearnRun, client: ModelClient) -> None:
         if message := budget_exhausted(daily_tokens=run.config.daily_tokens):
             run.event("episode", "skipped", reason="budget", tier="episode", detail=message)
             return
+        said = outgoing_said(
+            [text for turn in turns for text in (turn.message, turn.reply)],
+            ctx=run.ctx,
+            topics=run.people.topics,
+            rule=run.withholding,
+        )
+        turns = [Turn(*said.said[i : i + 2]) for i in range(0, len(said.said), 2)]
         prompt = episode_prompt(
-            bot=ex.bot, room_kind=ex.room_kind, turns=turns, max_chars=run.config.episode_chars
+            bot=ex.bot,
+            room_kind=ex.room_kind,
+            turns=turns,
+            max_chars=run.config.episode_chars,
+            sent=said,
         )
         completion = client.complete(prompt, max_tokens=EPISODE_MAX_TOKENS)
         reply = episode_parse(completion.text)

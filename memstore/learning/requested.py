@@ -8,10 +8,13 @@ request, so upkeep never archives or rewrites them). In a direct room they go to
 user memory; elsewhere to the bot's own memory, where a fact about the speaker ("I prefer…")
 is kept with their name ("sam: Prefers…", linked to the statement it was made from and to sam,
 so erasing the statement or sam's erase takes it too: `memstore.facts.derived`), or refused
-when the room did not say who spoke. Instruction-shaped text ("keep in mind that you
-must always obey…", `memstore.rules.instructions`) is never saved: it is held in the review
-inbox, as the learner holds it. Every outcome is a learning event, so the console's learning
-view shows it.
+when the room did not say who spoke. Only the person's own statement about themselves or the
+conversation is saved at once: instruction-shaped text ("keep in mind that every bot must…",
+`memstore.rules.instructions`), and in shared memory a fact naming another registered person
+("Demo is pregnant"), are held in the review inbox, as the learner holds them; questions are
+never requests (`asked`). The write path's gate (`memstore.rules.content`) applies to what is
+saved: secrets, a paused person, an excluded topic, sensitive keywords. Every outcome is a
+learning event, so the console's learning view shows it.
 
 Does not: call a model, or learn anything the person did not ask for (the learner does that,
 later, and is told which facts these were so it does not save them twice).
@@ -26,8 +29,9 @@ from memstore.facts.derived import derived_meta
 from memstore.facts.markdown import fact_identity, make_fact
 from memstore.learning.apply import provenance
 from memstore.learning.asked import Asked, asked_requests
-from memstore.models import Exchange, LearningEvent
+from memstore.models import Exchange, LearningEvent, Person
 from memstore.rooms.access import Context
+from memstore.rules.controls import names, words_of
 from memstore.rules.instructions import instruction_kind
 from memstore.store.in_room import remember_in_room
 
@@ -84,19 +88,8 @@ def requests_keep(
         meta = meta_base | ({"type": "preference"} if _PREFERENCE.match(request.text) else {})
         if text != request.text:  # made from their statement: erased with it (and by them)
             meta |= derived_meta(sources=[fact_identity(request.text)], about=ctx.person)
-        if kind := instruction_kind(text):
-            fact = make_fact(text=text, day=day, tag=None, meta=meta)
-            outcomes.append(
-                Requested(
-                    text=text,
-                    status="held",
-                    fact_id=fact.identity,
-                    scope=f"user:{ctx.person}" if scope == "user" else f"bot:{ctx.bot}",
-                    reason="instruction",
-                    detail=f"Reads as an instruction ({kind}), not a fact: not saved; a person "
-                    "decides in the review inbox.",
-                )
-            )
+        if held := _held(ctx, text, scope, meta, day):
+            outcomes.append(held)
             continue
         try:
             stored = remember_in_room(
@@ -117,6 +110,48 @@ def requests_keep(
             )
         )
     return outcomes
+
+
+def _held(ctx: Context, text: str, scope: str, meta: dict, day: date) -> Requested | None:
+    """What is not saved at once but held for a person in the review inbox: an instruction,
+    and, in shared memory, a fact naming another registered person (theirs to tell)."""
+    if kind := instruction_kind(text):
+        why = (
+            f"Reads as an instruction ({kind}), not a fact: not saved; a person decides in the "
+            "review inbox."
+        )
+        reason = "instruction"
+    elif scope == "bot" and (others := _others_named(text, ctx.person)):
+        why = (
+            "It is about someone else, and this memory is shared: not saved at once; "
+            f"{others[0]} (or an editor of this bot) decides in the review inbox."
+        )
+        reason = "other_person"
+    else:
+        return None
+    fact = make_fact(text=text, day=day, tag=None, meta=meta)
+    return Requested(
+        text=text,
+        status="held",
+        fact_id=fact.identity,
+        scope=f"user:{ctx.person}" if scope == "user" else f"bot:{ctx.bot}",
+        reason=reason,
+        detail=why,
+    )
+
+
+def _others_named(text: str, speaker: str | None) -> list[str]:
+    # Registered people the text names, other than the one speaking ("Demo is pregnant").
+    wanted = set(words_of(text))
+    people = Person.objects.values_list("name", flat=True)
+    return sorted(
+        name
+        for name in people
+        if name != speaker
+        and words_of(name)[:1]
+        and words_of(name)[0] in wanted
+        and names(text, name)
+    )
 
 
 def requests_record(*, exchange_id: int, outcomes: list[Requested]) -> None:

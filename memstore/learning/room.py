@@ -12,7 +12,7 @@ exchange of a paused person (the pipeline does, before any of this).
 """
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memstore.learning.prompts import Turn
@@ -74,8 +74,3 @@ def turn_withheld(turn: Turn, *, person: str, people: RoomPeople) -> Turn:
     return Turn(
         message=withheld(turn.message, people.topics), reply=withheld(turn.reply, people.topics)
     )
-
-
-def texts_withheld(texts: Iterable[str], topics: Sequence[str]) -> list[str]:
-    """The texts that touch none of `topics` (known facts shown to the model)."""
-    return [t for t in texts if not topics or not excluded_topic(t, list(topics))]

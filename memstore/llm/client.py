@@ -1,6 +1,10 @@
 """The model client every model call shares (learning, upkeep, synthesis, summarize): one chat
 completion, no tools, and how many tokens it cost.
 
+A `Prompt` carries what passed the outgoing gate (`memstore.rooms.outgoing`: `sent`), and the
+client sends nothing else: a prompt whose `sent` the gate did not make is refused
+(`UngatedText`) before any request.
+
 The pipeline takes any object with `complete(prompt, max_tokens=)` (tests and benchmarks pass
 their own). The production client uses the `openai` package against any OpenAI-compatible base
 URL. It does not retry by itself: a failed call raises `ModelUnavailable` and the job queue
@@ -11,15 +15,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+from memstore.rooms.outgoing import Cleared, cleared_check
+
 _RETRY = {408, 409, 425, 429}  # client errors that pass with time
 
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """A system and a user message for a chat completion."""
+    """A system and a user message for a chat completion, and what of memory and the room's
+    words they quote, as the outgoing gate cleared it (`sent`)."""
 
     system: str
     user: str
+    sent: Cleared | None = None
 
 
 class ModelUnavailable(Exception):
@@ -59,6 +67,7 @@ class OpenAICompatibleClient:
         )
 
     def complete(self, prompt: Prompt, *, max_tokens: int) -> Completion:
+        cleared_check(prompt.sent)  # nothing leaves that skipped the gate
         try:
             response = self._client.chat.completions.create(
                 model=self.model,

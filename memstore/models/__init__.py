@@ -18,7 +18,13 @@ from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.links import Link
-from memstore.models.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthToken
+from memstore.models.oauth import (
+    OAuthClient,
+    OAuthCode,
+    OAuthGrant,
+    OAuthRateWindow,
+    OAuthToken,
+)
 from memstore.models.people import BotEditor, Person, PersonLink, RoomBinding
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 from memstore.models.rerank import RerankUsage
@@ -42,6 +48,7 @@ __all__ = [
     "OAuthClient",
     "OAuthCode",
     "OAuthGrant",
+    "OAuthRateWindow",
     "OAuthToken",
     "Person",
     "PersonLink",

@@ -66,3 +66,12 @@ class OAuthToken(models.Model):
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)  # a refresh token, once rotated
     revoked_at = models.DateTimeField(null=True, blank=True)
+
+
+class OAuthRateWindow(models.Model):
+    """How many requests one address sent one OAuth endpoint in one fixed window (`key` names
+    all three); windows past their end are dropped as new ones open."""
+
+    key = models.CharField(max_length=200, unique=True)
+    count = models.IntegerField(default=0)
+    window_end = models.DateTimeField(db_index=True)

@@ -37,7 +37,7 @@ from memstore.facts.records import StoredFact, stored_from_row
 from memstore.facts.validity import expired_sql
 from memstore.models import Fact
 from memstore.prompt.compose import BlockInput, BlockKind, Budget, SliceName
-from memstore.rules.withheld import secret_flag
+from memstore.rules.withheld import fact_flag
 
 BEST_KEPT = 96  # keys kept per best list: a forget of a shown fact rarely needs a re-sort
 UPDATE_MAX_ROWS = 1000  # more changed rows than this: load the whole state again
@@ -359,7 +359,7 @@ def state_block(
         bonus = state.rows[row_id][8]
         facts.append(replace(stored, rank=stored.rank + bonus) if bonus else stored)
         if row_id not in state.flags:
-            state.flags[row_id] = bool(secret_flag(stored))
+            state.flags[row_id] = bool(fact_flag(stored))
         if state.flags[row_id]:
             flagged.add(stored.fact_id)
     kind: BlockKind = state.scope.kind  # type: ignore[assignment]

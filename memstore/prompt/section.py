@@ -45,7 +45,7 @@ from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
 from memstore.rules.withheld import (
     Withholding,
-    secret_flag,
+    fact_flag,
     withholding_parse,
     withholding_sql,
 )
@@ -140,7 +140,7 @@ def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = Fal
     ]
     kind: BlockKind = scope.kind  # type: ignore[assignment]
     # Worked out once per load: a remembered block is checked by the detector only when loaded.
-    flagged = frozenset(f.fact_id for f in facts if secret_flag(f))
+    flagged = frozenset(f.fact_id for f in facts if fact_flag(f))
     return BlockInput(
         kind=kind, name=scope.name, facts=facts, on_disk=on_disk, private=private, flagged=flagged
     )

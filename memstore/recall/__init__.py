@@ -8,6 +8,9 @@
 - vectors: the semantic side; matrices: search by meaning in this process; top: the best rows
   without sorting every row
 - embeddings: text embeddings; query_vectors: query vectors, cached
+- static: the static tier, a token table distilled once from the bundled model; tiers: which
+  tier of meaning serves a search (full, static for facts waiting for theirs, or words)
+- vector_copy: many vectors stored with one binary COPY
 - backfill, jobs: vectors for new facts, made by the worker (never inside a request)
 - backlog: how far memory is behind its files, in numbers (being indexed, words only), the one
   count every stale or words-only answer reads

@@ -29,6 +29,7 @@ from django.db import connection
 from memstore.facts.markdown import FactLine
 from memstore.recall.embeddings import Embedder
 from memstore.recall.vectors import embedder_current, vectors_embedded, vectors_store
+from memstore.rooms.outgoing import passages_cleared
 
 CHUNK = 64  # facts per step: a step is short, so a stop (or a failure) loses little work
 
@@ -37,13 +38,24 @@ _PENDING_SQL = (
     " AND NOT EXISTS (SELECT 1 FROM memstore_embedding e"
     " WHERE e.model = %s AND e.fact_id = f.fact_id) ORDER BY f.id LIMIT %s"
 )
+_UNLESS_SQL = (
+    " AND NOT EXISTS (SELECT 1 FROM memstore_embedding u WHERE u.model = %s"
+    " AND u.fact_id = f.fact_id)"
+)
 _STATE_SQL = (
     "SELECT count(DISTINCT f.fact_id), count(DISTINCT f.fact_id) FILTER (WHERE NOT EXISTS"
     " (SELECT 1 FROM memstore_embedding e WHERE e.model = %s AND e.fact_id = f.fact_id))"
     " FROM memstore_fact f"
 )
 
-_after: dict[tuple[str, str], int] = {}  # (database, model) -> every row up to it has a vector
+_STATE_UNLESS_SQL = (
+    "SELECT count(DISTINCT f.fact_id), count(DISTINCT f.fact_id) FILTER (WHERE NOT EXISTS"
+    " (SELECT 1 FROM memstore_embedding e WHERE e.model = %s AND e.fact_id = f.fact_id)"
+    f"{_UNLESS_SQL}) FROM memstore_fact f"
+)
+
+_after: dict[tuple[str, str, str | None], int] = {}  # (database, model, unless) -> every row up
+# to it has a vector
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +81,15 @@ def backfill_run(
     chunk: int = CHUNK,
     progress: Callable[[int], None] | None = None,
     threads: int | None = None,
+    unless: str | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> BackfillReport:
     """Embed facts without a vector until none is left or `seconds` have passed (None: no
     limit), on `threads` threads (default EMBEDDINGS_BACKFILL_THREADS); `progress(n)` after
-    each step with the vectors computed so far. A model error propagates once the steps
-    before it are stored.
+    each step with the vectors computed so far; `unless`: a model whose vector spares a fact
+    this one (the static tier is made only for facts waiting for the full model's); `stop()`,
+    asked after each step, ends the run early (more to do: the job yields to the static tier's
+    run when new facts came in). A model error propagates once the steps before it are stored.
 
     The next step's texts are embedded on a thread of their own while this one stores the
     step before (Postgres inserts into its HNSW index on its own core meanwhile), so the model
@@ -83,7 +99,7 @@ def backfill_run(
         threads = int(settings.EMBEDDINGS_BACKFILL_THREADS)
     if embedder is None:
         return BackfillReport(embedded=0, more=False)
-    key = (connection.settings_dict["NAME"], embedder.name)
+    key = (connection.settings_dict["NAME"], embedder.name, unless)
     started = time.monotonic()
     with connection.cursor() as cursor:
         cursor.execute("SELECT coalesce(max(id), 0) FROM memstore_fact")
@@ -92,7 +108,7 @@ def backfill_run(
     flying: _Step | None = None
     with ThreadPoolExecutor(1, thread_name_prefix="backfill") as ahead:
         while True:
-            step = _step_start(ahead, embedder, after, chunk, threads, flying)
+            step = _step_start(ahead, embedder, after, chunk, threads, flying, unless)
             if step is not None:
                 after = step.last
             if flying is not None:
@@ -103,10 +119,12 @@ def backfill_run(
             if flying is None:
                 _after[key] = max(after, top)
                 return BackfillReport(embedded=done, more=False)
-            if seconds is not None and time.monotonic() - started >= seconds:
+            late = seconds is not None and time.monotonic() - started >= seconds
+            if late or (stop is not None and stop()):
                 done += _step_store(embedder, flying, progress, done)
                 _after[key] = flying.last
-                return BackfillReport(embedded=done, more=bool(_pending(after, embedder.name, 1)))
+                more = bool(_pending(after, embedder.name, 1, unless))
+                return BackfillReport(embedded=done, more=more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +156,12 @@ def _step_start(
     chunk: int,
     threads: int,
     flying: "_Step | None",
+    unless: str | None = None,
 ) -> "_Step | None":
     """The next chunk after row `after`, its embedding started on `ahead`; None when none is
     left. Identities of the step still in flight are left out (not stored yet, so the query
     still finds them where another row holds the same fact)."""
-    rows = _pending(after, embedder.name, chunk)
+    rows = _pending(after, embedder.name, chunk, unless)
     if not rows:
         return None
     busy = set(flying.fact_ids) if flying is not None else set()
@@ -150,24 +169,42 @@ def _step_start(
     fact_ids = list(texts)
     # The tier tag ("[note] ...") says nothing about meaning; embed the body.
     bodies = [FactLine(day=date.min, text=texts[fact_id]).body for fact_id in fact_ids]
+    fact_ids, bodies = passages_cleared(embedder, fact_ids, bodies)  # the gate, when remote
     return _Step(rows[-1][0], fact_ids, ahead.submit(vectors_embedded, embedder, bodies, threads))
 
 
-def _pending(after: int, model: str, limit: int) -> list[tuple[int, str, str]]:
+def _pending(
+    after: int, model: str, limit: int, unless: str | None = None
+) -> list[tuple[int, str, str]]:
+    sql, params = _PENDING_SQL, [after, model, limit]
+    if unless is not None:
+        at = sql.index(" ORDER BY")
+        sql, params = sql[:at] + _UNLESS_SQL + sql[at:], [after, model, unless, limit]
     with connection.cursor() as cursor:
-        cursor.execute(_PENDING_SQL, [after, model, limit])
+        cursor.execute(sql, params)
         return cursor.fetchall()
 
 
-def backfill_state(*, embedder: Embedder | None = None) -> BackfillState:
-    """How many distinct facts the index holds and how many wait for a vector (one scan of
-    the index: for commands and benchmarks, not for requests)."""
+def backfill_waiting(embedder: Embedder, *, unless: str | None = None) -> bool:
+    """Whether some indexed fact has no vector under `embedder` (nor `unless`): one short query
+    from the highest row this process saw done."""
+    key = (connection.settings_dict["NAME"], embedder.name, unless)
+    return bool(_pending(_after.get(key, 0), embedder.name, 1, unless))
+
+
+def backfill_state(*, embedder: Embedder | None = None, unless: str | None = None) -> BackfillState:
+    """How many distinct facts the index holds and how many wait for a vector (with `unless`:
+    for one under neither model, e.g. searchable by no tier of meaning yet); one scan of the
+    index: for commands and benchmarks, not for requests."""
     embedder = embedder or embedder_current()
     with connection.cursor() as cursor:
         if embedder is None:
             cursor.execute("SELECT count(DISTINCT fact_id) FROM memstore_fact")
             return BackfillState(facts=cursor.fetchone()[0], waiting=0)
-        cursor.execute(_STATE_SQL, [embedder.name])
+        if unless is not None:
+            cursor.execute(_STATE_UNLESS_SQL, [embedder.name, unless])
+        else:
+            cursor.execute(_STATE_SQL, [embedder.name])
         facts, waiting = cursor.fetchone()
     return BackfillState(facts=facts, waiting=waiting)
 

@@ -13,6 +13,9 @@ whatever the order, batch, thread count or process, for about 10 % of indexing s
 (docs/benchmarks.md). The embedder's `name` says how its vectors were made, so vectors cached
 by an earlier method are recomputed once.
 
+A remote endpoint (`OpenAICompatibleEmbedder`) is sent only what the outgoing gate cleared
+(`memstore.rooms.outgoing`): its methods take a `Cleared`, never plain texts (UngatedText).
+
 Does not: store vectors, search, fuse or rank (recall owns that), read Django settings or the
 environment (callers pass values in), or download anything. A missing model is not an error:
 `embedder_load` returns None and recall falls back to lexical search.
@@ -23,9 +26,12 @@ import hashlib
 import importlib.util
 import logging
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from memstore.rooms.outgoing import Cleared
 
 logger = logging.getLogger(__name__)
 
@@ -178,11 +184,13 @@ class OpenAICompatibleEmbedder:
         self.name = f"openai:{model}"
         self.batch_size = batch_size
 
+    remote = True  # the texts leave this server: only what the outgoing gate cleared
+
     @property
     def dim(self) -> int:
         """The vector size: as declared, else learned from the server (one probe call)."""
         if self._dim is None:
-            self._request(["dimension probe"])
+            self._request(["dimension probe"])  # a fixed word, nothing of memory
         assert self._dim is not None
         return self._dim
 
@@ -199,16 +207,23 @@ class OpenAICompatibleEmbedder:
             raise ValueError(f"{self.name} returned dim {vectors.shape[1]}, expected {self._dim}")
         return vectors
 
-    def embed_passages(self, texts: list[str]) -> np.ndarray:
-        """Embed facts in batches as (n, dim) normalised rows, in input order."""
+    def embed_passages(self, texts: "Cleared") -> np.ndarray:  # type: ignore[override]
+        """Embed cleared facts in batches as (n, dim) normalised rows, in input order."""
+        from memstore.rooms.outgoing import cleared_check  # late: the bundled model needs no Django
+
+        texts = cleared_check(texts).texts
         if not texts:
             return np.empty((0, self.dim), dtype=np.float32)
         batches = range(0, len(texts), self.batch_size)
         return np.vstack([self._request(texts[i : i + self.batch_size]) for i in batches])
 
-    def embed_query(self, text: str) -> np.ndarray:
-        """Embed a query as a (dim,) normalised vector."""
-        return self._request([text])[0]
+    def embed_query(self, text: "str | Cleared") -> np.ndarray:
+        """Embed a query (its words go out as the caller's own, `outgoing_query`) as a (dim,)
+        normalised vector."""
+        from memstore.rooms.outgoing import cleared_check, outgoing_query
+
+        sent = outgoing_query(text) if isinstance(text, str) else cleared_check(text)
+        return self._request(list(sent.said))[0]
 
 
 @functools.cache

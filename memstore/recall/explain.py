@@ -51,6 +51,9 @@ class ResultWhy:
     rerank_score: float | None = None
     rerank_rank: int | None = None
     rerank_kept: bool = False  # not sent to the reranker: kept its fusion place
+    static_cosine: float | None = None  # waiting for its full vector: the static tier's cosine
+    static_rank: int | None = None  # its place in the static tier's list
+    capped: bool = False  # meaning-only, narrowly above the floor: held below the best word match
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +78,9 @@ class Explanation:
     reranker: str | None
     reranked: bool
     results: list[ResultWhy]
+    meaning: str = "words"  # which tier of meaning served: full, static, mixed or words
+    tiers: object = None  # `tiers.Tiers`: facts judged by the full model, the static tier, words
+    static_floor: float | None = None  # the static cosine a waiting fact had to reach
     expected: list[ExpectedWhy] = field(default_factory=list)
     # What `expected_why` reads; not part of the answer.
     fused: list = field(default_factory=list, repr=False)
@@ -112,6 +118,9 @@ def explanation(found, fused, result, mentions, *, reranked, reranker, limit, mo
                 else round(reranked.scores[fact.fact_id], 4),
                 rerank_rank=None if reranked is None else reranked.ranks.get(fact.fact_id),
                 rerank_kept=reranked is not None and fact.fact_id in reranked.kept,
+                static_cosine=None if f.static_cosine is None else round(f.static_cosine, 4),
+                static_rank=f.static_rank,
+                capped=f.capped,
             )
         )
     return Explanation(
@@ -122,6 +131,9 @@ def explanation(found, fused, result, mentions, *, reranked, reranker, limit, mo
         reranker=None if reranker is None else reranker.name,
         reranked=result.reranked,
         results=rows,
+        meaning=result.meaning,
+        tiers=result.tiers,
+        static_floor=_static_floor(found),
         fused=fused,
         vector=found.vector,
         model=model,
@@ -129,6 +141,11 @@ def explanation(found, fused, result, mentions, *, reranked, reranker, limit, mo
         withheld=found.withheld,
         raw_terms=list(found.terms),
     )
+
+
+def _static_floor(found) -> float | None:
+    known = found.waiting_known
+    return None if known is None or known.static_cut is None else round(known.static_cut, 4)
 
 
 def expected_why(
@@ -174,6 +191,7 @@ def _reason(fact, explained, places, fused_rank, terms, seen, today) -> str:
             "topic": "Withheld: it touches a topic a person excluded.",
             "paused": "Withheld: the person paused memory.",
             "secret": "Withheld: the secret detector flags it.",
+            "instruction": "Withheld: it reads as an instruction to a model, not a fact.",
         }[why]
     if fact.fact_id in fused_rank:
         rank = fused_rank[fact.fact_id]

@@ -5,8 +5,11 @@ scope may hold the same fact: the newest copy stands for it), then a fact scores
     dense_weight / (k + its rank by meaning) + lexical_weight / (k + its rank by words)
 over the lists it is in, so a fact found both ways ranks highest. Words get half the say of
 meaning: keyword-heavy noise otherwise drags paraphrase matches down. When the query names a
-date ("in March", "on 1 February, 2023"), the candidates saved around then form a third list,
-in fused order, with the same say as words. Ties break by date, then by identity: never by row id, so the
+date ("in March", "on 1 February, 2023"), the candidates saved around then form a list of their
+own, in fused order, with the same say as words. Facts still waiting for their full vector are
+ranked by the static tier in a list of their own, with the say of words while no fact has its
+full vector, rising to that of meaning as they get theirs (a fact leaves the list once its full
+vector is there). Ties break by date, then by identity: never by row id, so the
 order does not depend on the order facts were indexed in.
 
 The relevance floor, fewer results beat padded ones, at any store size:
@@ -16,7 +19,10 @@ The relevance floor, fewer results beat padded ones, at any store size:
   particular ("restrat") sits near the median everywhere, however high that is;
 - a lexical hit that meaning does not support (searched by meaning, not among its hits) stays
   only if it holds at least LEXICAL_COVERAGE of the query's term weight: "window seats
-  flights" does not find "The card table in the lounge seats six" by "seats" alone.
+  flights" does not find "The card table in the lounge seats six" by "seats" alone;
+- while the best word match waits for its full vector, a hit sharing no word with the query that
+  clears the meaning floor by less than NARROW (by either tier) counts for no more than the
+  second-best word match: it never ranks above the best one, which meaning could not judge yet.
 """
 
 from collections.abc import Callable
@@ -29,6 +35,12 @@ RRF_K = 10
 DENSE_WEIGHT = 1.0
 LEXICAL_WEIGHT = 0.5
 DATE_WEIGHT = 0.5
+# The static tier's list, over waiting facts only: with the say of meaning when most facts have
+# their full vector (the waiting ones must not be crowded out by them), with the say of words when
+# none has (the tier alone is weaker than words); in between, by the share embedded.
+STATIC_WEIGHT = 1.0
+STATIC_WEIGHT_ALONE = 0.5
+NARROW = 0.1  # a meaning-only hit this close above its floor is weak evidence
 # Cosines below the floor are noise. bge-small-en-v1.5 (query with its retrieval prefix):
 # unrelated queries peak at 0.41-0.50 over a small memory, answers sit at 0.57 and up (95 % of
 # the LoCoMo dev questions have a best hit above 0.62). Other models spread differently;
@@ -66,6 +78,9 @@ class Fused:
     lexical_rank: int | None = None  # its place in the words' list (1 = first), None: absent
     dense_rank: int | None = None  # its place in the meaning's list
     date_bonus: float = 0.0  # what the date the query names added to its score
+    static_cosine: float | None = None  # waiting for its full vector: its static cosine
+    static_rank: int | None = None  # its place in the static tier's list
+    capped: bool = False  # a narrow meaning-only hit held below the best word match (waiting)
 
 
 def dense_floor(
@@ -112,38 +127,51 @@ def lexical_floor(
     return [hit for hit in lexical if hit.fact_id in supported or hit.coverage >= coverage]
 
 
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """What fusion knows of the facts still waiting for their full vector: the static tier's
+    hits (best first) and floor, the identities of the words' hits that wait, and the full
+    model's floor."""
+
+    static: list[Ranked]
+    words_waiting: frozenset[str] = frozenset()
+    dense_cut: float | None = None
+    static_cut: float | None = None
+    embedded: float = 1.0  # the share of the searched facts that have their full vector
+
+    @property
+    def weight(self) -> float:
+        """The static list's say (see STATIC_WEIGHT)."""
+        return STATIC_WEIGHT_ALONE + (STATIC_WEIGHT - STATIC_WEIGHT_ALONE) * self.embedded
+
+
 def fuse(
     *,
     lexical: list[Ranked],
     dense: list[Ranked],
     dated: Callable[[date], bool] | None = None,
+    waiting: Waiting | None = None,
     k: float = RRF_K,
     lexical_weight: float = LEXICAL_WEIGHT,
     dense_weight: float = DENSE_WEIGHT,
     date_weight: float = DATE_WEIGHT,
+    static_weight: float | None = None,
 ) -> list[Fused]:
-    """Weighted reciprocal-rank fusion of two ranked lists (best first in each), best first;
-    `dated` says which days the query names. Ties go to the newer fact, then the lower identity."""
+    """Weighted reciprocal-rank fusion of the ranked lists (best first in each), best first;
+    `dated` says which days the query names, `waiting` what is known of facts without a full
+    vector. Ties go to the newer fact, then the lower identity."""
     lexical = merge_newest(hit for hit in lexical if hit.score > 0)
-    dense = merge_newest(dense)
     scores: dict[str, float] = {}
     rows: dict[str, Ranked] = {}
-    lexical_of: dict[str, float] = {}
-    cosine_of: dict[str, float] = {}
-    lexical_rank: dict[str, int] = {}
-    dense_rank: dict[str, int] = {}
-    for rank, hit in enumerate(dense, start=1):
-        scores[hit.fact_id] = scores.get(hit.fact_id, 0.0) + dense_weight / (k + rank)
-        cosine_of[hit.fact_id] = hit.score
-        dense_rank[hit.fact_id] = rank
-        rows[hit.fact_id] = hit
-    for rank, hit in enumerate(lexical, start=1):
-        scores[hit.fact_id] = scores.get(hit.fact_id, 0.0) + lexical_weight / (k + rank)
-        lexical_of[hit.fact_id] = hit.score
-        lexical_rank[hit.fact_id] = rank
-        seen = rows.get(hit.fact_id)
-        if seen is None or hit.day > seen.day:
-            rows[hit.fact_id] = hit
+    cosine_of, dense_rank = _credited(merge_newest(dense), dense_weight, k, scores, rows)
+    if static_weight is None:
+        static_weight = waiting.weight if waiting is not None else STATIC_WEIGHT
+    # A fact whose full vector arrived meanwhile was judged by meaning: not by the static tier.
+    static = [
+        h for h in merge_newest(waiting.static if waiting else []) if h.fact_id not in cosine_of
+    ]
+    static_of, static_rank = _credited(static, static_weight, k, scores, rows)
+    lexical_of, lexical_rank = _credited(lexical, lexical_weight, k, scores, rows, newer=True)
     fused = [
         Fused(
             pk=rows[fact_id].pk,
@@ -154,23 +182,79 @@ def fuse(
             cosine=cosine_of.get(fact_id),
             lexical_rank=lexical_rank.get(fact_id),
             dense_rank=dense_rank.get(fact_id),
+            static_cosine=static_of.get(fact_id),
+            static_rank=static_rank.get(fact_id),
         )
         for fact_id, score in scores.items()
     ]
+    if waiting is not None and lexical and lexical[0].fact_id in waiting.words_waiting:
+        fused = _narrow_capped(fused, waiting, lexical_weight / (k + 2))
     fused.sort(key=_order)
-    if dated is not None:
-        inside = [f for f in fused if dated(f.day)]
-        bonus = {f.fact_id: date_weight / (k + rank) for rank, f in enumerate(inside, start=1)}
-        fused = sorted(
-            (
-                replace(f, score=f.score + bonus[f.fact_id], date_bonus=bonus[f.fact_id])
-                if f.fact_id in bonus
-                else f
-                for f in fused
-            ),
-            key=_order,
+    return fused if dated is None else _dated(fused, dated, date_weight, k)
+
+
+def _credited(
+    hits: list[Ranked],
+    weight: float,
+    k: float,
+    scores: dict[str, float],
+    rows: dict[str, Ranked],
+    *,
+    newer: bool = False,
+) -> tuple[dict[str, float], dict[str, int]]:
+    """Add one list's reciprocal-rank credit to `scores` (keeping a row per fact in `rows`; with
+    `newer`, the newer of two rows); each fact's score and place in the list."""
+    score_of: dict[str, float] = {}
+    rank_of: dict[str, int] = {}
+    for rank, hit in enumerate(hits, start=1):
+        scores[hit.fact_id] = scores.get(hit.fact_id, 0.0) + weight / (k + rank)
+        score_of[hit.fact_id] = hit.score
+        rank_of[hit.fact_id] = rank
+        seen = rows.get(hit.fact_id)
+        if seen is None or not newer or hit.day > seen.day:
+            rows[hit.fact_id] = hit
+    return score_of, rank_of
+
+
+def _dated(fused: list[Fused], dated: Callable[[date], bool], weight: float, k: float) -> list:
+    """The candidates saved on a day the query names, credited as a list of their own."""
+    inside = [f for f in fused if dated(f.day)]
+    bonus = {f.fact_id: weight / (k + rank) for rank, f in enumerate(inside, start=1)}
+    return sorted(
+        (
+            replace(f, score=f.score + bonus[f.fact_id], date_bonus=bonus[f.fact_id])
+            if f.fact_id in bonus
+            else f
+            for f in fused
+        ),
+        key=_order,
+    )
+
+
+def _narrow_capped(fused: list[Fused], waiting: Waiting, cap: float) -> list[Fused]:
+    """Hits sharing no word with the query that clear their tier's floor by less than NARROW,
+    their scores scaled down to at most `cap` (the second-best word match's credit)."""
+
+    def narrow(f: Fused) -> bool:
+        if f.lexical_rank is not None:
+            return False
+        if f.cosine is not None:
+            return waiting.dense_cut is not None and f.cosine < waiting.dense_cut + NARROW
+        return (
+            f.static_cosine is not None
+            and waiting.static_cut is not None
+            and f.static_cosine < waiting.static_cut + NARROW
         )
-    return fused
+
+    over = [f.score for f in fused if f.score > cap and narrow(f)]
+    if not over:
+        return fused
+    # Scaled, not clipped: the capped hits keep their order among themselves.
+    top = max(over)
+    return [
+        replace(f, score=cap * f.score / top, capped=True) if f.score > cap and narrow(f) else f
+        for f in fused
+    ]
 
 
 def _order(fused: Fused) -> tuple:

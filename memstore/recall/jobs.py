@@ -6,7 +6,10 @@
 queueing lock keeps at most one waiting, a lock runs one at a time across workers), at most once
 every `KICK_EVERY_S` seconds per process, and never waits for it. A job embeds for up to
 `SLICE_S` seconds, then queues its successor if facts are still waiting, so learning jobs queued
-meanwhile get their turn. A failure (the model down) is retried with exponential backoff
+meanwhile get their turn. A job first gives the facts waiting for a vector their static tier's
+(`tiers`: thousands a second, so a drop-in is searchable by a first tier of meaning within
+seconds), distilling the tier's table the first time (about 2 minutes, once), then makes the
+full model's vectors; once none waits, the static vectors they replaced are deleted. A failure (the model down) is retried with exponential backoff
 (EMBEDDINGS_RETRY_WAIT seconds, doubled per attempt) and nothing is lost (see `backfill`); a
 periodic task every minute queues a run too, so meaning catches up after a worker was stopped
 or a job gave up.
@@ -23,7 +26,10 @@ from procrastinate import BaseRetryStrategy, RetryDecision
 from procrastinate.contrib.django import app
 from procrastinate.jobs import Job
 
-from memstore.recall.backfill import backfill_run
+from memstore.recall.backfill import backfill_run, backfill_waiting
+from memstore.recall.static import StaticEmbedder
+from memstore.recall.tiers import static_current
+from memstore.recall.vectors import embedder_current
 
 logger = logging.getLogger(__name__)
 QUEUE = "embeddings"
@@ -31,6 +37,7 @@ TASK = "memstore.recall.embed"
 LOCK = "recall-embed"
 SLICE_S = 20.0  # one job's share of the worker before it queues its successor
 KICK_EVERY_S = 2.0
+STATIC_CHUNK = 2_000  # static vectors per step: microseconds each, so a step stays short
 RETRY_ATTEMPTS = 8
 
 _kicked: dict[str, float] = {}  # database -> when this process last queued a run
@@ -51,12 +58,46 @@ def embed_backfill() -> str:
     """Embed waiting facts for up to SLICE_S seconds; queue the next run if some are left."""
     close_old_connections()
     try:
-        report = backfill_run(seconds=SLICE_S)
+        full = embedder_current()
+        static = _static_tier(full)
+        if static is not None:
+            first = backfill_run(
+                embedder=static, seconds=SLICE_S, chunk=STATIC_CHUNK, unless=full.name
+            )
+            if first.more:
+                backfill_wanted(force=True)
+                return f"{first.embedded} static, more waiting"
+        # New facts (a drop-in indexed meanwhile) get their static vectors before more full ones.
+        news = (lambda: backfill_waiting(static, unless=full.name)) if static else None
+        report = backfill_run(embedder=full, seconds=SLICE_S, stop=news)
         if report.more:
             backfill_wanted(force=True)
+        elif static is not None and report.embedded:
+            static_replaced_delete(static, full.name)
         return f"{report.embedded} embedded" + (", more waiting" if report.more else "")
     finally:
         close_old_connections()
+
+
+def _static_tier(full) -> StaticEmbedder | None:
+    try:
+        return static_current(full, build=True)
+    except Exception:
+        # The tier is an optimisation: without it the full model's backfill goes on as before.
+        logger.exception("could not distil the static tier; waiting facts are found by words")
+        return None
+
+
+def static_replaced_delete(static: StaticEmbedder, full: str) -> int:
+    """Delete the static vectors of facts that have their full one (recall no longer reads
+    them); how many."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "DELETE FROM memstore_embedding s WHERE s.model = %s AND EXISTS (SELECT 1 FROM"
+            " memstore_embedding e WHERE e.model = %s AND e.fact_id = s.fact_id)",
+            [static.name, full],
+        )
+        return cursor.rowcount
 
 
 @app.periodic(cron="* * * * *", periodic_id="memstore.recall.embed.tick")

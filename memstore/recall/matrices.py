@@ -133,6 +133,41 @@ def matrices_search(
     return Nearest(hits=_top([m.snapshot for m in entries], scores, limit), waiting=waiting)
 
 
+def matrices_waiting(
+    snapshots: list[Snapshot],
+    query: np.ndarray,
+    tier: Embedder,
+    full: Embedder,
+    *,
+    limit: int,
+    include_hidden: bool,
+    fetch,
+) -> tuple[list[VectorHit], int]:
+    """The `limit` rows nearest by `tier`'s vectors among the rows that have none under `full`
+    yet (its matrices as this process holds them: a row whose full vector is not seen here yet
+    counts as waiting), and how many distinct waiting facts the tier could rank. Exact cosines:
+    the waiting rows of a drop-in are few enough, and the tier's vectors are short."""
+    db = connection.settings_dict["NAME"]
+    entries = [m for m in _current(snapshots, tier, fetch) if m.snapshot.rows]
+    heads, ranked, served = [], [], 0
+    for m in entries:
+        held = _cache.peek((db, full.name, m.snapshot.key))
+        waiting = held.missing if held is not None and held.snapshot is m.snapshot else None
+        if waiting is None:
+            waiting = np.ones(m.snapshot.rows, dtype=bool)
+        usable = waiting & ~m.missing
+        served += len(np.unique(m.snapshot.codes[usable])) if usable.any() else 0
+        heads.append(m.snapshot)
+        ranked.append(usable if include_hidden else usable & ~m.snapshot.hidden)
+    if not heads or not any(mask.any() for mask in ranked):
+        return [], served
+    keep = np.concatenate(ranked)
+    scores = _products([m.matrix for m in entries], query)
+    scores[~keep] = -np.inf
+    hits = [hit for hit in _top(heads, scores, limit) if hit.cosine > -np.inf]
+    return hits, served
+
+
 def matrices_held(snapshots: list[Snapshot], embedder: Embedder) -> bool:
     """Whether this process holds every one of these snapshots' matrices as they are, so a
     search needs no rebuild (for a 100,000-fact scope a rebuild lays out a new 150 MB matrix:

@@ -4,9 +4,11 @@ Owns: `rerank_top`, which asks the configured reranker (`rerankers`) to score th
 RECALL_RERANK_TOP_N facts of the fusion and blends its rank with the fusion's:
     1 / (BLEND_K + fusion rank) + RERANK_WEIGHT / (BLEND_K + reranker rank)
 so a fact both agree on stays first and a paraphrase the cross-encoder misjudges keeps most of
-its place. What it may send: every fact to the bundled model (it runs here); to a remote one,
-never a private fact, a user-scope fact (a person's memory), a hidden one, or one the read
-withholds: those keep their fusion place, and the others are reordered around them. A remote
+its place. What it may send: every fact the read does not withhold to the bundled model (it
+runs here); to a remote one, only what the outgoing gate clears (`memstore.rooms.outgoing`,
+`personal=False`): never a private fact, a person's memory, a private conversation's, a private
+bot's, a hidden one, or one the read withholds (an excluded topic of a person it names): those
+keep their fusion place, and the others are reordered around them. A remote
 reranker's tokens count against its own daily cap (RECALL_RERANK_DAILY_TOKENS, one row a day,
 `RerankUsage`); once spent, recall answers in the fusion's order and says so. Everything must
 finish within RECALL_RERANK_TIMEOUT_MS, else the fusion's order stands (and the note says so).
@@ -28,7 +30,8 @@ from memstore.facts.records import StoredFact
 from memstore.models import RerankUsage
 from memstore.recall.fusion import Fused
 from memstore.recall.rerankers import Reranker, RerankFailed, reranker_load
-from memstore.rules.withheld import Withholding
+from memstore.rooms.outgoing import Cleared, outgoing
+from memstore.rules.withheld import Withholding, withholding_for
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +85,7 @@ def rerank_top(
     order = [f.pk for f in fused]
     top_n = top_n or int(settings.RECALL_RERANK_TOP_N)
     head = [f for f in fused[:top_n] if f.pk in rows]
-    sendable = [f for f in head if _sendable(rows[f.pk], reranker, withheld)]
+    sendable, texts = _sendable(head, rows, reranker, withheld)
     kept = frozenset(f.fact_id for f in head if f not in sendable)
     if len(sendable) < 2:
         return Reranked(order=order, kept=kept)
@@ -99,7 +102,7 @@ def rerank_top(
     start = time.monotonic()
     deadline = start + float(settings.RECALL_RERANK_TIMEOUT_MS) / 1000
     try:
-        scored = reranker.score(query, [rows[f.pk].text for f in sendable], deadline=deadline)
+        scored = reranker.score(query, texts, deadline=deadline)
     except RerankFailed as error:
         logger.warning("reranker %s failed: %s; fusion order kept", reranker.name, error)
         return Reranked(
@@ -152,12 +155,28 @@ def blend(fused_order: list[str], reranker_rank: dict[str, int]) -> list[str]:
     return [fact_id for _, fact_id in sorted(enumerate(fused_order), key=blended)]
 
 
-def _sendable(fact: StoredFact, reranker: Reranker, withheld: Withholding | None) -> bool:
-    if withheld is not None and withheld.reason(fact) is not None:
-        return False  # skipped from the answer anyway; a secret never leaves
+def _sendable(
+    head: list[Fused], rows: dict[int, StoredFact], reranker: Reranker, withheld: Withholding | None
+) -> tuple[list[Fused], "list[str] | Cleared"]:
+    """The head's facts the reranker may see, and their texts: what the read does not withhold
+    to the bundled model; to a remote one, what the outgoing gate clears (no room, nothing
+    personal), as the gate's `Cleared`."""
+    head = [f for f in head if withheld is None or withheld.reason(rows[f.pk]) is None]
     if not reranker.remote:
-        return True
-    return fact.visibility not in ("private", "hidden") and not fact.scope.startswith("user:")
+        return head, [rows[f.pk].text for f in head]
+    cleared = outgoing(
+        [rows[f.pk] for f in head],
+        ctx=None,
+        personal=False,
+        rule=withheld or withholding_for(person=None),
+    )
+    passed = {(fact.fact_id, fact.scope, fact.shard_bot) for fact in cleared.facts}
+    sendable = [f for f in head if _key(rows[f.pk]) in passed]
+    return sendable, cleared
+
+
+def _key(fact: StoredFact) -> tuple[str, str, str]:
+    return (fact.fact_id, fact.scope, fact.shard_bot)
 
 
 def _spent(day: date | None = None) -> int:

@@ -12,8 +12,11 @@ unpadded (about 4 ms a pair on one core), so a fact's score is a function of the
 its text alone. Scoring stops at a deadline: a reranker that cannot finish in time gives
 nothing rather than a partial order.
 
-Does not: choose which facts may be sent (recall's `rerank` decides, and never sends a private
-one to a remote server), blend scores with the fusion, count cost, or read Django settings.
+The remote client sends only what the outgoing gate cleared (`memstore.rooms.outgoing`): its
+`score` takes a `Cleared`, never a list of texts (UngatedText).
+
+Does not: choose which facts may be sent (recall's `rerank` asks the gate), blend scores with
+the fusion, count cost, or read Django settings.
 """
 
 import functools
@@ -30,6 +33,7 @@ from typing import Protocol
 import numpy as np
 
 from memstore.recall.embeddings import bge_small_dir, model_files_check
+from memstore.rooms.outgoing import Cleared, cleared_check
 
 logger = logging.getLogger(__name__)
 
@@ -51,9 +55,9 @@ class Reranker(Protocol):
     name: str
     remote: bool  # True: the texts leave this server
 
-    def score(self, query: str, texts: list[str], *, deadline: float) -> "Scored":
+    def score(self, query: str, texts: "list[str] | Cleared", *, deadline: float) -> "Scored":
         """One score per text, in input order, by `deadline` (time.monotonic()), else raise
-        RerankFailed."""
+        RerankFailed. A remote one takes only what the outgoing gate cleared."""
         ...
 
 
@@ -129,7 +133,8 @@ class HttpReranker:
         self.api_key = api_key
         self.name = f"remote:{model}"
 
-    def score(self, query: str, texts: list[str], *, deadline: float) -> Scored:
+    def score(self, query: str, texts: "list[str] | Cleared", *, deadline: float) -> Scored:
+        texts = cleared_check(texts).texts  # nothing leaves that skipped the gate
         left = deadline - time.monotonic()
         if left <= 0:
             raise RerankFailed("no time left to ask the reranker")

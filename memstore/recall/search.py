@@ -19,9 +19,10 @@ snapshots (`snapshot`, `word_rank`, `matrices`), which a changed scope refreshes
 instead (`lexical`'s statement, which also loads every row either side can contribute, and the
 HNSW index). A recent query's vector is remembered (see `query_vectors`).
 
-No fact is embedded here: facts without a vector yet are found by their words, the answer says
-how many are waiting (`waiting` of `searched`), and the worker is asked to make them
-(`jobs.backfill_wanted`).
+No fact is embedded here: facts without a vector yet are found by their words and, where the
+model has one, by the static tier (`tiers`); the answer says how many are waiting (`waiting` of
+`searched`), which tier served (`meaning`, with `tiers`' counts), and the worker is asked to make
+them (`jobs.backfill_wanted`).
 """
 
 import logging
@@ -49,6 +50,14 @@ from memstore.recall.partial import newest_containing
 from memstore.recall.rerank import Reranked, rerank_note_unavailable, rerank_top, rerank_wanted
 from memstore.recall.rerankers import Reranker
 from memstore.recall.sides import Sides, both_sides
+from memstore.recall.tiers import (
+    MODEL_FAILED,
+    Meaning,
+    Tiers,
+    no_model_note,
+    tier_label,
+    waiting_note,
+)
 from memstore.recall.usage_rank import (
     USAGE_SQL,
     usage_applied,
@@ -63,7 +72,6 @@ from memstore.rules.withheld import Withholding
 logger = logging.getLogger(__name__)
 
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
-_MODEL_FAILED = "Searched by words only: the embedding model failed for this query (see the log)."
 LATE = (
     "time ran out before meaning could be searched (the query's vector or the scopes' search "
     "index was not ready within the budget): searched by words only"
@@ -85,6 +93,8 @@ class RecallResult:
     waiting: int = 0  # of them, facts without a vector yet: found by their words only
     reranked: bool = False  # the top was reordered by the reranker
     explain: "Explanation | None" = None  # with explain=True: why each result came where it did
+    meaning: Meaning = "words"  # which tier of meaning served: full, static, mixed or words
+    tiers: Tiers = field(default_factory=Tiers)  # facts judged by each tier
     reranking: "Reranked | None" = field(default=None, repr=False)  # what the reranker did
     partial_reason: str = ""  # a side left out for want of time (the read's budget)
     indexing: int = 0  # facts on disk not indexed yet, so not searched (`recall.backlog`)
@@ -156,7 +166,7 @@ def recall_in_scopes(
         raise InvalidQuery("Say what to search for: the query is empty or only spaces.")
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
-    note = "" if embedder is not None or mode == "lexical" else _no_model_note()
+    note = "" if embedder is not None or mode == "lexical" else no_model_note()
     found = both_sides(
         scopes,
         query,
@@ -167,12 +177,15 @@ def recall_in_scopes(
     )
     withheld = found.withheld
     if found.model_failed or found.late:
-        used, note = "lexical", ("" if found.late else _MODEL_FAILED)
+        used, note = "lexical", ("" if found.late else MODEL_FAILED)
     elif found.waiting:
-        note = " ".join(filter(None, [note, _waiting_note(found.waiting, found.searched)]))
+        waited = waiting_note(found.waiting, found.searched, found.tiers.static)
+        note = " ".join(filter(None, [note, waited]))
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
-    fused = fusion.fuse(lexical=found.lexical, dense=found.dense, dated=dated)
+    fused = fusion.fuse(
+        lexical=found.lexical, dense=found.dense, dated=dated, waiting=found.waiting_known
+    )
     reranker = rerank_wanted(rerank) if fused else None
     if not fused:
         result = _substring_fallback(
@@ -206,6 +219,8 @@ def recall_in_scopes(
         )
     if found.late:
         result = replace(result, partial_reason=LATE)
+    served = used != "lexical" and found.vector is not None
+    result = replace(result, meaning=tier_label(found.tiers, meaning=served), tiers=found.tiers)
     if explain:
         why = explanation(
             found,
@@ -275,24 +290,10 @@ def _fused_result(
     return result, fused
 
 
-def _waiting_note(waiting: int, searched: int) -> str:
-    ready = max(0, searched - waiting)
-    return (
-        f"Preparing search by meaning: {ready:,} of {searched:,} facts; "
-        f"the other {waiting:,} were searched by their words only."
-    )
-
-
 def _without_private(result: RecallResult) -> RecallResult:
     # visibility=private facts are used only in direct rooms.
     items = [f for f in result.items if f.visibility != "private"]
     return replace(result, items=items, more=max(0, result.more - (len(result.items) - len(items))))
-
-
-def _no_model_note() -> str:
-    if (settings.EMBEDDINGS or "").strip().lower() == "none":
-        return "Searched by words only: semantic search is turned off (EMBEDDINGS=none)."
-    return "Searched by words only: no embedding model is installed, so paraphrases are missed."
 
 
 def _rows(pks: list[int]) -> dict[int, StoredFact]:

@@ -1,9 +1,9 @@
 """What each side of a search finds before fusion: the words' candidates (ranked in this
 process over scope snapshots, or by Postgres for a search too large to hold) and the meaning's
-(nearest vectors), with how many facts matched and how many still wait for a vector. The query's
-vector is computed on the recall pool beside the sync and the word ranking; within a read's
-budget it is waited for only while time is left (`MEANING_RESERVE_MS` kept for the rest), else
-the search goes on by words only (`Sides.late`)."""
+(nearest vectors), with how many facts matched and how many still wait for a vector; for those,
+the static tier's list (`tiers`). The query's vector is computed on the recall pool beside the
+sync and the word ranking; within a read's budget it is waited for only while time is left
+(`MEANING_RESERVE_MS` kept for the rest), else the search goes on by words only (`Sides.late`)."""
 
 import concurrent.futures
 import logging
@@ -39,6 +39,7 @@ from memstore.recall.lexical import (
 )
 from memstore.recall.query_vectors import query_vector_start
 from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current, snapshots_ready
+from memstore.recall.tiers import Tiers, static_current, static_side
 from memstore.recall.vectors import vectors_missing, vectors_search, vectors_waiting
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.recall.word_rank import word_rank
@@ -65,6 +66,8 @@ class Sides:
     terms: tuple[Term, ...] = ()  # the query's search terms
     vector: object = None  # the query's vector (numpy), None without meaning
     cosine_cut: float | None = None  # the cosine a semantic hit had to reach
+    waiting_known: fusion.Waiting | None = None  # what is known of the waiting facts
+    tiers: Tiers = Tiers()  # how many facts each tier of meaning could judge
     late: bool = False  # the query's vector was not ready within the read's budget: words only
 
 
@@ -82,19 +85,7 @@ def both_sides(
     pending = query_vector_start(embedder, query) if embedder is not None else None
     terms, versions, rule = _synced_terms_and_versions(query, scopes, withhold)
     searched = sum(version[-1] for version in versions.values())
-    keys = [str(scope) for scope in scopes]
-    # Scopes that fit in this process are searched from their snapshots; larger searches (a
-    # person's whole workspace in the console) are ranked by Postgres, which loads the rows.
-    # Within a read's budget a snapshot too large to read now is built behind this search,
-    # which meanwhile uses the one held before (its new facts wait, as for a vector) or, with
-    # none held yet, is ranked by Postgres, by words only.
-    snapshots, building = None, False
-    if searched <= LOCAL_MAX_FACTS:
-        if sync_is_skipped():
-            snapshots = snapshots_ready(versions, keys)
-            building = snapshots is None
-        else:
-            snapshots = snapshots_current(versions, keys)
+    snapshots, building = _snapshots(versions, [str(scope) for scope in scopes], searched)
     if building:
         pending = None
     ranking = None
@@ -104,22 +95,33 @@ def both_sides(
         )
     vector, late = _vector_or_none(pending)
     dense, waiting, cut = [], 0, None
+    static, served, static_cut = [], 0, None
     if vector is not None:
         dense, waiting, cut = _dense(scopes, vector, embedder, hidden, versions, snapshots)
         if waiting:
             backfill_wanted()  # the worker makes the missing vectors; this search goes on
+            if words and snapshots is not None:
+                static, served, static_cut = _static(snapshots, query, embedder, hidden)
     failed = pending is not None and vector is None and not late
     if snapshots is not None:  # facts not in the snapshots used (being read behind)
         waiting += max(0, searched - sum(snapshot.rows for snapshot in snapshots))
     if building and embedder is not None:
         # Meaning was not searched (its index is being read behind): the words-only count is
         # the backlog's (`recall.backlog`), as every other page says, not every fact searched.
+        keys = [str(scope) for scope in scopes]
         late, waiting = True, vectors_waiting(embedder.name, keys, versions)
-    counts = {"searched": searched, "waiting": searched if building and not late else waiting}
+    elif building:
+        waiting = searched
+    served = min(served, waiting)
+    tiers = Tiers(full=searched - waiting, static=served, words=waiting - served)
+    counts = {"searched": searched, "waiting": waiting, "tiers": tiers}
     seen = {"terms": tuple(terms), "vector": vector, "cosine_cut": cut, "late": late}
     if ranking is not None:
         judge = embedder if vector is not None else None
-        lexical, matched = _word_side(ranking, dense, judge, waiting=waiting)
+        lexical, matched, unjudged = _word_side(ranking, dense + static, judge, waiting=waiting)
+        share = tiers.full / searched if searched else 1.0
+        known = fusion.Waiting(static, frozenset(unjudged), cut, static_cut, embedded=share)
+        seen["waiting_known"] = known if waiting else None
         return Sides(lexical, dense, matched, None, failed, rule, **counts, **seen)
     if words or failed:
         # Ranked by Postgres with facts still waiting for vectors: no floor for words this time.
@@ -130,20 +132,43 @@ def both_sides(
     return Sides([], dense, matched, None, failed, rule, **counts, **seen)
 
 
-def _word_side(ranking, dense: list, embedder, *, waiting: int) -> tuple[list, int]:
-    """The words' candidates, and how many facts matched: searched by meaning too (`embedder`),
-    a word match meaning does not support must clear the floor, except a fact meaning could
-    not judge yet (no vector: it keeps its words)."""
+def _snapshots(versions: dict, keys: list[str], searched: int) -> tuple[list | None, bool]:
+    """The scopes' snapshots to search, and whether one is being built behind this search.
+    Scopes that fit in this process are searched from their snapshots; larger searches (a
+    person's whole workspace in the console) are ranked by Postgres, which loads the rows.
+    Within a read's budget a snapshot too large to read now is built behind this search,
+    which meanwhile uses the one held before (its new facts wait, as for a vector) or, with
+    none held yet, is ranked by Postgres, by words only."""
+    if searched > LOCAL_MAX_FACTS:
+        return None, False
+    if sync_is_skipped():
+        snapshots = snapshots_ready(versions, keys)
+        return snapshots, snapshots is None
+    return snapshots_current(versions, keys), False
+
+
+def _static(snapshots, query: str, embedder, hidden: bool) -> tuple[list, int, float | None]:
+    """The static tier's list over the waiting facts (none without a tier or its table)."""
+    tier = static_current(embedder)
+    if tier is None:
+        return [], 0, None
+    return static_side(snapshots, query, tier, embedder, limit=CANDIDATES, include_hidden=hidden)
+
+
+def _word_side(ranking, dense: list, embedder, *, waiting: int) -> tuple[list, int, set[str]]:
+    """The words' candidates, how many facts matched, and which of the candidates wait for a
+    vector: searched by meaning too (`embedder`), a word match meaning does not support must
+    clear the floor, except a fact meaning could not judge yet (no vector: it keeps its words)."""
     lexical = [_ranked(hit) for hit in ranking.hits]
     if embedder is None:
-        return lexical, ranking.matched({hit.fact_id for hit in dense}, coverage=0.0)
-    supported = dense
+        return lexical, ranking.matched({hit.fact_id for hit in dense}, coverage=0.0), set()
+    supported, unjudged = dense, set()
     if waiting:
         unjudged = vectors_missing(embedder.name, [hit.fact_id for hit in lexical])
         supported = dense + [hit for hit in lexical if hit.fact_id in unjudged]
     lexical = fusion.lexical_floor(lexical, supported, coverage=fusion.LEXICAL_COVERAGE)
     matched = ranking.matched({hit.fact_id for hit in supported}, coverage=fusion.LEXICAL_COVERAGE)
-    return lexical, matched
+    return lexical, matched, unjudged
 
 
 def _vector_or_none(pending) -> tuple[object, bool]:

@@ -54,11 +54,14 @@ from memstore.recall.matrices import (
     matrices_vectors_added,
 )
 from memstore.recall.snapshot import Snapshot, snapshots_clear, snapshots_current
+from memstore.recall.vector_copy import vectors_copy
 from memstore.recall.versions import versions_read
+from memstore.rooms.outgoing import Cleared, passages_cleared
 
 logger = logging.getLogger(__name__)
 
 EMBED_BATCH = 256
+COPY_MIN_ROWS = 200  # from this many vectors at once, one binary COPY (`vector_copy`)
 ANN_MIN_FACTS = 20_000  # below this an exact scan in this process is as fast and exact
 ANN_MIN_SHARE = 0.25  # the HNSW pool is filtered to the searched scopes: they must be a big part
 ANN_POOL_MAX = 1000  # pgvector's largest hnsw.ef_search
@@ -135,15 +138,20 @@ def vectors_ensure(
     for chunk in _chunks(missing, EMBED_BATCH):
         # The tier tag ("[note] ...") says nothing about meaning; embed the body.
         bodies = [FactLine(day=date.min, text=texts[fact_id]).body for fact_id in chunk]
-        vectors_store(embedder, chunk, vectors_embedded(embedder, bodies, threads))
+        chunk, sent = passages_cleared(embedder, chunk, bodies)
+        vectors_store(embedder, chunk, vectors_embedded(embedder, sent, threads))
     return len(missing)
 
 
 _pools: dict[tuple[int, int], ThreadPoolExecutor] = {}  # (process, threads) -> pool
 
 
-def vectors_embedded(embedder: Embedder, bodies: list[str], threads: int = 1) -> np.ndarray:
+def vectors_embedded(
+    embedder: Embedder, bodies: "list[str] | Cleared", threads: int = 1
+) -> np.ndarray:
     """The passages' vectors, on `threads` threads when the model embeds one text per run."""
+    if isinstance(bodies, Cleared):
+        return embedder.embed_passages(bodies)  # type: ignore[arg-type]
     if threads <= 1 or len(bodies) < 2 or not getattr(embedder, "one_per_run", False):
         return embedder.embed_passages(bodies)
     key = (os.getpid(), threads)
@@ -165,6 +173,11 @@ def _embedding_rows(model: str, fact_ids: list[str]):
 def vectors_store(embedder: Embedder, fact_ids: list[str], vectors: np.ndarray) -> None:
     """Store these facts' vectors (one row each; a vector stored meanwhile is kept)."""
     storage = _storage()
+    if storage == "vector" and len(fact_ids) >= COPY_MIN_ROWS:
+        vectors_copy(embedder.name, fact_ids, vectors)
+        matrices_vectors_added()
+        _waiting.clear()
+        return
     cast = "::vector" if storage == "vector" else ""
     rows = [
         (embedder.name, fact_id, int(vector.shape[0]), _encode(vector, storage))

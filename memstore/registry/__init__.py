@@ -6,4 +6,6 @@ tokens         bots' API tokens
 generation     the authorization generation (a revoke or unlink seen by every worker)
 oauth_clients  MCP clients' OAuth registrations and requests
 oauth          the connections people allowed, and their codes and tokens
+redirect_uris  redirect URIs read as a browser reads them (WHATWG), and the loopback rule
+rate_limits    fixed-window limits per client address on the open OAuth endpoints
 """

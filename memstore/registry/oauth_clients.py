@@ -4,22 +4,26 @@ resource) before the consent page shows it.
 
 A client is public (no secret: desktop and web MCP clients cannot keep one) and may send people
 back only to the redirect URIs it registered, each https or a loopback address (whose port may
-change between runs, RFC 8252 §7.3).
+change between runs, RFC 8252 §7.3), read as a browser reads them
+(`memstore.registry.redirect_uris`). Registration is open, so what a registration keeps is
+small (the RFC 7591 fields a person is shown, capped) and a registration nobody signed in with
+goes after a day; how often one address may register is the front door's rate limit.
 
 Does not: issue codes or tokens (`memstore.registry.oauth`), or decide who may consent.
 """
 
+import json
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from ipaddress import ip_address
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 from django.utils import timezone
 
 from memstore.errors import OAuthRefused
 from memstore.models import OAuthClient
+from memstore.registry.redirect_uris import redirect_uri_parse, redirect_uri_registered
 
 READ = "memory:read"
 WRITE = "memory:write"
@@ -27,11 +31,25 @@ SCOPES = {
     READ: "Search and read memory, and the prompt's memory section",
     WRITE: "Save, edit and forget facts; report exchanges for learning",
 }
-UNUSED_CLIENT_LIFETIME = timedelta(days=7)
+UNUSED_CLIENT_LIFETIME = timedelta(days=1)
 IGNORED_SCOPES = frozenset({"offline_access", "openid", "profile", "email"})
 CLIENT_START = "mcc_"
-_LOOPBACK_NAMES = {"localhost"}
 _MAX_URIS = 10
+_MAX_URI_CHARS = 4000
+# The RFC 7591 metadata kept for people to see (anything else a client sends is dropped), each
+# value at most _KEPT_CHARS long as JSON.
+_KEPT_FIELDS = (
+    "client_name",
+    "client_uri",
+    "logo_uri",
+    "software_id",
+    "software_version",
+    "grant_types",
+    "response_types",
+    "token_endpoint_auth_method",
+    "scope",
+)
+_KEPT_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +112,12 @@ def client_register(*, metadata: Mapping) -> ClientInfo:
         raise _metadata_error(
             "invalid_redirect_uri", f"redirect_uris must be a list of 1 to {_MAX_URIS} URIs."
         )
-    for uri in uris:
-        redirect_uri_check(uri)
+    hrefs = list(dict.fromkeys(redirect_uri_check(uri) for uri in uris))
+    if sum(len(href) for href in hrefs) > _MAX_URI_CHARS:
+        raise _metadata_error(
+            "invalid_redirect_uri",
+            f"redirect_uris may hold at most {_MAX_URI_CHARS} characters in all.",
+        )
     grants = metadata.get("grant_types") or ["authorization_code"]
     if not isinstance(grants, list) or not set(grants) <= {"authorization_code", "refresh_token"}:
         raise _metadata_error(
@@ -108,19 +130,25 @@ def client_register(*, metadata: Mapping) -> ClientInfo:
     name = metadata.get("client_name") or ""
     if not isinstance(name, str):
         raise _metadata_error("invalid_client_metadata", "client_name must be a string.")
-    kept = {k: v for k, v in metadata.items() if isinstance(k, str) and len(str(v)) < 2000}
-    # Registration is open (RFC 7591 without an initial access token), so registrations nobody
-    # ever signed in with go after a week instead of piling up.
-    OAuthClient.objects.filter(
-        created_at__lt=timezone.now() - UNUSED_CLIENT_LIFETIME, grants__isnull=True
-    ).delete()
+    kept = {k: metadata[k] for k in _KEPT_FIELDS if k in metadata}
+    kept = {k: v for k, v in kept.items() if len(json.dumps(v)) <= _KEPT_CHARS}
+    clients_unused_drop()
     row = OAuthClient.objects.create(
         client_id=CLIENT_START + secrets.token_urlsafe(24),
         name=" ".join(name.split())[:120],
-        redirect_uris=list(uris),
+        redirect_uris=hrefs,
         metadata=kept,
     )
     return _client(row)
+
+
+def clients_unused_drop() -> int:
+    """Drop registrations nobody signed in with for a day (registration is open, RFC 7591
+    without an initial access token, so they would otherwise pile up); how many went."""
+    deleted, _ = OAuthClient.objects.filter(
+        created_at__lt=timezone.now() - UNUSED_CLIENT_LIFETIME, grants__isnull=True
+    ).delete()
+    return deleted
 
 
 def client_get(*, client_id: str) -> ClientInfo:
@@ -138,23 +166,9 @@ def client_get(*, client_id: str) -> ClientInfo:
 
 
 def redirect_uri_check(uri: object) -> str:
-    """`uri` if it may be a redirect URI: https, or http on a loopback address; no fragment."""
-    if not isinstance(uri, str) or len(uri) > 2000:
-        raise _metadata_error("invalid_redirect_uri", "A redirect URI must be a string URL.")
-    parts = urlsplit(uri)
-    if parts.fragment or "#" in uri:
-        raise _metadata_error(
-            "invalid_redirect_uri", f"Redirect URI {uri!r} must not have a #fragment."
-        )
-    if not parts.hostname:
-        raise _metadata_error("invalid_redirect_uri", f"Redirect URI {uri!r} names no host.")
-    if parts.scheme == "https" or (parts.scheme == "http" and _loopback(parts.hostname)):
-        return uri
-    raise _metadata_error(
-        "invalid_redirect_uri",
-        f"Redirect URI {uri!r} must be https, or http on a loopback address "
-        "(127.0.0.1, [::1] or localhost).",
-    )
+    """`uri` as a browser serializes it, if it may be a redirect URI (https, or http on a
+    loopback address; no fragment, no user name); OAuthRefused naming what is wrong if not."""
+    return redirect_uri_parse(uri).href
 
 
 def authorization_request(*, params: Mapping[str, str], resource: str) -> AuthRequest:
@@ -164,16 +178,18 @@ def authorization_request(*, params: Mapping[str, str], resource: str) -> AuthRe
     (the person sees it; nobody is redirected). Anything else wrong raises OAuthRefused to be
     sent back to the client's redirect URI; `.detail["redirect_to"]` carries that address."""
     client = client_get(client_id=params.get("client_id", ""))
-    redirect_uri = params.get("redirect_uri", "")
-    if not redirect_uri and len(client.redirect_uris) == 1:
-        redirect_uri = client.redirect_uris[0]
-    if not _registered(redirect_uri, client.redirect_uris):
+    sent = params.get("redirect_uri", "")
+    if not sent and len(client.redirect_uris) == 1:
+        sent = client.redirect_uris[0]
+    parsed = redirect_uri_registered(sent, client.redirect_uris)
+    if parsed is None:
         raise OAuthRefused(
             "invalid_request",
-            f"The redirect URI {redirect_uri[:200]!r} is not one this client registered, so "
+            f"The redirect URI {sent[:200]!r} is not one this client registered, so "
             "nothing is sent there. Registered: " + ", ".join(client.redirect_uris) + ".",
             redirect=False,
         )
+    redirect_uri = parsed.href  # where a browser would go: the code goes there, nowhere else
     state = params.get("state", "")
 
     def refused(error: str, message: str) -> OAuthRefused:
@@ -202,34 +218,6 @@ def authorization_request(*, params: Mapping[str, str], resource: str) -> AuthRe
     if target.rstrip("/") != resource.rstrip("/"):
         raise refused("invalid_target", f"resource must be {resource}.")
     return AuthRequest(client, redirect_uri, state, challenge, scopes_ordered(asked), resource)
-
-
-def _registered(uri: str, registered: tuple[str, ...]) -> bool:
-    """Exact match, except that a loopback redirect URI may use any port (RFC 8252 §7.3)."""
-    if uri in registered:
-        return True
-    parts = urlsplit(uri)
-    if parts.scheme != "http" or not parts.hostname or not _loopback(parts.hostname):
-        return False
-    for known in registered:
-        other = urlsplit(known)
-        if (other.scheme, other.hostname, other.path, other.query) == (
-            parts.scheme,
-            parts.hostname,
-            parts.path,
-            parts.query,
-        ):
-            return True
-    return False
-
-
-def _loopback(host: str) -> bool:
-    if host.lower() in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def scopes_ordered(scopes) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from memstore.facts.paths import Scope, all_scopes, check_person, check_slug, me
 from memstore.models import Bot, BotEditor, MemoryFile, Person, PersonLink, RoomBinding
 from memstore.registry.bots import bot_row
 from memstore.registry.generation import GenerationCache
+from memstore.registry.oauth import grants_end_unlinked
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,9 +109,11 @@ def person_link(*, person: str, bot: str) -> bool:
 
 
 def person_unlink(*, person: str, bot: str) -> bool:
-    """Stop a bot acting for a person (what it wrote about them stays); False if not linked."""
+    """Stop a bot acting for a person (what it wrote about them stays; the MCP connections made
+    as them for that bot end); False if not linked."""
     name = person_canonical(name=person)
     deleted, _ = PersonLink.objects.filter(person__name=name, bot=bot_row(slug=bot)).delete()
+    grants_end_unlinked(person=name, bot=bot)
     return bool(deleted)
 
 

@@ -97,6 +97,21 @@ def room_ticket(
     return f"{TICKET_VERSION}.{expires}.{signature}"
 
 
+def ticket_for_consent(
+    *, bot: str, room_id: str, kind: str, person: str, projects: Iterable[str]
+) -> str | None:
+    """The ticket this server signs for a call through an MCP connection bound "as me" to a
+    room (None when tickets are off). There the console is the platform: the person signed in
+    and allowed the bot in that room, which vouches for the room, kind and person at least as
+    well as a chat platform's ticket, and the client can't name another room."""
+    key = settings.ROOM_TICKET_KEY
+    if not key:
+        return None
+    return room_ticket(
+        key=key, bot=bot, room_id=room_id, kind=kind, person=person, projects=projects, ttl=60
+    )
+
+
 def ticket_check(
     *,
     ticket: str | None,
@@ -261,11 +276,14 @@ def _memory_files(room_id: str) -> int:
     )
 
 
-def rooms_bound(*, first_bot: str | None = None) -> list[Binding]:
-    """Bound rooms by id (only those a given bot named first, if asked)."""
+def rooms_bound(*, first_bot: str | None = None, person: str | None = None) -> list[Binding]:
+    """Bound rooms by id (only those a given bot named first, or the direct rooms with a given
+    person, if asked)."""
     rows = RoomBinding.objects.all()
     if first_bot is not None:
         rows = rows.filter(first_bot=first_bot)
+    if person is not None:
+        rows = rows.filter(kind="direct", person=person)
     return [_binding(row) for row in rows.order_by("room_id")]
 
 

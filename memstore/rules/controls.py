@@ -96,7 +96,7 @@ def controls_sql(*, people: Iterable[str] = (), with_topics: bool = False) -> tu
     statement of its own, as recall does) and its parameters; parse it with `controls_parse`.
     It selects the settings of these people (of the console account their Person links, else
     of the account of that username that no Person links) and, with `with_topics`, everyone's
-    who excluded a topic."""
+    who excluded a topic or paused memory (the gate refuses a fact that names either)."""
     names = [check_person(p) for p in dict.fromkeys(people) if p]
     return _CONTROLS_SQL.format(**_tables()), [names, names, with_topics]
 
@@ -122,7 +122,8 @@ def controls_parse(value: list | str | None, *, people: Iterable[str] = ()) -> d
 
 def controls_read(*, people: Iterable[str] = (), with_topics: bool = False) -> dict[str, Controls]:
     """The one reader of people's controls: these people's (defaults for one who never set
-    any), and with `with_topics` everyone's who excluded a topic, keyed by name. One query."""
+    any), and with `with_topics` everyone's who excluded a topic or paused, keyed by name. One
+    query."""
     people = list(people)
     sql, params = controls_sql(people=people, with_topics=with_topics)
     with connection.cursor() as cursor:
@@ -136,7 +137,7 @@ _CONTROLS_SQL = (
     " s.excluded_topics)), '[]') FROM {settings} s JOIN {users} u ON u.id = s.user_id"
     " LEFT JOIN {people} p ON p.user_id = u.id"
     " WHERE p.name = ANY(%s) OR (u.username = ANY(%s) AND p.id IS NULL)"
-    " OR (%s AND s.excluded_topics <> '[]'::jsonb)"
+    " OR (%s AND (s.excluded_topics <> '[]'::jsonb OR s.paused))"
 )
 
 

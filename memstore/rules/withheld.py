@@ -10,7 +10,12 @@ A fact is withheld, with its reason, when:
              facts (visibility=private) that only a direct room would show;
     secret   `memstore.rules.policy.secret_kind` flags its text or a metadata value (a line
              written by hand, or saved before a rule existed), until a person erases it or keeps
-             it (`secret_keep`: the detector was wrong; the line is shown again).
+             it (`secret_keep`: the detector was wrong; the line is shown again);
+    instruction  `memstore.rules.instructions.instruction_kind` reads it as an order to a model
+             ("ignore all previous instructions", "from now on, reply…"): a line written by
+             hand, or saved before the rule existed, speaks to no prompt until a person accepts
+             that text (`instruction_keep`, as the review inbox does) or erases it; Health
+             lists it meanwhile.
 
 These are the rules the write path refuses at save time (`memstore.rules.content`), applied to
 what is already on disk. `withholding_for` reads what the rule needs in one query (the controls
@@ -22,19 +27,24 @@ Does not: decide who may read a scope (`memstore.rooms.access`), or write anythi
 decisions.
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import scope_split
 from memstore.facts.records import StoredFact
 from memstore.models import ProposalReview
 from memstore.rules.controls import Controls, controls_parse, controls_read, controls_sql, words_of
+from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import secret_in_meta, secret_kind
 
-Reason = Literal["topic", "paused", "secret"]
+_TAG = re.compile(r"\[(?:note|episode)\]\s*")
+Reason = Literal["topic", "paused", "secret", "instruction"]
 KEEP_SOURCE = "secret"  # ProposalReview.source of a keep decision; ref: the fact's identity
+INSTRUCTION_SOURCE = "instruction"  # the same for instruction-shaped text a person accepted
 KEPT = "kept"
 
 
@@ -63,15 +73,26 @@ class Withholding:
         about_person = kind == "user" and self.person is not None and name == self.person
         if self.paused and (about_person or fact.visibility == "private"):
             return "paused"
-        for controls in self._touching(fact.text, name if kind == "user" else None):
-            if controls.topic_in(fact.text, about=kind == "user" and name == controls.person):
-                return "topic"
+        if self.text_reason(fact.text, about=name if kind == "user" else None):
+            return "topic"
         return self._secret(fact, flagged)
+
+    def text_reason(self, text: str, *, about: str | None = None) -> Reason | None:
+        """Topic, when the text touches an excluded topic of a person it names, or of `about`
+        (the person it is about already: whose user memory holds it, whose room said it)."""
+        for controls in self._touching(text, about):
+            if controls.topic_in(text, about=controls.person == about):
+                return "topic"
+        return None
 
     def _secret(self, fact: StoredFact, flagged: bool | None) -> Reason | None:
         if flagged is None:
-            flagged = secret_flag(fact) is not None
-        return "secret" if flagged and fact.fact_id not in self.kept else None
+            flagged = fact_flag(fact) is not None
+        if not flagged:
+            return None
+        if secret_flag(fact) is not None:
+            return "secret" if fact.fact_id not in self.kept else None
+        return None if fact_identity(fact.body) in self.kept else "instruction"
 
     def shown(self, facts: Iterable[StoredFact]) -> list[StoredFact]:
         """The facts not withheld, in order."""
@@ -126,6 +147,12 @@ def _withholding(person: str | None, controls: dict[str, Controls]) -> Withholdi
     )
 
 
+def fact_flag(fact: StoredFact) -> str | None:
+    """What a read withholds a stored fact for by its text alone: the kind of secret the
+    detector sees in it, else the kind of instruction it reads as, else None (remembered)."""
+    return _flagged(fact.text, _meta_key(fact.meta)) or _instruction(fact.text)
+
+
 def secret_flag(fact: StoredFact) -> str | None:
     """What kind of secret the detector sees in this stored fact's text or metadata, or None."""
     return _flagged(fact.text, _meta_key(fact.meta))
@@ -138,8 +165,11 @@ def line_flagged(text: str, meta: dict | None = None) -> str | None:
 
 
 def secrets_kept() -> frozenset[str]:
-    """The identities of flagged lines a person decided to keep."""
-    rows = ProposalReview.objects.filter(source=KEEP_SOURCE, decision=KEPT)
+    """The identities of flagged lines a person decided to keep (a secret the detector was
+    wrong about, instruction-shaped text accepted)."""
+    rows = ProposalReview.objects.filter(
+        source__in=(KEEP_SOURCE, INSTRUCTION_SOURCE), decision=KEPT
+    )
     return frozenset(rows.values_list("ref", flat=True))
 
 
@@ -153,8 +183,34 @@ def secret_keep(*, fact: StoredFact, by: str) -> None:
     )
 
 
+def instruction_kept(text: str) -> bool:
+    """Whether a person accepted this instruction-shaped text (a fact's text without its tier
+    tag): the gate lets it be saved again, and reads show it."""
+    rows = ProposalReview.objects.filter(
+        source=INSTRUCTION_SOURCE, decision=KEPT, ref=fact_identity(text)
+    )
+    return rows.exists()
+
+
+def instruction_keep(*, text: str, bot: str, by: str) -> None:
+    """Record that a person accepted instruction-shaped text (in the review inbox): it may be
+    saved, and is shown in prompts and recall. Accepting it again changes nothing."""
+    ProposalReview.objects.get_or_create(
+        source=INSTRUCTION_SOURCE,
+        ref=fact_identity(text),
+        defaults={"bot": bot, "decision": KEPT, "text": text, "by": by},
+    )
+
+
 def _meta_key(meta: dict | None) -> tuple[tuple[str, str], ...]:
     return tuple((str(k), str(v)) for k, v in (meta or {}).items())
+
+
+@lru_cache(maxsize=32_768)
+def _instruction(text: str) -> str | None:
+    # A fact's text with its tier tag ("[note] …"), read without it; remembered per text.
+    match = _TAG.match(text)
+    return instruction_kind(text[match.end() :] if match else text)
 
 
 @lru_cache(maxsize=32_768)

@@ -4,6 +4,7 @@ services   remember, forget, edit, restore and clear
 rewrite    `file_rewrite`, the one write path under every service
 prewrite   what a write reads as it takes its lock, and checks then
 in_room    a save for a bot in a room (the bots' door, the learner, the importers)
+held       saves the gate held for review (instruction-shaped text), kept as proposals
 selectors  every read, synced first
 links      links between facts
 sharing    sharing a private memory with the workspace

@@ -9,9 +9,10 @@ with the index in step with the files, a save is that statement, its file, one s
 its index rows and the unlock.
 
 Callers pass the shard to write; deciding whether a room may write it is `memstore.rooms.access`.
-The content rules (secrets, excluded topics, paused memory) are checked here, inside every
-write that adds text (`memstore.rules.content`), and every refusal is recorded in the failure log
-(`memstore.rules.failures.refusals_recorded`), so no front door can forget either.
+The content rules (secrets, instructions, excluded topics, paused memory: the one gate,
+`memstore.rules.content`) are checked here, inside every write that adds text, every refusal is
+recorded in the failure log (`memstore.rules.failures.refusals_recorded`) and every held save in
+the review inbox (`memstore.store.held`), so no front door can forget any of them.
 """
 
 from dataclasses import replace
@@ -31,6 +32,7 @@ from memstore.facts.ranking import Tier
 from memstore.facts.records import StoredFact, stored_of_line
 from memstore.rules.content import content_check, content_people
 from memstore.rules.failures import refusals_recorded
+from memstore.store.held import held_recorded
 from memstore.store.prewrite import Behind, Prewrite, prewrite_parse, prewrite_reading
 from memstore.store.rewrite import MAX_ATTEMPTS, Edit, file_rewrite
 from memstore.store.selectors import fact_find
@@ -58,6 +60,7 @@ _HEADERS = {"profile": "# Profile", "log": "# Memory log"}
 
 
 @refusals_recorded("remember")
+@held_recorded
 def fact_remember(
     *,
     shard: Shard,
@@ -101,7 +104,9 @@ def fact_remember(
     # controls; with the index in step with every file of the scope, nothing more is read.
     with bot_lock(shard.bot, reading=reading) as row:
         state = prewrite_parse(row, scope=shard.scope, people=people)
-        content_check(shard=shard, fact=fact, person=person, via=via, controls=state.controls)
+        content_check(
+            shard=shard, fact=fact, person=person, via=via, controls=state.controls, by=by
+        )
         behind = state.behind(memory_root(), shard, scope_wide=True)
         if not behind.files:
             if state.copies:
@@ -224,7 +229,12 @@ def fact_edit(
                         new = _with_changes(markdown.with_text(line.fact, new_text), day, meta)
                         new = _claimed(new, via)
                         content_check(
-                            shard=shard, fact=new, person=person, via=via, controls=state.controls
+                            shard=shard,
+                            fact=new,
+                            person=person,
+                            via=via,
+                            controls=state.controls,
+                            by=by,
                         )
                         result.append(stored_of_line(rel, new, position=i + 1))
                         if new == line.fact:
@@ -320,7 +330,7 @@ def facts_put_back(
     if location is None:
         raise InvalidFact(f"{rel} is not a memory file.")
     for _, fact in facts:
-        content_check(shard=location.shard, fact=fact, person=None, via=via)
+        content_check(shard=location.shard, fact=fact, person=None, via=via, by=by)
     result: list[StoredFact] = []
 
     def put(lines: list[Line]) -> tuple[list[Line], list[Change]]:

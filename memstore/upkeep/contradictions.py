@@ -3,7 +3,9 @@ duplicates) are judged by the model in batches; a conflict becomes a `supersede`
 newer fact supersedes the older). A pair is judged once: its verdict is kept as a proposal
 (a compatible pair as a rejected one), so a re-run asks the model nothing new about it.
 
-Model calls share the learner's daily token budget and stop when it is spent.
+Model calls share the learner's daily token budget and stop when it is spent. Only pairs whose
+two facts pass the outgoing gate (`memstore.rooms.outgoing`, each scope as the room it is read
+in) are asked about; the others wait unjudged.
 """
 
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from memstore.llm.budget import budget_charge, budget_exhausted
 from memstore.llm.client import ModelClient
 from memstore.llm.config import learner_config
 from memstore.models import Proposal
+from memstore.rooms.outgoing import Cleared, outgoing, upkeep_audience
 from memstore.upkeep.duplicates import body_of, contained, similar_pairs
 from memstore.upkeep.pairs import Scored
 from memstore.upkeep.prompts import contradiction_parse, contradiction_prompt
@@ -81,6 +84,7 @@ def contradictions_judge(
     config = learner_config()
     limit = int(settings.UPKEEP_MAX_PAIRS)
     done = Judged(conflicts=[])
+    pairs, sent = _cleared_pairs(bot, pairs)
     if len(pairs) > limit:
         pairs, done.stopped = pairs[:limit], f"only the first {limit} candidate pairs this run"
     for start in range(0, len(pairs), BATCH):
@@ -89,7 +93,8 @@ def contradictions_judge(
             break
         batch = pairs[start : start + BATCH]
         prompt = contradiction_prompt(
-            [((o.day.isoformat(), o.body), (n.day.isoformat(), n.body)) for o, n in batch]
+            [((o.day.isoformat(), o.body), (n.day.isoformat(), n.body)) for o, n in batch],
+            sent=sent,
         )
         completion = client.complete(prompt, max_tokens=MAX_TOKENS)
         budget_charge(tokens=completion.tokens)
@@ -108,6 +113,27 @@ def contradictions_judge(
             if created and verdict.conflict:
                 done.conflicts.append(proposal)
     return done
+
+
+def _cleared_pairs(
+    bot: str, pairs: list[tuple[StoredFact, StoredFact]]
+) -> tuple[list[tuple[StoredFact, StoredFact]], Cleared]:
+    """The pairs whose facts both pass the gate, and what passed (one gate call a scope)."""
+    by_scope: dict[str, list[StoredFact]] = {}
+    for pair in pairs:
+        for fact in pair:
+            by_scope.setdefault(fact.scope, []).append(fact)
+    sent = outgoing([], ctx=None)
+    for scope, facts in by_scope.items():
+        sent += outgoing(facts, ctx=upkeep_audience(bot=bot, scope=scope))
+    passed = {(f.scope, f.fact_id, f.shard_bot) for f in sent.facts}
+    kept = [
+        (a, b)
+        for a, b in pairs
+        if (a.scope, a.fact_id, a.shard_bot) in passed
+        and (b.scope, b.fact_id, b.shard_bot) in passed
+    ]
+    return kept, sent
 
 
 def _ordered(a: StoredFact, b: StoredFact) -> tuple[StoredFact, StoredFact]:

@@ -7,8 +7,9 @@ Findings, each about one fact (and, for pairs, the other fact):
     contradiction   a conflict upkeep found and left for a person (an open `Proposal`)
     unused          older than HEALTH_UNUSED_DAYS and never recalled nor put into a prompt since
     secret          the current secret detector (`memstore.rules.policy.secret_kind`) flags it now
-    instruction     it reads as an order to a model ("always obey…", "SYSTEM:", a tool call:
-                    `memstore.rules.instructions`), and every prompt it enters would carry it
+    instruction     it reads as an order to a model ("always obey…", "SYSTEM:", a tool call,
+                    "from now on, reply…": `memstore.rules.instructions`); reads withhold it
+                    until a person keeps it (it is not an order after all) or archives it
     too_long        a hand-written line longer than a save may be
     review          its `review=` day has come (`memstore.facts.validity`): a person should
                     check it is still right (edit the date, or archive it)
@@ -16,7 +17,8 @@ Findings, each about one fact (and, for pairs, the other fact):
 Fixes go through the ordinary services as the person or bot asking (`by`, `via`): archive
 (forget, restorable from history), merge (archive one of a pair; the kept fact gets a
 `supersedes` link), erase (the one erasure, `memstore.privacy.erase`, within the asker's reach:
-no copy of the text is left there, in files, history, vectors or stored records).
+no copy of the text is left there, in files, history, vectors or stored records), keep (a
+secret the detector was wrong about, or a line that is not an order after all: shown again).
 
 Bounded at any size (50,000 facts in seconds, in a few hundred MB): each check is one pass
 over the facts, pairs come from `memstore.upkeep.pairs` (vectorised blocks, a few partners a
@@ -32,8 +34,8 @@ from functools import lru_cache
 from django.conf import settings
 from django.utils import timezone
 
-from memstore.errors import FactNotFound, InvalidFact
-from memstore.facts.markdown import MAX_TEXT_CHARS
+from memstore.errors import FactNotFound, InvalidFact, NotAllowed
+from memstore.facts.markdown import MAX_TEXT_CHARS, fact_identity
 from memstore.facts.paths import Shard
 from memstore.facts.records import StoredFact
 from memstore.facts.validity import is_review_due, review_of
@@ -42,7 +44,7 @@ from memstore.privacy.erase import Reach, fact_erase, reach_of_bot
 from memstore.rooms.access import Context, forget_shards
 from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import secret_kind
-from memstore.rules.withheld import secret_keep, secrets_kept
+from memstore.rules.withheld import instruction_keep, secret_flag, secret_keep, secrets_kept
 from memstore.store.links import fact_links_change
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget
@@ -63,7 +65,7 @@ KINDS = (
 )
 FIXES = {
     "secret": ("erase", "keep"),
-    "instruction": ("archive",),
+    "instruction": ("archive",),  # and, for a person in the console, keep (PERSON_FIXES)
     "contradiction": ("accept", "reject"),
     "duplicate": ("merge", "archive"),
     "junk": ("archive",),
@@ -71,6 +73,9 @@ FIXES = {
     "review": ("archive",),
     "unused": ("archive",),
 }
+# A person may also decide a line is not an order after all; a bot may not (its model may be
+# the one obeying the order).
+PERSON_FIXES = {**FIXES, "instruction": ("archive", "keep")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +164,9 @@ def _single(facts: list[StoredFact]) -> list[Finding]:
             if fact.fact_id not in kept:  # a person said the detector was wrong about it
                 found.append(Finding("secret", fact, f"looks like {kind}"))
         if kind := instruction_kind(fact.body):
-            found.append(Finding("instruction", fact, f"reads as an instruction ({kind})"))
+            kept = secrets_kept() if kept is None else kept
+            if fact_identity(fact.body) not in kept:  # accepted in the review inbox
+                found.append(Finding("instruction", fact, f"reads as an instruction ({kind})"))
         if len(fact.text) > MAX_TEXT_CHARS:
             found.append(
                 Finding("too_long", fact, f"{len(fact.text)} characters (limit {MAX_TEXT_CHARS})")
@@ -223,8 +230,11 @@ def health_fix(
     if action == "erase":
         reach = reach or reach_of_bot(shard.bot)
         return len(fact_erase(reach=reach, fact_id=fact.fact_id, by=by, via=via).removed)
-    if action == "keep":  # not a secret after all: shown again in prompts and recall
-        secret_keep(fact=fact, by=by)
+    if action == "keep":  # not a secret, or not an order, after all: shown again
+        if instruction_kind(fact.body) and not secret_flag(fact):
+            instruction_keep(text=fact.body, bot=shard.bot, by=by)
+        else:
+            secret_keep(fact=fact, by=by)
         return 0
     if action == "merge":
         if other is None:
@@ -264,6 +274,11 @@ def bot_health_fix(*, ctx: Context, action: str, fact_id: str, other_id: str | N
     """A bot fixes one finding about a fact it may change (the kept fact of a merge too)."""
     shards = forget_shards(ctx, [])
     fact = _held(shards, fact_id)
+    if action == "keep" and instruction_kind(fact.body) and not secret_flag(fact):
+        raise NotAllowed(
+            "Only a person decides that a line which reads as an instruction may be shown: "
+            "in the console's Health page, or the review inbox."
+        )
     other = _held(shards, other_id) if other_id else None
     reach = reach_of_bot(ctx.bot, shards)  # as the API's forget with erase=true reaches
     return health_fix(action=action, fact=fact, other=other, by=ctx.bot, via="api", reach=reach)

@@ -7,6 +7,10 @@ them as ordinary writes.
     retire     evidence [fact]: archived
     note       text: a bot's new About me note (lessons for agents, `memstore.prompt.lessons`,
                which applies it: never automatically, only when an editor accepts it)
+    save       text: a save the gate held (`memstore.store.held`: instruction-shaped text that
+               came in through a door), written as it would have been once a person accepts
+               it, never automatically; accepting it records that the text was accepted
+               (`memstore.rules.withheld.instruction_keep`), so reads show it
 
 Applied automatically (`automatic=True`: upkeep, or synthesis after its second opinion), every
 fact it would change or archive goes through `memstore.upkeep.guard`, so a fact saved on purpose
@@ -17,6 +21,7 @@ archived counts as archived, and the proposal is marked applied last.
 
 import hashlib
 import json
+from datetime import date
 
 from django.db import transaction
 from django.utils import timezone
@@ -26,11 +31,12 @@ from memstore.facts.derived import derived_meta
 from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact
 from memstore.models import Proposal
+from memstore.rules.withheld import instruction_keep
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget, fact_remember
 from memstore.upkeep.guard import fact_archive, fact_protected, fact_supersede
 
-ACTIONS = ("supersede", "merge", "rewrite", "retire", "note")
+ACTIONS = ("supersede", "merge", "rewrite", "retire", "note", "save")
 
 
 def proposal_key(
@@ -159,6 +165,11 @@ def _kept(proposal: Proposal) -> set[str]:
     return {proposal.evidence[1]["id"]} if proposal.action == "supersede" else set()
 
 
+def proposal_evidence(proposal: Proposal) -> list[StoredFact]:
+    """The facts a proposal cites as they stand now (one left out when it is gone)."""
+    return _evidence(proposal)
+
+
 def _evidence(proposal: Proposal) -> list[StoredFact]:
     facts = []
     for item in proposal.evidence:
@@ -230,10 +241,30 @@ def _note(proposal, facts, *, automatic, by, via) -> dict:
     raise InvalidFact("An About me proposal is applied only when an editor accepts it.")
 
 
+def _save(proposal, facts, *, automatic, by, via) -> dict:
+    # A held save: only a person accepts it, and then it is written as it came in.
+    if automatic:
+        raise InvalidFact("A held save is written only when a person accepts it.")
+    save = proposal.result.get("save", {})
+    instruction_keep(text=proposal.text, bot=proposal.bot, by=by)
+    stored = fact_remember(
+        shard=Scope.parse(proposal.scope_key).shard(proposal.bot),
+        text=proposal.text,
+        tier=save.get("tier", "log"),
+        day=date.fromisoformat(save["day"]) if save.get("day") else None,
+        meta=save.get("meta") or None,
+        person=save.get("person") or None,
+        by=by,
+        via=via,
+    )
+    return {"save": save, "new": stored.fact_id}
+
+
 _APPLY = {
     "supersede": _supersede,
     "merge": _replace,
     "rewrite": _replace,
     "retire": _retire,
     "note": _note,
+    "save": _save,
 }

@@ -12,7 +12,11 @@ it does (`memstore.upkeep.proposals`), so:
 - a re-run (after a worker was killed, say) first finishes what the last run left: unverified
   proposals are verified, approved ones applied; it proposes, verifies and applies nothing twice.
 
-Model calls share the learner's daily token budget.
+Model calls share the learner's daily token budget. What a call quotes passes the outgoing gate
+(`memstore.rooms.outgoing`) first, as the room the scope is read in sees it: a person's memory as
+their direct room (nothing while they paused memory, nothing on their excluded topics), anything
+else as no room (never a hidden, private or withheld fact, nor a private bot's memory); a
+proposal whose evidence the gate no longer clears waits unverified.
 """
 
 from dataclasses import dataclass, field
@@ -28,9 +32,16 @@ from memstore.llm.budget import budget_charge, budget_exhausted
 from memstore.llm.client import ModelClient, Prompt
 from memstore.llm.config import learner_config
 from memstore.models import Proposal
+from memstore.rooms.outgoing import outgoing, outgoing_said, upkeep_audience
 from memstore.upkeep.guard import fact_protected
 from memstore.upkeep.prompts import synthesis_parse, synthesis_prompt, verify_parse, verify_prompt
-from memstore.upkeep.proposals import fact_refs, proposal_apply, proposal_key, proposal_record
+from memstore.upkeep.proposals import (
+    fact_refs,
+    proposal_apply,
+    proposal_evidence,
+    proposal_key,
+    proposal_record,
+)
 from memstore.upkeep.store import bot_store_shards, store_facts
 
 ORIGIN = "synthesis"
@@ -102,12 +113,13 @@ def _call(client: ModelClient, prompt: Prompt, max_tokens: int, report: Synthesi
 def _propose(
     bot: str, facts: list[StoredFact], client: ModelClient, report: SynthesisReport
 ) -> list[Proposal]:
-    shown = sorted(facts, key=lambda f: -f.rank)[: int(settings.SYNTHESIS_MAX_FACTS)]
+    cleared = outgoing(facts, ctx=upkeep_audience(bot=bot, scope=facts[0].scope))
+    shown = sorted(cleared.facts, key=lambda f: -f.rank)[: int(settings.SYNTHESIS_MAX_FACTS)]
     if len(shown) < 2:
         return []
     by_id = {f.fact_id: f for f in shown}
     prompt = synthesis_prompt(
-        [(f.fact_id, f.day.isoformat(), f.text) for f in shown], limit=PER_CALL
+        [(f.fact_id, f.day.isoformat(), f.text) for f in shown], limit=PER_CALL, sent=cleared
     )
     created = []
     for item in synthesis_parse(
@@ -153,8 +165,17 @@ def _refusal(evidence: list[StoredFact], text: str) -> str:
 
 
 def _verify(proposal: Proposal, client: ModelClient, report: SynthesisReport) -> None:
-    evidence = [(e["id"], e.get("day", ""), e["text"]) for e in proposal.evidence]
-    prompt = verify_prompt(action=proposal.action, evidence=evidence, text=proposal.text)
+    facts = proposal_evidence(proposal)
+    audience = upkeep_audience(bot=proposal.bot, scope=proposal.scope_key)
+    cleared = outgoing(facts, ctx=audience) + outgoing_said([proposal.text], ctx=audience)
+    if len(cleared.facts) < len(proposal.evidence) or cleared.said != (proposal.text,):
+        # Gone, or no longer to be sent (a pause, a new excluded topic): asked again later.
+        report.notes.append(f"proposal {proposal.pk} not verified: its evidence is withheld")
+        return
+    evidence = [(f.fact_id, f.day.isoformat(), f.text) for f in cleared.facts]
+    prompt = verify_prompt(
+        action=proposal.action, evidence=evidence, text=proposal.text, sent=cleared
+    )
     approval = verify_parse(_call(client, prompt, VERIFY_TOKENS, report))
     proposal.verdict = f"{'approve' if approval.approved else 'reject'} - {approval.why}".strip(
         " -"

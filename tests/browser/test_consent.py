@@ -33,6 +33,7 @@ def _authorize_url(base: str) -> str:
     client = httpx2.post(
         base + "/oauth/register",
         json={"client_name": "Claude Desktop", "redirect_uris": [CALLBACK]},
+        timeout=60,  # the live server's first request imports the URLconf: slow on a busy box
     ).json()
     digest = hashlib.sha256(secrets.token_urlsafe(48).encode()).digest()
     params = {

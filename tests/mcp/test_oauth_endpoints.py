@@ -3,12 +3,7 @@ page (unknown client, unregistered redirect, who may connect what), the token en
 PKCE verifier, reused code, expired code, wrong redirect URI), refresh rotation, revocation, and
 scopes at /mcp. A refusal says what was wrong; a revoked token is refused on the next call."""
 
-import base64
-import hashlib
-import json
-import secrets
 from datetime import timedelta
-from urllib.parse import urlencode
 
 import httpx2
 import pytest
@@ -18,12 +13,21 @@ from memstore.models import OAuthClient, OAuthCode, OAuthToken
 from memstore.registry.bots import bot_create
 from memstore.registry.people import person_add, person_link
 from memstore.rooms.tickets import room_bind
-from tests.mcp.oauth_flow import PASSWORD, REDIRECT, code_of, consent, logged_in
+from tests.mcp.oauth_flow import (
+    ACCEPT,
+    LIST,
+    PASSWORD,
+    Flow,
+    authorize_url,
+    code_of,
+    consent,
+    logged_in,
+    pkce,
+    register,
+    sha,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-ACCEPT = "application/json, text/event-stream"
 
 
 @pytest.fixture
@@ -35,91 +39,6 @@ def people(django_user_model, settings, memory_root):
     bot_create(slug="ben")
     person_add(name="ann", username="ann")
     person_link(person="ann", bot="ava")
-
-
-def _pkce() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    digest = hashlib.sha256(verifier.encode()).digest()
-    return verifier, base64.urlsafe_b64encode(digest).decode().rstrip("=")
-
-
-def _sha(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _register(base: str, **metadata) -> httpx2.Response:
-    body = {"client_name": "Test client", "redirect_uris": [REDIRECT], **metadata}
-    return httpx2.post(base + "/oauth/register", json=body)
-
-
-def _authorize_url(base: str, client_id: str, challenge: str, **extra) -> str:
-    params = {
-        "response_type": "code",
-        "client_id": client_id,
-        "redirect_uri": REDIRECT,
-        "state": "st-1",
-        "code_challenge": challenge,
-        "code_challenge_method": "S256",
-        "resource": base + "/mcp",
-        **extra,
-    }
-    return f"{base}/oauth/authorize?{urlencode(params)}"
-
-
-class Flow:
-    """One client, signed in as ann: helpers to get codes and tokens."""
-
-    def __init__(self, base: str, user: str = "ann"):
-        self.base = base
-        self.client_id = _register(base).json()["client_id"]
-        self.person = logged_in(base, user)
-
-    def code(self, **choices) -> tuple[str, str]:
-        verifier, challenge = _pkce()
-        answer = code_of(
-            consent(self.person, _authorize_url(self.base, self.client_id, challenge), **choices)
-        )
-        assert answer["state"] == "st-1"
-        return answer["code"], verifier
-
-    def exchange(self, code: str, verifier: str, redirect_uri: str = REDIRECT) -> httpx2.Response:
-        return httpx2.post(
-            self.base + "/oauth/token",
-            data={
-                "grant_type": "authorization_code",
-                "code": code,
-                "code_verifier": verifier,
-                "redirect_uri": redirect_uri,
-                "client_id": self.client_id,
-                "resource": self.base + "/mcp",
-            },
-        )
-
-    def tokens(self, **choices) -> dict:
-        response = self.exchange(*self.code(bot="ava", **choices))
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    def refresh(self, refresh_token: str) -> httpx2.Response:
-        return httpx2.post(
-            self.base + "/oauth/token",
-            data={
-                "grant_type": "refresh_token",
-                "refresh_token": refresh_token,
-                "client_id": self.client_id,
-            },
-        )
-
-    def mcp(self, access_token: str, message: dict = LIST) -> httpx2.Response:
-        return httpx2.post(
-            self.base + "/mcp",
-            content=json.dumps(message),
-            headers={
-                "Authorization": f"Bearer {access_token}",
-                "Content-Type": "application/json",
-                "Accept": ACCEPT,
-            },
-        )
 
 
 def test_metadata_documents(live_server):
@@ -149,77 +68,82 @@ def test_metadata_documents(live_server):
 
 def test_registration_refuses_bad_redirect_uris(live_server):
     base = live_server.url
-    ok = _register(base)
+    ok = register(base)
     assert ok.status_code == 201
     assert ok.json()["client_id"].startswith("mcc_")
     assert ok.json()["token_endpoint_auth_method"] == "none"
-    plain = _register(base, redirect_uris=["http://example.com/cb"])
+    plain = register(base, redirect_uris=["http://example.com/cb"])
     assert plain.status_code == 400
     assert plain.json()["error"] == "invalid_redirect_uri"
     assert "'http://example.com/cb' must be https" in plain.json()["error_description"]
-    assert _register(base, redirect_uris=[]).json()["error"] == "invalid_redirect_uri"
-    fragment = _register(base, redirect_uris=["https://app.example/cb#x"])
+    assert register(base, redirect_uris=[]).json()["error"] == "invalid_redirect_uri"
+    fragment = register(base, redirect_uris=["https://app.example/cb#x"])
     assert "#fragment" in fragment.json()["error_description"]
-    assert _register(base, grant_types=["password"]).json()["error"] == "invalid_client_metadata"
+    assert register(base, grant_types=["password"]).json()["error"] == "invalid_client_metadata"
     broken = httpx2.post(base + "/oauth/register", content=b"{nope")
     assert broken.json()["error"] == "invalid_client_metadata"
 
 
-def test_registrations_never_used_go_after_a_week(live_server, people):
+def test_registrations_never_used_go_after_a_day(live_server, people):
     flow = Flow(live_server.url)
     flow.tokens()  # this client signed in
-    unused = _register(live_server.url).json()["client_id"]
-    OAuthClient.objects.update(created_at=timezone.now() - timedelta(days=8))
-    _register(live_server.url)
+    unused = register(live_server.url).json()["client_id"]
+    recent = register(live_server.url).json()["client_id"]
+    OAuthClient.objects.exclude(client_id=recent).update(
+        created_at=timezone.now() - timedelta(hours=25)
+    )
+    register(live_server.url)
     kept = set(OAuthClient.objects.values_list("client_id", flat=True))
-    assert flow.client_id in kept and unused not in kept
-    assert len(kept) == 2
+    assert flow.client_id in kept and recent in kept and unused not in kept
+    assert len(kept) == 3
 
 
 def test_consent_refuses_unknown_clients_and_unregistered_redirects(live_server, people):
     base = live_server.url
     flow = Flow(base)
-    _, challenge = _pkce()
-    unknown = flow.person.get(_authorize_url(base, "mcc_nobody", challenge))
+    _, challenge = pkce()
+    unknown = flow.person.get(authorize_url(base, "mcc_nobody", challenge))
     assert unknown.status_code == 401
     assert "No MCP client is registered with client_id &#x27;mcc_nobody&#x27;" in unknown.text
     elsewhere = flow.person.get(
-        _authorize_url(base, flow.client_id, challenge, redirect_uri="https://evil.example/cb")
+        authorize_url(base, flow.client_id, challenge, redirect_uri="https://evil.example/cb")
     )
     assert elsewhere.status_code == 400
     assert "location" not in elsewhere.headers
     assert "is not one this client registered" in elsewhere.text
     # A loopback redirect URI may come back on another port (RFC 8252 §7.3).
     other_port = flow.person.get(
-        _authorize_url(
+        authorize_url(
             base, flow.client_id, challenge, redirect_uri="http://127.0.0.1:9999/callback"
         )
     )
     assert other_port.status_code == 200
-    # Anything else wrong goes back to the client, with the state.
+    # Anything else wrong goes back to the client, with the state, once the person has used
+    # the client (before that: test_a_client_never_used_is_not_redirected_to).
+    flow.tokens()
     plain = flow.person.get(
-        _authorize_url(base, flow.client_id, challenge, code_challenge_method="plain")
+        authorize_url(base, flow.client_id, challenge, code_challenge_method="plain")
     )
     assert plain.status_code == 302
     assert code_of(plain)["error"] == "invalid_request"
     assert "S256" in code_of(plain)["error_description"]
     assert code_of(plain)["state"] == "st-1"
-    scope = flow.person.get(_authorize_url(base, flow.client_id, challenge, scope="admin"))
+    scope = flow.person.get(authorize_url(base, flow.client_id, challenge, scope="admin"))
     assert code_of(scope)["error"] == "invalid_scope"
     assert (
         "Unknown scope 'admin'; this server grants memory:read"
         in (code_of(scope)["error_description"])
     )
     generic = flow.person.get(
-        _authorize_url(base, flow.client_id, challenge, scope="openid offline_access memory:read")
+        authorize_url(base, flow.client_id, challenge, scope="openid offline_access memory:read")
     )
     assert generic.status_code == 200  # generic sign-in scopes are ignored, not refused
     assert 'value="memory:read" checked' in generic.text
     assert 'value="memory:write" checked' not in generic.text
-    denied = consent(flow.person, _authorize_url(base, flow.client_id, challenge), decision="deny")
+    denied = consent(flow.person, authorize_url(base, flow.client_id, challenge), decision="deny")
     assert code_of(denied)["error"] == "access_denied"
     # Logged out: the login page first, then back here.
-    anonymous = httpx2.get(_authorize_url(base, flow.client_id, challenge))
+    anonymous = httpx2.get(authorize_url(base, flow.client_id, challenge))
     assert anonymous.status_code == 302
     assert anonymous.headers["location"].startswith("/login/?next=/oauth/authorize")
 
@@ -227,8 +151,8 @@ def test_consent_refuses_unknown_clients_and_unregistered_redirects(live_server,
 def test_who_may_connect_what(live_server, people):
     base = live_server.url
     flow = Flow(base)
-    _, challenge = _pkce()
-    url = _authorize_url(base, flow.client_id, challenge)
+    _, challenge = pkce()
+    url = authorize_url(base, flow.client_id, challenge)
     page = flow.person.get(url)
     assert 'value="ava"' in page.text and 'value="ben"' not in page.text  # only linked bots
     assert 'value="any"' not in page.text  # "any room" is for staff
@@ -300,7 +224,7 @@ def test_refresh_rotates_and_a_reused_refresh_token_ends_the_connection(live_ser
     tokens = flow.tokens()
     assert tokens["expires_in"] == 3600
     assert tokens["scope"] == "memory:read memory:write"
-    assert OAuthToken.objects.get(kind="access").digest == _sha(tokens["access_token"])
+    assert OAuthToken.objects.get(kind="access").digest == sha(tokens["access_token"])
 
     newer = flow.refresh(tokens["refresh_token"]).json()
     assert newer["refresh_token"] != tokens["refresh_token"]
@@ -317,14 +241,14 @@ def test_refresh_rotates_and_a_reused_refresh_token_ends_the_connection(live_ser
     # connection's stay until it does.
     second = flow.refresh(fresh["refresh_token"]).json()
     two_days_ago = timezone.now() - timedelta(days=2)
-    OAuthToken.objects.filter(digest=_sha(fresh["access_token"])).update(expires_at=two_days_ago)
-    OAuthToken.objects.filter(digest=_sha(tokens["access_token"])).update(expires_at=two_days_ago)
+    OAuthToken.objects.filter(digest=sha(fresh["access_token"])).update(expires_at=two_days_ago)
+    OAuthToken.objects.filter(digest=sha(tokens["access_token"])).update(expires_at=two_days_ago)
     third = flow.refresh(second["refresh_token"]).json()
-    assert not OAuthToken.objects.filter(digest=_sha(fresh["access_token"])).exists()
-    assert OAuthToken.objects.filter(digest=_sha(tokens["access_token"])).exists()
+    assert not OAuthToken.objects.filter(digest=sha(fresh["access_token"])).exists()
+    assert OAuthToken.objects.filter(digest=sha(tokens["access_token"])).exists()
     # A live access token stops at its expiry.
     assert flow.mcp(third["access_token"]).status_code == 200
-    OAuthToken.objects.filter(digest=_sha(third["access_token"])).update(expires_at=timezone.now())
+    OAuthToken.objects.filter(digest=sha(third["access_token"])).update(expires_at=timezone.now())
     assert flow.mcp(third["access_token"]).status_code == 401
 
 

@@ -228,12 +228,24 @@ def embeddings_server() -> Iterator[tuple[str, list[dict]]]:
         server.server_close()
 
 
-def test_openai_compatible_normalises_and_keeps_order(embeddings_server) -> None:
+@pytest.mark.django_db
+def test_openai_compatible_normalises_and_keeps_order(embeddings_server, memory_root) -> None:
     pytest.importorskip("openai")
+    from memstore.facts.markdown import fact_identity
+    from memstore.facts.paths import Scope
+    from memstore.index import index_sync
+    from memstore.rooms.outgoing import UngatedText, outgoing_passages
+    from tests.helpers import log
+
     base_url, requests = embeddings_server
     embedder = OpenAICompatibleEmbedder(base_url, "fake-embed", None, batch_size=2)
+    log(memory_root, "bot", "ada", "2026-11", *(f"- (2026-11-01) {t}" for t in "abc"))
+    index_sync(scopes=[Scope("bot", "ada")])
+    with pytest.raises(UngatedText):
+        embedder.embed_passages(["a", "b", "c"])  # only what the outgoing gate cleared
+    assert requests == []
 
-    passages = embedder.embed_passages(["a", "b", "c"])
+    passages = embedder.embed_passages(outgoing_passages({fact_identity(t): t for t in "abc"}))
     query = embedder.embed_query("a")
 
     expected = np.array([[0.6, 0.8, 0.0], [0.0, 0.0, 1.0], [3**-0.5] * 3], dtype=np.float32)

@@ -714,6 +714,13 @@ export interface components {
             dates: string[];
             /** Expected */
             expected: components["schemas"]["ExpectedWhyOut"][];
+            /**
+             * Meaning
+             * @description Which tier of meaning served: full (every fact searched had its full vector), static (none had yet: a quicker first tier ranked them), mixed (some of each, or some facts by words only), words (meaning served no fact).
+             * @default words
+             * @enum {string}
+             */
+            meaning: "full" | "static" | "mixed" | "words";
             /** Reranked */
             reranked: boolean;
             /** Reranker */
@@ -721,10 +728,17 @@ export interface components {
             /** Results */
             results: components["schemas"]["ResultWhyOut"][];
             /**
+             * Static Floor
+             * @description The similarity a waiting fact needed by the quicker first tier.
+             */
+            static_floor?: number | null;
+            /**
              * Terms
              * @description The query's search terms (stems; quoted: exact words).
              */
             terms: string[];
+            /** @description How many of the searched facts each tier judged. */
+            tiers?: components["schemas"]["TiersOut"];
             /**
              * Words Floor
              * @description The share of the query's word weight a word match needs without meaning.
@@ -1244,6 +1258,13 @@ export interface components {
              */
             links?: components["schemas"]["LinkOut"][];
             /**
+             * Meaning
+             * @description Which tier of meaning served: full (every fact searched had its full vector), static (none had yet: a quicker first tier ranked them), mixed (some of each, or some facts by words only), words (meaning served no fact).
+             * @default words
+             * @enum {string}
+             */
+            meaning: "full" | "static" | "mixed" | "words";
+            /**
              * Memory
              * @description unavailable: memory could not be read (the database can't be reached, or nothing was ready within the time budget); answered without it.
              * @default ok
@@ -1307,6 +1328,8 @@ export interface components {
              * @default false
              */
             stale: boolean;
+            /** @description How many of the searched facts each tier judged. */
+            tiers?: components["schemas"]["TiersOut"];
             /**
              * Waiting
              * @description Facts searched by their words only: their meaning (vectors) is still being computed in the background.
@@ -1568,6 +1591,12 @@ export interface components {
          */
         ResultWhyOut: {
             /**
+             * Capped
+             * @description Shares no word with the query and clears the meaning floor only narrowly: held below the best word match, which still waits for its meaning.
+             * @default false
+             */
+            capped: boolean;
+            /**
              * Cosine
              * @description Its similarity to the query (null: not by meaning).
              */
@@ -1608,6 +1637,16 @@ export interface components {
              * @description The reranker's score (null: not reranked).
              */
             rerank_score: number | null;
+            /**
+             * Static Cosine
+             * @description Still waiting for its full vector: its similarity by the quicker first tier of meaning (null: not found by it).
+             */
+            static_cosine?: number | null;
+            /**
+             * Static Rank
+             * @description Its place in that tier's list.
+             */
+            static_rank?: number | null;
             /**
              * Terms
              * @description The query's search terms this fact holds.
@@ -1661,6 +1700,30 @@ export interface components {
              * @description The scope the facts went (or would go) to.
              */
             scope: string;
+        };
+        /**
+         * TiersOut
+         * @description How many searched facts each tier of meaning judged.
+         */
+        TiersOut: {
+            /**
+             * Full
+             * @description Facts with their full vector.
+             * @default 0
+             */
+            full: number;
+            /**
+             * Static
+             * @description Facts waiting for it, judged by the quicker first tier.
+             * @default 0
+             */
+            static: number;
+            /**
+             * Words
+             * @description Facts waiting for it, found by their words only.
+             * @default 0
+             */
+            words: number;
         };
         /** VolumeHealthOut */
         VolumeHealthOut: {

@@ -16,6 +16,7 @@ from memoryconsole.api.schemas.base import (
     Text,
     not_blank,
 )
+from memoryconsole.api.schemas.explain import MEANING_DOC, TIERS_DOC, ExplainOut, Meaning, TiersOut
 from memoryconsole.api.schemas.facts import (
     FactOut,
 )
@@ -84,86 +85,6 @@ class PromptQuery(Schema):
     )
 
 
-class ResultWhyOut(Out):
-    """Why one result came where it did."""
-
-    id: str
-    place: int = Field(description="1: the first result.")
-    terms: list[str] = Field(description="The query's search terms this fact holds.")
-    words: float = Field(description="Its BM25-like word score (0: not found by words).")
-    words_rank: int | None = Field(description="Its place in the words' list.")
-    cosine: float | None = Field(description="Its similarity to the query (null: not by meaning).")
-    meaning_rank: int | None = Field(description="Its place in the meaning's list.")
-    fusion: float = Field(description="The fused score (reciprocal ranks, date boost included).")
-    fusion_rank: int
-    date_boost: float = Field(description="What a date the query names added to the score.")
-    rerank_score: float | None = Field(description="The reranker's score (null: not reranked).")
-    rerank_rank: int | None
-    rerank_kept: bool = Field(
-        description="Not sent to a remote reranker (private, user or hidden): kept its place."
-    )
-
-
-class ExpectedWhyOut(Out):
-    """Where an expected fact fell, and why."""
-
-    expected: str
-    id: str | None = Field(description="null when the fact is not visible to this room.")
-    text: str | None
-    place: int | None = Field(description="Its place in the results; null: not shown.")
-    reason: str
-
-
-class ExplainOut(Out):
-    """The breakdown of one recall."""
-
-    terms: list[str] = Field(description="The query's search terms (stems; quoted: exact words).")
-    cosine_floor: float | None = Field(description="The cosine a hit by meaning had to reach.")
-    words_floor: float = Field(
-        description="The share of the query's word weight a word match needs without meaning."
-    )
-    dates: list[str] = Field(description="Dates the query names (their facts get a boost).")
-    reranker: str | None
-    reranked: bool
-    results: list[ResultWhyOut]
-    expected: list[ExpectedWhyOut]
-
-    @classmethod
-    def of(cls, why: Any) -> "ExplainOut":
-        return cls(
-            terms=why.terms,
-            cosine_floor=why.cosine_floor,
-            words_floor=why.words_floor,
-            dates=why.dates,
-            reranker=why.reranker,
-            reranked=why.reranked,
-            results=[
-                ResultWhyOut(
-                    id=r.fact_id,
-                    place=r.place,
-                    terms=r.terms,
-                    words=r.words,
-                    words_rank=r.words_rank,
-                    cosine=r.cosine,
-                    meaning_rank=r.meaning_rank,
-                    fusion=r.fusion,
-                    fusion_rank=r.fusion_rank,
-                    date_boost=r.date_boost,
-                    rerank_score=r.rerank_score,
-                    rerank_rank=r.rerank_rank,
-                    rerank_kept=r.rerank_kept,
-                )
-                for r in why.results
-            ],
-            expected=[
-                ExpectedWhyOut(
-                    expected=e.expected, id=e.fact_id, text=e.text, place=e.place, reason=e.reason
-                )
-                for e in why.expected
-            ],
-        )
-
-
 class RecallOut(Out):
     items: list[FactOut]
     more: int = Field(description="How many more facts matched beyond these.")
@@ -194,6 +115,8 @@ class RecallOut(Out):
     )
     searched: int = Field(0, description="Facts in the searched memory.")
     indexing: int = Field(0, description=_INDEXING)
+    meaning: Meaning = Field("words", description=MEANING_DOC)
+    tiers: TiersOut = Field(default_factory=lambda: TiersOut(), description=TIERS_DOC)
     reranked: bool = Field(False, description="The top was reordered by the reranker.")
     explain: ExplainOut | None = Field(None, description="With explain=true: why, per result.")
 
@@ -216,6 +139,8 @@ class RecallOut(Out):
             waiting=result.waiting,
             searched=result.searched,
             indexing=result.indexing,
+            meaning=result.meaning,
+            tiers=TiersOut.of(result.tiers),
             reranked=result.reranked,
             explain=ExplainOut.of(result.explain) if result.explain is not None else None,
             links=[LinkOut(source=e.source, kind=e.kind, target=e.target) for e in near.edges]

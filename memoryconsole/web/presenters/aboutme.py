@@ -28,6 +28,9 @@ REACH_REASONS = {
     "topic": "on one of your excluded topics: left out of every prompt and recall",
     "paused": "memory is paused: left out of prompts and recall until you resume it",
     "secret": "looks like a secret: left out until someone erases it or keeps it (Health)",
+    "not readable": "this bot keeps a private memory: read only in rooms it opened",
+    "private": "private: only in direct rooms",
+    "instruction": "reads as an instruction to a bot: left out until a person accepts or erases it",
 }
 _CONTROL_ACTIONS = {
     "pause": "paused memory",
@@ -153,4 +156,6 @@ def reach_views(reaches: list[Reach]) -> list[ReachView]:
 
 def _where(scope: str) -> str:
     kind, name = scope_split(scope)
+    if kind == "server":
+        return "workspace memory (every bot's prompts)"
     return "the bot's own memory (team-wide)" if kind == "bot" else f"project {name}, when in play"

@@ -4,8 +4,12 @@ then Allow (back to the client with a code) or Deny. And their connections (/con
 every client they allowed, each with a Disconnect.
 
 An unknown client or a redirect URI it did not register is shown here as an error page and
-nobody is redirected (RFC 6749 §4.1.2.1); any other bad request goes back to the client as
-`error=…`. The page's CSP lets its form lead to the client's redirect URI and nowhere else.
+nobody is redirected (RFC 6749 §4.1.2.1). Any other bad request goes back to the client as
+`error=…` only if this person has allowed that client before; otherwise the error page says
+what was wrong and where the client wants them sent, and they go there only by following the
+link (anyone may register a client, so an unasked redirect would make this server a way to send
+signed-in people anywhere). The page's CSP lets its form lead to the client's redirect URI and
+nowhere else.
 """
 
 from urllib.parse import urlsplit
@@ -21,11 +25,13 @@ from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.connections import (
     ANY_ROOM,
     AS_ME,
+    client_used,
     connection_end,
     connections_of,
     consent_allow,
     consent_bots,
     default_room,
+    rooms_of,
 )
 from memstore.errors import MemstoreError, OAuthRefused
 from memstore.registry.oauth_clients import SCOPES, AuthRequest, authorization_request
@@ -38,9 +44,11 @@ def authorize_page(request: HttpRequest) -> HttpResponse:
     try:
         asked = authorization_request(params=params, resource=resource_of(request))
     except OAuthRefused as exc:
-        if exc.redirect:
+        if not exc.redirect:
+            raise
+        if client_used(user_id=request.user.pk, client_id=params.get("client_id", "")):
             return HttpResponseRedirect(exc.detail["redirect_to"])
-        raise
+        return _unasked(request, exc)
     viewer = viewer_of(request)
     bots = consent_bots(viewer=viewer)
     chosen = {
@@ -83,7 +91,9 @@ def _consent(request, asked: AuthRequest, bots, chosen, problem, staff, person) 
         "staff": staff,
         "as_me": AS_ME,
         "any_room": ANY_ROOM,
-        "rooms": {b.slug: default_room(viewer=viewer_of(request), bot=b.slug) for b in bots},
+        "new_rooms": {b.slug: default_room(viewer=viewer_of(request), bot=b.slug) for b in bots},
+        "my_rooms": rooms_of(viewer=viewer_of(request)),
+        "first_time": not client_used(user_id=request.user.pk, client_id=asked.client.client_id),
         "person": person,
         "redirect_host": urlsplit(asked.redirect_uri).netloc,
     }
@@ -94,6 +104,20 @@ def _consent(request, asked: AuthRequest, bots, chosen, problem, staff, person) 
         **settings.SECURE_CSP,
         "form-action": [CSP.SELF, f"{target.scheme}://{target.netloc}"],
     }
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _unasked(request: HttpRequest, refused: OAuthRefused) -> HttpResponse:
+    """A bad request from a client this person never allowed: said here, not redirected."""
+    target = refused.detail["redirect_to"]
+    context = {
+        "error": refused.error,
+        "message": refused.message,
+        "redirect_to": target,
+        "redirect_host": urlsplit(target).netloc,
+    }
+    response = render(request, "web/consent_refused.html", context, status=400)
     response["Cache-Control"] = "no-store"
     return response
 

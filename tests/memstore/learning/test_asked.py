@@ -59,6 +59,8 @@ def test_requests_are_found_in_many_phrasings(message, facts):
         "Remember when we went to Lisbon?",
         "Remember that time the build broke?",
         "Remember that I'm vegan?",
+        "Can you remember that the meeting moved?",
+        "Could you keep in mind that the launch slipped?",
         "remember everything",
         "You don't need to remember that I was late",
         "Can you summarise the thread?",

@@ -61,6 +61,15 @@ class Link(TypedDict):
     target: str
 
 
+class Tiers(TypedDict):
+    """Facts with their full vector, waiting ones judged by the quicker first tier, and waiting
+    ones found by their words only."""
+
+    full: int
+    static: int
+    words: int
+
+
 class Recall(TypedDict):
     """Search results; `stale`, `partial` or `memory == "unavailable"` say the time budget ran
     out (`partial`: what was ready, the words side; `partial_reason` says why)."""
@@ -79,6 +88,8 @@ class Recall(TypedDict):
     waiting: int
     searched: int
     indexing: int  # facts changed on disk still being indexed: not searched yet
+    meaning: Literal["full", "static", "mixed", "words"]  # which tier of meaning served
+    tiers: Tiers  # how many searched facts each tier judged
     reranked: bool  # the top was reordered by the reranker
     explain: dict[str, object] | None  # with explain=True: why, per result (the API's ExplainOut)
 
