@@ -46,7 +46,11 @@ CROSS_ENCODER_MAX_TOKENS = 512
 
 class RerankFailed(Exception):
     """The reranker could not score the texts: past its deadline, unreachable, or a malformed
-    answer. Recall keeps the fusion's order."""
+    answer. Recall keeps the fusion's order. `scored`: pairs scored before it stopped."""
+
+    def __init__(self, message: str, *, scored: int = 0) -> None:
+        super().__init__(message)
+        self.scored = scored
 
 
 class Reranker(Protocol):
@@ -117,7 +121,9 @@ class OnnxCrossEncoder:
         scores = []
         for text in texts:
             if time.monotonic() > deadline:
-                raise RerankFailed(f"scored {len(scores)} of {len(texts)} facts in time")
+                raise RerankFailed(
+                    f"scored {len(scores)} of {len(texts)} facts in time", scored=len(scores)
+                )
             scores.append(self._pair(query, text))
         return Scored(scores)
 
