@@ -37,8 +37,8 @@ from memstore.facts.records import StoredFact
 from memstore.index.budget import read_left_ms
 from memstore.models import RerankUsage
 from memstore.recall.fusion import Fused
-from memstore.recall.rerank_cost import pair_cost_observe, pair_ms, pairs_within
-from memstore.recall.rerankers import Reranker, RerankFailed, reranker_load
+from memstore.recall.rerank_cost import MIN_PAIRS, pair_cost_observe, pair_ms, pairs_within
+from memstore.recall.rerankers import Reranker, RerankFailed, Scored, reranker_load
 from memstore.rooms.outgoing import Cleared, outgoing
 from memstore.rules.withheld import Withholding, withholding_for
 
@@ -103,33 +103,33 @@ def rerank_top(
         return Reranked(order=order, kept=kept)
     if reranker.remote and (capped := _cap_spent()):
         return Reranked(order=order, kept=kept, note=capped)
-    there = _time_there()
-    sized = ""
+    there, sized = _time_there(), ""
     if not reranker.remote:  # a remote one's cost is a round trip, not pairs here
         fit = pairs_within(reranker.name, there, most=len(sendable))
         if not fit:
             return Reranked(order=order, kept=kept, note=_unsized_note(reranker, there))
         if fit < len(sendable):
             sized = _sized_note(reranker, fit, len(sendable), there)
-            head = head[: head.index(sendable[fit - 1]) + 1]  # the window the fit pairs span
             sendable, texts = sendable[:fit], list(texts)[:fit]  # local: plain texts
-            kept = frozenset(f.fact_id for f in head if f not in sendable)
-            top_n = len(head)
+            head, kept, top_n = _window(head, sendable)
     start = time.monotonic()
-    deadline = start + there / 1000
     try:
-        scored = reranker.score(query, texts, deadline=deadline)
+        scored = reranker.score(query, texts, deadline=start + there / 1000)
+        millis = (time.monotonic() - start) * 1000
+        pair_cost_observe(reranker.name, pairs=len(sendable), millis=millis)
+        if millis > there:  # finished past the budget (one slow pair): the answer can't wait
+            return Reranked(order=order, kept=kept, note=_LATE, millis=millis)
     except RerankFailed as error:
         millis = (time.monotonic() - start) * 1000
-        pair_cost_observe(reranker.name, pairs=max(1, error.scored), millis=millis)
-        logger.warning("reranker %s failed: %s; fusion order kept", reranker.name, error)
-        return Reranked(order=order, kept=kept, note=_LATE, millis=millis)
-    millis = (time.monotonic() - start) * 1000
-    pair_cost_observe(reranker.name, pairs=len(sendable), millis=millis)
+        pair_cost_observe(reranker.name, pairs=max(1, len(error.scores)), millis=millis)
+        logger.warning("reranker %s stopped: %s", reranker.name, error)
+        if len(error.scores) < MIN_PAIRS:
+            return Reranked(order=order, kept=kept, note=_LATE, millis=millis)
+        sized = f"Reranked the first {len(error.scores)} of {len(sendable)}: time ran out."
+        sendable, scored = sendable[: len(error.scores)], Scored(error.scores)
+        head, kept, top_n = _window(head, sendable)
     if scored.tokens:
         _charge(scored.tokens)
-    if millis > there:  # finished past the budget (one slow pair): the answer can't wait
-        return Reranked(order=order, kept=kept, note=_LATE, millis=millis)
     scores = {f.fact_id: s for f, s in zip(sendable, scored.scores, strict=True)}
     new_head, ranks = _reordered(fused, rows, sendable, scores, top_n)
     rest = [pk for pk in order if pk not in set(new_head)]
@@ -143,6 +143,12 @@ def rerank_top(
         note=sized,
         pairs=len(sendable),
     )
+
+
+def _window(head: list[Fused], sendable: list[Fused]) -> tuple[list[Fused], frozenset, int]:
+    """The head cut after the last fact sent, the facts in it not sent, and its length."""
+    head = head[: head.index(sendable[-1]) + 1]
+    return head, frozenset(f.fact_id for f in head if f not in sendable), len(head)
 
 
 def _reordered(

@@ -11,7 +11,7 @@ import pytest
 
 from memstore.recall import rerank, rerank_cost
 from memstore.recall.rerank_cost import pair_cost_forget, pair_cost_observe, pair_ms
-from memstore.recall.rerankers import Scored
+from memstore.recall.rerankers import RerankFailed, Scored
 from memstore.recall.search import recall_search
 from memstore.rooms.access import Context, Room
 from tests.helpers import log
@@ -106,3 +106,25 @@ def test_the_estimate_follows_the_load():
     assert rerank_cost.pairs_within("m", 400, most=10) == 8  # 400 x 0.8 / 40
     assert rerank_cost.pairs_within("m", 50, most=10) == 0
     pair_cost_forget()
+
+
+class CutShortReranker(TimedReranker):
+    """Like the bundled model: stops at the deadline, handing back the pairs it scored."""
+
+    def score(self, query: str, texts: list[str], *, deadline: float) -> Scored:
+        self.sent.append(texts)
+        scores = []
+        for text in texts:
+            if self.clock.monotonic() > deadline:
+                raise RerankFailed("out of time", scores=scores)
+            self.clock.now += self.pair_ms / 1000
+            scores.append(float(text.rsplit(" ", 1)[1]))
+        return Scored(scores)
+
+
+def test_pairs_scored_before_the_deadline_are_still_used(timed, monkeypatch):
+    stand_in = CutShortReranker(timed(pair_ms=1).clock, pair_ms=90)  # the prior says 8 ms
+    monkeypatch.setattr("memstore.recall.search.rerank_wanted", lambda asked: stand_in)
+    result = recall_search(ctx=ADA, query="coffee note")
+    assert result.reranked and result.reranking.pairs == 5  # 5 x 90 ms passes 400 ms
+    assert "Reranked the first 5 of 10: time ran out." in result.note
