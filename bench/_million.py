@@ -184,7 +184,7 @@ def hnsw_builds(
 
     from django.db import connection
 
-    from bench.recall import questions
+    from bench._recall_workspace import questions
     from memstore.recall.vectors import embedder_current
 
     count = _scratch(rows)

@@ -13,6 +13,7 @@ import time
 from datetime import date
 from pathlib import Path
 
+from bench._recall_workspace import ACTIONS, PEOPLE, THINGS, WHEN, fact_texts, write_shard
 from bench._workspace import (
     VAR,
     ann_index_drop,
@@ -22,7 +23,6 @@ from bench._workspace import (
     log,
     vectors_composed,
 )
-from bench.recall import ACTIONS, PEOPLE, THINGS, WHEN, fact_texts, write_shard
 from bench.sync import age
 
 UNIT = 100_000

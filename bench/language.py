@@ -101,7 +101,7 @@ def measure(root, facts: int, runs: int) -> int:
 | recall by words, french | {french_ms:.1f} ms | |
 
 The facts are English words either way, so the two recall rows compare the statement's cost in
-each configuration, not French search quality (tests/memstore/test_language.py checks that). A
+each configuration, not French search quality (tests/memstore/index/test_language.py checks that). A
 switch locks the fact table while it runs: reads wait for it rather than see half a column.
 """
     print(body)

@@ -65,7 +65,7 @@ def test_a_process_trees_cpu_keeps_what_exited_children_used():
     assert harness.tree_cpu(os.getpid()) >= before  # the reaped child's CPU stays counted
 
 
-@pytest.mark.parametrize("name", ["partial", "secrets", "recall", "api", "scale"])
+@pytest.mark.parametrize("name", ["partial", "secrets", "recall", "api", "scale", "prompt_size"])
 def test_every_bench_takes_the_shared_options(name):
     import importlib
 

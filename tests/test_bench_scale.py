@@ -3,8 +3,8 @@ report (one table with baselines, ratios and load)."""
 
 import pytest
 
+from bench._recall_workspace import fact_texts
 from bench._scale import BENCHED, filler_texts, shards
-from bench.recall import fact_texts
 from memstore.recall.vectors import ANN_MIN_FACTS
 
 

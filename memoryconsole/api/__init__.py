@@ -2,7 +2,8 @@
 
 Authentication is a bearer token per bot (`auth.BotToken`); every memory call states its room in
 headers (`schemas.ContextHeaders`); every error goes through the one map in `errors`; oversized
-bodies are refused by `body_limit` before anything reads them; `urls` answers unknown paths and
+bodies are refused by `body_limit` before anything reads them, and query parameters an
+operation does not take by `query_params`; `urls` answers unknown paths and
 methods through the same map. Handlers are thin: they parse, call one memstore function, and
 shape the answer.
 """
@@ -14,6 +15,7 @@ from ninja.renderers import BaseRenderer
 from memoryconsole.api.auth import BotToken, groups_noted
 from memoryconsole.api.body_limit import body_limit
 from memoryconsole.api.errors import install_error_map
+from memoryconsole.api.query_params import query_params
 from memoryconsole.api.routers import (
     bots,
     exchanges,
@@ -77,6 +79,7 @@ api = MemoryConsoleAPI(
 )
 install_error_map(api)
 api.add_decorator(body_limit(api), mode="view")
+api.add_decorator(query_params(api), mode="view")
 api.add_decorator(groups_noted, mode="view")
 # summarize before facts: /facts/summarize must match before /facts/{fact_id}.
 for module in (bots, summarize, facts, links, recall, notes, exchanges, health, export):

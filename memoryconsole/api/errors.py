@@ -2,13 +2,14 @@
 
 Ninja's own exception handlers, stacked on the API (`install_error_map`). Domain errors
 (memstore.errors) carry their own code and status; `EdgeError` and its kinds below are the API's
-own refusals (unknown paths and methods, oversized or unmeasurable bodies), raised or handed to
+own refusals (unknown paths, methods and query parameters, oversized or unmeasurable bodies), raised or handed to
 `api.on_exception` by the code that spots them, so they are answered here too. Bad JSON,
 validation, authentication and a last-resort 500 that never leaks a traceback complete the map.
 This module decides statuses and wording; it does not detect anything itself.
 """
 
 import logging
+from collections.abc import Callable
 
 import psycopg
 from django.conf import settings
@@ -78,6 +79,33 @@ class BodyTooLarge(EdgeError):
         )
 
 
+class UnknownParameter(EdgeError):
+    """Query parameters the operation does not take; `detail` names them and the known ones,
+    with `errors` shaped like a validation error's so a client reads both alike."""
+
+    code = "invalid_request"
+    status = 422
+
+    def __init__(self, unknown: list[str], known: list[str]) -> None:
+        takes = f"it takes {', '.join(known)}" if known else "it takes no query parameters"
+        noun = "parameter" if len(unknown) == 1 else "parameters"
+        super().__init__(
+            f"Unknown query {noun} {', '.join(unknown)}: this endpoint ignores nothing, and {takes}.",
+            detail={
+                "unknown": unknown,
+                "known": known,
+                "errors": [
+                    {
+                        "where": f"query.{name}",
+                        "message": "is not a parameter of this endpoint",
+                        "type": "extra_forbidden",
+                    }
+                    for name in unknown
+                ],
+            },
+        )
+
+
 def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
     """The error responses an operation declares in the OpenAPI schema."""
     return dict.fromkeys(statuses, ErrorOut)
@@ -116,6 +144,18 @@ def install_error_map(api: NinjaAPI) -> None:
             return database_down(request, exc.__cause__)
         return crashed(request, exc)
 
+    _install_request_errors(api, reply, known)
+
+    @api.exception_handler(Exception)
+    def crashed(request: HttpRequest, exc: Exception) -> HttpResponse:
+        log.exception("API call failed: %s %s", request.method, request.path)
+        return reply(request, 500, "server_error", "Something went wrong on the server.")
+
+
+def _install_request_errors(api: NinjaAPI, reply: Callable, known: Callable) -> None:
+    # The handlers of a request the API refuses (invalid, unauthenticated, not found, too big),
+    # answering through `install_error_map`'s `reply` and `known`.
+
     @api.exception_handler(ValidationError)
     def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
         problems = [_problem(e) for e in exc.errors]
@@ -147,11 +187,6 @@ def install_error_map(api: NinjaAPI) -> None:
     def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
         # Django's own cap (DATA_UPLOAD_MAX_MEMORY_SIZE), when it is below the API's.
         return known(request, BodyTooLarge(settings.DATA_UPLOAD_MAX_MEMORY_SIZE))
-
-    @api.exception_handler(Exception)
-    def crashed(request: HttpRequest, exc: Exception) -> HttpResponse:
-        log.exception("API call failed: %s %s", request.method, request.path)
-        return reply(request, 500, "server_error", "Something went wrong on the server.")
 
 
 def _problem(error: dict) -> dict:

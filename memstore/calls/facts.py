@@ -171,18 +171,23 @@ def bot_facts_list(
     scope: ScopeKind | None = None,
     project: str | None = None,
     tier: str | None = None,
+    fact_type: str | None = None,
     month: str | None = None,
     contains: str | None = None,
     expired: bool | None = None,
     offset: int = 0,
     limit: int = 50,
 ) -> Page[StoredFact]:
-    """Facts this context may read (all of them, or one scope), newest first; hidden facts are
-    never shown to bots; `expired`: only facts past their `until` (True) or only the others."""
+    """Facts this context may read (all of them, or one scope), newest first, one per fact and
+    scope (a `FactsPage`: the copies other shards hold are named, not listed again); hidden
+    facts are never shown to bots; `expired`: only facts past their `until` (True) or only the
+    others; `fact_type`: only facts of that `type=`."""
     scopes = [readable_scope(ctx, scope, project)] if scope else readable_scopes(ctx)
     page = facts_list(
         scopes=scopes,
         tier=tier,
+        fact_type=fact_type,
+        merged=True,
         month=month,
         contains=contains,
         visible=visible(ctx),

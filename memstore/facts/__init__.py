@@ -3,6 +3,8 @@
 markdown  the fact-line grammar
 paths     scopes, shards and where their files live under MEMORY_ROOT
 files     reading memory files and replacing them atomically, never over a hand edit
+snapshots what one version of a file is: its signature, its text, ChangedOnDisk
+exchange  swapping a new file in for the one read, atomically, under a write lease (Linux)
 parsed    the files this process parsed last, remembered by their exact text
 locks     the per-bot write lock
 history   each shard's change history (`history.jsonl` beside its memory)

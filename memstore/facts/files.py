@@ -46,14 +46,10 @@ leaves the original as it was (`memstore.facts.volume`, whose `volume_state` Hea
 """
 
 import contextlib
-import ctypes
-import errno
-import fcntl
 import hashlib
 import os
 import re
 import secrets
-import signal
 import socket
 import threading
 import time
@@ -64,8 +60,26 @@ from pathlib import Path
 from django.conf import settings
 
 from memstore.errors import UnreadableFile
+from memstore.facts.exchange import exchange_in
+from memstore.facts.snapshots import (
+    ChangedOnDisk,
+    Signature,
+    Snapshot,
+    content_digest,
+    read_bytes,
+    signature,
+)
 from memstore.facts.symlinks import link_on_path
 from memstore.facts.volume import HEADROOM_BYTES, room_check, volume_errors
+
+__all__ = [
+    "ChangedOnDisk",
+    "Signature",
+    "Snapshot",
+    "content_digest",
+    "read_bytes",
+    "signature",
+]
 
 
 def file_mode() -> int:
@@ -113,60 +127,6 @@ def file_open(path: Path, flags: int) -> int:
                 continue
         os.fchmod(fd, mode)
         return fd
-
-
-@dataclass(frozen=True, slots=True)
-class Signature:
-    """What a stat says about a file's version: cheap to take, changes on every write."""
-
-    mtime_ns: int
-    size: int
-    inode: int
-    digest: str = ""  # content digest, when the bytes were read too
-
-    @classmethod
-    def of(cls, st: os.stat_result, data: bytes | None = None) -> "Signature":
-        return cls(
-            mtime_ns=st.st_mtime_ns,
-            size=st.st_size,
-            inode=st.st_ino,
-            digest="" if data is None else content_digest(data),
-        )
-
-
-def content_digest(data: bytes) -> str:
-    """A short digest of a file's bytes (not for security: to notice a change)."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """A file's text as read, with the signature it had; `text` is None if it did not exist."""
-
-    text: str | None
-    signature: Signature | None
-
-
-class ChangedOnDisk(Exception):
-    """The file changed between read and write; read it again and reapply the change."""
-
-
-def signature(path: Path, *, with_digest: bool = False) -> Signature | None:
-    """The file's current signature (with a content digest if asked), or None if it is missing."""
-    try:
-        if not with_digest:
-            return Signature.of(os.stat(path))
-        data, st = read_bytes(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return Signature.of(st, data)
-
-
-def read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
-    """The file's bytes and the stat of the very file they were read from."""
-    with open(path, "rb") as handle:
-        st = os.fstat(handle.fileno())
-        return handle.read(), st
 
 
 def read_snapshot(path: Path) -> Snapshot:
@@ -279,7 +239,7 @@ def _write_replacing(
                 os.link(temp, path)
             except (FileExistsError, FileNotFoundError):
                 raise ChangedOnDisk(str(path)) from None
-        elif not _exchange_in(temp, path, expected, ours):
+        elif not exchange_in(temp, path, expected, ours):
             # No atomic exchange here: check, then rename (a hand edit in between is lost).
             if signature(path, with_digest=bool(expected.digest)) != expected:
                 raise ChangedOnDisk(str(path))
@@ -312,119 +272,6 @@ def _settler() -> ThreadPoolExecutor:
             pool = ThreadPoolExecutor(SETTLE_THREADS, thread_name_prefix="memstore-settle")
             _settlers = (os.getpid(), pool)
         return _settlers[1]
-
-
-def _exchange_in(temp: Path, path: Path, expected: Signature, ours: os.stat_result) -> bool:
-    # False: the exchange is not available here (the caller falls back to check + rename).
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:  # deleted by hand meanwhile: read again
-        raise ChangedOnDisk(str(path)) from None
-    leased = None
-    try:
-        # Under a write lease no one else has the original open, and anyone opening it now
-        # waits until we let go: an editor writing in place can't slip in after our check.
-        leased = _lease(fd)
-        if leased is False or not _holds(fd, expected):
-            raise ChangedOnDisk(str(path))
-        try:
-            if not _exchange(temp, path):
-                return False
-        except FileNotFoundError:  # the original was deleted (or our temp swept): read again
-            raise ChangedOnDisk(str(path)) from None
-        # `temp` now names what `path` held an instant ago; `path` holds our new text.
-        swapped_out = os.lstat(temp)
-        if _same_file(swapped_out, os.fstat(fd)) and (
-            fcntl.fcntl(fd, _F_GETLEASE) == fcntl.F_WRLCK if leased else _holds_at(temp, expected)
-        ):
-            return True
-        # A hand edit landed first (a new file renamed over the original, or, without a lease,
-        # bytes written into it), or someone opened the original while we held it (an editor
-        # about to write: they get it once we let go, so it must be back in place by then).
-        _exchange(temp, path)  # put the hand edit (or the original) back
-        if not _same_file(os.lstat(temp), ours):
-            # Someone replaced our file in the instant it was in place: theirs is the newest.
-            _exchange(temp, path)
-        raise ChangedOnDisk(str(path))
-    finally:
-        if leased:
-            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
-        os.close(fd)
-
-
-def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
-    return (a.st_ino, a.st_dev) == (b.st_ino, b.st_dev)
-
-
-def _holds(fd: int, expected: Signature) -> bool:
-    """Whether the open file still is the version read (same stat and bytes)."""
-    st = os.fstat(fd)
-    os.lseek(fd, 0, os.SEEK_SET)
-    with os.fdopen(os.dup(fd), "rb") as handle:
-        data = handle.read()
-    return Signature.of(st, data if expected.digest else None) == expected
-
-
-def _holds_at(path: Path, expected: Signature) -> bool:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        return _holds(fd, expected)
-    finally:
-        os.close(fd)
-
-
-_LINUX = hasattr(os, "uname") and os.uname().sysname == "Linux"
-_F_SETLEASE = getattr(fcntl, "F_SETLEASE", 1024)
-_F_GETLEASE = getattr(fcntl, "F_GETLEASE", 1025)
-_F_SETSIG = getattr(fcntl, "F_SETSIG", 10)
-
-
-def _lease(fd: int, *, tries: int = 40) -> bool | None:
-    """Take a write lease (granted only if no one else has the file open): True when held,
-    False if someone kept it open (a reader for a moment, or an editor writing), None when this
-    system or file does not grant leases (not Linux, not our file, a network file system)."""
-    if not _LINUX:
-        return None
-    # A lease break signals its holder (SIGIO by default, which would end the process); ask for
-    # SIGURG, ignored by default: we hold the lease only while reading.
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(fd, _F_SETSIG, signal.SIGURG)
-    for _ in range(tries):
-        try:
-            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_WRLCK)
-            return True
-        except BlockingIOError:
-            time.sleep(0.001)  # a reader closes in microseconds; an editor takes longer
-        except OSError:
-            return None
-    return False
-
-
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-_NO_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP}
-
-
-def _renameat2():
-    try:
-        return ctypes.CDLL(None, use_errno=True).renameat2
-    except (AttributeError, OSError):
-        return None
-
-
-_RENAMEAT2 = _renameat2() if _LINUX else None
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two names in one folder; False where the system can't."""
-    if _RENAMEAT2 is None:
-        return False
-    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in _NO_EXCHANGE:
-        return False
-    raise OSError(code, os.strerror(code), str(b))
 
 
 def temps_sweep(folder: Path) -> int:

@@ -60,4 +60,6 @@ def review_due_sql(alias: str = "f") -> str:
 
 def _compared(alias: str, key: str, op: str) -> str:
     value = f"({alias}.meta ->> '{key}')"
-    return f"({value} ~ '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}$' AND {value} {op} %s)"
+    # A row without the key gives NULL, not false: `NOT expired` would then drop every fact
+    # without an `until` (the change list called facts only pushed out of a budget removed).
+    return f"coalesce({value} ~ '^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}$' AND {value} {op} %s, false)"

@@ -1,6 +1,7 @@
 """The index: the only writer of `MemoryFile` and `Fact` rows, which mirror the memory files.
 
     sync          index_sync (before every read), index_sync_file (after every write)
+    stale         which files the index is behind on (stats against rows), and a bounded split
     written       a write's own change to one file in one statement (`written_rows`)
     behind        the background thread that finishes syncs too large for a read's budget
     budget        `memory_read`: a read that never waits past its time budget

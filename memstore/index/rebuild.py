@@ -9,7 +9,8 @@ after their facts); indexes and the foreign key are recreated at the end. On a l
 files are read and parsed in worker processes (`rebuild_rows`), so parsing and Postgres's
 `COPY` run on two cores at once. The trigram index on facts' text (`LATE_INDEXES`, the
 partial-word search's) is built after the commit, concurrently: it costs more than all the
-others together, and partial words are still found without it, by a scan.
+others together, and partial words are still found without it, by a scan. The prompt's scope
+counts (`memstore_scopecount`, kept by triggers row by row) are filled in one pass at the end.
 """
 
 import logging
@@ -79,19 +80,7 @@ def index_rebuild(
         workers = workers_for(sum(size for _, size, _ in found.values()))
     total_facts = unreadable = 0
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
-        # Pending deferred foreign-key checks of a caller's earlier writes in this transaction
-        # would block TRUNCATE: run them now. CASCADE empties tables that point at index rows
-        # (they are derived from them too; their ids are about to change).
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("TRUNCATE memstore_fact, memstore_link, memstore_memoryfile CASCADE")
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        # Loading into a bare table, then indexing and checking the foreign key once at the end,
-        # is several times faster than maintaining GIN and b-tree indexes and queueing a
-        # foreign-key check row by row.
-        restore = _drop_foreign_keys(cursor)
-        indexes, late = _drop_secondary_indexes(cursor)
-        restore = indexes + restore  # indexes first, then the check
+        restore, late = _emptied(cursor)
         if on_phase:
             on_phase("reading")
         # With workers, smaller batches: Postgres starts on the first sooner, and the last
@@ -109,12 +98,44 @@ def index_rebuild(
             on_phase("indexing")
         for sql in restore:
             cursor.execute(sql)
+        cursor.execute("SET LOCAL memstore.counts_off = 'off'")
+        cursor.execute("SELECT memstore_scope_counts_fill()")
         cursor.execute("ANALYZE memstore_fact")
         cursor.execute("ANALYZE memstore_memoryfile")
     if late:
         if on_phase:
             on_phase("indexing partial words")
         _build_late(late)
+    misnamed = _misnamed_recorded(root)
+    return RebuildReport(
+        files=len(paths), facts=total_facts, unreadable=unreadable, misnamed=misnamed
+    )
+
+
+def _emptied(cursor) -> tuple[list[str], list[str]]:
+    # The index tables emptied and bared for loading: the statements that restore their indexes
+    # and foreign keys at the end, and the definitions of the indexes built after the commit.
+    cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+    # Pending deferred foreign-key checks of a caller's earlier writes in this transaction
+    # would block TRUNCATE: run them now. CASCADE empties tables that point at index rows
+    # (they are derived from them too; their ids are about to change).
+    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    cursor.execute(
+        "TRUNCATE memstore_fact, memstore_link, memstore_memoryfile, memstore_scopecount CASCADE"
+    )
+    # The scope counts' triggers would recount row by row: one pass fills them at the end.
+    cursor.execute("SET LOCAL memstore.counts_off = 'on'")
+    cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    # Loading into a bare table, then indexing and checking the foreign key once at the end,
+    # is several times faster than maintaining GIN and b-tree indexes and queueing a
+    # foreign-key check row by row.
+    restore = _drop_foreign_keys(cursor)
+    indexes, late = _drop_secondary_indexes(cursor)
+    return indexes + restore, late  # indexes first, then the check
+
+
+def _misnamed_recorded(root: Path) -> list[Misnamed]:
+    # The folders skipped for their names, each recorded in the failure log.
     misnamed = misnamed_folders(root)
     for folder in misnamed:
         failure_record(
@@ -124,9 +145,7 @@ def index_rebuild(
             error=InvalidName(f"{folder.path}: {folder.reason}"),
             via="tool",
         )
-    return RebuildReport(
-        files=len(paths), facts=total_facts, unreadable=unreadable, misnamed=misnamed
-    )
+    return misnamed
 
 
 def _copy_batch(cursor, read: Batch) -> None:

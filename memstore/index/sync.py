@@ -25,17 +25,16 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from pathlib import Path
 
 from django.db import connection, transaction
 
 from memstore.facts import markdown
-from memstore.facts.files import content_digest, read_bytes
+from memstore.facts.files import content_digest
 from memstore.facts.history import Change, history_append
 from memstore.facts.locks import bot_sync_lock
 from memstore.facts.paths import FileLocation, Scope, locate, memory_root
 from memstore.facts.symlinks import file_read
-from memstore.index.behind import behind_busy, behind_sync
+from memstore.index.behind import behind_sync
 from memstore.index.links import links_replace
 from memstore.index.rows import (
     RACY_NS,
@@ -44,17 +43,11 @@ from memstore.index.rows import (
     decode_leniently,
     fact_row,
     fill_file_row,
-    stat_scope,
     unique_facts,
 )
+from memstore.index.stale import files_behind, rows_behind, scopes_stat, stale_split
 from memstore.metrics import sync_observed
 from memstore.models import Fact, MemoryFile
-
-_SYNC_QUERY = (
-    "SELECT path, mtime_ns, size, inode, recheck, digest FROM memstore_memoryfile "
-    "WHERE scope_key = ANY(%s)"
-)
-
 
 # The same rows as one JSON value, for a reader to fold into its own statement.
 SYNC_ROWS_SQL = (
@@ -123,13 +116,13 @@ def index_sync(*, scopes: Iterable[Scope]) -> SyncReport:
 
 
 def _index_sync(scopes: list[Scope]) -> SyncReport:
-    files, stale, sizes, on_disk = _behind(scopes)
+    files, stale, sizes, on_disk = files_behind(scopes)
     bounded = _BOUNDED.get()
     later: list[str] = []
     if bounded is not None and stale:
         inline_bytes, then = bounded
         sizes.update((rel, stat[1]) for rel, stat in on_disk.items())
-        stale, later = _split(stale, sizes, inline_bytes)
+        stale, later = stale_split(stale, sizes, inline_bytes)
         if later:
             behind_sync(later, _sync_paths, then=then)
     _sync_paths(stale)
@@ -159,7 +152,7 @@ def sync_check_start(*, scopes: Iterable[Scope]) -> SyncCheck:
     started = time.perf_counter()
     scopes = list(dict.fromkeys(scopes))
     return SyncCheck(
-        keys=frozenset(str(scope) for scope in scopes), on_disk=_stats(scopes), started=started
+        keys=frozenset(str(scope) for scope in scopes), on_disk=scopes_stat(scopes), started=started
     )
 
 
@@ -199,74 +192,6 @@ def sync_fold_rows(value: list | str) -> None:
         raise SyncNeeded(stale)
     check.done = True
     sync_observed(time.perf_counter() - check.started, 0, 0)
-
-
-def _behind(scopes: list[Scope]) -> tuple[int, list[str], dict[str, int], dict[str, Stat]]:
-    # (files on disk, stale paths, sizes of the changed ones, files the index has never seen)
-    on_disk = _stats(scopes)
-    # One raw query: the ORM's per-row overhead would be most of the cost of a no-op sync.
-    with connection.cursor() as cursor:
-        cursor.execute(_SYNC_QUERY, [[str(scope) for scope in scopes]])
-        rows = cursor.fetchall()
-    files = len(on_disk)
-    stale, sizes = rows_behind(memory_root(), rows, on_disk)
-    return files, stale, sizes, on_disk
-
-
-def _stats(scopes: list[Scope]) -> dict[str, Stat]:
-    root = memory_root()
-    on_disk: dict[str, Stat] = {}
-    for scope in scopes:
-        stat_scope(str(root), root, scope, on_disk)
-    return on_disk
-
-
-def rows_behind(
-    root: Path, rows: Iterable[tuple], on_disk: dict[str, Stat]
-) -> tuple[list[str], dict[str, int]]:
-    """The files whose index rows (path, mtime_ns, size, inode, recheck, digest) are not what
-    the files hold now by these stats (changed or gone, or racy and with other bytes), then the
-    files of `on_disk` no row names (the index has never seen them), and the sizes of the
-    changed ones still on disk. Takes the rows' paths out of `on_disk`."""
-    stale = []
-    sizes: dict[str, int] = {}
-    now = time.time_ns()
-    for path, mtime_ns, size, inode, recheck, digest in rows:
-        found = on_disk.pop(path, None)
-        changed = found != (mtime_ns, size, inode)
-        if changed or (recheck and _recheck_due(root / path, mtime_ns, digest, now)):
-            stale.append(path)
-            sizes[path] = found[1] if found is not None else 0
-    stale += on_disk  # files the index has never seen
-    return stale, sizes
-
-
-def _split(stale: list[str], sizes: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
-    """The changed files to sync now, smallest first within `budget` bytes, and the rest; a
-    bot with any file left for later (or being synced behind) leaves all of its files."""
-    bots = {rel: location.shard.bot for rel in stale if (location := locate(rel)) is not None}
-    now, later, used = [], [], 0
-    for rel in sorted(stale, key=lambda rel: sizes.get(rel, 0)):
-        size = sizes.get(rel, 0)
-        if used + size <= budget and not behind_busy(bots.get(rel, "")):
-            now.append(rel)
-            used += size
-        else:
-            later.append(rel)
-    held = {bots.get(rel) for rel in later}
-    return [rel for rel in now if bots.get(rel) not in held], later + [
-        rel for rel in now if bots.get(rel) in held
-    ]
-
-
-def _recheck_due(path: Path, mtime_ns: int, digest: str, now: int) -> bool:
-    # Racy file: re-sync once it is old enough (to clear the flag) or as soon as its bytes differ.
-    if now - mtime_ns >= RACY_NS:
-        return True
-    try:
-        return content_digest(read_bytes(path)[0]) != digest
-    except OSError:
-        return True
 
 
 def _sync_paths(rels: list[str]) -> None:

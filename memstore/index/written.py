@@ -65,47 +65,14 @@ def written_rows(
         " WHERE l.file_id = g.id AND l.source = ANY(%s))",
     ]
     params: list = [file_id, before, declared, declared]
-    if facts:
-        parts.append(
-            f", i AS (INSERT INTO memstore_fact (file_id, scope_key, shard_bot, {_FACT_COLUMNS})"
-            f" SELECT g.id, %s, %s, v.* FROM g, (VALUES {', '.join([_FACT_VALUES] * len(facts))})"
-            f" v({_FACT_COLUMNS}) RETURNING 1)"
-        )
-        params += [scope_key, bot]
-        for row in facts:
-            params += [
-                row.fact_id,
-                row.day.isoformat(),
-                row.text,
-                row.position,
-                row.line,
-                json.dumps(row.meta),
-                row.tier,
-                row.weight,
-                row.rank,
-                row.visibility,
-            ]
-    if links:
-        values = ", ".join(["(%s, %s, %s)"] * len(links))
-        parts.append(
-            ", il AS (INSERT INTO memstore_link (file_id, scope_key, shard_bot, source, kind,"
-            f" target) SELECT g.id, %s, %s, v.* FROM g, (VALUES {values}) v(source, kind, target))"
-        )
-        params += [scope_key, bot, *(value for link in links for value in link)]
-    restat = [each for each in restat if each[0] != file_id]
-    if restat:
-        values = ", ".join(
-            ["(%s::bigint, %s, %s::bigint, %s::bigint, %s::bigint, %s)"] * len(restat)
-        )
-        parts.append(
-            ", r AS (UPDATE memstore_memoryfile m SET mtime_ns = v.mtime_ns, size = v.size,"
-            f" inode = v.inode, recheck = v.recheck FROM (VALUES {values})"
-            " v(id, digest, mtime_ns, size, inode, recheck)"
-            " WHERE m.id = v.id AND m.digest = v.digest)"
-        )
-        now = time.time_ns()
-        for row_id, digest, (mtime_ns, size, inode) in restat:
-            params += [row_id, digest, mtime_ns, size, inode, now - mtime_ns < RACY_NS]
+    for part, values in (
+        _facts_part(facts, scope_key, bot),
+        _links_part(links, scope_key, bot),
+        _restat_part([each for each in restat if each[0] != file_id]),
+    ):
+        if part:
+            parts.append(part)
+            params += values
     inserted = "(SELECT count(*) FROM i)" if facts else "0"
     parts.append(
         ", u AS (UPDATE memstore_memoryfile m SET mtime_ns = %s, size = %s, inode = %s,"
@@ -120,6 +87,59 @@ def written_rows(
     with connection.cursor() as cursor:
         cursor.execute("".join(parts), params)
         return cursor.fetchone()[0] == 1
+
+
+def _facts_part(facts: list, scope_key: str, bot: str) -> tuple[str, list]:
+    # The statement's insert of the new fact rows, and its parameters ("" for none).
+    if not facts:
+        return "", []
+    params: list = [scope_key, bot]
+    for row in facts:
+        params += [
+            row.fact_id,
+            row.day.isoformat(),
+            row.text,
+            row.position,
+            row.line,
+            json.dumps(row.meta),
+            row.tier,
+            row.weight,
+            row.rank,
+            row.visibility,
+        ]
+    return (
+        f", i AS (INSERT INTO memstore_fact (file_id, scope_key, shard_bot, {_FACT_COLUMNS})"
+        f" SELECT g.id, %s, %s, v.* FROM g, (VALUES {', '.join([_FACT_VALUES] * len(facts))})"
+        f" v({_FACT_COLUMNS}) RETURNING 1)"
+    ), params
+
+
+def _links_part(links: list[tuple[str, str, str]], scope_key: str, bot: str) -> tuple[str, list]:
+    # The statement's insert of the new link rows, and its parameters ("" for none).
+    if not links:
+        return "", []
+    values = ", ".join(["(%s, %s, %s)"] * len(links))
+    return (
+        ", il AS (INSERT INTO memstore_link (file_id, scope_key, shard_bot, source, kind,"
+        f" target) SELECT g.id, %s, %s, v.* FROM g, (VALUES {values}) v(source, kind, target))"
+    ), [scope_key, bot, *(value for link in links for value in link)]
+
+
+def _restat_part(restat: list[tuple[int, str, Stat]]) -> tuple[str, list]:
+    # The statement's new stats for the writer's other rows still at their digest ("" for none).
+    if not restat:
+        return "", []
+    values = ", ".join(["(%s::bigint, %s, %s::bigint, %s::bigint, %s::bigint, %s)"] * len(restat))
+    params: list = []
+    now = time.time_ns()
+    for row_id, digest, (mtime_ns, size, inode) in restat:
+        params += [row_id, digest, mtime_ns, size, inode, now - mtime_ns < RACY_NS]
+    return (
+        ", r AS (UPDATE memstore_memoryfile m SET mtime_ns = v.mtime_ns, size = v.size,"
+        f" inode = v.inode, recheck = v.recheck FROM (VALUES {values})"
+        " v(id, digest, mtime_ns, size, inode, recheck)"
+        " WHERE m.id = v.id AND m.digest = v.digest)"
+    ), params
 
 
 def _placed(lines: list[markdown.Line], declared: set[str]) -> list[Placed]:

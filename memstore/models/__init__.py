@@ -15,7 +15,7 @@
 """
 
 from memstore.models.idempotency import IdempotentReply
-from memstore.models.index import Fact, MemoryFile
+from memstore.models.index import Fact, MemoryFile, ScopeCount
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
 from memstore.models.links import Link
 from memstore.models.oauth import (
@@ -58,5 +58,6 @@ __all__ = [
     "Proposal",
     "ProposalReview",
     "RoomBinding",
+    "ScopeCount",
     "TokenUsage",
 ]

@@ -67,7 +67,32 @@ class Fact(models.Model):
             models.Index(
                 fields=["scope_key"], name="fact_until", condition=models.Q(meta__has_key="until")
             ),
+            # prompt: each file's best rows in rank order, read without sorting the scope
+            models.Index(fields=["file", "-rank", "-day", "-position"], name="fact_file_rank"),
         ]
 
     def __str__(self) -> str:
         return self.line
+
+
+class ScopeCount(models.Model):
+    """How many facts of a scope, merged across shards (one per identity: the newest copy),
+    have each tier part and visibility: what a prompt block says is left on disk. Kept by
+    triggers on the fact rows (migration 0024), so every write keeps it true in its own
+    transaction; a rebuild fills it again in one pass (`memstore_scope_counts_fill()`)."""
+
+    scope_key = models.CharField(max_length=80)
+    profile = models.BooleanField()
+    visibility = models.CharField(max_length=10)
+    n = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scope_key", "profile", "visibility"], name="unique_scope_count"
+            )
+        ]
+
+    def __str__(self) -> str:
+        part = "profile" if self.profile else "recent"
+        return f"{self.scope_key} {part} {self.visibility}: {self.n}"

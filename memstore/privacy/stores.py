@@ -56,6 +56,7 @@ TEXT_FREE: dict[str, str] = {
     "MemoryFile.error": "why a file is unreadable (never its lines)",
     "Fact.fact_id": "an identity", "Fact.tier": "a word", "Fact.visibility": "a word",
     "Fact.scope_key": "a scope", "Fact.shard_bot": "a slug",
+    "ScopeCount.scope_key": "a scope", "ScopeCount.visibility": "a word",
     "Link.source": "an identity", "Link.kind": "a word", "Link.target": "an identity",
     "Link.scope_key": "a scope", "Link.shard_bot": "a slug",
     "Embedding.model": "the embedder's name", "Embedding.fact_id": "an identity",
@@ -88,5 +89,5 @@ TEXT_FREE: dict[str, str] = {
     "OAuthGrant.room_id": "an id", "OAuthGrant.room_kind": "a word", "OAuthGrant.scopes": "words",
     "OAuthCode.challenge": "a hash", "OAuthCode.digest": "a hash",
     "OAuthCode.redirect_uri": "an address", "OAuthToken.digest": "a hash",
-    "OAuthToken.kind": "a word",
+    "OAuthToken.kind": "a word", "OAuthRateWindow.key": "an endpoint and an address",
 }  # fmt: skip

@@ -2,6 +2,7 @@
 
 section      the blocks a room's prompt holds and the change notes sent mid-conversation
 compose      the section composed from its blocks, within their budgets
+indexed      a block read straight from the index: each file's best rows, never a whole sort
 cache        the blocks, remembered per process while their scope is unchanged
 incremental  a scope's block kept up to date by what changed, not by re-sorting the scope
 answer       the whole section (notes, then blocks) within the reads' time budget

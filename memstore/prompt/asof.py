@@ -45,6 +45,7 @@ from memstore.rooms.access import (
     visible,
     withholding_of,
 )
+from memstore.store.selectors import FactsPage
 
 
 def day_end(day: date) -> datetime:
@@ -140,14 +141,15 @@ def bot_facts_as_of(
     scope: ScopeKind | None = None,
     project: str | None = None,
     tier: str | None = None,
+    fact_type: str | None = None,
     month: str | None = None,
     contains: str | None = None,
     offset: int = 0,
     limit: int = 50,
 ) -> Page[StoredFact]:
     """The facts this room could read at the end of `day`, newest first (hidden ones never;
-    private ones in direct rooms only; what a read withholds now, never), filtered and paged like
-    the live list."""
+    private ones in direct rooms only; what a read withholds now, never), filtered, merged and
+    paged like the live list."""
     rule = withholding_of(ctx)
     seen = visible(ctx) - ({"private"} if rule.paused else set())
     scopes = [readable_scope(ctx, scope, project)] if scope else readable_scopes(ctx)
@@ -156,11 +158,29 @@ def bot_facts_as_of(
         for f in rule.shown(facts_as_of(scopes=scopes, day=day))
         if f.visibility in seen
         and (not tier or f.tier == tier)
+        and (not fact_type or f.meta.get("type", "fact") == fact_type)
         and (not month or f.day.isoformat().startswith(month))
         and (not contains or contains.lower() in f.text.lower())
     ]
-    facts.sort(key=lambda f: (-f.day.toordinal(), -f.rank, f.fact_id))
-    return Page(items=facts[offset : offset + limit], total=len(facts), offset=offset, limit=limit)
+    facts.sort(key=lambda f: (f.scope, f.fact_id, -f.day.toordinal(), f.shard_bot, f.file))
+    also_in: dict[tuple[str, str], list[StoredFact]] = {}
+    kept = []
+    for fact in facts:  # the newest copy of each fact in a scope stands for the others
+        key = (fact.scope, fact.fact_id)
+        if key in also_in:
+            also_in[key].append(fact)
+        else:
+            also_in[key] = []
+            kept.append(fact)
+    kept.sort(key=lambda f: (-f.day.toordinal(), -f.rank, f.fact_id))
+    page = kept[offset : offset + limit]
+    return FactsPage(
+        items=page,
+        total=len(kept),
+        offset=offset,
+        limit=limit,
+        also_in={(f.scope, f.fact_id): also_in[(f.scope, f.fact_id)] for f in page},
+    )
 
 
 def prompt_as_of(*, ctx: Context, day: date) -> PromptSection:

@@ -7,15 +7,18 @@ private facts may show; a scope whose files changed since is loaded again. A blo
 its scope's files (ranks, dates, paths, positions and visibility all come from them) and on the
 usage nudge read when it is loaded (`memstore.facts.ranking.usage_bonus`): usage counted since
 moves a fact at the next change of the scope's files, or the next day, not on every flush of
-the counts (which would reload every block every 30 s). Loading one sorts its whole scope
-(10–14 ms for 7,000 facts); the versions of every block are one statement, or part of the
-caller's (`section._context_read`).
+the counts (which would reload every block every 30 s). Loading one reads each file's best
+rows from an index (`memstore.prompt.indexed`: a few ms at any size, never a sort of the whole
+scope); the versions of every block are one statement, or part of the caller's
+(`section._context_read`).
 
 A scope whose version moves after it was loaded once (a write, a hand edit) gets a state
 (`memstore.prompt.incremental`): all its rows as the prompt ranks them, kept per process and
 brought up to date by what changed since, so the prompt after a write reads only the changed
-files' new rows instead of sorting the scope again. A scope loaded only once never pays for
-a state; one above `STATE_MAX_FACTS` facts keeps the SQL load.
+files' new rows instead of reading the block again. The state is an optimisation, never a
+precondition: a scope loaded only once never pays for one, and one above `STATE_MAX_FACTS`
+facts is read from the index after every change (loading its state whole would cost more than
+the reads it saves, inside a request's time budget).
 
 Before the prompt's statement, `deltas_folded` stats the files of each scope that has a state:
 when one has another stat than the index had for it (a write, here or in another process), the

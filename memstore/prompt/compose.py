@@ -96,11 +96,13 @@ class PromptSection:
 
 @dataclass(frozen=True, slots=True)
 class PromptChanges:
-    """Fact lines added to and removed from memory since an earlier section."""
+    """Fact lines added to and removed from memory since an earlier section, and those that
+    only left the section: still in memory, pushed out of its budget by others."""
 
     added: list[str]
     removed: list[str]
     text: str  # "" when nothing changed
+    left: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,23 +317,27 @@ def fact_lines(text: str) -> list[str]:
 
 
 def changes_compose(*, previous: str, current: PromptSection, present: set[str]) -> PromptChanges:
-    """What changed since `previous`: fact lines the current section adds, and earlier lines
-    whose fact is no longer in memory (`present`: identities still there, hidden ones excluded).
-    A fact only pushed out by a budget is still in memory, so it is not reported as removed."""
+    """What changed since `previous`: fact lines the current section adds, earlier lines whose
+    fact is no longer in memory (`removed`: forgotten, erased, expired or hidden; `present`:
+    identities still there, hidden ones excluded), and earlier lines whose fact is still in
+    memory but no longer in the section (`left`: pushed out of a budget by other facts)."""
     before = fact_lines(previous)
     now = fact_lines(current.text)
     seen_before, seen_now = set(before), set(now)
     added = list(dict.fromkeys(line for line in now if line not in seen_before))
-    removed = list(
-        dict.fromkeys(
-            line
-            for line in before
-            if line not in seen_now and parse_line(line_unmarked(line)).identity not in present
-        )
-    )
-    if not added and not removed:
+    removed: dict[str, None] = {}
+    left: dict[str, None] = {}
+    for line in before:
+        if line not in seen_now:
+            still = parse_line(line_unmarked(line)).identity in present
+            (left if still else removed)[line] = None
+    if not added and not removed and not left:
         return PromptChanges(added=[], removed=[], text="")
     notes = ["Memory changes since your memory section was built:"]
     notes += ["+ " + line.removeprefix("- ") for line in added]
     notes += ["\u2212 " + line.removeprefix("- ") for line in removed]
-    return PromptChanges(added=added, removed=removed, text="\n".join(notes) + "\n")
+    if left:
+        notes.append("Left the section for lack of room, still in memory (recall finds them):")
+        notes += ["~ " + line.removeprefix("- ") for line in left]
+    text = "\n".join(notes) + "\n"
+    return PromptChanges(added=added, removed=list(removed), text=text, left=list(left))

@@ -17,7 +17,7 @@ load is cheaper). The usage nudge of rows already held is the one read when they
 (the block cache is keyed by the day, so it moves at the latest the next day).
 
 Does not: sync, cache anything by itself (`memstore.prompt.cache` keeps the states), load a
-block the first time (`section._load` does, in SQL, as before) or withhold anything.
+block the first time (`memstore.prompt.indexed` reads it from the index) or withhold anything.
 """
 
 import bisect
@@ -41,7 +41,10 @@ from memstore.rules.withheld import fact_flag
 
 BEST_KEPT = 96  # keys kept per best list: a forget of a shown fact rarely needs a re-sort
 UPDATE_MAX_ROWS = 1000  # more changed rows than this: load the whole state again
-STATE_MAX_FACTS = 50_000  # larger scopes keep the SQL load only (a state would be too big)
+# Larger scopes are read from the index after each change: past about 20,000 facts that read
+# (`memstore.prompt.indexed`) costs less than bringing a state up to date, and loading the
+# state whole would take most of a request's time budget.
+STATE_MAX_FACTS = 20_000
 # Facts loaded past each budget's count, so a block still fills when a few are withheld.
 WITHHELD_SPARE = 8
 

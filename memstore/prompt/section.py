@@ -15,17 +15,15 @@ from dataclasses import replace
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import F
 from django.utils import timezone
 
 from memstore.facts.markdown import parse_line
 from memstore.facts.paths import Scope
-from memstore.facts.ranking import rank_order_sql, usage_bonus_sql, weight_order_sql
-from memstore.facts.records import StoredFact, stored_from_row
+from memstore.facts.records import StoredFact
 from memstore.facts.validity import expired_sql
 from memstore.index import index_sync
 from memstore.index.sync import SYNC_ROWS_SQL, sync_fold_rows, sync_fold_wanted
-from memstore.models import Bot, Fact
+from memstore.models import Bot
 from memstore.prompt.cache import DeltaFold, blocks_cached, deltas_folded
 from memstore.prompt.compose import (
     DEFAULT_BUDGETS,
@@ -40,12 +38,11 @@ from memstore.prompt.compose import (
     line_unmarked,
     section_compose,
 )
-from memstore.prompt.incremental import WITHHELD_SPARE
+from memstore.prompt.indexed import block_read
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
 from memstore.rules.withheld import (
     Withholding,
-    fact_flag,
     withholding_parse,
     withholding_sql,
 )
@@ -78,72 +75,9 @@ def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
     return scopes
 
 
-# One scope's facts merged across shards (newest date wins; a tie goes to the first shard and
-# file by name, as in `block_compose`), then the best `%s` profile and `%s` other facts that may
-# enter a prompt (ranked by their rank plus the usage nudge, `usage_bonus_sql`), and how many
-# facts each part holds: a block never loads more than it can show.
-_BLOCK_SQL = """
-    WITH merged AS MATERIALIZED (
-        SELECT DISTINCT ON (f.fact_id) f.id, f.fact_id, f.day, f.rank AS file_rank, f.weight,
-               m.path, f.position, f.tier = 'profile' AS profile,
-               CASE WHEN {expired} THEN 'expired'
-                    WHEN f.visibility = 'private' THEN %s
-                    WHEN f.visibility IN ('hidden', 'searchable') THEN f.visibility
-                    ELSE 'context' END AS visibility
-        FROM memstore_fact f
-        JOIN memstore_memoryfile m ON m.id = f.file_id AND m.scope_key = %s
-        WHERE f.scope_key = %s
-        ORDER BY f.fact_id, f.day DESC, f.shard_bot, m.path
-    ),
-    nudged AS (
-        SELECT c.id, c.fact_id, c.day, c.weight, c.path, c.position, c.profile, {bonus} AS bonus,
-               c.file_rank + {bonus} AS rank
-        FROM merged c
-        LEFT JOIN memstore_factusage u ON u.scope_key = %s AND u.fact_id = c.fact_id
-        WHERE c.visibility = 'context'
-    ),
-    ranked AS (
-        SELECT id, profile, bonus, row_number() OVER (
-                   PARTITION BY profile ORDER BY {order}) AS n
-        FROM nudged
-    )
-    SELECT 'row', id, profile, '', bonus FROM ranked
-    WHERE n <= CASE WHEN profile THEN %s ELSE %s END
-    UNION ALL
-    SELECT 'count', count(*), profile, visibility, 0.0 FROM merged GROUP BY profile, visibility
-""".replace("{expired}", expired_sql("f")).replace("{bonus}", f"{usage_bonus_sql('u.')}::float8")
-_RANKED_SQL = _BLOCK_SQL.replace("{order}", rank_order_sql("", ""))
-_WEIGHED_SQL = _BLOCK_SQL.replace("{order}", weight_order_sql("", ""))  # the workspace block
-
-
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False) -> BlockInput:
-    # Outside direct rooms a private fact is as good as hidden: not shown, not counted.
-    # An expired fact (its `until` day passed) is kept in its file but never shown or counted.
-    today = timezone.localdate().isoformat()
-    args = [today, "context" if private else "hidden", str(scope), str(scope), str(scope)]
-    limits = [budgets["profile"].facts + WITHHELD_SPARE, budgets["recent"].facts + WITHHELD_SPARE]
-    with connection.cursor() as cursor:
-        cursor.execute(_WEIGHED_SQL if scope.kind == "server" else _RANKED_SQL, [*args, *limits])
-        rows = cursor.fetchall()
-    bonus = {row[1]: row[4] for row in rows if row[0] == "row"}
-    on_disk = {"profile": 0, "recent": 0, "searchable": 0}
-    for kind, count, profile, visibility, _ in rows:
-        if kind == "count" and visibility == "context":
-            on_disk["profile" if profile else "recent"] += count
-        elif kind == "count" and visibility == "searchable":
-            on_disk["searchable"] += count
-    # The rank the block is ordered by includes the usage nudge (the files' rank does not).
-    facts = [
-        replace(stored, rank=stored.rank + bonus[row.pk]) if bonus[row.pk] else stored
-        for row in Fact.objects.filter(pk__in=list(bonus)).annotate(file_path=F("file__path"))
-        if (stored := stored_from_row(row))
-    ]
-    kind: BlockKind = scope.kind  # type: ignore[assignment]
-    # Worked out once per load: a remembered block is checked by the detector only when loaded.
-    flagged = frozenset(f.fact_id for f in facts if fact_flag(f))
-    return BlockInput(
-        kind=kind, name=scope.name, facts=facts, on_disk=on_disk, private=private, flagged=flagged
-    )
+    # Each block's best rows straight from the index, never a sort of the whole scope.
+    return block_read(scope, budgets, private)
 
 
 def _empty(scope: Scope, private: bool) -> BlockInput | None:

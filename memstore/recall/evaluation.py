@@ -6,6 +6,11 @@ conversation, through `fact_remember`; then asks every question through `recall_
 code the API calls) or the reference word search, and scores hit@k and recall@10 per category.
 
 The data is read, never copied: the caller points at a scratch MEMORY_ROOT and throws it away.
+Each conversation's bot is registered as keeping a private memory (in the caller's scratch
+transaction): its memory is one person's conversation, so the workspace's sensitive keywords,
+which keep text out of shared memory, do not apply, and a fact holding one loads like any
+other. A fact another content rule refuses (it looks like a secret, a person's excluded topic)
+is skipped and counted (`Workspace.skipped`), never a crash.
 """
 
 import json
@@ -14,6 +19,7 @@ import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -21,11 +27,13 @@ from pathlib import Path
 from django.conf import settings
 from django.test.utils import override_settings
 
+from memstore.errors import InvalidName, MemstoreError
 from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact
 from memstore.recall.search import recall_search
 from memstore.recall.words import words_search
+from memstore.registry.bots import bot_create, bot_private_set
 from memstore.rooms.access import Context, readable_scopes, visible
 from memstore.rooms.context import context_open
 from memstore.store.selectors import facts_list
@@ -116,10 +124,12 @@ class Workspace:
 
     bots: dict[str, str] = field(default_factory=dict)  # conv_id -> bot slug
     evidence: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # conv -> id -> ids
+    skipped: dict[str, int] = field(default_factory=dict)  # refusal code -> facts not loaded
 
 
 def workspace_load(facts: list[EvalFact], progress: Progress) -> Workspace:
-    """Write every fact into its conversation's bot memory as a dated log line."""
+    """Write every fact into its conversation's bot memory (a private one) as a dated log
+    line; facts a content rule refuses are skipped and counted."""
     workspace = Workspace()
     by_conv: dict[str, list[EvalFact]] = defaultdict(list)
     for fact in facts:
@@ -128,11 +138,25 @@ def workspace_load(facts: list[EvalFact], progress: Progress) -> Workspace:
         bot = bot_slug(conv_id)
         workspace.bots[conv_id] = bot
         cited = workspace.evidence.setdefault(conv_id, defaultdict(set))
+        with suppress(InvalidName):  # registered already (a bot of the workspace's own)
+            bot_create(slug=bot)
+        bot_private_set(bot=bot, private=True)
         shard = Scope("bot", bot).shard(bot)
+        written = 0
         for fact in conv_facts:
-            fact_remember(shard=shard, text=fact.text, day=fact.day, by="recall-eval", via="import")
+            try:
+                fact_remember(
+                    shard=shard, text=fact.text, day=fact.day, by="recall-eval", via="import"
+                )
+            except MemstoreError as refused:
+                workspace.skipped[refused.code] = workspace.skipped.get(refused.code, 0) + 1
+                continue
+            written += 1
             cited[fact_identity(fact.text)] |= fact.evidence
-        progress(f"{conv_id}: wrote {len(conv_facts)} facts to bot {bot!r}")
+        progress(f"{conv_id}: wrote {written} of {len(conv_facts)} facts to bot {bot!r}")
+    if workspace.skipped:
+        counts = ", ".join(f"{n} {code}" for code, n in sorted(workspace.skipped.items()))
+        progress(f"skipped facts a content rule refuses: {counts}")
     return workspace
 
 

@@ -4,11 +4,11 @@ Owns: `explanation`, which, for each result, says the query words it shares and 
 word score, its cosine, its place in each list, the fusion's score, the boosts (a date the
 query names, the reranker) and the floors the search applied; and `expected_why`, which says
 where a fact the caller expected fell and why: past the limit, below a floor, sharing no
-word, not embedded yet, hidden, expired, withheld, or not visible to this room.
+word, not embedded yet, hidden, expired, withheld, or that no fact this room may read holds it.
 
 Privacy: an expected fact the room may not read (another scope, a private fact outside a
-direct room, or an id that is nowhere) is answered "not visible to this room" and nothing
-more: not its text, not whether it exists. Results are explained only for facts the answer
+direct room) is answered exactly as a text or id no fact holds, "no fact this room may read
+holds this text" (or "has this id"), and nothing more: not its text, not whether it exists. Results are explained only for facts the answer
 shows.
 
 Does not: search (it reads what `recall_search` found), or change any order.
@@ -30,7 +30,11 @@ from memstore.recall.lexical import Term
 from memstore.recall.vectors import vectors_fetch
 from memstore.rules.withheld import Withholding
 
-NOT_VISIBLE = "Not visible to this room."
+# What an expectation no readable fact answers gets: the same words whether no fact anywhere
+# holds it or one the room may not read does (another scope, a private fact outside a direct
+# room), so a bot can't probe other rooms' memory; never "not visible", which implied one exists.
+NO_FACT_TEXT = "No fact this room may read holds this text."
+NO_FACT_ID = "No fact this room may read has this id."
 _FACT_ID = re.compile(r"[0-9a-f]{16}")
 
 
@@ -166,7 +170,8 @@ def expected_why(
     for asked in expected:
         fact = _find(asked, keys)
         if fact is None or (fact.visibility == "private" and "private" not in seen):
-            answers.append(ExpectedWhy(asked, None, None, None, NOT_VISIBLE))
+            none = NO_FACT_ID if _FACT_ID.fullmatch(asked.strip().lower()) else NO_FACT_TEXT
+            answers.append(ExpectedWhy(asked, None, None, None, none))
             continue
         why = _reason(fact, explained, places, fused_rank, explained.raw_terms, seen, today)
         # A hidden fact (to a bot) or a withheld one (a secret, an excluded topic) is named

@@ -34,7 +34,7 @@ def call_context(
     ticket: str | None = None,
     generation: int | None = None,
     traits: tuple[bool, bool] | None = None,
-    private: bool = False,
+    private: bool | None = None,
 ) -> Context:
     """The Context of one bot call, checked in this order: the room ticket (when the deployment
     wants one), the person (registered and linked to the bot; used under their canonical name),
@@ -46,8 +46,9 @@ def call_context(
     token was checked at (the same Caller), so the person link and the room binding this process
     read at it are trusted without a query (`memstore.registry.generation`); `traits` the
     bot's (app, private_memory) from the same Caller; `private`: the call says the group room
-    is a private conversation (bound so by its first answered call; a shared room claimed
-    private is a RoomConflict). Call `call_succeeded` once the call was answered."""
+    is a private conversation, False that it is a shared one, None says nothing (bound by its
+    first answered call; a later claim contradicting the binding, either way, is a
+    RoomConflict). Call `call_succeeded` once the call was answered."""
     projects = list(projects)
     ticket_check(
         ticket=ticket,
@@ -56,7 +57,7 @@ def call_context(
         kind=room_kind,
         person=person or "",
         projects=projects,
-        private=private,
+        private=bool(private),
     )
     canonical = person_for_bot(bot=bot, person=person, generation=generation) if person else None
     ctx = context_open(
@@ -67,7 +68,7 @@ def call_context(
         projects=projects,
         joined=joined,
         traits=traits,
-        private=private,
+        private=bool(private),
     )
     bound = room_check(
         room_id=ctx.room.id,

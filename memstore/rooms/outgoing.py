@@ -5,7 +5,7 @@ Every caller passes the facts (and the room's own words) it wants to send throug
 (and `outgoing_said`), given the room in play, and gets a `Cleared`: the only thing the model
 client (`memstore.llm.client`), the remote reranker and the remote embedder accept. Only this
 module makes one, so a model call that skipped the gate fails before a byte leaves
-(tests/memstore/test_outgoing_gate.py also scans the code for one).
+(tests/memstore/rooms/test_outgoing_gate.py also scans the code for one).
 
 A fact goes out only when the room in play may read it:
 

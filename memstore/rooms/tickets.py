@@ -179,10 +179,11 @@ def room_check(
     kind: str,
     person: str | None,
     generation: int | None = None,
-    private: bool = False,
+    private: bool | None = None,
 ) -> bool:
     """Whether the room is bound already (to this kind and, direct rooms, this person; else
-    RoomConflict; so is a call calling a shared room private). Binds nothing: only an answered
+    RoomConflict; so is a call calling a shared room private, or a private one not: `private`
+    None claims neither). Binds nothing: only an answered
     call binds (`room_bind`). With the call's
     authorization `generation` (`memstore.registry.generation`), a binding this process read
     at that generation is judged without a query (a reset or a new binding moves it); an
@@ -219,18 +220,21 @@ def room_bind(
                 )
         except IntegrityError:  # another call bound it a moment ago: judge against that one
             row = RoomBinding.objects.get(room_id=room_id)
-    _judge(row, room_id=room_id, kind=kind, person=person, private=private)
+    # Only a private claim is judged here: `private` False is "not claimed" (the caller's
+    # context says what the room is; a call's explicit claim was judged by `room_check`).
+    _judge(row, room_id=room_id, kind=kind, person=person, private=private or None)
     return _binding(row)
 
 
 def _judge(
-    row: RoomBinding, *, room_id: str, kind: str, person: str | None, private: bool = False
+    row: RoomBinding, *, room_id: str, kind: str, person: str | None, private: bool | None = None
 ) -> None:
     wanted = person if kind == "direct" else ""
-    if private and not row.private and row.kind == kind == "group":
+    if private is not None and private != row.private and row.kind == kind == "group":
+        bound, claimed = ("private", "shared") if row.private else ("shared", "private")
         raise RoomConflict(
-            f"Room {room_id!r} is a shared group room (fixed by the first call naming it), "
-            "not a private one; staff can reset it in the console."
+            f"Room {room_id!r} is a {bound} group room (fixed by the first call naming it), "
+            f"not a {claimed} one; staff can reset it in the console."
         )
     if row.kind != kind:
         raise RoomConflict(

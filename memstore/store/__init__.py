@@ -2,6 +2,7 @@
 
 services   remember, forget, edit, restore and clear
 rewrite    `file_rewrite`, the one write path under every service
+changes    what the write services share: a line's history change, the files to rewrite first
 prewrite   what a write reads as it takes its lock, and checks then
 in_room    a save for a bot in a room (the bots' door, the learner, the importers)
 held       saves the gate held for review (instruction-shaped text), kept as proposals

@@ -15,15 +15,15 @@ recorded in the failure log (`memstore.rules.failures.refusals_recorded`) and ev
 the review inbox (`memstore.store.held`), so no front door can forget any of them.
 """
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
-from pathlib import Path
+from functools import partial
 
 from django.utils import timezone
 
 from memstore.errors import EditConflict, FactNotFound, InvalidFact, UnreadableFile
 from memstore.facts import markdown
-from memstore.facts.files import read_bytes
 from memstore.facts.history import Change
 from memstore.facts.locks import bot_lock
 from memstore.facts.markdown import FactLine, Line
@@ -32,11 +32,19 @@ from memstore.facts.ranking import Tier
 from memstore.facts.records import StoredFact, stored_of_line
 from memstore.rules.content import content_check, content_people
 from memstore.rules.failures import refusals_recorded
+from memstore.store.changes import (
+    change_of,
+    fact_claimed,
+    fact_identities,
+    fact_with_changes,
+    files_holding_first,
+    stuck_error,
+    unreadable_holds,
+)
 from memstore.store.held import held_recorded
-from memstore.store.prewrite import Behind, Prewrite, prewrite_parse, prewrite_reading
+from memstore.store.prewrite import prewrite_parse, prewrite_reading
 from memstore.store.rewrite import MAX_ATTEMPTS, Edit, file_rewrite
 from memstore.store.selectors import fact_find
-from memstore.vocabulary import AUTOMATIC_VIAS, PERSON_EDIT_VIAS
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -86,18 +94,7 @@ def fact_remember(
     tier_file = "profile" if tier == "profile" else "log"
     rel = shard.file_rel(tier_file=tier_file, day=fact.day)
     kept: list[tuple[FactLine, int]] = []
-
-    def add(lines: list[Line]) -> tuple[list[Line], list[Change]]:
-        # The index may lag a write racing ours: the file itself is checked again, locked.
-        kept.clear()
-        for number, line in enumerate(lines, 1):
-            if line.fact and line.fact.identity == fact.identity:
-                kept.append((line.fact, number))
-                return lines, []
-        new = markdown.append_fact(lines, fact)
-        kept.append((fact, len(new)))
-        return new, [_change("add", rel, fact)]
-
+    add = partial(_added_once, rel=rel, fact=fact, kept=kept)
     people = content_people(shard=shard, person=person)
     reading = prewrite_reading(scope=shard.scope, fact_ids=[fact.identity], people=people)
     # One statement takes the lock and reads the duplicate check, the file rows and the
@@ -131,6 +128,22 @@ def fact_remember(
     return stored_of_line(rel, kept[0][0], position=kept[0][1], existed=not added)
 
 
+def _added_once(
+    lines: list[Line], *, rel: str, fact: FactLine, kept: list[tuple[FactLine, int]]
+) -> tuple[list[Line], list[Change]]:
+    """`fact_remember`'s change to its file: the fact appended unless the file holds it; `kept`
+    gets the line it is on."""
+    # The index may lag a write racing ours: the file itself is checked again, locked.
+    kept.clear()
+    for number, line in enumerate(lines, 1):
+        if line.fact and line.fact.identity == fact.identity:
+            kept.append((line.fact, number))
+            return lines, []
+    new = markdown.append_fact(lines, fact)
+    kept.append((fact, len(new)))
+    return new, [change_of("add", rel, fact)]
+
+
 def _held(scope: Scope, identity: str) -> StoredFact | None:
     # The newest stored copy anywhere in the scope (merged as readers merge shards).
     copies = fact_find(scopes=[scope], fact_id=identity)
@@ -153,7 +166,7 @@ def fact_forget(
     """Remove a fact (by identity, or by text ignoring case and spacing) from every file of
     these shards; raises FactNotFound if no file held it, and UnreadableFile (after removing
     every other copy) if a file that is not UTF-8 holds it."""
-    ids = _identities(fact_id=fact_id, text=text)
+    ids = fact_identities(fact_id=fact_id, text=text)
     root = memory_root()
     removed: list[Change] = []
     stuck: list[str] = []
@@ -161,14 +174,16 @@ def fact_forget(
 
         def drop(lines: list[Line], rel: str) -> tuple[list[Line], list[Change]]:
             hits = {i for i, line in enumerate(lines) if line.fact and line.fact.identity in ids}
-            changes = [_change("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)]
+            changes = [
+                change_of("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)
+            ]
             return markdown.remove_lines(lines, hits), changes
 
         reading = prewrite_reading(scope=shard.scope, fact_ids=ids)
         with bot_lock(shard.bot, reading=reading) as row:
             state = prewrite_parse(row, scope=shard.scope)
             behind = state.behind(root, shard)
-            for rel in _holding_first(root, shard, ids, state, behind, only=True):
+            for rel in files_holding_first(root, shard, ids, state, behind, only=True):
                 try:
                     removed += file_rewrite(
                         rel,
@@ -179,10 +194,10 @@ def fact_forget(
                         restat=behind.restat,
                     )
                 except UnreadableFile:
-                    if _unreadable_holds(rel, ids):
+                    if unreadable_holds(rel, ids):
                         stuck.append(rel)
     if stuck:
-        raise _stuck_error(stuck, removed=len(removed), what="this fact")
+        raise stuck_error(stuck, removed=len(removed), what="this fact")
     if not removed:
         raise FactNotFound("No fact with that id or text in the memory this bot may change.")
     return removed
@@ -215,46 +230,27 @@ def fact_edit(
     with bot_lock(shard.bot, reading=reading) as row:
         state = prewrite_parse(row, scope=shard.scope, people=people)
         behind = state.behind(root, shard)
-        for rel in _holding_first(root, shard, {fact_id}, state, behind):
-
-            def change(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
-                result.clear()
-                for i, line in enumerate(lines):
-                    if line.fact and line.fact.identity == fact_id:
-                        if expected_text is not None and line.fact.text != expected_text:
-                            raise EditConflict(
-                                "This fact was changed by someone else; here is what it says now.",
-                                detail={"current": line.fact.text, "fact_id": fact_id},
-                            )
-                        new = _with_changes(markdown.with_text(line.fact, new_text), day, meta)
-                        new = _claimed(new, via)
-                        content_check(
-                            shard=shard,
-                            fact=new,
-                            person=person,
-                            via=via,
-                            controls=state.controls,
-                            by=by,
-                        )
-                        result.append(stored_of_line(rel, new, position=i + 1))
-                        if new == line.fact:
-                            return lines, []
-                        return markdown.replace_fact(lines, i, new), [
-                            _change("edit", rel, new, old=line.fact)
-                        ]
-                return lines, []
-
+        check = partial(
+            content_check, shard=shard, person=person, via=via, controls=state.controls, by=by
+        )
+        for rel in files_holding_first(root, shard, {fact_id}, state, behind):
+            change = partial(
+                _edited_in,
+                rel=rel,
+                fact_id=fact_id,
+                new_text=new_text,
+                expected_text=expected_text,
+                day=day,
+                meta=meta,
+                via=via,
+                check=check,
+                result=result,
+            )
+            indexed = state.files.get(rel)
             try:
-                file_rewrite(
-                    rel,
-                    change,
-                    by=by,
-                    via=via,
-                    indexed=state.files.get(rel),
-                    restat=behind.restat,
-                )
+                file_rewrite(rel, change, by=by, via=via, indexed=indexed, restat=behind.restat)
             except UnreadableFile:
-                if _unreadable_holds(rel, {fact_id}):
+                if unreadable_holds(rel, {fact_id}):
                     raise
                 continue
             if result:
@@ -266,46 +262,40 @@ def fact_edit(
     raise FactNotFound(f"No fact {fact_id} in {shard.rel}.")
 
 
-def _holding_first(
-    root: Path, shard: Shard, ids: set[str], state: Prewrite, behind: Behind, *, only: bool = False
-) -> list[str]:
-    """The shard's files to rewrite for these facts: those the index says hold one first (with
-    `only`, just those), then the rest; every file when the index knows of none or is behind a
-    file of the shard, so a fact it missed is still found and a missing one still reported. A
-    forget or an edit in a shard of 10,000 facts then parses one file instead of all of them.
-    `state`: what the index held when the lock was taken (`prewrite`), `behind` its check."""
-    every = shard_files(root, shard)
-    if behind.files:
-        return every
-    holding = {
-        copy.file for copy in state.copies if copy.shard_bot == shard.bot and copy.fact_id in ids
-    }
-    first = [rel for rel in every if rel in holding]
-    if not first:
-        return every
-    return first if only else first + [rel for rel in every if rel not in holding]
-
-
-def _claimed(fact: FactLine, via: str) -> FactLine:
-    """A machine-made fact (`via=learner|synthesis` in its line) that a person edits becomes
-    saved on purpose: the `via` goes, so upkeep and synthesis leave it alone from then on."""
-    if via in PERSON_EDIT_VIAS and fact.meta.get("via") in AUTOMATIC_VIAS:
-        return replace(fact, meta={k: v for k, v in fact.meta.items() if k != "via"})
-    return fact
-
-
-def _with_changes(
-    fact: FactLine, day: date | None, meta: dict[str, object | None] | None
-) -> FactLine:
-    if meta is not None:
-        merged: dict[str, object] = dict(fact.meta)
-        for key, value in meta.items():
-            if value is None or value == "":
-                merged.pop(key, None)
-            else:
-                merged[key] = value
-        fact = replace(fact, meta=markdown.clean_meta(merged))
-    return replace(fact, day=markdown.day_check(day)) if day is not None else fact
+def _edited_in(
+    lines: list[Line],
+    *,
+    rel: str,
+    fact_id: str,
+    new_text: str,
+    expected_text: str | None,
+    day: date | None,
+    meta: dict[str, object | None] | None,
+    via: str,
+    check: Callable[..., None],
+    result: list[StoredFact],
+) -> tuple[list[Line], list[Change]]:
+    """`fact_edit`'s change to one file: the fact's line edited (its stored copy put in
+    `result`) after the content rules (`check`); EditConflict if it no longer reads
+    `expected_text`."""
+    result.clear()
+    for i, line in enumerate(lines):
+        if line.fact and line.fact.identity == fact_id:
+            if expected_text is not None and line.fact.text != expected_text:
+                raise EditConflict(
+                    "This fact was changed by someone else; here is what it says now.",
+                    detail={"current": line.fact.text, "fact_id": fact_id},
+                )
+            new = fact_with_changes(markdown.with_text(line.fact, new_text), day, meta)
+            new = fact_claimed(new, via)
+            check(fact=new)
+            result.append(stored_of_line(rel, new, position=i + 1))
+            if new == line.fact:
+                return lines, []
+            return markdown.replace_fact(lines, i, new), [
+                change_of("edit", rel, new, old=line.fact)
+            ]
+    return lines, []
 
 
 @refusals_recorded("restore")
@@ -351,7 +341,7 @@ def facts_put_back(
                 at = max(position, 1)
             present = {line.fact.identity: n for n, line in enumerate(new, 1) if line.fact}
             result.append(stored_of_line(rel, fact, position=at))
-            changes.append(_change("restore", rel, fact, position=at))
+            changes.append(change_of("restore", rel, fact, position=at))
         return new, changes
 
     with bot_lock(location.shard.bot):
@@ -373,59 +363,14 @@ def memory_clear(*, bot: str, by: str = "", via: str = "console") -> int:
             def drop_all(lines: list[Line], rel: str = rel) -> tuple[list[Line], list[Change]]:
                 hits = {i for i, line in enumerate(lines) if line.fact}
                 return markdown.remove_lines(lines, hits), [
-                    _change("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)
+                    change_of("remove", rel, lines[i].fact, position=i + 1) for i in sorted(hits)
                 ]
 
             try:
                 count += len(file_rewrite(rel, drop_all, by=by, via=via))
             except UnreadableFile:
-                if _unreadable_holds(rel, None):
+                if unreadable_holds(rel, None):
                     stuck.append(rel)
     if stuck:
-        raise _stuck_error(stuck, removed=count, what="their facts")
+        raise stuck_error(stuck, removed=count, what="their facts")
     return count
-
-
-def _unreadable_holds(rel: str, ids: set[str] | None) -> bool:
-    # Read the way the index reads it (bad bytes replaced): does it hold one of these facts?
-    try:
-        data = read_bytes(memory_root() / rel)[0]
-    except OSError:
-        return False
-    lines = markdown.parse_text(data.decode("utf-8", errors="replace"))
-    return any(line.fact and (ids is None or line.fact.identity in ids) for line in lines)
-
-
-def _stuck_error(files: list[str], *, removed: int, what: str) -> UnreadableFile:
-    names = ", ".join(files)
-    return UnreadableFile(
-        f"{names} {'is' if len(files) == 1 else 'are'} not valid UTF-8, so "
-        f"{'it keeps' if len(files) == 1 else 'they keep'} {what}; fix or re-save as UTF-8 and "
-        f"try again ({removed} removed elsewhere).",
-        detail={"files": files, "removed": removed},
-    )
-
-
-def _change(
-    op: str, rel: str, fact: FactLine, old: FactLine | None = None, position: int | None = None
-) -> Change:
-    return Change(
-        op=op,
-        file=rel,
-        fact_id=fact.identity,
-        line=str(fact),
-        old_line=str(old) if old else "",
-        old_fact_id=old.identity if old else "",
-        position="" if position is None else str(position),
-    )
-
-
-def _identities(*, fact_id: str | None, text: str | None) -> set[str]:
-    if fact_id:
-        return {fact_id.strip().lower()}
-    if text and text.strip():
-        body = text.strip()
-        return {markdown.fact_identity(body)} | {
-            markdown.fact_identity(f"[{t}] {body}") for t in markdown.TAGS
-        }
-    raise InvalidFact("Say which fact to forget: give its id or its text.")

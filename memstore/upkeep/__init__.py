@@ -1,11 +1,14 @@
 """Upkeep of memory stores: usage counts, duplicates, contradictions, stale learned facts,
 and the guard that keeps every automatic change away from facts saved on purpose.
 
-    guard             fact_protected, fact_archive, fact_supersede: the only automatic writes
+    guard             fact_protected, fact_archive, fact_supersede: the only automatic writes;
+                      merge_check: no merge between facts that differ in meaning
     store             a bot's store as upkeep, synthesis and the health report see it
     usage             batched recall/prompt counts per fact
     pairs             candidate pairs of alike facts, in bounded time at any size
     duplicates        near-duplicate pairs by embedding similarity and word overlap
+    meaning           whether two facts differ in meaning (negation, number, date, name, state)
+    lexicon           the word lists meaning reads a fact with
     precision         how well the duplicate rule does on labelled pairs
     contradictions    conflicting pairs, judged by a model call
     stale             old, unimportant, unused learned facts

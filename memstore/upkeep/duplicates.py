@@ -3,7 +3,9 @@
 A pair's score is the cosine of its two vectors (the embedding model recall uses) or, with no
 model, the overlap of their words. A pair whose sides each hold a "value" the other lacks (a
 number, a time, a name: "in Lisbon" / "in Porto", "9:30" / "10:00") is never a duplicate, however
-close: it is a candidate contradiction instead. Two levels, chosen on the labelled set in
+close: it is a candidate contradiction instead. Nor is a pair that differs in meaning by the
+one rule every merge obeys (`memstore.upkeep.meaning`: a negation, a number, a date, a name or
+a verb of state one side holds and the other lacks). Two levels, chosen on the labelled set in
 tests/memstore/upkeep/labelled_pairs.py: 60 written pairs and 50 pairs of real LoCoMo facts
 that embed alike (same person, same topic; most say different things). docs/benchmarks.md has
 the table:
@@ -11,8 +13,8 @@ the table:
 - `certain`: likely, and one fact's content words are all in the other's (a light edit: case,
   punctuation, an article, a word added). Upkeep merges these on its own: no false merge on
   the set, and no runaway on stores of look-alike sentences;
-- `likely`: cosine >= COSINE_LIKELY *and* word overlap >= MEANING_WORDS (or, without a model,
-  overlap >= WORDS_LIKELY), and not one or two words swapped for others (`swapped`: "prefers
+- `likely`: cosine >= UPKEEP_SIMILAR_COSINE *and* word overlap >= MEANING_WORDS (or, without a model,
+  overlap >= UPKEEP_SIMILAR_WORDS), and not one or two words swapped for others (`swapped`: "prefers
   sushi" / "prefers ramen" is a changed value). The health report suggests these merges to a person; they are never
   applied automatically. Cosine alone is not enough on real text: bge-small puts two different
   facts about one person's one topic at 0.85-0.95 ("Caroline attended a pride parade last week"
@@ -34,6 +36,8 @@ from django.conf import settings
 
 from memstore.facts.markdown import FactLine
 from memstore.facts.records import StoredFact
+from memstore.upkeep.meaning import differences
+from memstore.upkeep.meaning import features_clear as meaning_clear
 from memstore.upkeep.pairs import (
     MATRIX_MAX,
     PER_FACT,
@@ -44,11 +48,9 @@ from memstore.upkeep.pairs import (
     unique_facts,
 )
 
-# Measured on the labelled set with bge-small (see the module docstring).
-COSINE_LIKELY = 0.90
+# The `likely` floors are settings (UPKEEP_SIMILAR_COSINE 0.90 with bge-small,
+# UPKEEP_SIMILAR_WORDS 0.65 by words alone), measured on the labelled set (module docstring).
 MEANING_WORDS = 0.45  # the word overlap a match by meaning must also have
-# Measured on the same set by words alone (no embedding model).
-WORDS_LIKELY = 0.65
 
 _STOP = frozenset(
     [
@@ -235,8 +237,8 @@ def conflicting(a: str, b: str) -> bool:
 def thresholds(by: str) -> float:
     """The `likely` floor for scoring by "meaning" or by "words" (settings may override)."""
     if by == "meaning":
-        return getattr(settings, "UPKEEP_SIMILAR_COSINE", COSINE_LIKELY)
-    return getattr(settings, "UPKEEP_SIMILAR_WORDS", WORDS_LIKELY)
+        return settings.UPKEEP_SIMILAR_COSINE
+    return settings.UPKEEP_SIMILAR_WORDS
 
 
 def contained(a: str, b: str) -> bool:
@@ -252,25 +254,39 @@ def _counts(text: str) -> Counter:
 
 
 def swapped(a: str, b: str) -> bool:
-    """Whether one or two words of each text stand where the other has others ("Ana prefers
-    sushi for lunch" / "... ramen ...", the shape of a changed value, not of a rewording:
-    bge-small puts such pairs at cosine 0.86-0.92), or the same words stand in another order
-    ("cannot stand A but loves B" / "... B but loves A": two words trade places, not a block
-    moved as in "Dan works from Berlin on Mondays" / "On Mondays Dan works from Berlin")."""
-    wa, wb = words(a), words(b)
-    if len(wa - wb) == len(wb - wa) and 1 <= len(wa - wb) <= 2:
+    """Whether one or two words of each text stand where the other has others, counted ("Ana
+    prefers sushi for lunch" / "... ramen ...", "a goldfish and two goldfish" / "a goldfish
+    and two tortoises": the shape of a changed value, not of a rewording; bge-small puts such
+    pairs at cosine 0.86-0.95), or the same words stand in another order, the small words
+    between them counted ("prefers climbing to gardening" / "... gardening to climbing": two
+    words trade places, not a block moved as in "Dan works from Berlin on Mondays" / "On
+    Mondays Dan works from Berlin")."""
+    ca, cb = _counts(a), _counts(b)
+    mine, theirs = sum((ca - cb).values()), sum((cb - ca).values())
+    if 1 <= mine <= 2 and 1 <= theirs <= 2:
         return True
-    ta, tb = _word_tuple(a), _word_tuple(b)
-    if len(ta) != len(tb) or _counts(a) != _counts(b):
+    ta, tb = _order_tuple(a), _order_tuple(b)
+    if len(ta) != len(tb) or Counter(ta) != Counter(tb):
         return False
     moved = [i for i, (x, y) in enumerate(zip(ta, tb, strict=True)) if x != y]
     return len(moved) == 2 and moved[1] - moved[0] > 1
 
 
+@lru_cache(maxsize=_CACHE)
+def _order_tuple(text: str) -> tuple[str, ...]:
+    # Plurals folded as in `word_list` ("two hamsters" / "a hamster" is one word moved).
+    return tuple(
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in _WORD_RE.findall(text.lower())
+        if w not in ("a", "an", "the")
+    )
+
+
 def features_clear() -> None:
     """Forget the texts' cached features (a pass's end: a worker keeps no store in memory)."""
-    for cached in (_word_tuple, words, values, body_of, subject, _counts):
+    for cached in (_word_tuple, words, values, body_of, subject, _counts, _order_tuple):
         cached.cache_clear()
+    meaning_clear()
 
 
 def likely(a: str, b: str, score: float, by: str, floor: float | None = None) -> bool:
@@ -279,7 +295,7 @@ def likely(a: str, b: str, score: float, by: str, floor: float | None = None) ->
     floor = thresholds(by) if floor is None else floor
     if score < floor or (by == "meaning" and overlap(a, b) < MEANING_WORDS):
         return False
-    return not swapped(a, b) and not conflicting(a, b)
+    return not swapped(a, b) and not conflicting(a, b) and not differences(a, b)
 
 
 def judge(

@@ -7,11 +7,14 @@ A fact may be changed automatically only when its line says a machine made it (`
 a bot's explicit call, a tool, the console, an import or a person's editor: protected. The rule
 is `memstore.rules.protected.fact_protected` (re-exported here), which the learner obeys too.
 
+A merge (one of two alike facts archived, the kept one linked as superseding it) is refused
+when the two differ in meaning (`merge_check`), whoever asks for it.
+
 Archiving is forgetting with history (`via=upkeep` or `via=synthesis`): the line leaves the file,
 its removal is in the shard's history, and the console's History page restores it in one click.
 """
 
-from memstore.errors import FactNotFound, FactProtected
+from memstore.errors import FactNotFound, FactProtected, InvalidFact
 from memstore.facts import markdown
 from memstore.facts.history import Change
 from memstore.facts.locks import bot_lock
@@ -20,8 +23,9 @@ from memstore.facts.records import StoredFact
 from memstore.rules.protected import fact_protected
 from memstore.store.links import fact_links_change, files_holding
 from memstore.store.services import file_rewrite
+from memstore.upkeep.meaning import merge_refusal
 
-__all__ = ["fact_archive", "fact_protected", "fact_supersede"]
+__all__ = ["fact_archive", "fact_protected", "fact_supersede", "merge_check"]
 
 
 def fact_archive(*, fact: StoredFact, by: str, via: str) -> list[Change]:
@@ -66,6 +70,14 @@ def fact_supersede(
     except FactProtected:
         return False
     return True
+
+
+def merge_check(*, kept: StoredFact, archived: StoredFact) -> None:
+    """Raise InvalidFact if the two facts differ in meaning (`memstore.upkeep.meaning`): a
+    merge archives one of them, and no merge, by upkeep or by a person's click, may lose what
+    the other says (a "not", a number, a date, a name, "cancelled" for "postponed")."""
+    if why := merge_refusal(kept.body, archived.body):
+        raise InvalidFact(f"Not merged: {why[0].lower()}{why[1:]} Keep both, or archive one.")
 
 
 def _refuse_protected(fact: markdown.FactLine) -> None:

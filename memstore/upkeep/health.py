@@ -16,9 +16,11 @@ Findings, each about one fact (and, for pairs, the other fact):
 
 Fixes go through the ordinary services as the person or bot asking (`by`, `via`): archive
 (forget, restorable from history), merge (archive one of a pair; the kept fact gets a
-`supersedes` link), erase (the one erasure, `memstore.privacy.erase`, within the asker's reach:
-no copy of the text is left there, in files, history, vectors or stored records), keep (a
-secret the detector was wrong about, or a line that is not an order after all: shown again).
+`supersedes` link; refused when the two differ in meaning, by the rule upkeep's own merges
+obey: `memstore.upkeep.guard.merge_check`), erase (the one erasure, `memstore.privacy.erase`,
+within the asker's reach: no copy of the text is left there, in files, history, vectors or
+stored records), keep (a secret the detector was wrong about, or a line that is not an order
+after all: shown again).
 
 Bounded at any size (50,000 facts in seconds, in a few hundred MB): each check is one pass
 over the facts, pairs come from `memstore.upkeep.pairs` (vectorised blocks, a few partners a
@@ -45,10 +47,10 @@ from memstore.rooms.access import Context, forget_shards
 from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import secret_kind
 from memstore.rules.withheld import instruction_keep, secret_flag, secret_keep, secrets_kept
-from memstore.store.links import fact_links_change
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget
 from memstore.upkeep.duplicates import duplicates_find, features_clear, word_list
+from memstore.upkeep.guard import fact_supersede, merge_check
 from memstore.upkeep.junk import junk_reason
 from memstore.upkeep.store import store_facts, store_vectors
 from memstore.upkeep.usage import usage_of
@@ -239,14 +241,9 @@ def health_fix(
     if action == "merge":
         if other is None:
             raise InvalidFact("Say which fact to keep when merging.")
+        merge_check(kept=other, archived=fact)
         # The link first: if the kept fact can't be changed, nothing is archived either.
-        fact_links_change(
-            shards=[other.shard],
-            fact_id=other.fact_id,
-            change=lambda links: [*links, ("supersedes", fact.fact_id)],
-            by=by,
-            via=via,
-        )
+        fact_supersede(newer=other, older=fact, by=by, via=via, protect=False)
         return 1 + len(fact_forget(shards=[shard], fact_id=fact.fact_id, by=by, via=via))
     raise InvalidFact(f"Unknown fix {action!r}: archive, merge, erase or keep.")
 

@@ -34,7 +34,7 @@ from memstore.models import Proposal
 from memstore.rules.withheld import instruction_keep
 from memstore.store.selectors import fact_find
 from memstore.store.services import fact_forget, fact_remember
-from memstore.upkeep.guard import fact_archive, fact_protected, fact_supersede
+from memstore.upkeep.guard import fact_archive, fact_protected, fact_supersede, merge_check
 
 ACTIONS = ("supersede", "merge", "rewrite", "retire", "note", "save")
 
@@ -201,6 +201,8 @@ def _supersede(proposal, facts, *, automatic, by, via) -> dict:
     if newer is None:
         raise FactNotFound("The newer fact is gone; nothing to supersede with.")
     linked = False
+    if older is not None and proposal.origin == "duplicate":
+        merge_check(kept=newer, archived=older)  # recorded before the rule, or under another
     if older is not None:
         linked = fact_supersede(newer=newer, older=older, by=by, via=via, protect=automatic)
     archived = older is not None and _archive(older, automatic=automatic, by=by, via=via)

@@ -77,7 +77,7 @@ def test_explain_names_a_hidden_fact_and_one_past_the_limit(memory, bot_a, bge):
     assert (shown["place"], shown["reason"]) == (1, "Shown at place 1.")
 
 
-def test_a_fact_the_room_may_not_read_is_only_not_visible(memory, bot_a, memory_root, settings):
+def test_a_fact_the_room_may_not_read_reads_as_no_fact(memory, bot_a, memory_root, settings):
     settings.EMBEDDINGS = "none"
     log(
         memory_root,
@@ -103,7 +103,9 @@ def test_a_fact_the_room_may_not_read_is_only_not_visible(memory, bot_a, memory_
             "id": None,
             "text": None,
             "place": None,
-            "reason": "Not visible to this room.",
+            "reason": "No fact this room may read has this id."
+            if expected["expected"] in (other, "0123456789abcdef")
+            else "No fact this room may read holds this text.",
         }
     shown = [item["text"] for item in answer.body["items"]]
     assert shown == ["Booked a flight to Lisbon for the offsite"]  # not bot b's, not private
@@ -111,7 +113,7 @@ def test_a_fact_the_room_may_not_read_is_only_not_visible(memory, bot_a, memory_
 
 def test_rerank_per_call_over_the_api(memory, bot_a, settings):
     from memstore.recall import rerankers
-    from tests.memstore.test_rerank import FakeReranker
+    from tests.memstore.recall.test_rerank import FakeReranker
 
     settings.EMBEDDINGS = "none"
     server = FakeReranker(prefer=["hotel"])

@@ -11,7 +11,7 @@ import pytest
 from memstore.registry.bots import bot_create
 from tests.browser.conftest import signed_in_page
 from tests.helpers import day, write_memory
-from tests.memstore.test_rerank import remote  # noqa: F401 (the fake reranker fixture)
+from tests.memstore.recall.test_rerank import remote  # noqa: F401 (the fake reranker fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

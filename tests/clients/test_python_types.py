@@ -17,6 +17,7 @@ SCHEMAS = OPENAPI["components"]["schemas"]
 
 SHAPES = {
     results.Fact: "FactOut",
+    results.ListedFact: "ListedFactOut",
     results.SavedFact: "RememberOut",
     results.FactPage: "FactPageOut",
     results.Link: "LinkOut",

@@ -31,7 +31,7 @@ from tests.deploy.processes import REPO
 pytestmark = pytest.mark.slow
 
 ROLE = "memory_app"
-FOCUSED = ["tests/memstore/test_recall.py", "tests/api/test_facts.py"]
+FOCUSED = ["tests/memstore/recall/test_recall.py", "tests/api/test_facts.py"]
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 from memstore.recall import rerankers
 from tests.helpers import MCP_DIRECT, mcp_http_client, run_async
-from tests.memstore.test_rerank import FakeReranker
+from tests.memstore.recall.test_rerank import FakeReranker
 
 
 def test_recall_explains_and_reranks_over_mcp(live_server, scout_token, settings):

@@ -13,7 +13,7 @@ from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import Scope
 from memstore.recall import recall_in_scopes
 from tests.helpers import HX, day, write_memory
-from tests.memstore.test_rerank import remote  # noqa: F401 (the fake reranker fixture)
+from tests.memstore.recall.test_rerank import remote  # noqa: F401 (the fake reranker fixture)
 
 pytestmark = pytest.mark.django_db
 

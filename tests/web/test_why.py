@@ -35,7 +35,7 @@ def test_why_here_says_where_a_fact_fell_that_is_not_shown(ann, workspace):
 def test_why_here_reveals_nothing_of_a_fact_the_person_may_not_see(ann, workspace):
     sams = fact_identity("Sam is vegetarian")
     text = ann.get("/search/why/", {"q": "vegetarian", "id": sams}, **HX).content.decode()
-    assert "Not visible to this room." in text
+    assert "No fact this room may read has this id." in text
     assert "Sam" not in text and "vegetarian" not in text
 
 
@@ -66,7 +66,9 @@ def test_why_here_on_a_bot_page_keeps_the_scope_picked(ann, workspace):
         "1st of the results" in ann.get("/bots/ava/search/why/", every_tab, **HX).content.decode()
     )
     text = ann.get("/bots/ava/search/why/", every_tab | {"scope": "bot:ava"}, **HX)
-    assert "Not visible to this room." in text.content.decode()  # not in the scope searched
+    assert (
+        "No fact this room may read has this id." in text.content.decode()
+    )  # not in the scope searched
 
 
 def test_no_why_here_on_a_bot_page_when_a_filter_or_grouping_changes_the_list(ann, workspace):

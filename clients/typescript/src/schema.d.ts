@@ -62,6 +62,8 @@ export interface paths {
          * @description Facts this room may read, newest first: own memory, the person's (direct rooms), the
          *     projects in play, and the legacy memory of this group room. Hidden facts are not listed;
          *     facts past their `until` day are, marked `expired` (`expired=true|false` filters them).
+         *     One row per fact in a scope: copies other shards hold are named in `also_in`. An unknown
+         *     query parameter is refused (422), never ignored.
          *     With `as_of`, the facts held at the end of that day, replayed from history.
          */
         get: operations["list_facts"];
@@ -378,8 +380,9 @@ export interface paths {
         put?: never;
         /**
          * Changes Since
-         * @description What was added (+) and removed (−) since a section you built earlier: cheaper for the
-         *     model than a rebuilt section mid-conversation.
+         * @description What was added (+) and removed (−) since a section you built earlier, and what only left
+         *     the section (~: still in memory, pushed out of its budget by others): cheaper for the model
+         *     than a rebuilt section mid-conversation.
          */
         post: operations["prompt_changes"];
         delete?: never;
@@ -442,11 +445,19 @@ export interface components {
         ChangesOut: {
             /** Added */
             added: string[];
-            /** Removed */
+            /**
+             * Left
+             * @description Lines that left the section but whose fact is still in memory: pushed out of its budget by other facts (recall still finds them).
+             */
+            left: string[];
+            /**
+             * Removed
+             * @description Lines whose fact is no longer in memory (forgotten, erased, expired, hidden).
+             */
             removed: string[];
             /**
              * Text
-             * @description A short note of +/- lines; empty when nothing changed.
+             * @description A short note: + added, − removed, ~ left the section; empty when nothing changed.
              */
             text: string;
         };
@@ -480,10 +491,9 @@ export interface components {
             "X-Room-Kind": "direct" | "group" | "routine" | "bot" | "event";
             /**
              * X-Room-Private
-             * @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it).
-             * @default false
+             * @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409.
              */
-            "X-Room-Private": boolean;
+            "X-Room-Private"?: boolean | null;
             /**
              * X-Room-Ticket
              * @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid.
@@ -814,7 +824,7 @@ export interface components {
             /** Has More */
             has_more: boolean;
             /** Items */
-            items: components["schemas"]["FactOut"][];
+            items: components["schemas"]["ListedFactOut"][];
             /** Limit */
             limit: number;
             /** Offset */
@@ -1028,6 +1038,80 @@ export interface components {
             scope?: ("bot" | "user" | "project" | "room" | "server") | null;
             /** Tier */
             tier?: ("profile" | "log" | "note" | "episode") | null;
+            /**
+             * Type
+             * @description Only facts of this type (a line without `type=` is a fact).
+             */
+            type?: ("fact" | "preference" | "decision" | "learning" | "context") | null;
+        };
+        /**
+         * ListedFactOut
+         * @description A fact in a list: one row per fact and scope, naming the other copies of it.
+         */
+        ListedFactOut: {
+            /**
+             * Also In
+             * @description Other copies of this fact in the same scope (other bots' shards, other files): one fact, listed once; forget removes the copies this bot may change.
+             */
+            also_in?: components["schemas"]["CopyOut"][];
+            /**
+             * Bot
+             * @description The bot whose shard holds this line.
+             */
+            bot: string;
+            /**
+             * Date
+             * Format: date
+             */
+            date: string;
+            /**
+             * Expired
+             * @description Its `until` day has passed: kept in the file, but left out of prompts and recall (edit `until` to bring it back).
+             * @default false
+             */
+            expired: boolean;
+            /**
+             * File
+             * @description The Markdown file, relative to the memory folder.
+             */
+            file: string;
+            /**
+             * Id
+             * @description 16 hex digits of SHA-1 over the normalised text.
+             */
+            id: string;
+            /**
+             * Meta
+             * @description The line's metadata (type, importance, src, ...).
+             */
+            meta: {
+                [key: string]: string;
+            };
+            /**
+             * Scope
+             * @enum {string}
+             */
+            scope: "bot" | "user" | "project" | "room" | "server";
+            /**
+             * Scope Name
+             * @description The bot, person, project or room the scope belongs to.
+             */
+            scope_name: string;
+            /**
+             * Text
+             * @description The text; log notes and episodes start with [note]/[episode].
+             */
+            text: string;
+            /**
+             * Tier
+             * @enum {string}
+             */
+            tier: "profile" | "log" | "note" | "episode";
+            /**
+             * Visibility
+             * @enum {string}
+             */
+            visibility: "context" | "searchable" | "hidden" | "private";
         };
         /** MeOut */
         MeOut: {
@@ -1758,8 +1842,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -1883,6 +1967,8 @@ export interface operations {
                 /** @description With scope=project. */
                 project?: string | null;
                 tier?: ("profile" | "log" | "note" | "episode") | null;
+                /** @description Only facts of this type (a line without `type=` is a fact). */
+                type?: ("fact" | "preference" | "decision" | "learning" | "context") | null;
                 /** @description YYYY-MM */
                 month?: string | null;
                 /** @description Text contains this (any case). */
@@ -1903,8 +1989,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -1972,8 +2058,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
                 /** @description Retrying with the same key returns the first reply instead of saving twice (kept 24 h; the same key with a different request is refused with 422). */
@@ -2074,8 +2160,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2174,8 +2260,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2279,8 +2365,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2360,8 +2446,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2466,8 +2552,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2538,8 +2624,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2632,8 +2718,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2744,8 +2830,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2813,8 +2899,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -2933,8 +3019,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -3132,8 +3218,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -3201,8 +3287,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };
@@ -3304,8 +3390,8 @@ export interface operations {
                 "X-Person"?: string;
                 /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
                 "X-Projects"?: string;
-                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it). */
-                "X-Room-Private"?: boolean;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
                 /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
                 "X-Room-Ticket"?: string;
             };

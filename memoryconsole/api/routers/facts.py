@@ -92,12 +92,15 @@ def list_facts(request: HttpRequest, room: Header[ContextHeaders], filters: Quer
     """Facts this room may read, newest first: own memory, the person's (direct rooms), the
     projects in play, and the legacy memory of this group room. Hidden facts are not listed;
     facts past their `until` day are, marked `expired` (`expired=true|false` filters them).
+    One row per fact in a scope: copies other shards hold are named in `also_in`. An unknown
+    query parameter is refused (422), never ignored.
     With `as_of`, the facts held at the end of that day, replayed from history."""
     ctx = context_of(request, room)
     where = dict(
         scope=filters.scope,
         project=filters.project,
         tier=filters.tier,
+        fact_type=filters.type,
         month=filters.month,
         contains=filters.q,
         offset=filters.offset,

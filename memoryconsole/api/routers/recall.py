@@ -73,7 +73,10 @@ def prompt_section(request: HttpRequest, room: Header[ContextHeaders], params: Q
     url_name="prompt_changes",
 )
 def changes_since(request: HttpRequest, room: Header[ContextHeaders], body: ChangesIn):
-    """What was added (+) and removed (−) since a section you built earlier: cheaper for the
-    model than a rebuilt section mid-conversation."""
+    """What was added (+) and removed (−) since a section you built earlier, and what only left
+    the section (~: still in memory, pushed out of its budget by others): cheaper for the model
+    than a rebuilt section mid-conversation."""
     changes = prompt_changes(ctx=context_of(request, room), previous=body.previous)
-    return ChangesOut(added=changes.added, removed=changes.removed, text=changes.text)
+    return ChangesOut(
+        added=changes.added, removed=changes.removed, left=changes.left, text=changes.text
+    )

@@ -88,13 +88,14 @@ class ContextHeaders(Schema):
         description=f"Up to {MAX_PROJECTS} comma-separated project slugs in play; the bot must "
         "have joined them.",
     )
-    private: bool = Field(
-        False,
+    private: bool | None = Field(
+        None,
         alias="X-Room-Private",
         description="true: this group room is a private conversation (a private channel), so "
         "what is saved here by default belongs to it: read only here, by the bots talking in "
         "it. A group DM of three or more is a shared working space: leave it unset. Fixed by "
-        "the room's first answered call (later calls need not repeat it).",
+        "the room's first answered call (later calls need not repeat it); a later call saying "
+        "otherwise (true on a shared room, false on a private one) is refused with 409.",
     )
     ticket: str = Field(
         "",

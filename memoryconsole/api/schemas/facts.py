@@ -272,8 +272,18 @@ class EditIn(StrictIn):
         return {k: _meta_value(getattr(self, k)) for k in given} or None
 
 
+class ListedFactOut(FactOut):
+    """A fact in a list: one row per fact and scope, naming the other copies of it."""
+
+    also_in: list[CopyOut] = Field(
+        default_factory=list,
+        description="Other copies of this fact in the same scope (other bots' shards, other "
+        "files): one fact, listed once; forget removes the copies this bot may change.",
+    )
+
+
 class FactPageOut(Out):
-    items: list[FactOut]
+    items: list[ListedFactOut]
     total: int
     offset: int
     limit: int
@@ -281,8 +291,20 @@ class FactPageOut(Out):
 
     @staticmethod
     def of(page: Any) -> "FactPageOut":
+        today = timezone.localdate()
+        also_in = getattr(page, "also_in", {})
         return FactPageOut(
-            items=[FactOut.of(f) for f in page.items],
+            items=[
+                ListedFactOut.of(
+                    f,
+                    today=today,
+                    also_in=[
+                        CopyOut(id=c.fact_id, file=c.file)
+                        for c in also_in.get((f.scope, f.fact_id), ())
+                    ],
+                )
+                for f in page.items
+            ],
             total=page.total,
             offset=page.offset,
             limit=page.limit,
@@ -294,6 +316,9 @@ class ListFilters(Schema):
     scope: ScopeKind | None = Field(None, description="Only this scope (default: all readable).")
     project: str | None = Field(None, pattern=SLUG, description="With scope=project.")
     tier: Tier | None = None
+    type: FactType | None = Field(
+        None, description="Only facts of this type (a line without `type=` is a fact)."
+    )
     month: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")
     q: Text | None = Field(None, max_length=200, description="Text contains this (any case).")
     expired: bool | None = Field(

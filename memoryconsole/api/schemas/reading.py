@@ -218,8 +218,17 @@ class ChangesIn(StrictIn):
 
 class ChangesOut(Out):
     added: list[str]
-    removed: list[str]
-    text: str = Field(description="A short note of +/- lines; empty when nothing changed.")
+    removed: list[str] = Field(
+        description="Lines whose fact is no longer in memory (forgotten, erased, expired, hidden)."
+    )
+    left: list[str] = Field(
+        description="Lines that left the section but whose fact is still in memory: pushed out "
+        "of its budget by other facts (recall still finds them)."
+    )
+    text: str = Field(
+        description="A short note: + added, \u2212 removed, ~ left the section; empty when "
+        "nothing changed."
+    )
 
 
 # --- learning ------------------------------------------------------------------------------------

@@ -42,13 +42,33 @@ def connect_snippets(*, base: str, token: str = "", person: str | None = None) -
         f'curl -s "{api}/recall?query=dark+mode" -H "Authorization: Bearer $TOKEN" \\\n'
         f"     {headers}"
     )
+    python = _python_snippet(api=api, shown=shown, room=room, kind=kind, scope=scope, person=person)
+    mcp = f"{base}/mcp"
+    return Snippets(
+        api=api,
+        docs=f"{base}/api/docs",
+        curl=curl,
+        python=python,
+        mcp=mcp,
+        mcp_oauth=f"claude mcp add --transport http memory {mcp}",
+        mcp_token=(
+            f"claude mcp add --transport http memory {mcp} \\\n"
+            f'     --header "Authorization: Bearer {shown}"'
+        ),
+    )
+
+
+def _python_snippet(
+    *, api: str, shown: str, room: str, kind: str, scope: str, person: str | None
+) -> str:
+    # The connect page's Python example: a `memory()` helper for the room, a remember, a recall.
     person_header = ['            "X-Person": person,'] if person else []
     signature = (
         f'def memory(method, path, body=None, *, room="{room}", kind="{kind}", person="{person}"):'
         if person
         else f'def memory(method, path, body=None, *, room="{room}", kind="{kind}"):'
     )
-    python = "\n".join(
+    return "\n".join(
         [
             "import json",
             "import urllib.request",
@@ -77,19 +97,6 @@ def connect_snippets(*, base: str, token: str = "", person: str | None = None) -
             f'memory("POST", "/facts", {{"text": "Prefers dark mode", "scope": "{scope}"}})',
             'print(memory("GET", "/recall?query=dark+mode"))',
         ]
-    )
-    mcp = f"{base}/mcp"
-    return Snippets(
-        api=api,
-        docs=f"{base}/api/docs",
-        curl=curl,
-        python=python,
-        mcp=mcp,
-        mcp_oauth=f"claude mcp add --transport http memory {mcp}",
-        mcp_token=(
-            f"claude mcp add --transport http memory {mcp} \\\n"
-            f'     --header "Authorization: Bearer {shown}"'
-        ),
     )
 
 

@@ -32,56 +32,60 @@ def why_lines(why: Why) -> list[WhyLine]:
         return [WhyLine("Not shown", why.expected.reason)]
     row = why.result
     lines = [WhyLine("Place", f"{ordinal(row.place)} of the results")]
-    if row.words_rank is not None:
-        shared = ", ".join(row.terms) or "no term of the query as such"
-        lines.append(
-            WhyLine(
-                "Words",
-                f"shares {shared}; word score {row.words:.2f} ({ordinal(row.words_rank)} by words)",
-            )
-        )
-    else:
-        lines.append(WhyLine("Words", "not found by words"))
-    if row.cosine is not None:
-        floor = (
-            f"; the floor was {explained.cosine_floor:.3f}"
-            if explained.cosine_floor is not None
-            else ""
-        )
-        lines.append(
-            WhyLine(
-                "Meaning",
-                f"cosine {row.cosine:.3f} ({ordinal(row.meaning_rank or 0)} by meaning{floor})",
-            )
-        )
-    elif explained.cosine_floor is None:
-        lines.append(WhyLine("Meaning", "not searched (no embedding model)"))
-    else:
-        lines.append(
-            WhyLine("Meaning", f"not among the hits above the floor ({explained.cosine_floor:.3f})")
-        )
+    lines.append(_words_line(why))
+    lines.append(_meaning_line(why))
     lines.append(
         WhyLine("Fusion", f"score {row.fusion:.4f} ({ordinal(row.fusion_rank)} after fusion)")
     )
     if row.date_boost:
         days = ", ".join(explained.dates)
         lines.append(WhyLine("Date", f"+{row.date_boost:.4f}: saved around {days}"))
-    if row.rerank_rank is not None:
-        lines.append(
-            WhyLine(
-                "Reranker",
-                f"score {row.rerank_score:.2f} ({ordinal(row.rerank_rank)} by the reranker, "
-                "blended with its fusion place)",
-            )
-        )
-    elif row.rerank_kept:
-        lines.append(WhyLine("Reranker", "not sent to the reranker: kept its fusion place"))
-    elif settings.RECALL_RERANK != "off":
-        lines.append(
-            WhyLine(
-                "Reranker",
-                "not used here: the console shows the fusion's order "
-                f"(the bots' recall reranks, RECALL_RERANK={settings.RECALL_RERANK})",
-            )
-        )
+    if reranker := _reranker_line(why):
+        lines.append(reranker)
     return lines
+
+
+def _words_line(why: Why) -> WhyLine:
+    # What words found of the result, or that they did not find it.
+    row = why.result
+    if row.words_rank is None:
+        return WhyLine("Words", "not found by words")
+    shared = ", ".join(row.terms) or "no term of the query as such"
+    return WhyLine(
+        "Words",
+        f"shares {shared}; word score {row.words:.2f} ({ordinal(row.words_rank)} by words)",
+    )
+
+
+def _meaning_line(why: Why) -> WhyLine:
+    # How close in meaning the result was, or why meaning did not find it.
+    row, cosine_floor = why.result, why.explanation.cosine_floor
+    if row.cosine is not None:
+        floor = f"; the floor was {cosine_floor:.3f}" if cosine_floor is not None else ""
+        return WhyLine(
+            "Meaning",
+            f"cosine {row.cosine:.3f} ({ordinal(row.meaning_rank or 0)} by meaning{floor})",
+        )
+    if cosine_floor is None:
+        return WhyLine("Meaning", "not searched (no embedding model)")
+    return WhyLine("Meaning", f"not among the hits above the floor ({cosine_floor:.3f})")
+
+
+def _reranker_line(why: Why) -> WhyLine | None:
+    # What the reranker made of the result, or why it did not see it (None: reranking is off).
+    row = why.result
+    if row.rerank_rank is not None:
+        return WhyLine(
+            "Reranker",
+            f"score {row.rerank_score:.2f} ({ordinal(row.rerank_rank)} by the reranker, "
+            "blended with its fusion place)",
+        )
+    if row.rerank_kept:
+        return WhyLine("Reranker", "not sent to the reranker: kept its fusion place")
+    if settings.RECALL_RERANK != "off":
+        return WhyLine(
+            "Reranker",
+            "not used here: the console shows the fusion's order "
+            f"(the bots' recall reranks, RECALL_RERANK={settings.RECALL_RERANK})",
+        )
+    return None

@@ -8,7 +8,9 @@ for the modes side by side. The static tier's modes are asked before the full ve
 `static` (every fact still waiting, each with its static vector: hybrid search over words and
 the static tier), `half` (half the facts, by identity, with their full vector, the rest static)
 and `half-words` (the same half, the rest by words only: the static tier off). Nothing stays behind: the memory files go to a temporary folder and
-every index row and vector is rolled back at the end.
+every index row and vector is rolled back at the end. The workspace's sensitive keywords do
+not apply to the evaluation's facts (each conversation's bot keeps a private memory); a fact
+another content rule refuses is skipped and counted in the report (`skipped`), never a crash.
 """
 
 import hashlib
@@ -77,6 +79,7 @@ class Command(BaseCommand):
             report = evaluation.evaluate(workspace, queries, later, self._say)
             report["modes"] = {**waiting, **report["modes"]}
             report["embedding"] = embedding
+            report["skipped"] = workspace.skipped
             transaction.set_rollback(True)  # the scratch workspace leaves no index rows behind
 
         report["data"] = str(data_dir)

@@ -59,18 +59,20 @@ def test_by_meaning_precision_and_recall(embed, locomo):
     both = labelled_measure(LABELLED + locomo, embed)
     print(f"\nwritten {written}\nlocomo  {real}\nboth    {both}")
     # Upkeep merges on its own only at `certain`: no false merge on either set.
-    assert figures(written) == ((1.0, 0.444), (1.0, 0.528))
-    assert figures(real) == ((1.0, 0.05), (1.0, 0.3))
-    assert figures(both) == ((1.0, 0.304), (1.0, 0.446))
+    # No merge across a difference in meaning (memstore/upkeep/meaning.py): it costs recall on
+    # LoCoMo's duplicates, each of whose 20 differs in one of them, or in a word for a word.
+    assert figures(written) == ((1.0, 0.417), (1.0, 0.417))
+    assert figures(real) == ((1.0, 0.0), (1.0, 0.0))
+    assert figures(both) == ((1.0, 0.268), (1.0, 0.268))
 
 
 def test_by_words_precision_and_recall(locomo):
     written, real = labelled_measure(LABELLED), labelled_measure(locomo)
     both = labelled_measure(LABELLED + locomo)
     print(f"\nwritten {written}\nlocomo  {real}\nboth    {both}")
-    assert figures(written) == ((1.0, 0.5), (1.0, 0.5))
-    assert figures(real) == ((1.0, 0.05), (1.0, 0.05))
-    assert figures(both) == ((1.0, 0.339), (1.0, 0.339))
+    assert figures(written) == ((1.0, 0.472), (1.0, 0.472))
+    assert figures(real) == ((1.0, 0.0), (1.0, 0.0))
+    assert figures(both) == ((1.0, 0.304), (1.0, 0.304))
 
 
 @pytest.mark.parametrize(
@@ -114,13 +116,13 @@ def test_pairs_are_found_within_a_scope_by_words():
 
 def test_pairs_are_found_by_meaning(embed):
     facts = [
-        fact("Runs every morning before work"),
-        fact("Goes for a run each morning before starting work"),
+        fact("Walks the dog every morning"),
+        fact("Walks the family dog every morning"),
         fact("Is vegan"),
     ]
     vectors = dict(zip([f.fact_id for f in facts], embed([f.text for f in facts]), strict=True))
     [pair] = duplicates_find(facts, vectors)
-    assert (pair.by, pair.certain) == ("meaning", False)  # likely: shown to a person, not merged
+    assert (pair.by, pair.certain) == ("meaning", True)  # its words all in the other's
 
 
 def test_a_look_alike_store_gives_each_fact_a_few_partners_not_all():
@@ -174,6 +176,20 @@ def test_a_large_scope_is_searched_by_candidates_and_finds_the_same_close_pairs(
         ("Dan works from Berlin on Mondays", "On Mondays Dan works from Berlin", False),  # moved
         ("The budget for the offsite is 5000 euros", "The offsite budget is 5000 euros", False),
         ("Backups run nightly", "backups run nightly.", False),
+        (
+            "Viktor keeps a goldfish and two goldfish",
+            "Viktor keeps a goldfish and two tortoises",
+            True,
+        ),  # fmt: skip
+        ("The pitch moved to Rome after the pitch", "The demo moved to Rome after the pitch", True),
+        ("Filipe prefers climbing to gardening", "Filipe prefers gardening to climbing", True),
+        ("Uma keeps a cat and two dogs at home", "Uma keeps a dog and two cats at home", True),
+        (
+            "Caroline loves horses and has a love for them",
+            "Caroline adores horses and has a love for them",
+            True,
+        ),  # fmt: skip
+        ("Ursula is learning knitting", "Ursula has been learning knitting", False),
     ],
 )
 def test_a_swapped_value_is_not_a_rewording(a, b, swap):

@@ -148,6 +148,7 @@ class AsyncClient:
         scope: Scope | None = None,
         project: str | None = None,
         tier: Tier | None = None,
+        type: FactType | None = None,
         month: str | None = None,
         q: str | None = None,
         as_of: str | None = None,
@@ -160,6 +161,7 @@ class AsyncClient:
             scope=scope,
             project=project,
             tier=tier,
+            type=type,
             month=month,
             q=q,
             as_of=as_of,
@@ -213,7 +215,8 @@ class AsyncClient:
         return cast(Prompt, await self._send(calls.prompt(as_of=as_of)))
 
     async def prompt_changes(self, previous: str) -> PromptChanges:
-        """What was added and removed since the section text `previous` was built."""
+        """What was added, removed and left the section (still in memory) since the section
+        text `previous` was built."""
         return cast(PromptChanges, await self._send(calls.prompt_changes(previous)))
 
     async def report_exchange(

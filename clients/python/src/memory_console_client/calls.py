@@ -133,9 +133,17 @@ def list_facts(
     offset: int | None,
     limit: int | None,
     expired: bool | None = None,
+    type: str | None = None,
 ) -> Call:
     params = dict(
-        scope=scope, project=project, tier=tier, month=month, q=q, as_of=as_of, offset=offset
+        scope=scope,
+        project=project,
+        tier=tier,
+        type=type,
+        month=month,
+        q=q,
+        as_of=as_of,
+        offset=offset,
     )
     if expired is not None:
         params["expired"] = "true" if expired else "false"

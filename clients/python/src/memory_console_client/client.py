@@ -144,6 +144,7 @@ class Client:
         scope: Scope | None = None,
         project: str | None = None,
         tier: Tier | None = None,
+        type: FactType | None = None,
         month: str | None = None,
         q: str | None = None,
         as_of: str | None = None,
@@ -156,6 +157,7 @@ class Client:
             scope=scope,
             project=project,
             tier=tier,
+            type=type,
             month=month,
             q=q,
             as_of=as_of,
@@ -209,7 +211,8 @@ class Client:
         return cast(Prompt, self._send(calls.prompt(as_of=as_of)))
 
     def prompt_changes(self, previous: str) -> PromptChanges:
-        """What was added and removed since the section text `previous` was built."""
+        """What was added, removed and left the section (still in memory) since the section
+        text `previous` was built."""
         return cast(PromptChanges, self._send(calls.prompt_changes(previous)))
 
     def report_exchange(

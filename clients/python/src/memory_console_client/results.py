@@ -48,7 +48,7 @@ class SavedFact(Fact):
 
 
 class FactPage(TypedDict):
-    items: list[Fact]
+    items: list["ListedFact"]
     total: int
     offset: int
     limit: int
@@ -124,7 +124,8 @@ class Prompt(TypedDict):
 
 class PromptChanges(TypedDict):
     added: list[str]
-    removed: list[str]
+    removed: list[str]  # no longer in memory: forgotten, erased, expired or hidden
+    left: list[str]  # still in memory, pushed out of the section's budget by others
     text: str
 
 
@@ -136,6 +137,12 @@ class Copy(TypedDict):
     scope_name: str
     bot: str
     file: str
+
+
+class ListedFact(Fact):
+    """A fact in a list: one row per fact and scope, naming its other copies."""
+
+    also_in: list[Copy]
 
 
 class Removed(Copy):

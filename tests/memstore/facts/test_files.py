@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from memstore.facts import files
+from memstore.facts import exchange, files
 from memstore.facts.files import ChangedOnDisk, read_snapshot, temps_sweep, write_atomic
 
-needs_exchange = pytest.mark.skipif(files._RENAMEAT2 is None, reason="no renameat2 here")
+needs_exchange = pytest.mark.skipif(exchange._RENAMEAT2 is None, reason="no renameat2 here")
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_an_editor_holding_the_file_open_to_write_is_waited_for(memo):
 @needs_exchange
 def test_a_file_renamed_over_the_original_just_before_the_exchange_is_put_back(memo, monkeypatch):
     before = read_snapshot(memo)
-    real = files._exchange
+    real = exchange.exchange
     calls = []
 
     def editor_saves_first(a, b):
@@ -69,7 +69,7 @@ def test_a_file_renamed_over_the_original_just_before_the_exchange_is_put_back(m
         calls.append(1)
         return real(a, b)
 
-    monkeypatch.setattr(files, "_exchange", editor_saves_first)
+    monkeypatch.setattr(exchange, "exchange", editor_saves_first)
     with pytest.raises(ChangedOnDisk):
         write_atomic(memo, before.text + "- (2026-03-01) Ours\n", expected=before.signature)
     assert before.text + "- (2026-03-01) Saved by hand\n" == memo.read_text()
@@ -82,7 +82,7 @@ def test_an_editor_opening_the_file_during_the_exchange_writes_into_the_file_in_
     memo, monkeypatch
 ):
     before = read_snapshot(memo)
-    real = files._exchange
+    real = exchange.exchange
     opened = threading.Event()
 
     def editor():
@@ -99,7 +99,7 @@ def test_an_editor_opening_the_file_during_the_exchange_writes_into_the_file_in_
             time.sleep(0.05)  # the editor's open is now waiting on our lease
         return real(a, b)
 
-    monkeypatch.setattr(files, "_exchange", editor_opens_first)
+    monkeypatch.setattr(exchange, "exchange", editor_opens_first)
     with pytest.raises(ChangedOnDisk):
         write_atomic(memo, before.text + "- (2026-03-01) Ours\n", expected=before.signature)
     thread.join(5)
@@ -107,7 +107,7 @@ def test_an_editor_opening_the_file_during_the_exchange_writes_into_the_file_in_
 
 
 def test_without_the_exchange_the_old_check_then_rename_still_works(memo, monkeypatch):
-    monkeypatch.setattr(files, "_RENAMEAT2", None)
+    monkeypatch.setattr(exchange, "_RENAMEAT2", None)
     before = read_snapshot(memo)
     memo.write_text(before.text + "- (2026-03-01) By hand\n")
     with pytest.raises(ChangedOnDisk):

@@ -47,7 +47,10 @@ def test_explain_says_where_an_expected_fact_fell_and_hides_another_bots(memory)
         "ada", "flight to Lisbon", "--expect", "golden retriever", "--expect", "Ben's Lisbon notes"
     )
     assert "expected 'golden retriever': not shown. It shares no search word" in text
-    assert 'expected "Ben\'s Lisbon notes": not shown. Not visible to this room.' in text
+    assert (
+        'expected "Ben\'s Lisbon notes": not shown. No fact this room may read holds this text.'
+        in text
+    )
 
 
 def test_explain_refuses_a_direct_room_without_a_person(memory):

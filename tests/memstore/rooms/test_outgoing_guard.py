@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-MEMSTORE = Path(__file__).resolve().parents[2] / "memstore"
+MEMSTORE = Path(__file__).resolve().parents[3] / "memstore"
 NETWORK = ("openai", "urllib.request", "http.client", "requests", "httpx", "aiohttp", "smtplib")
 CLIENTS = {
     "llm/client.py": {"OpenAICompatibleClient.complete"},

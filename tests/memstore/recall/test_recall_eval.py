@@ -71,7 +71,7 @@ HYBRID_HIT10_FLOOR = 69.0  # measured 71.0 (docs/benchmarks.md); ±6 points is t
 @pytest.mark.django_db
 def test_quality_guard_hybrid_hit_at_10_on_locomo_dev(tmp_path, settings) -> None:
     """No change to ranking, embedding or fusion may lower recall quality unnoticed."""
-    data = evaluation.locomo_dev_dir(Path(__file__).resolve().parents[2])
+    data = evaluation.locomo_dev_dir(Path(__file__).resolve().parents[3])
     if data is None:
         pytest.skip("../shared/bench/locomo-dev (LoCoMo dev split) is not beside the repository")
     if embeddings.bge_small_dir() is None:
@@ -83,3 +83,30 @@ def test_quality_guard_hybrid_hit_at_10_on_locomo_dev(tmp_path, settings) -> Non
     overall = json.loads(out.read_text())["modes"]["hybrid"]["overall"]
     assert overall["queries"] == 231
     assert overall["hit@10"] >= HYBRID_HIT10_FLOOR, overall
+
+
+@pytest.mark.django_db
+def test_recall_eval_loads_facts_holding_a_sensitive_keyword(data_dir, tmp_path, settings):
+    settings.EMBEDDINGS = "none"
+    settings.SENSITIVE_KEYWORDS = ["adoption", "support group"]  # both words are in the data
+    out = tmp_path / "figures.json"
+    call_command("recall_eval", str(data_dir), "--modes", "lexical", "--json", str(out))
+    report = json.loads(out.read_text())
+    assert report["modes"]["lexical"]["overall"]["hit@5"] == 100.0  # every fact was loaded
+    assert report["skipped"] == {}
+
+    from memstore.models import Bot
+
+    assert not Bot.objects.exists()  # the conversations' bots were rolled back too
+
+
+@pytest.mark.django_db
+def test_recall_eval_skips_and_reports_a_fact_a_content_rule_refuses(data_dir, tmp_path, settings):
+    settings.EMBEDDINGS = "none"
+    with (data_dir / "facts.jsonl").open("a") as out:
+        secret = "Jon's AWS key is AKIAIOSFODNN7EXAMPLE"
+        row = {"conv_id": "c-2", "date": "2023-02-02", "text": secret, "evidence": ["D2:9"]}
+        out.write(json.dumps(row) + "\n")
+    out = tmp_path / "figures.json"
+    call_command("recall_eval", str(data_dir), "--modes", "lexical", "--json", str(out))
+    assert json.loads(out.read_text())["skipped"] == {"secret_refused": 1}

@@ -137,7 +137,7 @@ def test_an_order_is_found_wherever_it_sits_and_any_text_is_read(prefix, order):
 
 
 def locomo_lines() -> list[str]:
-    data = locomo_dev_dir(Path(__file__).resolve().parents[2])
+    data = locomo_dev_dir(Path(__file__).resolve().parents[3])
     if data is None:
         pytest.skip("../shared/bench/locomo-dev (LoCoMo dev split) is not beside the repository")
     lines = [json.loads(line)["text"] for line in (data / "facts.jsonl").open()]
@@ -155,7 +155,7 @@ def test_false_positive_rate_on_ordinary_conversation_facts():
 def docs_sentences() -> list[str]:
     """Every sentence of the docs outside code blocks (three words or more)."""
     sentences = []
-    for path in sorted((Path(__file__).resolve().parents[2] / "docs").glob("*.md")):
+    for path in sorted((Path(__file__).resolve().parents[3] / "docs").glob("*.md")):
         fenced = False
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.startswith("```"):

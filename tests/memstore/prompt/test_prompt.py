@@ -124,7 +124,7 @@ def test_recent_facts_are_the_highest_ranked():
     assert section.blocks[0].recent.past_count == 1
 
 
-def test_changes_report_added_and_forgotten_but_not_budget_pushed_facts():
+def test_changes_tell_budget_pushed_facts_from_forgotten_ones():
     kept, gone, pushed = fact("Prefers tea"), fact("Lives in Austin"), fact("Old detail")
     new = fact("Lives in Lisbon", "2026-11-20")
     before = section_compose(inputs=[BlockInput("bot", "ada", [kept, gone, pushed])])
@@ -137,10 +137,13 @@ def test_changes_report_added_and_forgotten_but_not_budget_pushed_facts():
     )
     assert changes.added == ["- (2026-11-20) Lives in Lisbon"]
     assert changes.removed == ["- (2026-11-01) Lives in Austin"]
+    assert changes.left == ["- (2026-11-01) Old detail"]
     assert changes.text == (
         "Memory changes since your memory section was built:\n"
         "+ (2026-11-20) Lives in Lisbon\n"
         "\u2212 (2026-11-01) Lives in Austin\n"
+        "Left the section for lack of room, still in memory (recall finds them):\n"
+        "~ (2026-11-01) Old detail\n"
     )
     same = changes_compose(previous=after.text, current=after, present=set())
     assert (same.added, same.removed, same.text) == ([], [], "")

@@ -22,7 +22,7 @@ from memstore.recall.embeddings import (
     embedder_load,
 )
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 # Facts of the lengths memory holds: a few words to a long sentence, mixed so batches would pad.
 FACTS = [
     "Prefers tea",

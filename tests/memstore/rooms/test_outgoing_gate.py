@@ -27,7 +27,7 @@ from memstore.upkeep.proposals import proposal_record
 from memstore.upkeep.store import bot_store_shards, store_facts
 from memstore.upkeep.synthesis import synthesis_run
 from tests.helpers import FakeModel, group, is_episode, learned, learner_on, log, write_facts
-from tests.memstore.test_rerank import FakeReranker
+from tests.memstore.recall.test_rerank import FakeReranker
 
 pytestmark = pytest.mark.django_db
 

@@ -3,6 +3,7 @@ bot's store, and the fixes (archive, merge, erase) through the ordinary services
 
 import pytest
 
+from memstore.errors import InvalidFact
 from memstore.facts import markdown
 from memstore.facts.history import history_read
 from memstore.facts.paths import Scope
@@ -209,3 +210,30 @@ def test_a_kept_health_report_forgets_an_erased_fact(memory_root):
     assert (
         run_command("memory", "verify-forgotten", "Build succeeded").strip() == "No copy remains."
     )
+
+
+def test_facts_that_differ_in_meaning_get_no_merge(memory_root):
+    opposite = ("The launch was cancelled", "decided to postpone the launch")
+    # Each pair shares all the words of its shorter side: alike enough to be offered as
+    # duplicates but for the difference in meaning.
+    traps = [
+        ("Ana eats meat at team dinners", "Ana never eats meat at team dinners"),
+        ("The product launch was postponed", "The product launch was postponed then cancelled"),
+        ("Ana visited the Porto office", "Ana visited the Porto office last week"),
+        ("Kai reviews the roadmap", "Kai reviews the roadmap with Dan"),
+        ("Deploys need approvals", "Deploys need 3 approvals"),
+    ]
+    same = ("Prefers dark mode", "prefers dark mode.")
+    texts = [t for pair in [opposite, *traps, same] for t in pair]
+    profile(memory_root, "bot", "ada", *(f"- ({day(1)}) {t}" for t in texts))
+    report = health_report(shards=[SHARD])
+    assert [(f.kind, {f.fact.body, f.other.body}) for f in report.findings] == [
+        ("duplicate", set(same))
+    ]
+    first, second = (
+        fact_in_shard(shard=SHARD, fact_id=markdown.fact_identity(t)) for t in opposite
+    )
+    with pytest.raises(InvalidFact, match="verb of state"):
+        health_fix(action="merge", fact=first, other=second, by="boss", via="console")
+    kept = facts_on_disk(memory_root)["agents/ada/memory/profile.md"]
+    assert sorted(f.body for f in kept) == sorted(texts)

@@ -29,7 +29,7 @@ def _blocks_loaded(ctx) -> tuple[str, int]:
     with CaptureQueriesContext(connection) as queries:
         text = prompt_build(ctx=ctx).text
     # A block loaded in SQL, a scope's state loaded whole, or a state brought up to date.
-    marks = ("DISTINCT ON (f.fact_id)", "prompt state: load", "prompt state: delta")
+    marks = ("prompt: block from the index", "prompt state: load", "prompt state: delta")
     return text, sum(any(mark in q["sql"] for mark in marks) for q in queries)
 
 
