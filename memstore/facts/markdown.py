@@ -40,7 +40,6 @@ _TAG_RE = re.compile(r"\[(note|episode)\]\s")
 _META_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 _META_VALUE_RE = re.compile(f"[^\\s<>{_CONTROL}]{{1,200}}")
 _BAD_CHARS_RE = re.compile(f"[{_CONTROL}]")
-_FACT_START_RE = re.compile(rb"^(?:\xef\xbb\xbf)?- \([0-9]{4}-[0-9]{2}-[0-9]{2}\) ", re.MULTILINE)
 
 HEADER = (
     "# Memory\n"
@@ -56,12 +55,6 @@ def fact_identity(text: str) -> str:
     # str.split() splits on the same Unicode whitespace as the regex \s+, and is faster.
     canonical = " ".join(text.split()).lower()
     return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:16]
-
-
-def fact_lines_counted(data: bytes) -> int:
-    """How many lines of a file's bytes start like a fact line (no parse: a count for progress,
-    which a line with a bad day or a control character may overstate by one)."""
-    return len(_FACT_START_RE.findall(data))
 
 
 def line_text(day: date, text: str) -> str:

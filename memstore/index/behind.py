@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 
 from django.db import connection
 
-from memstore.facts.markdown import fact_lines_counted
+from memstore.facts.markdown import parse_line
 from memstore.facts.paths import locate, memory_root
 from memstore.models import MemoryFile
 
@@ -86,9 +86,13 @@ def _count(rels: list[str]) -> None:
     for rel in rels:
         location = locate(rel)
         try:
-            lines = fact_lines_counted((root / rel).read_bytes())
+            text = (root / rel).read_bytes().decode("utf-8", errors="replace")
         except OSError:
             continue
+        # Lines not starting "- (" are no facts: only the others are parsed (the one grammar).
+        lines = sum(
+            1 for raw in text.splitlines() if "- (" in raw[:4] and parse_line(raw) is not None
+        )
         key = str(location.shard.scope) if location is not None else ""
         with _lock:
             _counted[rel] = (key, max(0, lines - indexed.get(rel, 0)))
