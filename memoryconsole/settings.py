@@ -265,8 +265,14 @@ LEARNING_SMALL_TALK = (
 # of shared memory (a bot's own, team-wide; project; workspace): such a save is refused there and
 # allowed only in the person's own user memory. Set it empty to turn the check off.
 SENSITIVE_KEYWORDS = env_list(
-    "SENSITIVE_KEYWORDS", ["confidential", "medical", "lawsuit", "home address"]
-)
+    "SENSITIVE_KEYWORDS",
+    [
+        "confidential", "medical", "lawsuit", "home address",
+        # health: conditions, care and procedures; pregnancy
+        "diagnosis", "diagnosed", "illness", "surgery", "therapist", "therapy", "pregnant",
+        "pregnancy", "miscarriage",
+    ],
+)  # fmt: skip
 # Workers (`manage.py procrastinate worker`) drop finished jobs: the exchange rows are the record.
 PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
 # --- end of learning settings ------------------------------------------------------------------

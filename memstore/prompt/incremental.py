@@ -251,6 +251,18 @@ class ScopeState:
             return False
         touched: set[str] = set()
         new = {row[0] for item in items for row in item[6]}
+        if not self._files_moved(items, new, touched):
+            return False
+        self._rows_added(items, touched)
+        for identity in touched:
+            self._merge(identity)
+        if top_file is not None:
+            self.top_file = top_file
+        return True
+
+    def _files_moved(self, items: list, new: set[int], touched: set[str]) -> bool:
+        # Files gone and rows dropped or moved within their file; False when a row was
+        # committed out of id order (never seen in full: the caller loads the state again).
         for file_id, now_id, digest, _path, ids, positions, _, mtime_ns, size in items:
             if now_id is None:  # gone
                 for row_id in list(self.files[file_id].rows):
@@ -274,6 +286,11 @@ class ScopeState:
                         self.stored[row_id] = replace(stored, position=position)
                     touched.add(row[0])
             file.digest, file.stat = digest, (mtime_ns, size)
+        return True
+
+    def _rows_added(self, items: list, touched: set[str]) -> None:
+        # The new rows, each kept in full as `stored_from_row` makes it: a new fact is often
+        # shown at once.
         for file_id, _, _, path, _, _, fresh, *_ in items:
             for item in fresh:
                 row_id, fact_id, position, day, rank, weight, profile, cls, bonus = item[:9]
@@ -282,7 +299,6 @@ class ScopeState:
                 cls = cls if cls in _CLASSES else "context"
                 row = (fact_id, file_id, when.toordinal(), rank, weight, position, profile, cls)
                 self._add(row_id, (*row, bonus))
-                # The row in full, as `stored_from_row` makes it: a new fact is often shown at once.
                 self.stored[row_id] = StoredFact(
                     fact_id=fact_id,
                     day=when,
@@ -298,11 +314,6 @@ class ScopeState:
                 )
                 touched.add(fact_id)
                 self.top = max(self.top, row_id)
-        for identity in touched:
-            self._merge(identity)
-        if top_file is not None:
-            self.top_file = top_file
-        return True
 
 
 def state_load(scope: Scope, today: date) -> ScopeState:

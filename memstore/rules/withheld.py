@@ -37,7 +37,14 @@ from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import scope_split
 from memstore.facts.records import StoredFact
 from memstore.models import ProposalReview
-from memstore.rules.controls import Controls, controls_parse, controls_read, controls_sql, words_of
+from memstore.rules.controls import (
+    Controls,
+    controls_parse,
+    controls_read,
+    controls_sql,
+    names,
+    words_of,
+)
 from memstore.rules.instructions import instruction_kind
 from memstore.rules.policy import secret_in_meta, secret_kind
 
@@ -55,7 +62,7 @@ class Withholding:
 
     person: str | None = None
     paused: bool = False
-    topics: tuple[Controls, ...] = ()  # everyone who excluded a topic
+    topics: tuple[Controls, ...] = ()  # everyone who excluded a topic or paused memory
     _kept: frozenset[str] | None = field(default=None, repr=False)
     _by_word: dict[str, list[Controls]] | None = field(default=None, repr=False)
 
@@ -73,6 +80,8 @@ class Withholding:
         about_person = kind == "user" and self.person is not None and name == self.person
         if self.paused and (about_person or fact.visibility == "private"):
             return "paused"
+        if self._names_paused(fact.text, owner=name if kind == "user" else None):
+            return "paused"
         if self.text_reason(fact.text, about=name if kind == "user" else None):
             return "topic"
         return self._secret(fact, flagged)
@@ -84,6 +93,14 @@ class Withholding:
             if controls.topic_in(text, about=controls.person == about):
                 return "topic"
         return None
+
+    def _names_paused(self, text: str, *, owner: str | None) -> bool:
+        # A fact outside a paused person's own memory that names them: written by hand, or
+        # before they paused, it is held back like what the gate now refuses to store.
+        return any(
+            c.paused and c.person != owner and names(text, c.person)
+            for c in self._touching(text, None)
+        )
 
     def _secret(self, fact: StoredFact, flagged: bool | None) -> Reason | None:
         if flagged is None:
@@ -143,7 +160,7 @@ def _withholding(person: str | None, controls: dict[str, Controls]) -> Withholdi
     return Withholding(
         person=person,
         paused=bool(mine and mine.paused),
-        topics=tuple(c for _, c in sorted(controls.items()) if c.topics),
+        topics=tuple(c for _, c in sorted(controls.items()) if c.topics or c.paused),
     )
 
 

@@ -203,3 +203,27 @@ def test_a_refused_call_binds_no_room(tokens, db, memory_root):
     assert RoomBinding.objects.get(room_id="team-room").kind == "group"
     again = squatter.post("/facts", {"text": "Standup is at 10"})
     assert (again.status, again.body["code"]) == (409, "room_conflict")
+
+
+def test_a_hand_written_line_naming_a_paused_person_is_withheld_from_every_other_room(
+    tokens, sam, memory_root
+):
+    from memstore.rules.controls import memory_pause, memory_resume
+    from tests.helpers import write_facts
+
+    direct, group, _ = _rooms(tokens)
+    write_facts(
+        memory_root,
+        "agents/a/memory/log/2026-11.md",
+        "Sam moved to Porto for the new job",
+        "The offsite is in Lisbon",
+    )
+    assert "Sam moved to Porto" in group.get("/prompt").body["text"]
+    memory_pause(person="sam", by="sam", via="console")
+    for room in (group, direct):
+        prompt = room.get("/prompt").body["text"]
+        assert "Sam moved to Porto" not in prompt and "The offsite is in Lisbon" in prompt
+    assert _texts(group.get("/recall", query="Porto job")) == []
+    assert "Sam moved to Porto" in tree(memory_root)["agents/a/memory/log/2026-11.md"].decode()
+    memory_resume(person="sam", by="sam", via="console")
+    assert "Sam moved to Porto" in group.get("/prompt").body["text"]

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memstore.index.sync import _SYNC_QUERY
+from memstore.index.stale import _SYNC_QUERY
 from memstore.learning.pipeline import _run_for, exchange_learn
 from memstore.llm.config import learner_config, model_client
 from memstore.models import Exchange, PersonSettings

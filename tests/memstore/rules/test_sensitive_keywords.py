@@ -58,6 +58,15 @@ def scout(db, memory_root) -> BotClient:
         ("The address of the home office", False),  # the same words, not side by side
         ("Prefers window seats", False),
         ("Works on medicalbilling.io", False),  # not a whole word
+        # Health and pregnancy, as the attack run stored them in team memory
+        ("Bob is pregnant, she told me after the meeting", True),
+        ("Bob has been seeing a therapist since spring", True),
+        ("Dana was diagnosed with diabetes last year", True),
+        ("Recovering from knee surgery in March", True),
+        ("The therapy dog visits the office on Fridays", True),  # kept out: better safe
+        ("Prefers the surgery-free sprint review format", True),  # hyphenated words count too
+        ("Plans the diagnostics dashboard for Q3", False),
+        ("Bob prefers morning meetings", False),
     ],
 )
 def test_the_default_list_matches_whole_words_in_any_form(text, listed):
