@@ -100,7 +100,7 @@ def test_health_and_metrics_give_the_same_numbers(held_drop_in, settings):
     text = text.content.decode()
     assert sample(text, "memory_console_index_backlog_facts") == DROPPED
     assert sample(text, "memory_console_vector_backlog_facts") == 1
-    assert sample(text, "memory_console_backlog_oldest_seconds") > 0
+    assert "\nmemory_console_backlog_oldest_seconds " in text  # its age: any, on a fast box 0.0
     settings.HEALTH_INLINE_FACTS = 0  # a large store's report: made by the worker, not here
     health = bot_health(ctx=ADA)
     assert (health.report.facts, health.preparing) == (0, True)  # no report yet, but:
