@@ -3,24 +3,32 @@
 Owns: the per-process queue of memory files a bounded sync (`sync.sync_bounded`) handed over,
 the thread that syncs them (with no time limit, each bot's files under its lock as usual), and
 `behind_busy`, which tells a read that a bot's files are being synced here so it answers from
-the index as it stands instead of waiting on that bot's lock. A file that fails is dropped from
-the queue and logged; the next read that finds it changed hands it over again.
+the index as it stands instead of waiting on that bot's lock; and `behind_facts`, how many facts
+the files handed over hold beyond what the index has of them (counted by the thread before it
+syncs them: fact-shaped lines less the file's indexed count) and since when they wait. A file
+that fails is dropped from the queue and logged; the next read that finds it changed hands it
+over again.
 
 Does not: decide what is too large (sync does), or parse and write rows (the `run` it is given).
 """
 
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 
 from django.db import connection
 
-from memstore.facts.paths import locate
+from memstore.facts.markdown import parse_line
+from memstore.facts.paths import locate, memory_root
+from memstore.models import MemoryFile
 
 logger = logging.getLogger(__name__)
 
 _pending: dict[str, Callable[[], object] | None] = {}  # path -> what to call once it is synced
 _bots: set[str] = set()  # writing bots of the files pending or being synced
+_counted: dict[str, tuple[str, int]] = {}  # path -> (scope key, facts not indexed yet)
+_since: list[float] = []  # when the oldest hand-over still pending was made (time.time())
 _lock = threading.Lock()
 _idle = threading.Condition(_lock)
 _thread: threading.Thread | None = None
@@ -33,6 +41,8 @@ def behind_sync(
     them and then `then()`."""
     global _thread
     with _lock:
+        if not _since:
+            _since.append(time.time())
         for rel in rels:
             _pending[rel] = then
             if (location := locate(rel)) is not None:
@@ -48,6 +58,44 @@ def behind_busy(bot: str) -> bool:
     """Whether this process is syncing (or about to sync) some of `bot`'s files."""
     with _lock:
         return bot in _bots
+
+
+def behind_facts(keys: Iterable[str] | None = None) -> tuple[int, int, float | None]:
+    """Facts in files handed over here that the index does not hold yet (of these scope keys;
+    all without); how many files handed over are not counted yet (the thread counts each
+    just before it syncs it); and when the oldest hand-over still pending was made (None:
+    nothing waits)."""
+    wanted = None if keys is None else set(keys)
+
+    def mine(rel: str) -> bool:
+        if wanted is None:
+            return True
+        location = locate(rel)
+        return location is not None and str(location.shard.scope) in wanted
+
+    with _lock:
+        facts = sum(n for key, n in _counted.values() if wanted is None or key in wanted)
+        uncounted = sum(1 for rel in _pending if rel not in _counted and mine(rel))
+        return facts, uncounted, (_since[0] if _since and (_pending or _bots) else None)
+
+
+def _count(rels: list[str]) -> None:
+    """Count what each file holds beyond its indexed facts (before the sync reads it)."""
+    indexed = dict(MemoryFile.objects.filter(path__in=rels).values_list("path", "fact_count"))
+    root = memory_root()
+    for rel in rels:
+        location = locate(rel)
+        try:
+            text = (root / rel).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        # Lines not starting "- (" are no facts: only the others are parsed (the one grammar).
+        lines = sum(
+            1 for raw in text.splitlines() if "- (" in raw[:4] and parse_line(raw) is not None
+        )
+        key = str(location.shard.scope) if location is not None else ""
+        with _lock:
+            _counted[rel] = (key, max(0, lines - indexed.get(rel, 0)))
 
 
 def behind_wait(timeout: float | None = None) -> bool:
@@ -67,15 +115,22 @@ def _work(run: Callable[[list[str]], None]) -> None:
                 if not rels:
                     # Under the lock: a file handed over from now on starts a new thread.
                     _bots.clear()
+                    _counted.clear()
+                    _since.clear()
                     _thread = None
                     _idle.notify_all()
                     return
             try:
+                _count(rels)
                 run(rels)
                 for then in thens.values():
                     then()
             except Exception:
                 logger.exception("background sync of %d files failed", len(rels))
+            finally:
+                with _lock:
+                    for rel in rels:
+                        _counted.pop(rel, None)
     finally:
         connection.close()  # this thread's own connection
         with _lock:
@@ -83,4 +138,6 @@ def _work(run: Callable[[list[str]], None]) -> None:
                 _thread = None
                 _pending.clear()
                 _bots.clear()
+                _counted.clear()
+                _since.clear()
                 _idle.notify_all()

@@ -13,7 +13,17 @@ a small floor); when the sync found nothing to write, in the sync's own transact
 trip per statement counts on a busy box):
 - the sync finished: the answer is fresh;
 - the sync ran out of time: the answer comes from the index as it stands, marked `stale`;
-- the read failed too (a slow or unreachable database): `empty()` marked `unavailable`.
+- the read ran out of time (a statement cancelled by its timeout, a lock not granted): what
+  is ready, `partial()` (recall's words side, the prompt's last good section), run in a fresh
+  transaction in the budget's last PARTIAL_SHARE (kept back from the read for it, at least
+  PARTIAL_FLOOR_MS) and marked `partial` with the reason (and `stale`); with nothing ready,
+  `empty()` marked `unavailable` with that reason;
+- the read failed otherwise (a database that can't be reached): `empty()` marked
+  `unavailable`.
+
+While a read runs, `read_left_ms()` tells it how much of the budget is left, so that a step
+it can do without (waiting for the query's vector, reranking) is skipped in time rather than
+cancelled half-way.
 
 Does not: interrupt a stat or a read of a file that hangs in the kernel (a dead network volume);
 the budget bounds every wait on Postgres.
@@ -23,11 +33,13 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
 
 from django.conf import settings
 from django.db import DatabaseError, connection, transaction
+from psycopg import errors as pg_errors
 
 from memstore.facts.paths import Scope
 from memstore.index import index_sync
@@ -43,8 +55,12 @@ logger = logging.getLogger(__name__)
 
 READ_FLOOR_MS = 40  # the read always gets at least this long, even when the sync used it all
 SYNC_SHARE = 0.7  # the part of the budget the sync may use; the read gets the rest
+PARTIAL_SHARE = 0.2  # the end of the budget, kept for what is ready when the read runs out
+PARTIAL_FLOOR_MS = 80  # ... and at least this long
+RAN_OUT = "time ran out"  # the start of every reason a read answered with what was ready
 
 MemoryState = Literal["ok", "unavailable"]
+_deadline: ContextVar[float | None] = ContextVar("memory_read_deadline", default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +71,25 @@ class Timed[T]:
     stale: bool  # the files could not be synced in time: the index as it stood
     memory: MemoryState  # "unavailable": the read failed; `value` is the empty answer
     elapsed_ms: float
+    partial_reason: str = ""  # why `value` is only what was ready when time ran out
+
+    @property
+    def partial(self) -> bool:
+        """Whether `value` is only part of the answer (see `partial_reason`)."""
+        return bool(self.partial_reason)
+
+
+def read_left_ms() -> float | None:
+    """Milliseconds left of the budget of the read in progress (None outside one)."""
+    deadline = _deadline.get()
+    return None if deadline is None else (deadline - time.monotonic()) * 1000
+
+
+def ran_out(error: BaseException) -> bool:
+    """Whether a database error is the budget running out (a statement cancelled by its
+    timeout, a lock not granted in time), not a database that can't be reached."""
+    cause = error.__cause__ or error
+    return isinstance(cause, pg_errors.QueryCanceled | pg_errors.LockNotAvailable)
 
 
 def budget_ms() -> int:
@@ -173,34 +208,87 @@ def memory_read[T](
     budget: int | None = None,
     fold: bool = False,
     new_facts: NewFacts = None,
+    partial: Callable[[], T | None] | None = None,
 ) -> Timed[T]:
     """`read()` after syncing `scopes`, never waiting past the budget (see the module doc).
     `fold`: `read()` folds the sync's query into its first statement (recall and the prompt
     do). `new_facts(force=...)`: told when the sync indexed new facts (force: a background sync
-    finished them)."""
+    finished them). `partial()`: what is ready when the read runs out of time (None: nothing)."""
     started = time.monotonic()
     total = budget if budget is not None else budget_ms()
+    reserve = max(PARTIAL_FLOOR_MS, int(total * PARTIAL_SHARE)) if partial is not None else 0
+    read_ms = max(READ_FLOOR_MS, total - reserve)  # the read's own share; the rest is reserve
 
     def left_ms() -> int:
-        return max(READ_FLOOR_MS, int(total - (time.monotonic() - started) * 1000))
+        return max(READ_FLOOR_MS, int(read_ms - (time.monotonic() - started) * 1000))
 
+    token = _deadline.set(started + read_ms / 1000)
+    try:
+        fresh, value, memory, reason = _read_within(scopes, total, read, left_ms, fold, new_facts)
+    finally:
+        _deadline.reset(token)
+    if reason:
+        value, memory, reason = _what_is_ready(partial, empty, reason, reserve)
+    elif memory == "unavailable":
+        value = empty()
+    elapsed = (time.monotonic() - started) * 1000
+    return Timed(
+        value=value,
+        stale=not fresh or bool(reason),
+        memory=memory,
+        elapsed_ms=round(elapsed, 1),
+        partial_reason=reason,
+    )
+
+
+def _read_within[T](scopes, total, read, left_ms, fold, new_facts):
+    """(fresh, value, memory, why it ran out or ""): the sync and the read, as the module doc
+    says; a read that ran out of time leaves its value to `_what_is_ready`."""
     memory: MemoryState = "ok"
     try:
         fresh, shared = _try_sync(
             list(scopes), int(total * SYNC_SHARE), read, left_ms, fold, new_facts
         )
     except _ReadFailed as failed:  # the sync was fine; the read in its transaction was not
+        if ran_out(failed.error):
+            return True, None, memory, _reason(failed.error, total)
         logger.warning("memory unavailable (budget %d ms): %s", total, failed.error)
-        fresh, shared, memory = True, [empty()], "unavailable"
+        return True, None, "unavailable", ""
     if shared:
-        value = shared[0]
-    else:
+        return fresh, shared[0], memory, ""
+    nested = connection.in_atomic_block
+    try:
+        with sync_skipped(), transaction.atomic(), _timeouts(left_ms(), nested=nested):
+            return fresh, read(), memory, ""
+    except DatabaseError as error:
+        if ran_out(error):
+            return fresh, None, memory, _reason(error, total)
+        logger.warning("memory unavailable (budget %d ms): %s", total, error)
+        return fresh, None, "unavailable", ""
+
+
+def _reason(error: DatabaseError, total: int) -> str:
+    logger.warning("memory read ran out of time (budget %d ms): %s", total, error)
+    return f"{RAN_OUT}: the read did not finish within its {total:,} ms budget"
+
+
+def _what_is_ready[T](
+    partial: Callable[[], T | None] | None, empty: Callable[[], T], reason: str, ms: int
+) -> tuple[T, MemoryState, str]:
+    """What was ready when the read ran out (`partial()`, in a transaction of its own within
+    the budget's reserve, `ms`), marked partial; with nothing ready, the empty answer,
+    `unavailable`."""
+    value = None
+    if partial is not None:
         nested = connection.in_atomic_block
+        token = _deadline.set(time.monotonic() + ms / 1000)
         try:
-            with sync_skipped(), transaction.atomic(), _timeouts(left_ms(), nested=nested):
-                value = read()
+            with sync_skipped(), transaction.atomic(), _timeouts(ms, nested=nested):
+                value = partial()
         except DatabaseError as error:
-            logger.warning("memory unavailable (budget %d ms): %s", total, error)
-            value, memory = empty(), "unavailable"
-    elapsed = (time.monotonic() - started) * 1000
-    return Timed(value=value, stale=not fresh, memory=memory, elapsed_ms=round(elapsed, 1))
+            logger.warning("memory read: nothing ready in time either: %s", error)
+        finally:
+            _deadline.reset(token)
+    if value is None:
+        return empty(), "unavailable", reason
+    return value, "ok", reason

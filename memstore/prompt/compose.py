@@ -257,9 +257,12 @@ _WORKSPACE = (
 )
 
 
+NOTHING_MORE = "Nothing more on disk for this block."
+
+
 def _left_line(block: Block) -> str:
     if block.left_out == 0:
-        return "Nothing more on disk for this block."
+        return NOTHING_MORE
     noun = "fact" if block.left_out == 1 else "facts"
     return f"{block.left_out} more {noun} on disk, not shown here: search them with recall."
 

@@ -12,9 +12,12 @@
   tier of meaning serves a search (full, static for facts waiting for theirs, or words)
 - vector_copy: many vectors stored with one binary COPY
 - backfill, jobs: vectors for new facts, made by the worker (never inside a request)
+- backlog: how far memory is behind its files, in numbers (being indexed, words only), the one
+  count every stale or words-only answer reads
 - fusion: pure; weighted reciprocal-rank fusion and the relevance floor
 - usage_rank: usage as a small rank adjustment
-- rerank, rerankers: reranking the top of a fused recall, and the rerankers
+- rerank, rerankers: reranking the top of a fused recall, and the rerankers; rerank_cost:
+  what a pair costs here (a running estimate), so reranking fits the time there is
 - partial: facts containing the query as typed, the last resort
 - dates: pure; the dates a query names ("in March", "on 1 February, 2023")
 - explain: why recall answered what it did

@@ -11,7 +11,14 @@ bot's, a hidden one, or one the read withholds (an excluded topic of a person it
 keep their fusion place, and the others are reordered around them. A remote
 reranker's tokens count against its own daily cap (RECALL_RERANK_DAILY_TOKENS, one row a day,
 `RerankUsage`); once spent, recall answers in the fusion's order and says so. Everything must
-finish within RECALL_RERANK_TIMEOUT_MS, else the fusion's order stands (and the note says so).
+finish within RECALL_RERANK_TIMEOUT_MS (and within what is left of a read's budget), else the
+fusion's order stands (and the note says so).
+
+The bundled model's work is sized to the machine: from the running estimate of what one pair
+costs in this process (`rerank_cost`), only as many of the first facts are sent as fit in the
+time there is; fewer than RECALL_RERANK_TOP_N is said in the note ("Reranked the first 6 of
+10: ..."), and when not even two fit, nothing is sent and the note says why. Every run, cut off
+or not, feeds the estimate.
 
 Does not: run the models (`rerankers`), fuse, or decide what the room may read.
 """
@@ -27,9 +34,11 @@ from django.db.models import F
 from django.utils import timezone
 
 from memstore.facts.records import StoredFact
+from memstore.index.budget import read_left_ms
 from memstore.models import RerankUsage
 from memstore.recall.fusion import Fused
-from memstore.recall.rerankers import Reranker, RerankFailed, reranker_load
+from memstore.recall.rerank_cost import MIN_PAIRS, pair_cost_observe, pair_ms, pairs_within
+from memstore.recall.rerankers import Reranker, RerankFailed, Scored, reranker_load
 from memstore.rooms.outgoing import Cleared, outgoing
 from memstore.rules.withheld import Withholding, withholding_for
 
@@ -37,6 +46,8 @@ logger = logging.getLogger(__name__)
 
 BLEND_K = 5
 RERANK_WEIGHT = 1.0
+RESERVE_MS = 20  # of a read's budget, left for recall to finish after reranking
+_LATE = "Not reranked: the reranker did not answer in time; in the order of words and meaning."
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +61,7 @@ class Reranked:
     kept: frozenset[str] = frozenset()  # fact ids not sent (kept their fusion place)
     note: str = ""
     millis: float = 0.0
+    pairs: int = 0  # (query, fact) pairs sent to the reranker
 
 
 def rerank_wanted(asked: bool | None) -> Reranker | None:
@@ -89,49 +101,37 @@ def rerank_top(
     kept = frozenset(f.fact_id for f in head if f not in sendable)
     if len(sendable) < 2:
         return Reranked(order=order, kept=kept)
-    if reranker.remote:
-        spent = _spent()
-        cap = int(settings.RECALL_RERANK_DAILY_TOKENS)
-        if spent >= cap:
-            return Reranked(
-                order=order,
-                kept=kept,
-                note=f"Not reranked: the reranker's daily cap is spent ({spent:,} of "
-                f"{cap:,} tokens today).",
-            )
+    if reranker.remote and (capped := _cap_spent()):
+        return Reranked(order=order, kept=kept, note=capped)
+    there, sized = _time_there(), ""
+    if not reranker.remote:  # a remote one's cost is a round trip, not pairs here
+        fit = pairs_within(reranker.name, there, most=len(sendable))
+        if not fit:
+            return Reranked(order=order, kept=kept, note=_unsized_note(reranker, there))
+        if fit < len(sendable):
+            sized = _sized_note(reranker, fit, len(sendable), there)
+            sendable, texts = sendable[:fit], list(texts)[:fit]  # local: plain texts
+            head, kept, top_n = _window(head, sendable)
     start = time.monotonic()
-    deadline = start + float(settings.RECALL_RERANK_TIMEOUT_MS) / 1000
     try:
-        scored = reranker.score(query, texts, deadline=deadline)
+        scored = reranker.score(query, texts, deadline=start + there / 1000)
+        millis = (time.monotonic() - start) * 1000
+        pair_cost_observe(reranker.name, pairs=len(sendable), millis=millis)
+        if millis > there:  # finished past the budget (one slow pair): the answer can't wait
+            return Reranked(order=order, kept=kept, note=_LATE, millis=millis)
     except RerankFailed as error:
-        logger.warning("reranker %s failed: %s; fusion order kept", reranker.name, error)
-        return Reranked(
-            order=order,
-            kept=kept,
-            note="Not reranked: the reranker did not answer in time; in the order of words "
-            "and meaning.",
-            millis=(time.monotonic() - start) * 1000,
-        )
-    millis = (time.monotonic() - start) * 1000
+        millis = (time.monotonic() - start) * 1000
+        pair_cost_observe(reranker.name, pairs=max(1, len(error.scores)), millis=millis)
+        logger.warning("reranker %s stopped: %s", reranker.name, error)
+        if len(error.scores) < MIN_PAIRS:
+            return Reranked(order=order, kept=kept, note=_LATE, millis=millis)
+        sized = f"Reranked the first {len(error.scores)} of {len(sendable)}: time ran out."
+        sendable, scored = sendable[: len(error.scores)], Scored(error.scores)
+        head, kept, top_n = _window(head, sendable)
     if scored.tokens:
         _charge(scored.tokens)
-    if millis > float(settings.RECALL_RERANK_TIMEOUT_MS):
-        # Finished, but past the budget (one slow pair): the answer must not wait for it.
-        return Reranked(
-            order=order,
-            kept=kept,
-            note="Not reranked: the reranker did not answer in time; in the order of words "
-            "and meaning.",
-            millis=millis,
-        )
     scores = {f.fact_id: s for f, s in zip(sendable, scored.scores, strict=True)}
-    by_score = sorted(sendable, key=lambda f: (-scores[f.fact_id], fused.index(f)))
-    ranks = {f.fact_id: rank for rank, f in enumerate(by_score, start=1)}
-    blended = blend([f.fact_id for f in sendable], ranks)
-    pk_of = {f.fact_id: f.pk for f in sendable}
-    slots = iter(pk_of[fact_id] for fact_id in blended)
-    sent = {f.pk for f in sendable}
-    new_head = [next(slots) if f.pk in sent else f.pk for f in fused[:top_n] if f.pk in rows]
+    new_head, ranks = _reordered(fused, rows, sendable, scores, top_n)
     rest = [pk for pk in order if pk not in set(new_head)]
     return Reranked(
         order=new_head + rest,
@@ -140,6 +140,63 @@ def rerank_top(
         ranks=ranks,
         kept=kept,
         millis=millis,
+        note=sized,
+        pairs=len(sendable),
+    )
+
+
+def _window(head: list[Fused], sendable: list[Fused]) -> tuple[list[Fused], frozenset, int]:
+    """The head cut after the last fact sent, the facts in it not sent, and its length."""
+    head = head[: head.index(sendable[-1]) + 1]
+    return head, frozenset(f.fact_id for f in head if f not in sendable), len(head)
+
+
+def _reordered(
+    fused: list[Fused],
+    rows: dict[int, StoredFact],
+    sendable: list[Fused],
+    scores: dict[str, float],
+    top_n: int,
+) -> tuple[list[int], dict[str, int]]:
+    """The first `top_n` rows with the sent ones in their blended order (the others keep their
+    places), and the reranker's rank of each sent fact."""
+    by_score = sorted(sendable, key=lambda f: (-scores[f.fact_id], fused.index(f)))
+    ranks = {f.fact_id: rank for rank, f in enumerate(by_score, start=1)}
+    blended = blend([f.fact_id for f in sendable], ranks)
+    pk_of = {f.fact_id: f.pk for f in sendable}
+    slots = iter(pk_of[fact_id] for fact_id in blended)
+    sent = {f.pk for f in sendable}
+    return [next(slots) if f.pk in sent else f.pk for f in fused[:top_n] if f.pk in rows], ranks
+
+
+def _cap_spent() -> str:
+    """The note when a remote reranker's daily cap is spent, else ""."""
+    spent = _spent()
+    cap = int(settings.RECALL_RERANK_DAILY_TOKENS)
+    if spent < cap:
+        return ""
+    return f"Not reranked: the reranker's daily cap is spent ({spent:,} of {cap:,} tokens today)."
+
+
+def _time_there() -> float:
+    """Milliseconds reranking may take: RECALL_RERANK_TIMEOUT_MS, or less when a read's
+    budget has less left (RESERVE_MS kept for the rest of recall)."""
+    there = float(settings.RECALL_RERANK_TIMEOUT_MS)
+    left = read_left_ms()
+    return there if left is None else max(0.0, min(there, left - RESERVE_MS))
+
+
+def _sized_note(reranker: Reranker, fit: int, wanted: int, there: float) -> str:
+    return (
+        f"Reranked the first {fit} of {wanted}: at about {pair_ms(reranker.name):.0f} ms a "
+        f"pair here, {fit} fit in the {there:.0f} ms there was."
+    )
+
+
+def _unsized_note(reranker: Reranker, there: float) -> str:
+    return (
+        f"Not reranked: at about {pair_ms(reranker.name):.0f} ms a pair here, not even two "
+        f"fit in the {there:.0f} ms there was; in the order of words and meaning."
     )
 
 

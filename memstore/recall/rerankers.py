@@ -9,8 +9,8 @@ endpoint (Cohere, Jina, Infinity, vLLM and llama.cpp speak it: `{model, query, d
 Like the embedding model, the int8 cross-encoder quantises activations per run, so a pair
 scored in a batch depends on its batch-mates and the padding: every pair is scored on its own,
 unpadded (about 4 ms a pair on one core), so a fact's score is a function of the query and
-its text alone. Scoring stops at a deadline: a reranker that cannot finish in time gives
-nothing rather than a partial order.
+its text alone. Scoring stops at a deadline: the bundled model hands back the scores of the
+pairs it finished (the first texts), a remote one nothing.
 
 The remote client sends only what the outgoing gate cleared (`memstore.rooms.outgoing`): its
 `score` takes a `Cleared`, never a list of texts (UngatedText).
@@ -46,7 +46,13 @@ CROSS_ENCODER_MAX_TOKENS = 512
 
 class RerankFailed(Exception):
     """The reranker could not score the texts: past its deadline, unreachable, or a malformed
-    answer. Recall keeps the fusion's order."""
+    answer. `scores`: those of the first texts, scored before it stopped (a model run here
+    scores one pair at a time); recall reranks those when there are at least two, else keeps
+    the fusion's order."""
+
+    def __init__(self, message: str, *, scores: list[float] | None = None) -> None:
+        super().__init__(message)
+        self.scores = scores or []
 
 
 class Reranker(Protocol):
@@ -117,7 +123,9 @@ class OnnxCrossEncoder:
         scores = []
         for text in texts:
             if time.monotonic() > deadline:
-                raise RerankFailed(f"scored {len(scores)} of {len(texts)} facts in time")
+                raise RerankFailed(
+                    f"scored {len(scores)} of {len(texts)} facts in time", scores=scores
+                )
             scores.append(self._pair(query, text))
         return Scored(scores)
 

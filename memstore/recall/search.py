@@ -72,6 +72,10 @@ from memstore.rules.withheld import Withholding
 logger = logging.getLogger(__name__)
 
 Mode = Literal["auto", "hybrid", "lexical", "semantic"]
+LATE = (
+    "time ran out before meaning could be searched (the query's vector or the scopes' search "
+    "index was not ready within the budget): searched by words only"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,8 @@ class RecallResult:
     meaning: Meaning = "words"  # which tier of meaning served: full, static, mixed or words
     tiers: Tiers = field(default_factory=Tiers)  # facts judged by each tier
     reranking: "Reranked | None" = field(default=None, repr=False)  # what the reranker did
+    partial_reason: str = ""  # a side left out for want of time (the read's budget)
+    indexing: int = 0  # facts on disk not indexed yet, so not searched (`recall.backlog`)
 
 
 def recall_search(
@@ -170,8 +176,8 @@ def recall_in_scopes(
         withhold=(person,) if withhold else None,
     )
     withheld = found.withheld
-    if found.model_failed:
-        used, note = "lexical", MODEL_FAILED
+    if found.model_failed or found.late:
+        used, note = "lexical", ("" if found.late else MODEL_FAILED)
     elif found.waiting:
         waited = waiting_note(found.waiting, found.searched, found.tiers.static)
         note = " ".join(filter(None, [note, waited]))
@@ -211,6 +217,8 @@ def recall_in_scopes(
             mode=used,
             note=note,
         )
+    if found.late:
+        result = replace(result, partial_reason=LATE)
     served = used != "lexical" and found.vector is not None
     result = replace(result, meaning=tier_label(found.tiers, meaning=served), tiers=found.tiers)
     if explain:

@@ -2,8 +2,10 @@
 process over scope snapshots, or by Postgres for a search too large to hold) and the meaning's
 (nearest vectors), with how many facts matched and how many still wait for a vector; for those,
 the static tier's list (`tiers`). The query's vector is computed on the recall pool beside the
-sync and the word ranking."""
+sync and the word ranking; within a read's budget it is waited for only while time is left
+(`MEANING_RESERVE_MS` kept for the rest), else the search goes on by words only (`Sides.late`)."""
 
+import concurrent.futures
 import logging
 from dataclasses import dataclass
 
@@ -15,6 +17,7 @@ from memstore.facts.records import (
     StoredFact,
 )
 from memstore.index import index_sync
+from memstore.index.budget import read_left_ms
 from memstore.index.sync import (
     SYNC_ROWS_SQL,
     SyncNeeded,
@@ -37,7 +40,7 @@ from memstore.recall.lexical import (
 from memstore.recall.query_vectors import query_vector_start
 from memstore.recall.snapshot import CACHE_MAX_FACTS, snapshots_current, snapshots_ready
 from memstore.recall.tiers import Tiers, static_current, static_side
-from memstore.recall.vectors import vectors_missing, vectors_search
+from memstore.recall.vectors import vectors_missing, vectors_search, vectors_waiting
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.recall.word_rank import word_rank
 from memstore.rules.withheld import Withholding, withholding_parse, withholding_sql
@@ -45,6 +48,7 @@ from memstore.rules.withheld import Withholding, withholding_parse, withholding_
 logger = logging.getLogger(__name__)
 CANDIDATES = 100  # rows each side contributes to fusion
 LOCAL_MAX_FACTS = CACHE_MAX_FACTS  # searched facts ranked in this process; more go to Postgres
+MEANING_RESERVE_MS = 60  # of a read's budget, kept for loading the rows once the vector is in
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,7 @@ class Sides:
     cosine_cut: float | None = None  # the cosine a semantic hit had to reach
     waiting_known: fusion.Waiting | None = None  # what is known of the waiting facts
     tiers: Tiers = Tiers()  # how many facts each tier of meaning could judge
+    late: bool = False  # the query's vector was not ready within the read's budget: words only
 
 
 def both_sides(
@@ -88,7 +93,7 @@ def both_sides(
         ranking = word_rank(
             snapshots, terms, facts=searched, limit=CANDIDATES, include_hidden=hidden
         )
-    vector = _vector_or_none(pending)
+    vector, late = _vector_or_none(pending)
     dense, waiting, cut = [], 0, None
     static, served, static_cut = [], 0, None
     if vector is not None:
@@ -97,14 +102,20 @@ def both_sides(
             backfill_wanted()  # the worker makes the missing vectors; this search goes on
             if words and snapshots is not None:
                 static, served, static_cut = _static(snapshots, query, embedder, hidden)
-    failed = pending is not None and vector is None
+    failed = pending is not None and vector is None and not late
     if snapshots is not None:  # facts not in the snapshots used (being read behind)
         waiting += max(0, searched - sum(snapshot.rows for snapshot in snapshots))
-    waiting = searched if building else waiting
+    if building and embedder is not None:
+        # Meaning was not searched (its index is being read behind): the words-only count is
+        # the backlog's (`recall.backlog`), as every other page says, not every fact searched.
+        keys = [str(scope) for scope in scopes]
+        late, waiting = True, vectors_waiting(embedder.name, keys, versions)
+    elif building:
+        waiting = searched
     served = min(served, waiting)
     tiers = Tiers(full=searched - waiting, static=served, words=waiting - served)
     counts = {"searched": searched, "waiting": waiting, "tiers": tiers}
-    seen = {"terms": tuple(terms), "vector": vector, "cosine_cut": cut}
+    seen = {"terms": tuple(terms), "vector": vector, "cosine_cut": cut, "late": late}
     if ranking is not None:
         judge = embedder if vector is not None else None
         lexical, matched, unjudged = _word_side(ranking, dense + static, judge, waiting=waiting)
@@ -160,16 +171,22 @@ def _word_side(ranking, dense: list, embedder, *, waiting: int) -> tuple[list, i
     return lexical, matched, unjudged
 
 
-def _vector_or_none(pending):
-    """The query's vector, or None without a model or when the model failed for it."""
+def _vector_or_none(pending) -> tuple[object, bool]:
+    """The query's vector, or None without a model or when the model failed for it; and
+    whether it was given up for want of time (the read's budget, less MEANING_RESERVE_MS)."""
     if pending is None:
-        return None
+        return None, False
+    left = read_left_ms()
+    wait = None if left is None else max(0.0, left - MEANING_RESERVE_MS) / 1000
     try:
-        return pending.result()
+        return pending.result(timeout=wait), False
+    except concurrent.futures.TimeoutError:
+        logger.info("query vector not ready within the read's budget; words only")
+        return None, True
     except Exception:
         # A remote embedding endpoint that is down must not take recall down with it.
         logger.exception("query embedding failed; searching by words only")
-        return None
+        return None, False
 
 
 def _synced_terms_and_versions(

@@ -24,6 +24,7 @@ from memstore.facts.records import StoredFact
 from memstore.index import index_sync
 from memstore.index.sync import sync_bounded
 from memstore.models import HealthSnapshot
+from memstore.recall.backlog import Backlog, memory_backlog
 from memstore.recall.versions import versions_read
 from memstore.rooms.access import Context, forget_shards
 from memstore.upkeep.health import KINDS, Finding, HealthReport, bot_shown, health_report
@@ -209,6 +210,20 @@ class BotHealth:
     finished_at: datetime | None = None
     outdated: bool = False
     preparing: bool = False
+    indexed: int = 0  # facts the index holds now for these scopes (the report may be older)
+    backlog: Backlog = Backlog()  # what the index and the vectors still catch up with
+
+    @property
+    def note(self) -> str:
+        """The report's state in words, with the backlog's counts ("" when all is current)."""
+        parts = []
+        if self.finished_at is None and self.preparing:
+            parts.append(f"No report yet: the worker is making one over {self.indexed:,} facts")
+        elif self.outdated:
+            parts.append(f"Memory changed since this report ({self.indexed:,} facts now)")
+        if said := self.backlog.sentence():
+            parts.append(said)
+        return "; ".join(parts) + "." if parts else ""
 
 
 def bot_health(*, ctx: Context) -> BotHealth:
@@ -220,13 +235,17 @@ def bot_health(*, ctx: Context) -> BotHealth:
     scopes = list(dict.fromkeys(s.scope for s in shards))
     with sync_bounded():  # a large drop-in is indexed behind this call, not in it
         index_sync(scopes=scopes)
-    if sum(v[-1] for v in versions_read([str(s) for s in scopes]).values()) <= _inline_facts():
-        return BotHealth(bot_shown(health_report(shards=shards)), finished_at=timezone.now())
+    keys = [str(s) for s in scopes]
+    versions = versions_read(keys)
+    indexed = sum(v[-1] for v in versions.values())
+    now = {"indexed": indexed, "backlog": memory_backlog(keys=keys, versions=versions)}
+    if indexed <= _inline_facts():
+        return BotHealth(bot_shown(health_report(shards=shards)), finished_at=timezone.now(), **now)
     state = health_state(key=health_key(ctx.bot))
     preparing = state.requested_at is not None
     if state.snapshot is None:
         empty = HealthReport(facts=0, findings=[], counts=dict.fromkeys(KINDS, 0))
-        return BotHealth(empty, preparing=True)
+        return BotHealth(empty, preparing=True, **now)
     allowed = {(str(s.scope), s.bot) for s in shards}
 
     def inside(fact: StoredFact | None) -> bool:
@@ -235,4 +254,4 @@ def bot_health(*, ctx: Context) -> BotHealth:
     findings = [finding_from(item) for item in state.snapshot.findings]
     kept = [f for f in findings if inside(f.fact) and inside(f.other)]
     report = bot_shown(HealthReport(facts=state.snapshot.facts, findings=kept))
-    return BotHealth(report, state.snapshot.finished_at, state.outdated, preparing)
+    return BotHealth(report, state.snapshot.finished_at, state.outdated, preparing, **now)

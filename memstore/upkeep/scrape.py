@@ -3,8 +3,10 @@
 The counters and histograms are `memstore.metrics`' (added up over every gunicorn worker when
 `PROMETHEUS_MULTIPROC_DIR` is set); the gauges are read at scrape time from the same check as
 `GET /api/v1/health` (`readiness.server_health`): whether the database answers, the learning
-queue's backlog and live workers, the memory volume's free space. A scrape costs one short
-statement.
+queue's backlog and live workers, the memory volume's free space; and memory's own backlog
+(`memstore.recall.backlog`, the count every answer reads): facts still being indexed, facts
+found by words only (no vector yet) and how long the oldest has waited. A scrape costs one
+short statement, and a scan of the index at most every few seconds.
 """
 
 import os
@@ -15,6 +17,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
+from memstore.recall.backlog import memory_backlog
 from memstore.upkeep.readiness import server_health
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -61,6 +64,26 @@ class _ServerState(Collector):
                 "Learning workers that sent a heartbeat lately.",
                 value=float(health.queue.workers),
             )
+            yield from _backlog()
+
+
+def _backlog() -> Iterator[GaugeMetricFamily]:
+    backlog = memory_backlog()
+    yield GaugeMetricFamily(
+        "memory_console_index_backlog_facts",
+        "Facts changed on disk still being indexed by this process (not searchable yet).",
+        value=float(backlog.indexing),
+    )
+    yield GaugeMetricFamily(
+        "memory_console_vector_backlog_facts",
+        "Indexed facts without a vector yet: recall finds them by their words only.",
+        value=float(backlog.words_only),
+    )
+    yield GaugeMetricFamily(
+        "memory_console_backlog_oldest_seconds",
+        "How long the oldest part of memory's backlog has waited (0 when none waits).",
+        value=backlog.age_seconds(),
+    )
 
 
 def metrics_text() -> bytes:

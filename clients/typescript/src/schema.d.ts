@@ -1138,10 +1138,28 @@ export interface components {
             /** Findings */
             findings: components["schemas"]["FindingOut"][];
             /**
+             * Indexed
+             * @description Facts the index holds now for these scopes.
+             * @default 0
+             */
+            indexed: number;
+            /**
+             * Indexing
+             * @description Facts changed on disk still being indexed (not in any count here yet).
+             * @default 0
+             */
+            indexing: number;
+            /**
              * Made At
              * @description When the report was made (a large store's comes from the worker).
              */
             made_at?: string | null;
+            /**
+             * Note
+             * @description The report's state and the backlog, in words.
+             * @default
+             */
+            note: string;
             /**
              * Outdated
              * @description The memory changed since the report was made.
@@ -1154,6 +1172,12 @@ export interface components {
              * @default false
              */
             preparing: boolean;
+            /**
+             * Words Only
+             * @description Indexed facts without a vector yet: recall finds them by words only.
+             * @default 0
+             */
+            words_only: number;
         };
         /**
          * NeighbourhoodOut
@@ -1224,8 +1248,14 @@ export interface components {
             /** Blocks */
             blocks: components["schemas"]["BlockOut"][];
             /**
+             * Indexing
+             * @description Facts changed on disk still being indexed (with `stale`): not in this answer yet; the note says so in words.
+             * @default 0
+             */
+            indexing: number;
+            /**
              * Memory
-             * @description unavailable: memory could not be read within the time budget; answered without it.
+             * @description unavailable: memory could not be read (the database can't be reached, or nothing was ready within the time budget); answered without it.
              * @default ok
              * @enum {string}
              */
@@ -1235,6 +1265,18 @@ export interface components {
              * @description The always-on notes that open the section.
              */
             notes: components["schemas"]["NoteOut"][];
+            /**
+             * Partial
+             * @description true: the time budget ran out before the answer was complete; this is what was ready (`partial_reason` says what is missing).
+             * @default false
+             */
+            partial: boolean;
+            /**
+             * Partial Reason
+             * @description Why the answer is partial or without memory for want of time; empty otherwise.
+             * @default
+             */
+            partial_reason: string;
             /**
              * Stale
              * @description true: the files could not be synced within the time budget (or a large change is still being indexed in the background); the index as it stood.
@@ -1286,6 +1328,12 @@ export interface components {
         RecallOut: {
             /** @description With explain=true: why, per result. */
             explain?: components["schemas"]["ExplainOut"] | null;
+            /**
+             * Indexing
+             * @description Facts changed on disk still being indexed (with `stale`): not in this answer yet; the note says so in words.
+             * @default 0
+             */
+            indexing: number;
             /** Items */
             items: components["schemas"]["FactOut"][];
             /**
@@ -1302,7 +1350,7 @@ export interface components {
             meaning: "full" | "static" | "mixed" | "words";
             /**
              * Memory
-             * @description unavailable: memory could not be read within the time budget; answered without it.
+             * @description unavailable: memory could not be read (the database can't be reached, or nothing was ready within the time budget); answered without it.
              * @default ok
              * @enum {string}
              */
@@ -1334,6 +1382,18 @@ export interface components {
              * @default
              */
             note: string;
+            /**
+             * Partial
+             * @description true: the time budget ran out before the answer was complete; this is what was ready (`partial_reason` says what is missing).
+             * @default false
+             */
+            partial: boolean;
+            /**
+             * Partial Reason
+             * @description Why the answer is partial or without memory for want of time; empty otherwise.
+             * @default
+             */
+            partial_reason: string;
             /**
              * Reranked
              * @description The top was reordered by the reranker.

@@ -30,6 +30,14 @@ class MemoryHealthOut(Out):
     )
     outdated: bool = Field(False, description="The memory changed since the report was made.")
     preparing: bool = Field(False, description="A new report is being made by the worker.")
+    indexed: int = Field(0, description="Facts the index holds now for these scopes.")
+    indexing: int = Field(
+        0, description="Facts changed on disk still being indexed (not in any count here yet)."
+    )
+    words_only: int = Field(
+        0, description="Indexed facts without a vector yet: recall finds them by words only."
+    )
+    note: str = Field("", description="The report's state and the backlog, in words.")
 
     @staticmethod
     def of(health: BotHealth) -> "MemoryHealthOut":
@@ -40,6 +48,10 @@ class MemoryHealthOut(Out):
             made_at=health.finished_at,
             outdated=health.outdated,
             preparing=health.preparing,
+            indexed=health.indexed,
+            indexing=health.backlog.indexing,
+            words_only=health.backlog.words_only,
+            note=health.note,
             findings=[
                 FindingOut(
                     kind=f.kind,  # type: ignore[arg-type]

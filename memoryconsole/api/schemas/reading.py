@@ -32,7 +32,19 @@ _STALE = (
     "true: the files could not be synced within the time budget (or a large change is still "
     "being indexed in the background); the index as it stood."
 )
-_MEMORY = "unavailable: memory could not be read within the time budget; answered without it."
+_MEMORY = (
+    "unavailable: memory could not be read (the database can't be reached, or nothing was "
+    "ready within the time budget); answered without it."
+)
+_PARTIAL = (
+    "true: the time budget ran out before the answer was complete; this is what was ready "
+    "(`partial_reason` says what is missing)."
+)
+_INDEXING = (
+    "Facts changed on disk still being indexed (with `stale`): not in this answer yet; the "
+    "note says so in words."
+)
+_PARTIAL_REASON = "Why the answer is partial or without memory for want of time; empty otherwise."
 
 
 class RecallQuery(Schema):
@@ -94,12 +106,15 @@ class RecallOut(Out):
     )
     stale: bool = Field(False, description=_STALE)
     memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
+    partial: bool = Field(False, description=_PARTIAL)
+    partial_reason: str = Field("", description=_PARTIAL_REASON)
     waiting: int = Field(
         0,
         description="Facts searched by their words only: their meaning (vectors) is still being "
         "computed in the background.",
     )
     searched: int = Field(0, description="Facts in the searched memory.")
+    indexing: int = Field(0, description=_INDEXING)
     meaning: Meaning = Field("words", description=MEANING_DOC)
     tiers: TiersOut = Field(default_factory=lambda: TiersOut(), description=TIERS_DOC)
     reranked: bool = Field(False, description="The top was reordered by the reranker.")
@@ -119,8 +134,11 @@ class RecallOut(Out):
             note=result.note,
             stale=timed.stale,
             memory=timed.memory,
+            partial=bool(timed.partial_reason) and timed.memory == "ok",
+            partial_reason=timed.partial_reason,
             waiting=result.waiting,
             searched=result.searched,
+            indexing=result.indexing,
             meaning=result.meaning,
             tiers=TiersOut.of(result.tiers),
             reranked=result.reranked,
@@ -167,6 +185,9 @@ class PromptOut(Out):
     blocks: list[BlockOut]
     stale: bool = Field(False, description=_STALE)
     memory: Literal["ok", "unavailable"] = Field("ok", description=_MEMORY)
+    partial: bool = Field(False, description=_PARTIAL)
+    partial_reason: str = Field("", description=_PARTIAL_REASON)
+    indexing: int = Field(0, description=_INDEXING)
 
     @classmethod
     def of(cls, answer: Any) -> "PromptOut":
@@ -176,6 +197,9 @@ class PromptOut(Out):
             notes=[NoteOut.of(n) for n in answer.notes],
             stale=answer.stale,
             memory=answer.memory,
+            partial=bool(answer.partial_reason) and answer.memory == "ok",
+            partial_reason=answer.partial_reason,
+            indexing=answer.indexing,
             blocks=[
                 BlockOut(
                     title=b.title,

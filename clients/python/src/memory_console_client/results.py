@@ -71,7 +71,8 @@ class Tiers(TypedDict):
 
 
 class Recall(TypedDict):
-    """Search results; `stale` or `memory == "unavailable"` say the time budget ran out."""
+    """Search results; `stale`, `partial` or `memory == "unavailable"` say the time budget ran
+    out (`partial`: what was ready, the words side; `partial_reason` says why)."""
 
     items: list[Fact]
     more: int
@@ -82,8 +83,11 @@ class Recall(TypedDict):
     neighbours: list[Fact]
     stale: bool
     memory: Literal["ok", "unavailable"]
+    partial: bool  # the budget ran out: what was ready (the words side)
+    partial_reason: str
     waiting: int
     searched: int
+    indexing: int  # facts changed on disk still being indexed: not searched yet
     meaning: Literal["full", "static", "mixed", "words"]  # which tier of meaning served
     tiers: Tiers  # how many searched facts each tier judged
     reranked: bool  # the top was reordered by the reranker
@@ -113,6 +117,9 @@ class Prompt(TypedDict):
     blocks: list[Block]
     stale: bool
     memory: Literal["ok", "unavailable"]
+    partial: bool  # the budget ran out: the section as it stood when last built
+    partial_reason: str
+    indexing: int  # facts changed on disk still being indexed: maybe missing here
 
 
 class PromptChanges(TypedDict):
