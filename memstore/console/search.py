@@ -141,14 +141,11 @@ def _search(
     text = " ".join(query.q.split())
 
     def recall(words: str) -> RecallResult:
+        # rerank=False: see the module, the console shows the fusion's order
         return recall_in_scopes(
-            scopes=scopes,
-            query=words,
-            limit=RESULTS,
-            include_hidden=True,
-            max_chars=_NO_BUDGET,
-            rerank=False,  # see the module: the console shows the fusion's order
-        )
+            scopes=scopes, query=words, limit=RESULTS, include_hidden=True,
+            max_chars=_NO_BUDGET, rerank=False,
+        )  # fmt: skip
 
     def read() -> tuple[str, str, RecallResult]:
         typed = recall(text)
@@ -172,14 +169,7 @@ def _search(
     )
     corrected, suggestion, result = timed.value
     searched = corrected or text
-    facts, places = [], []
-    for fact in result.items:
-        where = place(fact)
-        if where is not None and _passes(fact, query):
-            facts.append(fact)
-            places.append(where)
-    rows = rows_of(facts, [f"{f.fact_id}-{i}" for i, f in enumerate(facts)], private=private)
-    hits = [SearchHit(r, b, t) for r, (b, t) in zip(rows, places, strict=True)]
+    hits = _hits(result, query, place, private)
     per_tab: dict[str, int] = {}
     for hit in hits:
         per_tab[hit.tab] = per_tab.get(hit.tab, 0) + 1
@@ -203,6 +193,19 @@ def _search(
         stale=timed.stale,
         unavailable=timed.memory == "unavailable",
     )
+
+
+def _hits(result: RecallResult, query: FactQuery, place, private) -> list[SearchHit]:
+    # Recall's facts this search shows (those with a place among the tabs, passing the
+    # filters), as rows with their tab and bot.
+    facts, places = [], []
+    for fact in result.items:
+        where = place(fact)
+        if where is not None and _passes(fact, query):
+            facts.append(fact)
+            places.append(where)
+    rows = rows_of(facts, [f"{f.fact_id}-{i}" for i, f in enumerate(facts)], private=private)
+    return [SearchHit(r, b, t) for r, (b, t) in zip(rows, places, strict=True)]
 
 
 def _passes(fact: StoredFact, query: FactQuery) -> bool:

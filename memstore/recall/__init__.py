@@ -1,6 +1,7 @@
 """Recall: search a bot's memory by words and by meaning.
 
-- search: `recall_search`; sync, both sides, fusion, budget, substring fallback
+- search: `recall_search`; sync, both sides, fusion, substring fallback; budgeted: which ranked
+  facts fit the answer's count and characters, and how many more it could return
 - sides: what each side of a search finds before fusion
 - lexical: Postgres full-text search; English stems OR-ed, BM25-style ranking, exact short tokens
 - word_rank: that lexical ranking computed in this process over scope snapshots

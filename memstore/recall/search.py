@@ -41,8 +41,9 @@ from memstore.facts.records import (
     StoredFact,
     stored_from_values,
 )
-from memstore.facts.validity import expired_sql, is_expired
+from memstore.facts.validity import expired_sql
 from memstore.recall import fusion
+from memstore.recall.budgeted import budgeted, never_returned
 from memstore.recall.dates import date_mentions, in_any
 from memstore.recall.explain import Explanation, expected_why, explanation
 from memstore.recall.literals import array_literal
@@ -155,32 +156,19 @@ def recall_in_scopes(
     rerank: bool | None = None,
     explain: bool = False,
 ) -> RecallResult:
-    """The same search over scopes a caller has already decided may be read (the console: the
-    tabs of a bot, or every bot a person may see); `max_chars` overrides the bots' budget.
-    `withhold`: skip what the read-time rule withholds (a bot's recall) in a room with
-    `person` (a direct room's; its controls are read with the query's terms)."""
-    limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
-    budget = max_chars or settings.RECALL_MAX_CHARS
-    query = " ".join(query.split())
-    if not query:
-        raise InvalidQuery("Say what to search for: the query is empty or only spaces.")
+    """The search over scopes a caller already decided may be read (the console: a bot's tabs,
+    every bot a person may see); `max_chars` overrides the bots' budget; `withhold`: skip what
+    the read rule withholds in a room with `person` (a direct room's, read with the terms)."""
+    query, limit, budget = _asked(query, limit, max_chars)
     embedder = embedder_current() if mode != "lexical" else None
     used = "lexical" if embedder is None else ("semantic" if mode == "semantic" else "hybrid")
     note = "" if embedder is not None or mode == "lexical" else no_model_note()
     found = both_sides(
-        scopes,
-        query,
-        embedder,
-        words=used != "semantic",
-        hidden=include_hidden,
+        scopes, query, embedder, words=used != "semantic", hidden=include_hidden,
         withhold=(person,) if withhold else None,
-    )
+    )  # fmt: skip
     withheld = found.withheld
-    if found.model_failed or found.late:
-        used, note = "lexical", ("" if found.late else MODEL_FAILED)
-    elif found.waiting:
-        waited = waiting_note(found.waiting, found.searched, found.tiers.static)
-        note = " ".join(filter(None, [note, waited]))
+    used, note = _sides_said(found, used, note)
     mentions = date_mentions(query)
     dated = (lambda day: in_any(mentions, day)) if mentions else None
     fused = fusion.fuse(
@@ -189,51 +177,51 @@ def recall_in_scopes(
     reranker = rerank_wanted(rerank) if fused else None
     if not fused:
         result = _substring_fallback(
-            scopes=scopes,
-            query=query,
-            limit=limit,
-            include_hidden=include_hidden,
-            mode=used,
-            budget=budget,
-            withheld=withheld,
-        )
-        result = replace(
-            result,
-            note=" ".join(filter(None, [note, result.note])),
-            searched=found.searched,
-            waiting=found.waiting,
-        )
+            scopes=scopes, query=query, limit=limit, include_hidden=include_hidden, mode=used,
+            budget=budget, withheld=withheld,
+        )  # fmt: skip
+        note = " ".join(filter(None, [note, result.note]))
+        result = replace(result, note=note, searched=found.searched, waiting=found.waiting)
     else:
         if reranker is None:
             note = " ".join(filter(None, [note, rerank_note_unavailable(rerank)]))
         result, fused = _fused_result(
-            found,
-            fused,
-            scope_keys=[str(scope) for scope in scopes],
-            query=query,
-            reranker=reranker,
-            limit=limit,
-            budget=budget,
-            mode=used,
-            note=note,
-        )
-    if found.late:
-        result = replace(result, partial_reason=LATE)
+            found, fused, scope_keys=[str(scope) for scope in scopes], query=query,
+            reranker=reranker, limit=limit, budget=budget, mode=used, note=note,
+        )  # fmt: skip
     served = used != "lexical" and found.vector is not None
-    result = replace(result, meaning=tier_label(found.tiers, meaning=served), tiers=found.tiers)
+    late = LATE if found.late else result.partial_reason
+    meaning = tier_label(found.tiers, meaning=served)
+    result = replace(result, meaning=meaning, tiers=found.tiers, partial_reason=late)
     if explain:
+        model = embedder.name if embedder is not None and used != "lexical" else None
         why = explanation(
-            found,
-            fused,
-            result,
-            mentions,
-            reranked=result.reranking,
-            reranker=reranker,
-            limit=limit,
-            model=embedder.name if embedder is not None and used != "lexical" else None,
-        )
+            found, fused, result, mentions, reranked=result.reranking, reranker=reranker,
+            limit=limit, model=model,
+        )  # fmt: skip
         result = replace(result, explain=why)
     return result
+
+
+def _asked(query: str, limit: int | None, max_chars: int | None) -> tuple[str, int, int]:
+    # The query with its white space folded (refused when empty), the count asked for within
+    # the settings' bounds, and the answer's character budget.
+    limit = max(1, min(limit or settings.RECALL_DEFAULT_RESULTS, settings.RECALL_MAX_RESULTS))
+    query = " ".join(query.split())
+    if not query:
+        raise InvalidQuery("Say what to search for: the query is empty or only spaces.")
+    return query, limit, max_chars or settings.RECALL_MAX_CHARS
+
+
+def _sides_said(found: Sides, used: str, note: str) -> tuple[str, str]:
+    # The mode recall answers in and its note, once both sides are back: words only when the
+    # model failed or the query's vector came too late; a count of the facts still waiting.
+    if found.model_failed or found.late:
+        return "lexical", ("" if found.late else MODEL_FAILED)
+    if found.waiting:
+        waited = waiting_note(found.waiting, found.searched, found.tiers.static)
+        return used, " ".join(filter(None, [note, waited]))
+    return used, note
 
 
 def _fused_result(
@@ -269,13 +257,13 @@ def _fused_result(
         reranked = rerank_top(reranker, query, fused, rows, withheld=withheld)
         order = reranked.order
         note = " ".join(filter(None, [note, reranked.note]))
-    items, skipped, stop = _budgeted(rows, order, limit, budget, withheld)
+    items, skipped, stop = budgeted(rows, order, limit, budget, withheld)
     if skipped and len(items) < limit and loaded is None and len(order) > limit + 10:
         rows |= _rows(order[limit + 10 : limit + 10 + 2 * skipped])  # refill past the withheld
-        items, skipped, stop = _budgeted(rows, order, limit, budget, withheld)
+        items, skipped, stop = budgeted(rows, order, limit, budget, withheld)
     more = max(0, max(found.matched, len(fused)) - len(items) - skipped)
     if more:  # "N more" counts only what could be returned: not the expired or withheld
-        more = max(0, more - _never_returned(rows, order[stop:], withheld, expired))
+        more = max(0, more - never_returned(rows, order[stop:], withheld, expired))
     result = RecallResult(
         items=items,
         more=more,
@@ -337,61 +325,6 @@ def _rows_and_usage(
     return rows, usage_bonuses_parse(found[0][0]), expired
 
 
-def _budgeted(
-    rows: dict[int, StoredFact],
-    order: list[int],
-    limit: int,
-    budget: int,
-    withheld: Withholding | None = None,
-) -> tuple[list[StoredFact], int]:
-    """The first `limit` facts in order, stopping at the first that would pass the character
-    budget (a row deleted since it was ranked is skipped, and so is one the rule withholds);
-    and how many were withheld on the way. An expired fact (`until` passed) is skipped too:
-    it stays in its file, listed as expired, but is no longer true. Also where in `order` it
-    stopped: the candidates from there on were not looked at."""
-    today = timezone.localdate()
-    items: list[StoredFact] = []
-    used = skipped = 0
-    for at, pk in enumerate(order):
-        fact = rows.get(pk)
-        if fact is None:
-            continue
-        if _unreturnable(fact, today, withheld):
-            skipped += 1
-            continue
-        if len(items) == limit or used + len(fact.text) > budget:
-            return items, skipped, at
-        items.append(fact)
-        used += len(fact.text)
-    return items, skipped, len(order)
-
-
-def _unreturnable(fact: StoredFact, today, withheld: Withholding | None) -> bool:
-    return (withheld is not None and withheld.reason(fact) is not None) or is_expired(
-        fact.meta, today
-    )
-
-
-def _never_returned(
-    rows: dict[int, StoredFact],
-    rest: list[int],
-    withheld: Withholding | None,
-    expired: frozenset[int] = frozenset(),
-) -> int:
-    """How many candidates past those `_budgeted` looked at recall would never return: past
-    their `until` day, or withheld. Rows loaded are checked here; for the others, `expired`
-    holds the scopes' facts past their `until` day (the rows statement read them)."""
-    today = timezone.localdate()
-    never = 0
-    for pk in rest:
-        fact = rows.get(pk)
-        if fact is None:
-            never += pk in expired
-        elif _unreturnable(fact, today, withheld):
-            never += 1
-    return never
-
-
 def _substring_fallback(
     *,
     scopes: list[Scope],
@@ -409,11 +342,11 @@ def _substring_fallback(
     )
     found = merge_newest(page.facts)
     rows = dict(enumerate(found))
-    items, skipped, stop = _budgeted(rows, list(range(len(found))), limit, budget, withheld)
+    items, skipped, stop = budgeted(rows, list(range(len(found))), limit, budget, withheld)
     if not items:
         return RecallResult(items=[], more=0, mode=mode, note="Nothing in memory matches.")
     matched = page.matched
-    never = _never_returned(rows, list(range(stop, len(found))), withheld)
+    never = never_returned(rows, list(range(stop, len(found))), withheld)
     return RecallResult(
         items=items,
         more=max(0, max(matched, len(found)) - len(items) - skipped - never),
