@@ -58,7 +58,7 @@ def hand_written(n: int, seed: int = 21) -> list[str]:
         elif source == 1:
             text = sentence(rng)
         elif source == 2:
-            text = next(templated)
+            text = next(templated, None) or sentence(rng)  # a million outgrows the templates
         else:
             text = diary(rng)
         texts.setdefault(text.lower(), text)

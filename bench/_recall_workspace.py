@@ -107,11 +107,12 @@ QUESTIONS = [
 
 
 def fact_texts(n: int, seed: int = 7) -> list[str]:
-    """n distinct, readable fact texts (a sample of template combinations)."""
+    """n distinct, readable fact texts (a sample of template combinations; at most as many as
+    there are combinations)."""
     rng = random.Random(seed)
     space = len(PEOPLE) * len(ACTIONS) * len(THINGS) * len(WHEN)
     texts = []
-    for index in rng.sample(range(space), n):
+    for index in rng.sample(range(space), min(n, space)):
         index, when = divmod(index, len(WHEN))
         index, thing = divmod(index, len(THINGS))
         who, action = divmod(index, len(ACTIONS))
