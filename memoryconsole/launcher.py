@@ -1,8 +1,8 @@
 """`memory-console serve`: everything one person needs running, in the right order.
 
 A taken port is said before anything else runs; then the database is migrated (the embedded
-PostgreSQL starts in the data folder on the first connection unless DATABASE_URL is set), the
-word index is switched to SEARCH_LANGUAGE if that changed, the demo workspace is made when
+PostgreSQL starts in the data folder on the first connection unless DATABASE_URL is set; the
+word index follows SEARCH_LANGUAGE, `memstore.apps`), the demo workspace is made when
 asked, static files are collected, one learning worker starts in the background (its log in
 the data folder) and gunicorn serves with the project's gunicorn.conf.py until it is stopped
 (Ctrl-C or SIGTERM), after which the worker is stopped too.
@@ -20,8 +20,12 @@ import signal
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
+from memoryconsole.cli import CREATING
 from memoryconsole.config import assets_dir, home_dir
 
 PACKAGE = Path(__file__).resolve().parent
@@ -68,11 +72,12 @@ def serve(host: str, port: int, *, demo: bool = False) -> int:
     home = home_dir(PACKAGE.parent).resolve()
     # Every process started below agrees on the folder, wherever it is started from.
     os.environ.setdefault("MEMORY_CONSOLE_HOME", str(home))
+    os.environ[CREATING] = "1"  # the steps below may create the data folder; `manage` never does
     first_run = not (home / "pgdata").exists() and not os.environ.get("DATABASE_URL")
     _say(f"Data folder: {home}")
     _say("Preparing the database" + (" and the demo workspace" if demo else ""))
-    # search_language: the word index in SEARCH_LANGUAGE (a no-op unless the setting changed).
-    steps = [("migrate", "--no-input", "-v0"), ("search_language", "--apply")]
+    # migrate also puts the word index in SEARCH_LANGUAGE (a no-op unless the setting changed).
+    steps = [("migrate", "--no-input", "-v0")]
     if demo:
         steps.append(("demo",))
     steps.append(("collectstatic", "--no-input", "-v0"))
@@ -97,8 +102,8 @@ def serve(host: str, port: int, *, demo: bool = False) -> int:
                 "createsuperuser`, or serve --demo for a demo workspace"
             )
         bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        _say(f"Serving on http://{bind} (Ctrl-C stops)")
-        return _gunicorn(bind)
+        _say(f"Starting the server on {bind}")
+        return _gunicorn(bind, on_ready=lambda: _say(f"Serving on http://{bind} (Ctrl-C stops)"))
     finally:
         _stop(worker)
 
@@ -113,7 +118,7 @@ def gunicorn_command(bind: str) -> list[str]:
     ]
 
 
-def _gunicorn(bind: str) -> int:
+def _gunicorn(bind: str, on_ready) -> int:
     server = subprocess.Popen(gunicorn_command(bind))
 
     def forward(signum, _frame):
@@ -121,10 +126,31 @@ def _gunicorn(bind: str) -> int:
 
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
+        if _answers(bind, server):
+            on_ready()
         return server.wait()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _answers(bind: str, server: subprocess.Popen, say_every: float = 5.0) -> bool:
+    """Wait until the server answers `GET /api/v1/health` (any HTTP status: it is up), saying
+    how long it has taken every few seconds; False if it stopped first."""
+    url = f"http://{bind}/api/v1/health"
+    started = last = time.monotonic()
+    while server.poll() is None:
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return True
+        except urllib.error.HTTPError:
+            return True  # it answered (503 while the database is away is still an answer)
+        except OSError:
+            time.sleep(0.25)
+        if (now := time.monotonic()) - last >= say_every:
+            last = now
+            _say(f"Still starting ({now - started:.0f} s): the workers load the code once")
+    return False
 
 
 def _stop(worker: subprocess.Popen) -> None:

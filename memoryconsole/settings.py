@@ -100,6 +100,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.csp",
+                "memoryconsole.web.context.manage_spelling",
                 "memoryconsole.web.context.bot_navigation",
             ],
         },

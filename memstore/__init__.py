@@ -3,8 +3,9 @@
 The folders are the architecture. Each layer may import the layers below it, never one above
 (tests/memstore/test_boundaries.py checks it); memstore imports nothing from `memoryconsole`.
 
-    kernel      vocabulary, errors, metrics, models/: the words, the domain errors, the
-                process's measurements (/metrics), the Django models
+    kernel      vocabulary, errors, metrics, invocation, models/: the words, the domain errors,
+                the process's measurements (/metrics), how a command is spelled here, the
+                Django models
     facts/      the truth on disk: the fact-line grammar, scopes and paths, files, locks,
                 history, ranking rules, the read-side records
     rules/      what may be stored and what a read withholds: secret and instruction
@@ -27,9 +28,9 @@ The folders are the architecture. Each layer may import the layers below it, nev
     management/ the `manage.py` commands, the demo workspace; tasks, apps: Django's entry points
 """
 
-KERNEL_MODULES = ("vocabulary", "errors", "metrics", "apps", "tasks")
+KERNEL_MODULES = ("vocabulary", "errors", "metrics", "invocation", "apps", "tasks")
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("vocabulary", "errors", "metrics"),
+    ("vocabulary", "errors", "metrics", "invocation"),
     ("models",),
     ("facts",),
     ("rules",),

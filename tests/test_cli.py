@@ -56,8 +56,50 @@ def test_manage_passes_everything_through(tmp_path):
     assert done.stdout.startswith("usage: memory-console manage reindex")
 
 
+def test_manage_in_an_empty_folder_refuses_and_says_where_it_looked(tmp_path):
+    home = tmp_path / "var"
+    done = command("manage", "bots", "list", MEMORY_CONSOLE_HOME=str(home))
+    assert done.returncode == 2
+    assert f"No Memory Console data folder at {home} (looked there: MEMORY_CONSOLE_HOME)" in (
+        done.stderr
+    )
+    assert "MEMORY_CONSOLE_HOME=/path/to/var ./dev manage" in done.stderr  # a checkout's spelling
+    assert not home.exists()  # no second, empty database started here
+
+
+def test_doctor_says_what_is_missing_before_touching_anything(tmp_path):
+    done = command("doctor", MEMORY_CONSOLE_HOME=str(tmp_path / "var"))
+    assert done.returncode == 1
+    assert done.stdout.startswith("✗ data folder: No Memory Console data folder at")
+    assert not (tmp_path / "var").exists()
+
+
 def test_dev_serve_and_manage_are_the_same_command():
     dev = (REPO / "dev").read_text()
     assert 'exec python -m memoryconsole serve --demo "$@"' in dev
     assert 'exec python -m memoryconsole manage "$@"' in dev
     assert "gunicorn" not in dev.split("serve)", 1)[1].split(";;", 1)[0]
+
+
+def test_serving_is_said_only_once_the_server_answers(tmp_path):
+    from memoryconsole.launcher import _answers
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # A server that takes a while to listen, as gunicorn does while its workers load.
+    late = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import time, http.server as h; time.sleep(1.5); "
+            f"h.HTTPServer(('127.0.0.1', {port}), h.BaseHTTPRequestHandler).serve_forever()",
+        ]
+    )
+    try:
+        assert _answers(f"127.0.0.1:{port}", late) is True  # 501 to GET: still an answer
+    finally:
+        late.kill()
+        late.wait()
+    gone = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    assert _answers(f"127.0.0.1:{port}", gone) is False

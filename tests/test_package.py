@@ -158,6 +158,19 @@ def test_version_and_manage_run_from_the_installed_command(installed, tmp_path):
     )
     assert checked.returncode == 0, checked.stderr
     assert (tmp_path / "var" / "secret_key").is_file()
+    # A command that needs the database, in a folder no server ever ran in: refused, saying
+    # where it looked and how to point it at the served folder; no database made here.
+    refused = subprocess.run(
+        [installed / "memory-console", "manage", "bots", "list"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env(),
+    )
+    assert refused.returncode == 2
+    assert f"No Memory Console data folder at {tmp_path / 'var'}" in refused.stderr
+    assert "MEMORY_CONSOLE_HOME=/path/to/var memory-console manage" in refused.stderr
+    assert not (tmp_path / "var" / "pgdata").exists()
 
 
 def fetch(url: str) -> tuple[int, str]:

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The image's commands (the entrypoint, also on PATH as `memory-console`):
-#   web              migrate (MIGRATE=0 skips it), then gunicorn on 0.0.0.0:$PORT (the default)
+#   web              migrate (MIGRATE=0 skips it), the first staff login when
+#                    DJANGO_SUPERUSER_USERNAME/_PASSWORD are set, then gunicorn on 0.0.0.0:$PORT
 #   worker           the learning worker (procrastinate), as many as you like, on any host
 #   manage ARGS...   any management command: manage bots create scout, manage reindex, ...
 set -eu
@@ -11,6 +12,13 @@ if [ -z "${DATABASE_URL:-}" ]; then
   echo "has it), e.g. postgresql://memory:secret@db:5432/memory. deploy/compose.yaml runs one." >&2
   exit 2
 fi
+case "$DATABASE_URL" in
+  *:memory-try-out@*)
+    echo "The database password is the compose file's sample one: set POSTGRES_PASSWORD (any" >&2
+    echo "long random string) in deploy/.env or the environment, then start again." >&2
+    exit 2
+    ;;
+esac
 mkdir -p "${VAR_DIR:-/data/var}/staticfiles" 2>/dev/null || true  # WhiteNoise looks there
 if [ -z "${SECRET_KEY:-}" ] && [ ! -w "${VAR_DIR:-/data/var}" ]; then
   echo "SECRET_KEY is not set and ${VAR_DIR:-/data/var} is not writable to keep a generated one." >&2
@@ -34,6 +42,10 @@ case "$command" in
   web)
     if [ "${MIGRATE:-1}" != 0 ]; then
       python3 manage.py migrate --no-input -v0
+    fi
+    # The first staff login from the environment (createsuperuser reads these), once.
+    if [ -n "${DJANGO_SUPERUSER_USERNAME:-}" ] && [ -n "${DJANGO_SUPERUSER_PASSWORD:-}" ]; then
+      python3 manage.py createsuperuser --noinput 2>&1 | grep -v "already taken" || true
     fi
     exec gunicorn memoryconsole.wsgi --config gunicorn.conf.py \
       --bind "0.0.0.0:${PORT:-8000}" --workers "${GUNICORN_WORKERS:-2}" --access-logfile - "$@"

@@ -25,7 +25,7 @@ from memstore.registry.tokens import Caller, token_verify
 class BotToken(HttpBearer):
     """`Authorization: Bearer mct_…`; request.auth becomes the Caller (bot and its projects)."""
 
-    openapi_description = "A bot's API token (`manage.py bots token SLUG` prints one)."
+    openapi_description = "A bot's API token (staff issue one on the bot's Connect page, or with the `bots token SLUG` management command)."
 
     def authenticate(self, request: HttpRequest, token: str) -> Caller | None:
         key = hashlib.sha256(token.encode()).hexdigest()

@@ -22,6 +22,7 @@ from procrastinate.exceptions import ConnectorException
 
 from memoryconsole.api.schemas import ErrorOut
 from memstore.errors import DatabaseUnavailable, MemstoreError
+from memstore.invocation import manage_command
 
 log = logging.getLogger("memoryconsole.api")
 
@@ -167,7 +168,7 @@ def _install_request_errors(api: NinjaAPI, reply: Callable, known: Callable) -> 
     def unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
         message = (
             "Send a valid bot token: `Authorization: Bearer mct_…` "
-            "(`manage.py bots token SLUG` prints one)."
+            f"(`{manage_command('bots', 'token', 'SLUG')}` prints one)."
         )
         response = reply(request, 401, "unauthorized", message)
         response["WWW-Authenticate"] = 'Bearer realm="memory"'

@@ -28,6 +28,7 @@ from memoryconsole.api.errors import RETRY_AFTER_SECONDS, EdgeError, database_un
 from memoryconsole.mcp.calls import BINDING, TICKET
 from memoryconsole.mcp.oauth import challenge, missing_scope, resource_of
 from memoryconsole.mcp.tools import CALLER, server
+from memstore.invocation import manage_command
 from memstore.registry.oauth import OAuthCaller, access_verify
 from memstore.registry.tokens import Caller, token_verify
 
@@ -69,7 +70,8 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
             401,
             -32001,
             "Sign in with OAuth (this server's metadata is in WWW-Authenticate) or send a valid "
-            "bot token: `Authorization: Bearer mct_…` (`manage.py bots token SLUG` prints one).",
+            "bot token: `Authorization: Bearer mct_…` "
+            f"(`{manage_command('bots', 'token', 'SLUG')}` prints one).",
             {"WWW-Authenticate": challenge(request, error="invalid_token" if sent else "")},
             request_id=_request_id(request.body),
         )

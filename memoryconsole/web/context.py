@@ -1,4 +1,5 @@
-"""What every console page's navigation shows beside its links: the name of the bot in the URL
+"""What every console page knows: how a management command is spelled here, and what its
+navigation shows beside its links: the name of the bot in the URL
 and how many proposals wait for review on it (each read only when a template shows it)."""
 
 from django.http import HttpRequest
@@ -7,6 +8,13 @@ from django.utils.functional import SimpleLazyObject
 from memoryconsole.web.views.common import viewer_of
 from memstore.console.review import review_count
 from memstore.console.tokens import bot_identity
+from memstore.invocation import manage_command
+
+
+def manage_spelling(request: HttpRequest) -> dict:
+    """`manage`: how a management command is run in this installation (`./dev manage`,
+    `memory-console manage` or the container's exec form), for every hint a page gives."""
+    return {"manage": manage_command()}
 
 
 def bot_navigation(request: HttpRequest) -> dict:

@@ -271,6 +271,17 @@ class ReviewForm(forms.Form):
         return [k for k in keys if re.fullmatch(r"[a-z]+:[0-9A-Za-z_-]{1,64}", k)]
 
 
+class BotForm(forms.Form):
+    """A new bot: its slug (how bots and files name it), the name people know it by, and
+    whether it is an app that writes workspace records."""
+
+    slug = forms.CharField(max_length=64, label="Slug (lowercase letters, digits, - and _)")
+    name = forms.CharField(max_length=120, required=False, label="Display name")
+    app = forms.BooleanField(
+        required=False, label="An app (its token writes workspace memory, e.g. a CRM sync)"
+    )
+
+
 class TokenForm(forms.Form):
     """A new bot token's name (what it is for: "prod", "laptop")."""
 

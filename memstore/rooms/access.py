@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from memstore.errors import InvalidFact, InvalidName, NotAllowed
 from memstore.facts.paths import Scope, ScopeKind, Shard, check_person, check_room, check_slug
+from memstore.invocation import manage_command
 from memstore.rules.withheld import Withholding, withholding_for
 from memstore.vocabulary import (
     PRIVATE_ROOM_KINDS,
@@ -159,7 +160,7 @@ def writable_shard(ctx: Context, kind: ScopeKind, name: str | None = None) -> Sh
         if not ctx.app:
             raise NotAllowed(
                 "Only an app's token writes workspace memory (scope server): register the app "
-                "with `manage.py bots create SLUG --app`."
+                f"with `{manage_command('bots', 'create', 'SLUG', '--app')}`."
             )
         return WORKSPACE.shard(ctx.bot)
     return _own_scope(ctx, kind, name).shard(ctx.bot)

@@ -19,6 +19,7 @@ and the guard that keeps every automatic change away from facts saved on purpose
     health            the health report of a store or the workspace, and its one-click fixes
     health_snapshots  the last finished report of each store, and making a new one
     readiness         can this server work right now (database, volume, queue)
+    setup_check       is this installation set up (what `memory-console doctor` reports)
     scrape            `/metrics` in Prometheus's text format
     run               upkeep_run over one bot store; jobs: the periodic procrastinate task
     jobs              upkeep and synthesis on the durable queue

@@ -80,6 +80,10 @@ def stack():
         env["CONTAINERS_CONF"] = str(REPO / "deploy/container/containers.conf")
     port = free_port()
     env["PORT"] = str(port)
+    env["POSTGRES_PASSWORD"] = "container-test-" + os.urandom(8).hex()
+    env["DJANGO_SUPERUSER_USERNAME"] = "staff"
+    env["DJANGO_SUPERUSER_PASSWORD"] = "a-long-test-password-" + os.urandom(4).hex()
+    env["DJANGO_SUPERUSER_EMAIL"] = "staff@example.org"
     project = f"mc-test-{os.getpid()}"
     compose = [COMPOSE] if COMPOSE else [ENGINE, "compose"]
     compose += ["-p", project, "-f", str(REPO / "deploy/compose.yaml")]
@@ -113,6 +117,21 @@ def test_a_bot_remembers_and_recalls_through_the_containers(stack):
     assert run([*in_container, "id", "-u"], env).strip() != "0"
 
 
+def test_the_first_staff_login_comes_from_the_environment(stack):
+    compose, env, _ = stack
+    check = "from django.contrib.auth.models import User as U; print(U.objects.get(username='staff').is_staff)"
+    said = run(
+        [*compose, "exec", "-T", "web", "memory-console", "manage", "shell", "-c", check], env
+    )
+    assert said.strip() == "True"
+
+
+def test_the_port_is_published_on_loopback_only(stack):
+    compose, env, _ = stack
+    ports = run([*compose, "port", "web", "8000"], env)
+    assert ports.strip().startswith("127.0.0.1:"), ports
+
+
 def test_the_worker_runs_beside_the_app(stack):
     compose, env, _ = stack
     running = run([ENGINE, "ps", "--format", "{{.Names}}"], env)
@@ -120,6 +139,25 @@ def test_the_worker_runs_beside_the_app(stack):
     names = {name for name in running.split() if name.startswith(project)}
     assert any("worker" in name for name in names), running
     assert any("db" in name for name in names), running
+
+
+def test_the_image_refuses_the_sample_database_password():
+    env = dict(os.environ)
+    if ENGINE.endswith("podman") and "CONTAINERS_CONF" not in env and shutil.which("runc"):
+        env["CONTAINERS_CONF"] = str(REPO / "deploy/container/containers.conf")
+    done = subprocess.run(
+        [
+            *(ENGINE, "run", "--rm", "-e"),
+            "DATABASE_URL=postgresql://memory:memory-try-out@db:5432/memory",
+            *("localhost/memory-console:latest", "web"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and "set POSTGRES_PASSWORD" in done.stderr, done.stderr
 
 
 def test_the_image_refuses_to_start_without_a_database():

@@ -95,8 +95,8 @@ def test_the_top_level_holds_only_the_kernel_and_packages():
 # The two doors: the bots' (the API and MCP) reach memstore through `calls`, the people's (the
 # web console) through `console`; either may also use the words, the errors and the token checks.
 DOOR_MAY_IMPORT = {
-    "api": {"calls", "registry", "vocabulary", "errors"},
-    "mcp": {"calls", "registry", "vocabulary", "errors"},
+    "api": {"calls", "registry", "vocabulary", "errors", "invocation"},
+    "mcp": {"calls", "registry", "vocabulary", "errors", "invocation"},
 }
 
 

@@ -61,3 +61,31 @@ def test_connect_page_has_snippets_and_api_docs(ann, workspace):
     assert "http://testserver/api/v1/facts" in html and 'href="http://testserver/api/docs"' in html
     assert "import urllib.request" in html and 'data-copy="curl-ava"' in html
     assert ann.get("/bots/ava/connect/", **HX).status_code == 200
+
+
+def test_staff_register_a_bot_then_make_its_first_token(boss, workspace):
+    page = boss.get("/bots/new/")
+    assert page.status_code == 200 and "Register bot" in page.content.decode()
+    made = boss.post("/bots/new/", {"slug": "scout", "name": "Scout"}, follow=True)
+    html = made.content.decode()
+    assert made.redirect_chain[-1][0] == "/bots/scout/tokens/"
+    assert "Registered Scout. Make its first token below." in html
+    token = re.search(
+        r"<code>(mct_[^<]+)</code>",
+        boss.post("/bots/scout/tokens/", {"name": "first"}).content.decode(),
+    ).group(1)
+    assert token_verify(token=token).bot == "scout"
+
+
+def test_a_taken_or_malformed_slug_is_said_beside_the_field(boss, workspace):
+    boss.post("/bots/new/", {"slug": "scout"})
+    taken = boss.post("/bots/new/", {"slug": "scout"}).content.decode()
+    assert "Bot &#x27;scout&#x27; already exists." in taken
+    bad = boss.post("/bots/new/", {"slug": "../etc"})
+    assert bad.status_code == 200 and 'class="error" role="alert"' in bad.content.decode()
+
+
+def test_only_staff_register_bots(ann, workspace):
+    assert ann.get("/bots/new/").status_code == 403
+    assert ann.post("/bots/new/", {"slug": "sneaky"}).status_code == 403
+    assert "New bot" not in ann.get("/").content.decode()

@@ -11,6 +11,8 @@ services, hand the result to the presenters, render.
               can reach their prompts
     aboutrows one fact row of About me: show, edit, forget one bot's copy, undo
     upkeep    links graph, health report with fixes, proposals inbox
+    tokens    a new bot (staff), a bot's tokens, how to connect it
+    docs      the guides the package carries (staff)
 
 One view per endpoint, one template per page; an htmx request gets a named partial of the same
 template (`web/bot.html#fact-list`). Every view wears `common.console_view` (login, methods,

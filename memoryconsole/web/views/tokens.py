@@ -1,19 +1,43 @@
-"""A bot's tokens (staff: create, name, list with last use, revoke; a new token is shown once)
-and how to connect a bot (curl and Python, filled in for this bot and this server)."""
+"""A new bot (staff), a bot's tokens (staff: create, name, list with last use, revoke; a new
+token is shown once) and how to connect a bot (curl and Python, filled in for this bot and this
+server)."""
 
 from django.contrib import messages
 from django.shortcuts import redirect, render
 
-from memoryconsole.web.forms import TokenForm
+from memoryconsole.web.forms import BotForm, TokenForm
 from memoryconsole.web.presenters import tokens as presenters
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.tokens import (
     connect_person,
+    console_bot_create,
     console_token_create,
     console_token_of,
     console_token_revoke,
     console_tokens,
 )
+from memstore.errors import InvalidName, NotAllowed
+
+
+@console_view("GET", "POST")
+def new_bot_page(request):
+    """GET: the form (staff). POST: register the bot, then on to its tokens page to make its
+    first token; a taken or malformed slug is said beside the field."""
+    form = BotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            bot = console_bot_create(
+                viewer=viewer_of(request), slug=data["slug"], name=data["name"], app=data["app"]
+            )
+        except InvalidName as error:
+            form.add_error("slug", str(error))
+        else:
+            messages.success(request, f"Registered {bot.title}. Make its first token below.")
+            return redirect("web:tokens", bot=bot.slug)
+    elif not viewer_of(request).staff:
+        raise NotAllowed("Only staff register bots.")
+    return render(request, "web/bot_new.html", {"form": form})
 
 
 @console_view("GET", "POST")

@@ -16,6 +16,7 @@ bots list                          every bot with its projects and active tokens
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
+from memstore.invocation import manage_command
 from memstore.registry.bots import (
     bot_create,
     bot_private_set,
@@ -62,7 +63,9 @@ class Command(BaseCommand):
     def do_create(self, *, slug: str, name: str, app: bool = False, **_):
         bot = bot_create(slug=slug, display_name=name, app=app)
         what = "app" if bot.app else "bot"
-        self.stdout.write(f"Created {what} {bot.slug}. Next: manage.py bots token {bot.slug}")
+        self.stdout.write(
+            f"Created {what} {bot.slug}. Next: {manage_command('bots', 'token', bot.slug)}"
+        )
 
     def do_private(self, *, slug: str, state: str, **_):
         bot = bot_private_set(bot=slug, private=state == "on")
@@ -112,7 +115,9 @@ class Command(BaseCommand):
     def do_list(self, **_):
         bots = bots_registered()
         if not bots:
-            self.stdout.write("No bots yet. Create one: manage.py bots create SLUG")
+            self.stdout.write(
+                f"No bots yet. Create one: {manage_command('bots', 'create', 'SLUG')}"
+            )
         for bot in bots:
             projects = ", ".join(bot.projects) or "no projects"
             groups = "  in groups" if bot.in_groups else ""

@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memstore.errors import MemstoreError
 from memstore.facts.paths import memory_root
+from memstore.invocation import manage_command
 from memstore.management.controls import ControlsMixin
 from memstore.registry.people import (
     editor_add,
@@ -63,12 +64,16 @@ class Command(ControlsMixin, BaseCommand):
     def do_add(self, *, name: str, user: str | None, **_):
         person = person_add(name=name, username=user)
         tied = f", console account {person.username}" if person.username else ""
-        self.stdout.write(f"Registered {person.name}{tied}. Next: manage.py people link NAME BOT")
+        self.stdout.write(
+            f"Registered {person.name}{tied}. Next: {manage_command('people', 'link', person.name, 'BOT')}"
+        )
 
     def do_list(self, **_):
         people = people_list()
         if not people:
-            self.stdout.write("Nobody is registered yet: manage.py people add NAME")
+            self.stdout.write(
+                f"Nobody is registered yet: {manage_command('people', 'add', 'NAME')}"
+            )
         for p in people:
             bots = ", ".join(p.bots) or "no bots"
             self.stdout.write(f"{p.name:<24} {p.username or '-':<16} {bots}")

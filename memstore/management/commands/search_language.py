@@ -6,6 +6,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from memstore.index.language import language_switch, language_wanted
+from memstore.invocation import manage_command
 from memstore.recall.snapshot import snapshots_clear
 
 
@@ -32,7 +33,7 @@ class Command(BaseCommand):
         if not apply:
             self.stdout.write(
                 f"SEARCH_LANGUAGE asks for {language.wanted} but the word index uses "
-                f"{language.in_use}: run `manage.py search_language --apply` to rebuild it."
+                f"{language.in_use}: run `{manage_command('search_language', '--apply')}` to rebuild it."
             )
             return
         started = time.monotonic()

@@ -108,6 +108,17 @@ def test_without_unaccent_simple_keeps_accents_apart(in_language, memory_root):
     assert _found("cafe") == []
 
 
+def test_migrate_puts_the_index_in_the_settings_language_with_accents_folded(memory_root):
+    # The test database was made by `migrate`: SEARCH_LANGUAGE (english) applied, unaccent on
+    # where the server has it, so "cafe" finds "Café" with no command and no restart.
+    wanted = language_wanted()
+    assert language_in_use() == wanted.wanted
+    if wanted.unaccent:
+        log(memory_root, "bot", "ada", "2026-11", "- (2026-11-02) Meets at the Café Nero")
+        snapshots_clear()
+        assert _found("cafe") == ["Meets at the Café Nero"]
+
+
 def test_the_command_says_what_it_would_do_then_does_it(in_language, settings, memory_root):
     log(memory_root, "bot", "ada", "2026-11", *GERMAN)
     settings.SEARCH_LANGUAGE = "german"
@@ -125,9 +136,10 @@ def test_the_command_says_what_it_would_do_then_does_it(in_language, settings, m
 
 @pytest.mark.parametrize("name", ["klingon", "Robert'); DROP TABLE x;--"])
 def test_an_unknown_language_is_refused_naming_the_ones_there_are(settings, name):
+    before = language_in_use()
     settings.SEARCH_LANGUAGE = name
     with pytest.raises(CommandError, match="SEARCH_LANGUAGE=") as refused:
         call_command("search_language", "--apply")
     if name == "klingon":
         assert "french" in str(refused.value) and "german" in str(refused.value)
-    assert language_in_use() == "english"
+    assert language_in_use() == before  # the index is left as it was

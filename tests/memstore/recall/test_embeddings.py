@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
@@ -173,6 +174,25 @@ def test_embedder_load_without_model_returns_none(monkeypatch: pytest.MonkeyPatc
         assert [embedder_load("auto"), embedder_load(None), embedder_load("bge-small")] == [
             None
         ] * 3
+    finally:
+        embedder_load.cache_clear()
+
+
+def test_a_model_installed_while_running_is_picked_up_without_a_restart(
+    bge: OnnxBgeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installed = embeddings.bge_small_dir()
+    monkeypatch.setattr(embeddings, "bge_small_dir", lambda: None)  # not installed yet
+    embedder_load.cache_clear()
+    try:
+        assert embedder_load("auto") is None
+        monkeypatch.setattr(embeddings, "bge_small_dir", lambda: installed)  # pip install
+        # Looked for again once the recheck interval has passed, not on every call.
+        monkeypatch.setattr(embeddings, "_model_looked_for", [time.monotonic()])
+        assert embedder_load("auto") is None
+        monkeypatch.setattr(embeddings, "_model_looked_for", [0.0])
+        loaded = embedder_load("auto")
+        assert loaded is not None and loaded.name == "bge-small-en-v1.5-int8/single"
     finally:
         embedder_load.cache_clear()
 

@@ -36,7 +36,7 @@ def test_a_bot_acts_only_for_linked_people():
     person_add(name="Sam")
     with pytest.raises(PersonUnknown):
         person_for_bot(bot="ava", person="zed")
-    with pytest.raises(PersonNotLinked, match="manage.py people link Sam ava"):
+    with pytest.raises(PersonNotLinked, match="people link Sam ava"):
         person_for_bot(bot="ava", person="sam")
     assert person_link(person="sAm", bot="ava") is True
     assert person_link(person="Sam", bot="ava") is False
