@@ -3,6 +3,8 @@ its token, a project and a person linked to it, set up with the management comma
 runs. The Python client is imported from its source folder, as `pip install clients/python`
 would install it; the TypeScript client is built with its own dev dependencies (`built`)."""
 
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -19,6 +21,14 @@ if str(PYTHON_CLIENT) not in sys.path:
     sys.path.insert(0, str(PYTHON_CLIENT))
 
 
+def guide_setup() -> list[list[str]]:
+    """The management commands of docs/api.md section 6's setup block, as argument lists."""
+    section = (REPO / "docs" / "api.md").read_text().split("## 6.", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    commands = [re.search(r"memory-console manage (.*?)\)?$", line) for line in block.splitlines()]
+    return [shlex.split(found.group(1)) for found in commands if found]
+
+
 @dataclass(frozen=True)
 class Workspace:
     url: str
@@ -32,11 +42,11 @@ def workspace(transactional_db, live_server, memory_root, settings) -> Workspace
     behind a live server; its token as `manage.py bots token` prints it."""
     model = FakeModel()
     learner_on(settings, model)
-    run_command("bots", "create", "scout", "--name", "Scout")
-    run_command("bots", "join", "scout", "apollo")
-    run_command("people", "add", "alice")
-    run_command("people", "link", "alice", "scout")
-    token = run_command("bots", "token", "scout", "--name", "client-tests").strip().splitlines()[-1]
+    token = ""
+    for args in guide_setup():  # docs/api.md section 6's setup, as printed
+        printed = run_command(*args).strip()
+        if args[:2] == ["bots", "token"]:
+            token = printed.splitlines()[-1]
     assert token.startswith("mct_")
     yield Workspace(url=live_server.url, token=token, memory_root=memory_root)
     model.close()

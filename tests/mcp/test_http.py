@@ -2,6 +2,7 @@
 rules as the JSON API (one implementation underneath), MCP errors and never data when refused."""
 
 import re
+import shlex
 
 import httpx2
 import pytest
@@ -9,7 +10,16 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from memstore.models import Bot
-from tests.helpers import MCP_DIRECT, MCP_GROUP, REPO, FakeModel, mcp_http_client, ok, run_async
+from tests.helpers import (
+    MCP_DIRECT,
+    MCP_GROUP,
+    REPO,
+    FakeModel,
+    mcp_http_client,
+    ok,
+    run_async,
+    run_command,
+)
 
 TOOLS = {
     "remember": (False, False),
@@ -213,15 +223,46 @@ def test_summarize_uses_the_learning_model(live_server, scout_token, memory_root
     assert result["scope"] == "user:alice"
 
 
-def test_the_python_example_in_the_docs(live_server, scout_token):
+def _python_example() -> tuple[list[list[str]], str]:
     guide = (REPO / "docs" / "mcp.md").read_text().split("### From Python", 1)[1]
-    code = re.search(r"```python\n(.*?)```", guide, re.S).group(1)
+    setup = re.search(r"```sh\n(.*?)```", guide, re.S).group(1)
+    commands = [
+        shlex.split(line.split("memory-console manage ", 1)[1].split("#")[0])
+        for line in setup.splitlines()
+        if "memory-console manage " in line
+    ]
+    return commands, re.search(r"```python\n(.*?)```", guide, re.S).group(1)
+
+
+def test_the_python_example_in_the_docs_runs_as_printed_setup_included(
+    live_server, transactional_db, memory_root
+):
+    setup, code = _python_example()
+    token = ""
+    for args in setup:  # the setup the guide prints, in a fresh workspace
+        printed = run_command(*args).strip()
+        token = printed.splitlines()[-1] if args[:2] == ["bots", "token"] else token
     names: dict = {}
     exec(compile(code, "docs/mcp.md", "exec"), names)  # noqa: S102 - our own documentation
 
-    found = run_async(lambda: names["main"](live_server.url + "/mcp", scout_token))
+    found = run_async(lambda: names["main"](live_server.url + "/mcp", token))
 
     assert [(f["text"], f["scope"]) for f in found] == [("Prefers morning meetings", "user")]
+
+
+def test_the_python_example_says_why_a_call_was_refused(live_server, scout_token):
+    _, code = _python_example()
+    names: dict = {}
+    exec(compile(code, "docs/mcp.md", "exec"), names)  # noqa: S102 - our own documentation
+    names["ROOM"]["person"] = "nobody"  # not registered: refused, said, no TypeError
+
+    with pytest.raises(BaseExceptionGroup) as raised:  # anyio's task groups wrap it
+        run_async(lambda: names["main"](live_server.url + "/mcp", scout_token))
+    refused = raised.value
+    while isinstance(refused, BaseExceptionGroup):
+        refused = refused.exceptions[0]
+    assert isinstance(refused, RuntimeError)
+    assert str(refused).startswith("prompt_section refused:") and "person_unknown" in str(refused)
 
 
 def test_room_tickets_are_required_when_the_deployment_wants_them(
