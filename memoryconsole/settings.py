@@ -276,6 +276,10 @@ SENSITIVE_KEYWORDS = env_list(
 )  # fmt: skip
 # Workers (`manage.py procrastinate worker`) drop finished jobs: the exchange rows are the record.
 PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
+# The tasks are imported by a worker when it starts (and by whatever defers one), not by every
+# process at start: `manage` and a stdio MCP call skip the learner's and recall's imports.
+PROCRASTINATE_AUTODISCOVER_MODULE_NAME = ""
+PROCRASTINATE_IMPORT_PATHS = ["memstore.tasks"]
 # --- end of learning settings ------------------------------------------------------------------
 
 # --- A console that resists guessing: log-in throttling and HTTPS ----------------

@@ -1,5 +1,5 @@
-"""Background tasks of the memory store, found by procrastinate's Django autodiscovery
-(it imports `<app>.tasks` of every installed app when the worker starts)."""
+"""Background tasks of the memory store: procrastinate imports this module from its import
+paths (PROCRASTINATE_IMPORT_PATHS) when a worker starts or a task is deferred by name."""
 
 from memstore.learning.queue import learn_exchange, recover_stalled
 from memstore.recall.jobs import embed_backfill, embed_tick
