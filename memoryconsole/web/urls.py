@@ -50,6 +50,7 @@ _BOT_PAGES = [
     ("tokens/", tokens.tokens_page, "tokens"),
     ("tokens/revoke/", tokens.revoke_token, "token_revoke"),
     ("connect/", tokens.connect_page, "connect"),
+    ("connect/plugins.zip", tokens.plugin_download, "plugins"),
     ("search/why/", search.bot_search_why, "bot_search_why"),
     ("review/decide/", review.review_decide, "review_decide"),
     ("files/", pages.files_page, "files"),

@@ -15,6 +15,7 @@
     provenance   from a learned fact to its exchange and the facts that exchange produced
     graph        the graph of links between facts
     tokens       bot tokens for staff, and the bot's display name
+    plugins      the per-deployment plugin bundle for coding agents (Claude Code, Codex, Cursor)
     people       the people page (staff only): people, their bot links and controls
     connections  connecting an MCP client (OAuth consent) and the connections a person made
     overview     the home page (bots and counts, recent changes, what failed) and history pages

@@ -3,11 +3,13 @@ token is shown once) and how to connect a bot (curl and Python, filled in for th
 server)."""
 
 from django.contrib import messages
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from memoryconsole.web.forms import BotForm, TokenForm
 from memoryconsole.web.presenters import tokens as presenters
 from memoryconsole.web.views.common import console_view, viewer_of
+from memstore.console.plugins import plugin_bundle
 from memstore.console.tokens import (
     connect_person,
     console_bot_create,
@@ -80,6 +82,15 @@ def revoke_token(request, bot: str):
     )
     messages.success(request, presenters.revoked_message(info))
     return redirect("web:tokens", bot=bot)
+
+
+@console_view("GET")
+def plugin_download(request, bot: str):
+    """The plugin bundle for coding agents, made for this server's address."""
+    server = request.build_absolute_uri("/").rstrip("/")
+    response = HttpResponse(plugin_bundle(server=server, bot=bot), content_type="application/zip")
+    response["Content-Disposition"] = 'attachment; filename="memory-console-plugins.zip"'
+    return response
 
 
 @console_view("GET")
