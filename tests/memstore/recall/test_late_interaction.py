@@ -1,6 +1,6 @@
 """The late-interaction reranker (RECALL_RERANK=late): the bundled ColBERT encoder, run here,
-lifts the fact that answers; a text's score is its own whatever it is scored beside; explain
-says what it did; the setting is checked."""
+lifts the fact that answers and keeps paraphrases first; a text's score is its own whatever it
+is scored beside; explain says what it did; the setting is checked."""
 
 import pytest
 
@@ -91,3 +91,45 @@ def test_the_late_setting_is_read_and_a_model_name_after_it_refused(late):
     assert rerankers.reranker_load("late").name == "answerai-colbert-small-v1-int8/maxsim"
     with pytest.raises(ValueError, match="unknown RECALL_RERANK 'late:big'.*local, late"):
         rerankers.reranker_load("late:big")
+
+
+OFFICE = [
+    "- (2026-11-01) Moved to the NYC office in October",
+    "- (2026-11-02) Writes SQL reports for the finance team",
+    "- (2026-11-03) Q3 planning starts in July",
+    "- (2026-11-04) Keeps a memory journal every evening",
+    "- (2026-11-05) Works with the US sales team",
+    "- (2026-11-06) Prefers tea over coffee",
+    "- (2026-11-07) Booked a flight to Lisbon for the offsite",
+    "- (2026-11-08) Owns a golden retriever called Biscuit",
+    # Near misses, so each question has several candidates to reorder.
+    "- (2026-11-09) Took the train to Porto for a weekend",
+    "- (2026-11-10) The Boston office opens in spring",
+    "- (2026-11-11) Her neighbour's cat keeps visiting the garden",
+    "- (2026-11-12) Drinks a glass of cold water every morning",
+    "- (2026-11-13) Reviews the budget spreadsheet with the finance lead",
+    "- (2026-11-14) Reads a novel every evening",
+]
+# Paraphrases and acronyms sharing no word with the fact that answers them.
+PARAPHRASES = {
+    "plane ticket": "Booked a flight to Lisbon for the offsite",
+    "New York workplace": "Moved to the NYC office in October",
+    "what pet does she have": "Owns a golden retriever called Biscuit",
+    "which beverage does she like": "Prefers tea over coffee",
+    "database queries for accounting": "Writes SQL reports for the finance team",
+    "diary": "Keeps a memory journal every evening",
+}
+
+
+def test_paraphrases_found_first_stay_first_when_reranked(memory_root, settings, late):
+    log(memory_root, "bot", "ada", "2026-11", *OFFICE)
+    meaning_ready()
+    ctx = Context(bot="ada", room=Room("r", "routine"))
+    plain = {q: texts(recall_search(ctx=ctx, query=q, rerank=False))[:1] for q in PARAPHRASES}
+    settings.RECALL_RERANK = "late"
+    results = {q: recall_search(ctx=ctx, query=q) for q in PARAPHRASES}
+    reranked = {q: texts(result)[:1] for q, result in results.items()}
+    wanted = {q: [fact] for q, fact in PARAPHRASES.items()}
+    assert plain == wanted
+    assert reranked == wanted
+    assert sum(result.reranked for result in results.values()) >= 3  # not only lone answers
