@@ -11,10 +11,10 @@ projection layer): all of them are used.
 
 Unlike a cross-encoder, a text's token vectors do not depend on the query: they are remembered
 per text in this process (`lru`, up to TOKENS_REMEMBERED token vectors: ~77 MB, a couple of
-thousand facts), so a warm search encodes only its
-query. A text's vectors are a function of the text alone (encoded alone, like every int8 run
-here: its activations are quantised per run), and so is its score, whichever texts it is
-scored beside or in what order. Nothing is stored: the vectors live in this process only.
+thousand facts), so a warm search encodes only its query. A text's vectors are a function of
+the text alone (encoded alone, like every int8 run here: its activations are quantised per
+run), and so is its score, whichever texts it is scored beside or in what order. Nothing is
+stored: the vectors live in this process only.
 
 Does not: choose, blend or send facts (`rerank`), or read Django settings.
 """
