@@ -208,15 +208,16 @@ PROMPT_BUDGETS = {
 RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)
 # Reranking the top of recall (memstore.recall.rerank; docs/benchmarks.md, "Reranking"):
 # RECALL_RERANK  off (the default) | local (the bundled cross-encoder, runs here) |
+#                late (the bundled late-interaction encoder, runs here: memstore.recall.late_interaction) |
 #                openai:<model> (a /v1/rerank-style endpoint at RECALL_RERANK_URL; private,
 #                user-scope and hidden facts are never sent to it)
 # RECALL_RERANK_TOP_N        how many of the fusion's first facts are reranked
 # RECALL_RERANK_TIMEOUT_MS   past this the fusion's order stands
 # RECALL_RERANK_DAILY_TOKENS a remote reranker's own daily cap (the learner's is apart)
 RECALL_RERANK = os.environ.get("RECALL_RERANK", "off").strip() or "off"
-if not re.fullmatch(r"off|local|(openai|remote):\S+", RECALL_RERANK):
+if not re.fullmatch(r"off|local|late|(openai|remote):\S+", RECALL_RERANK):
     raise ImproperlyConfigured(
-        f"RECALL_RERANK={RECALL_RERANK!r}: use off, local, or openai:<model> (with RECALL_RERANK_URL)."
+        f"RECALL_RERANK={RECALL_RERANK!r}: use off, local, late, or openai:<model> (with RECALL_RERANK_URL)."
     )
 RECALL_RERANK_URL = os.environ.get("RECALL_RERANK_URL", "").strip()
 RECALL_RERANK_API_KEY = os.environ.get("RECALL_RERANK_API_KEY", "")

@@ -18,7 +18,8 @@
 - fusion: pure; weighted reciprocal-rank fusion and the relevance floor
 - usage_rank: usage as a small rank adjustment
 - rerank, rerankers: reranking the top of a fused recall, and the rerankers; rerank_cost:
-  what a pair costs here (a running estimate), so reranking fits the time there is
+  what a pair costs here (a running estimate), so reranking fits the time there is;
+  late_interaction: the late-interaction reranker (token-level MaxSim, `RECALL_RERANK=late`)
 - partial: facts containing the query as typed, the last resort
 - dates: pure; the dates a query names ("in March", "on 1 February, 2023")
 - explain: why recall answered what it did

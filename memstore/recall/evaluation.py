@@ -43,7 +43,8 @@ MODES = ("words", "lexical", "semantic", "hybrid")
 # Hybrid with the bundled cross-encoder on the fusion's first N ("rerank" alone: the default N);
 # asked for by name, not part of the default set. The time budget is lifted so a busy machine
 # measures the reranker's quality, not its fallback; the latency columns show its cost.
-RERANK_MODES = ("rerank", "rerank@10", "rerank@20", "rerank@30")
+# "late" (and late@N): the same with the bundled late-interaction reranker (RECALL_RERANK=late).
+RERANK_MODES = ("rerank", "rerank@10", "rerank@20", "rerank@30", "late", "late@10", "late@20")
 RERANK_EVAL_TIMEOUT_MS = 60_000
 LOCOMO_DEV = Path("shared", "bench", "locomo-dev")  # beside the repository
 KS = (5, 10, 20)
@@ -179,10 +180,10 @@ def search(mode: str, ctx: Context, question: str, limit: int = max(KS)) -> list
             kept.append(fact)
             used += len(fact.text)
         return kept
-    if mode.startswith("rerank"):
+    if mode.startswith(("rerank", "late")):
         top_n = int(mode.partition("@")[2] or settings.RECALL_RERANK_TOP_N)
         with override_settings(
-            RECALL_RERANK="local",
+            RECALL_RERANK="late" if mode.startswith("late") else "local",
             RECALL_RERANK_TOP_N=top_n,
             RECALL_RERANK_TIMEOUT_MS=RERANK_EVAL_TIMEOUT_MS,
         ):

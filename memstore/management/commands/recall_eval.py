@@ -1,4 +1,4 @@
-"""manage.py recall_eval [DATA_DIR] [--modes words,lexical,semantic,hybrid,rerank@20] [--json FILE]
+"""manage.py recall_eval [DATA_DIR] [--modes words,lexical,semantic,hybrid,rerank@20,late@20] [--json FILE]
         [--modes static,half,half-words,words,hybrid]
 
 Loads LoCoMo-format data (facts.jsonl, queries.jsonl; by default ../shared/bench/locomo-dev
@@ -45,8 +45,8 @@ class Command(BaseCommand):
             "--modes",
             default=",".join(evaluation.MODES),
             help=f"comma-separated, from {', '.join(evaluation.MODES)} (default: all), or "
-            f"{', '.join(evaluation.RERANK_MODES)} (hybrid, then the bundled reranker on the "
-            "fusion's first N)",
+            f"{', '.join(evaluation.RERANK_MODES)} (hybrid, then a bundled reranker on the "
+            "fusion's first N: rerank the cross-encoder, late the late-interaction one)",
         )
         parser.add_argument("--json", type=Path, help="also write the figures here as JSON")
 
