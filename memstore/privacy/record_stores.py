@@ -1,6 +1,7 @@
 """The database's places for a fact's text: index rows, cached embeddings, and the stored
 records that quote it (exchanges, learning events, upkeep proposals, review decisions,
-idempotent replies, kept health reports). Each is a `Store` (`memstore.privacy.place`); `memstore.privacy.stores`
+idempotent replies, kept health reports), and the records that name it by identity (which
+memories shaped a reply). Each is a `Store` (`memstore.privacy.place`); `memstore.privacy.stores`
 lists them.
 
 Candidate rows are found with one Postgres regular expression per store, then confirmed (and
@@ -10,7 +11,7 @@ fact's words by "[erased]", so what pointed at it (a review's event, a replayed 
 answers, without the text.
 """
 
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
@@ -18,12 +19,15 @@ from memstore.facts.paths import person_of_scope
 from memstore.models import (
     Embedding,
     Exchange,
+    ExchangeSource,
     Fact,
     HealthSnapshot,
     IdempotentReply,
     LearningEvent,
     Proposal,
     ProposalReview,
+    ServedPrompt,
+    ServedRecall,
 )
 from memstore.privacy.place import Erasing
 from memstore.privacy.reach import Reach, owner_of_path
@@ -284,3 +288,55 @@ def _reply_person(body: object) -> str | None:
     if body.get("scope") == "user" and isinstance(body.get("scope_name"), str):
         return body["scope_name"]
     return owner_of_path(str(body.get("file", "")))[1]
+
+
+class SourceRecords:
+    """Which memories shaped a reply (`memstore.models.sources`): identities, never text. An
+    erase takes the fact out of them for the scopes it reaches, and a cited id found in no
+    memory out of the exchanges it owns."""
+
+    kind = "source"
+    holds = ("ExchangeSource.fact_id", "ServedPrompt.facts", "ServedRecall.facts")
+
+    def _refs(self, target: Target, reach: Reach) -> tuple[set[str], list[str]]:
+        scopes = {str(s.scope) for s in reach.shards}
+        return scopes, sorted(f"{s} {i}" for s in scopes for i in target.ids)
+
+    def _sources(self, target: Target, reach: Reach) -> list[ExchangeSource]:
+        scopes, _ = self._refs(target, reach)
+        rows = ExchangeSource.objects.filter(fact_id__in=target.ids).select_related("exchange")
+        return [
+            row
+            for row in rows.filter(Q(scope_key__in=scopes) | Q(scope_key=""))
+            if row.scope_key or reach.owns(bot=row.exchange.bot, person=row.exchange.person or None)
+        ]
+
+    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
+        _, refs = self._refs(target, reach)
+        found = [
+            Occurrence("source", f"exchange {row.exchange_id} ({row.role})")
+            for row in self._sources(target, reach)
+        ]
+        for model, name in ((ServedPrompt, "served prompt"), (ServedRecall, "served recall")):
+            found += [
+                Occurrence("source", f"{name} {pk} ({bot} in {room})")
+                for pk, bot, room in model.objects.filter(facts__overlap=refs).values_list(
+                    "pk", "bot", "room_id"
+                )
+            ]
+        return found
+
+    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
+        _, refs = self._refs(target, reach)
+        rows = self._sources(target, reach)
+        erased, _ = ExchangeSource.objects.filter(pk__in=[r.pk for r in rows]).delete()
+        with connection.cursor() as cursor:
+            for model in (ServedPrompt, ServedRecall):
+                cursor.execute(
+                    f"UPDATE {model._meta.db_table} SET facts = ARRAY("
+                    "SELECT x FROM unnest(facts) x WHERE x <> ALL(%s::varchar[])"
+                    ") WHERE facts && %s::varchar[]",
+                    [refs, refs],
+                )
+                erased += cursor.rowcount
+        return erased
