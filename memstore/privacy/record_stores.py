@@ -291,52 +291,41 @@ def _reply_person(body: object) -> str | None:
 
 
 class SourceRecords:
-    """Which memories shaped a reply (`memstore.models.sources`): identities, never text. An
-    erase takes the fact out of them for the scopes it reaches, and a cited id found in no
-    memory out of the exchanges it owns."""
+    """Which memories shaped a reply (`memstore.models.sources`): identities, never text. Like
+    the cached vectors, an erase takes the fact's identities out of all of them, whoever's copy
+    was served (the records of a reply would otherwise still name what was erased)."""
 
     kind = "source"
     holds = ("ExchangeSource.fact_id", "ServedPrompt.facts", "ServedRecall.facts")
-
-    def _refs(self, target: Target, reach: Reach) -> tuple[set[str], list[str]]:
-        scopes = {str(s.scope) for s in reach.shards}
-        return scopes, sorted(f"{s} {i}" for s in scopes for i in target.ids)
-
-    def _sources(self, target: Target, reach: Reach) -> list[ExchangeSource]:
-        scopes, _ = self._refs(target, reach)
-        rows = ExchangeSource.objects.filter(fact_id__in=target.ids).select_related("exchange")
-        return [
-            row
-            for row in rows.filter(Q(scope_key__in=scopes) | Q(scope_key=""))
-            if row.scope_key or reach.owns(bot=row.exchange.bot, person=row.exchange.person or None)
-        ]
+    # "scope fact_id" entries whose identity is one of the target's
+    _NAMED = "EXISTS (SELECT 1 FROM unnest(facts) x WHERE right(x, 16) = ANY(%s::text[]))"
 
     def find(self, target: Target, reach: Reach) -> list[Occurrence]:
-        _, refs = self._refs(target, reach)
+        ids = sorted(target.ids)
         found = [
-            Occurrence("source", f"exchange {row.exchange_id} ({row.role})")
-            for row in self._sources(target, reach)
+            Occurrence("source", f"exchange {exchange} ({role})")
+            for exchange, role in ExchangeSource.objects.filter(fact_id__in=ids).values_list(
+                "exchange_id", "role"
+            )
         ]
         for model, name in ((ServedPrompt, "served prompt"), (ServedRecall, "served recall")):
+            rows = model.objects.extra(where=[self._NAMED], params=[ids])  # noqa: S610
             found += [
                 Occurrence("source", f"{name} {pk} ({bot} in {room})")
-                for pk, bot, room in model.objects.filter(facts__overlap=refs).values_list(
-                    "pk", "bot", "room_id"
-                )
+                for pk, bot, room in rows.values_list("pk", "bot", "room_id")
             ]
         return found
 
     def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
-        _, refs = self._refs(target, reach)
-        rows = self._sources(target, reach)
-        erased, _ = ExchangeSource.objects.filter(pk__in=[r.pk for r in rows]).delete()
+        ids = sorted(target.ids)
+        erased, _ = ExchangeSource.objects.filter(fact_id__in=ids).delete()
         with connection.cursor() as cursor:
             for model in (ServedPrompt, ServedRecall):
                 cursor.execute(
                     f"UPDATE {model._meta.db_table} SET facts = ARRAY("
-                    "SELECT x FROM unnest(facts) x WHERE x <> ALL(%s::varchar[])"
-                    ") WHERE facts && %s::varchar[]",
-                    [refs, refs],
+                    "SELECT x FROM unnest(facts) x WHERE right(x, 16) <> ALL(%s::text[])"
+                    f") WHERE {self._NAMED}",
+                    [ids, ids],
                 )
                 erased += cursor.rowcount
         return erased
