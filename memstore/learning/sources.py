@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
@@ -64,29 +65,28 @@ def digest_check(digest: str) -> None:
         )
 
 
+# Raw statements: one round trip each, without building model instances on a read's path.
+_SERVED_PROMPT = """
+INSERT INTO memstore_servedprompt (bot, room_id, digest, facts, served_at)
+VALUES (%s, %s, %s, %s::varchar[], now())
+ON CONFLICT (bot, room_id, digest) DO UPDATE SET served_at = EXCLUDED.served_at
+"""
+_SERVED_RECALL = """
+INSERT INTO memstore_servedrecall (bot, room_id, facts, at) VALUES (%s, %s, %s::varchar[], now())
+"""
+
+
 def prompt_served(*, bot: str, room_id: str, digest: str, facts: Iterable[StoredFact]) -> None:
     """Keep a served section's digest and fact ids (one statement; a re-serve moves its time)."""
-    ServedPrompt.objects.bulk_create(
-        [
-            ServedPrompt(
-                bot=bot,
-                room_id=room_id,
-                digest=digest,
-                facts=_refs(facts),
-                served_at=timezone.now(),
-            )
-        ],
-        update_conflicts=True,
-        unique_fields=["bot", "room_id", "digest"],
-        update_fields=["served_at"],
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(_SERVED_PROMPT, [bot, room_id, digest, _refs(facts)])
 
 
 def recall_served(*, bot: str, room_id: str, facts: Iterable[StoredFact]) -> None:
     """Keep the fact ids a recall returned (one insert; nothing when it found nothing)."""
-    refs = _refs(facts)
-    if refs:
-        ServedRecall.objects.create(bot=bot, room_id=room_id, facts=refs, at=timezone.now())
+    if refs := _refs(facts):
+        with connection.cursor() as cursor:
+            cursor.execute(_SERVED_RECALL, [bot, room_id, refs])
 
 
 def sources_record(
