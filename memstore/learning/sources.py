@@ -12,7 +12,8 @@
 - Reporting an exchange (`sources_record`, inside its transaction) copies the facts of the
   section named by its digest (none given: the last section served to that bot in that room)
   as *injected*, the recalls in the window as *retrieved*, and resolves `recalled` (ids or
-  texts) against the room's readable scopes as *cited*; then drops what is past keeping.
+  texts) against the room's readable scopes as *cited*; then drops what is past keeping
+  (`sources_prune`, also run daily by the upkeep tick).
 
 Rows hold scopes and fact identities only, never text. Does not: decide who sees an
 exchange's sources (`memstore.console.sources`) or erase (`memstore.privacy`).
@@ -117,7 +118,7 @@ def sources_record(
         ],
         ignore_conflicts=True,
     )
-    _prune(now)
+    sources_prune(now)
     counts = sources_counts(exchange_id=exchange_id)
     return SourceCounts(**counts, digest=section.digest if section else digest, note=note)
 
@@ -164,9 +165,11 @@ def _cited(ctx: Context, cited: Iterable[str]) -> set[str]:
     }
 
 
-def _prune(now) -> None:
+def sources_prune(now=None) -> None:
     """Drop served sections past SOURCES_KEEP_DAYS and recalls past the window, workspace-wide
-    (an indexed range delete; reporting is not on a read's path)."""
+    (an indexed range delete): on every report (not on a read's path) and daily on UPKEEP_CRON
+    (so rooms that never report stay bounded too)."""
+    now = now or timezone.now()
     ServedPrompt.objects.filter(
         served_at__lt=now - timedelta(days=settings.SOURCES_KEEP_DAYS)
     ).delete()

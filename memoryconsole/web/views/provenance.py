@@ -14,6 +14,13 @@ from memstore.console.provenance import exchange_trace
 from memstore.console.sources import bot_sources, exchange_sources, fact_seen_by
 from memstore.errors import FactNotFound
 
+# The three lists of an exchange's memory sources, in order, each with its heading.
+SOURCE_TITLES = (
+    ("retrieved", "Retrieved: recall returned it just before the reply"),
+    ("injected", "Injected: it was in the prompt section the reply was built with"),
+    ("cited", "Cited: the bot said it used it"),
+)
+
 
 @console_view("GET")
 def exchange_page(request, bot: str):
@@ -47,13 +54,6 @@ def exchange_page(request, bot: str):
         "no_sources": sources.empty,
     }
     return render(request, "web/exchange.html", context)
-
-
-SOURCE_TITLES = (
-    ("retrieved", "Retrieved: recall returned it just before the reply"),
-    ("injected", "Injected: it was in the prompt section the reply was built with"),
-    ("cited", "Cited: the bot said it used it"),
-)
 
 
 @console_view("GET")
