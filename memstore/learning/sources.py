@@ -77,17 +77,25 @@ INSERT INTO memstore_servedrecall (bot, room_id, facts, at) VALUES (%s, %s, %s::
 """
 
 
+def _record(statement: str, params: list) -> None:
+    # A read's record is not worth a WAL flush: outside a transaction the statement is its own,
+    # and its commit returns without waiting for the disk (a crash may lose the last records;
+    # nothing else). Inside one, the caller's transaction decides.
+    if not connection.in_atomic_block:
+        statement = f"WITH w AS ({statement}) SELECT set_config('synchronous_commit', 'off', true)"
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+
+
 def prompt_served(*, bot: str, room_id: str, digest: str, facts: Iterable[StoredFact]) -> None:
     """Keep a served section's digest and fact ids (one statement; a re-serve moves its time)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_SERVED_PROMPT, [bot, room_id, digest, _refs(facts)])
+    _record(_SERVED_PROMPT, [bot, room_id, digest, _refs(facts)])
 
 
 def recall_served(*, bot: str, room_id: str, facts: Iterable[StoredFact]) -> None:
     """Keep the fact ids a recall returned (one insert; nothing when it found nothing)."""
     if refs := _refs(facts):
-        with connection.cursor() as cursor:
-            cursor.execute(_SERVED_RECALL, [bot, room_id, refs])
+        _record(_SERVED_RECALL, [bot, room_id, refs])
 
 
 def sources_record(
