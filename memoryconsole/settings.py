@@ -374,4 +374,10 @@ UPKEEP_SIMILAR_WORDS = env_number("UPKEEP_SIMILAR_WORDS", 0.65, float)
 #                this many distinct facts wait, or this long after the last write
 USAGE_FLUSH_NOTES = env_number("USAGE_FLUSH_NOTES", 20_000)
 USAGE_FLUSH_SECONDS = env_number("USAGE_FLUSH_SECONDS", 30.0, float)
+# SOURCES_KEEP_DAYS  a served prompt section's digest and fact ids are kept this long, for the
+#                exchange that reports it (docs/api.md, "Memory sources")
+# SOURCES_RECALL_WINDOW_SECONDS  a recall counts as retrieved for the next exchange reported in
+#                the same bot and room within this long (and since the exchange before it)
+SOURCES_KEEP_DAYS = env_number("SOURCES_KEEP_DAYS", 7)
+SOURCES_RECALL_WINDOW_SECONDS = env_number("SOURCES_RECALL_WINDOW_SECONDS", 600)
 # --- end of upkeep settings ----------------------------------------------------------------------

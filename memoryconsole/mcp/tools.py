@@ -325,11 +325,14 @@ async def report_exchange(
     guests: Annotated[
         bool, Field(description="Someone from outside the workspace took part: learn nothing.")
     ] = False,
+    digest: Annotated[
+        str, Field(description="The prompt_section's digest this reply was built with.")
+    ] = "",
 ) -> ExchangeOut:
     """Report a message and the reply delivered, for learning in the background (direct and
     group rooms; small talk, exchanges a guest took part in and anything reported while learning
-    is off are skipped, never learned later). Reporting the same ids again returns the first
-    receipt."""
+    is off are skipped, never learned later), recording which memories shaped the reply
+    (retrieved, injected, cited). Reporting the same ids again returns the first receipt."""
     body = checked(
         ExchangeIn,
         message=message,
@@ -338,19 +341,12 @@ async def report_exchange(
         reply_id=reply_id,
         recalled=recalled,
         guests=guests,
+        digest=digest,
     )
 
     def call() -> ExchangeOut:
-        receipt = exchange_submit(
-            ctx=room_context(room_id, room_kind, person, projects),
-            message=body.message,
-            reply=body.reply,
-            message_id=body.message_id,
-            reply_id=body.reply_id,
-            recalled=body.recalled,
-            guests=body.guests,
-        )
-        return ExchangeOut.of(receipt)
+        ctx = room_context(room_id, room_kind, person, projects)
+        return ExchangeOut.of(exchange_submit(ctx=ctx, **body.model_dump()))
 
     return await run_call(call)
 

@@ -74,6 +74,13 @@ class FactRefForm(forms.Form):
     id = forms.RegexField(regex=anchored(FACT_ID_PATTERN))
 
 
+class ScopedFactForm(forms.Form):
+    """A fact named by its scope (`kind:name`) and identity, wherever its copies sit."""
+
+    scope = forms.CharField(max_length=80)
+    id = forms.RegexField(regex=anchored(FACT_ID_PATTERN))
+
+
 class FactRefsForm(forms.Form):
     """The facts ticked on a page, each "file|fact id"."""
 

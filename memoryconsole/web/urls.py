@@ -1,6 +1,6 @@
 """Console URLs: login, home, the always-on notes, workspace health, people (staff), a bot's
 pages (facts, edits, history, fact versions, as of a date, clear, prompt preview, learning,
-files, About me, links, health, proposals), and a person's About me pages (what bots know,
+files, About me, links, health, proposals, memory sources), and a person's About me pages (what bots know,
 controls, forget everywhere, export, prompts)."""
 
 from django.contrib.auth import views as auth_views
@@ -47,6 +47,8 @@ _BOT_PAGES = [
     ("learning/", pages.learning_page, "learning"),
     ("review/", review.review_page, "review"),
     ("exchange/", provenance.exchange_page, "exchange"),
+    ("sources/", provenance.sources_page, "sources"),
+    ("facts/seen/", provenance.fact_seen_page, "fact_seen"),
     ("tokens/", tokens.tokens_page, "tokens"),
     ("tokens/revoke/", tokens.revoke_token, "token_revoke"),
     ("connect/", tokens.connect_page, "connect"),

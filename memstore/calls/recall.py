@@ -1,14 +1,20 @@
 """The bots' door for recall: search the memory a bot may read from its room within the reads'
 time budget (stale, or partial with what was ready, rather than waiting; unavailable only when
-the database can't be reached); every fact returned counts as a use (upkeep reads the counts).
+the database can't be reached); every fact returned counts as a use (upkeep reads the counts)
+and is kept as retrieved for the exchange the bot reports next (`memstore.learning.sources`:
+one insert).
 
 When the budget runs out before recall is done, the answer is its words side (a lexical search,
 no meaning, no reranking) marked `partial` with the reason; a side recall itself gave up in
 time (the query's meaning) marks it the same way."""
 
+import logging
 from dataclasses import replace
 
+from django.db import DatabaseError
+
 from memstore.index.budget import Timed, memory_read
+from memstore.learning.sources import recall_served
 from memstore.recall import RecallResult, recall_search
 from memstore.recall.backlog import memory_backlog
 from memstore.recall.jobs import backfill_wanted
@@ -16,6 +22,8 @@ from memstore.rooms.access import Context, readable_scopes
 from memstore.upkeep.usage import usage_note
 
 __all__ = ["RecallResult", "Timed", "recall_answer"]
+
+logger = logging.getLogger(__name__)
 
 WORDS_ONLY = "answered with the words side only (no meaning, no reranking)"
 NOTHING_IN_TIME = (
@@ -60,8 +68,18 @@ def recall_answer(
         partial=lambda: search("lexical", rerank=False),
     )
     usage_note(recalled=timed.value.items)
+    if timed.memory == "ok":
+        _served(ctx, timed.value.items)
     timed = _partial_told(timed)
     return _backlog_told(timed, [str(scope) for scope in scopes]) if timed.stale else timed
+
+
+def _served(ctx: Context, items: list) -> None:
+    # What shaped a reply is a record, not the answer: losing one never fails the recall.
+    try:
+        recall_served(bot=ctx.bot, room_id=ctx.room.id, facts=items)
+    except DatabaseError as error:
+        logger.warning("recall not recorded: %s", error)
 
 
 def _backlog_told(timed: Timed[RecallResult], keys: list[str]) -> Timed[RecallResult]:

@@ -13,6 +13,8 @@
     sharing      sharing a private memory with the workspace
     review       the review inbox: proposals (the learner's report mode) accepted or rejected
     provenance   from a learned fact to its exchange and the facts that exchange produced
+    sources      which memories shaped a reply: an exchange's retrieved, injected and cited
+                 facts, who has seen a fact, a bot's exchanges with their counts
     graph        the graph of links between facts
     tokens       bot tokens for staff, and the bot's display name
     plugins      the per-deployment plugin bundle for coding agents (Claude Code, Codex, Cursor)

@@ -2,6 +2,7 @@
 remembering from the exchange — safely, visibly and durably.
 
     submit     exchange_submit: validate, store, queue (or record why skipped)
+    sources    what was retrieved, injected and cited for a reported exchange; what was served
     filter     the free small-talk filter                               (pure)
     asked      "remember that…": what a person asked to be remembered (pure)
     requested  keeping what a person asked to be remembered, at once, whatever the mode

@@ -23,6 +23,7 @@ from memstore.learning.requested import (
     requests_of,
     requests_record,
 )
+from memstore.learning.sources import SourceCounts, digest_check, sources_counts, sources_record
 from memstore.llm.config import learner_config
 from memstore.models import Exchange, LearningEvent
 from memstore.rooms.access import Context
@@ -55,6 +56,7 @@ class ExchangeReceipt:
     repeated: bool = False
     remembered: tuple[Requested, ...] = ()  # what the person asked to remember, kept at once
     detail: str = ""
+    sources: SourceCounts | None = None  # what was retrieved, injected and cited (`sources`)
 
 
 def exchange_submit(
@@ -66,14 +68,17 @@ def exchange_submit(
     reply_id: str,
     recalled: list[str] | tuple[str, ...] = (),
     guests: bool = False,
+    digest: str = "",
 ) -> ExchangeReceipt:
     """Store an exchange and queue it for learning, or record why it is skipped; first keep what
     the person's own message asks to be remembered (`memstore.learning.requested`). `guests`:
     someone from outside the workspace (a guest, a customer, a partner) took part, so nothing
     is learned from it, nor kept on request (the one asking may be the guest), nor its text
-    kept."""
+    kept. Which memories shaped the reply is recorded with it (`memstore.learning.sources`):
+    `digest` names the prompt section the bot used."""
     _check(message=message, reply=reply, message_id=message_id, reply_id=reply_id)
-    recalled = _check_recalled(recalled)
+    recalled = cited = _check_recalled(recalled)
+    digest_check(digest)
     # A retry (the bot never saw our answer) is the common repeat: answer it without a write.
     if (existing := _existing(ctx, message_id, reply_id)) is not None:
         return existing
@@ -90,7 +95,8 @@ def exchange_submit(
             else:
                 receipt = _store_queued(ctx, message, reply, message_id, reply_id, recalled)
             requests_record(exchange_id=receipt.id, outcomes=kept)
-            return replace(receipt, remembered=tuple(kept))
+            sources = sources_record(ctx=ctx, exchange_id=receipt.id, digest=digest, cited=cited)
+            return replace(receipt, remembered=tuple(kept), sources=sources)
     except IntegrityError:  # reported before (or twice at once): the first report wins
         existing = _existing(ctx, message_id, reply_id)
         if existing is None:
@@ -143,6 +149,7 @@ def _existing(ctx: Context, message_id: str, reply_id: str) -> ExchangeReceipt |
         repeated=True,
         remembered=tuple(requests_of(row[0])),
         detail=SKIP_DETAILS.get(row[2], ""),
+        sources=SourceCounts(**sources_counts(exchange_id=row[0])),
     )
 
 

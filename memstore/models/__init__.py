@@ -11,6 +11,8 @@
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 `rerank` counts what a remote reranker cost per day (its daily cap).
 `review` records what people decided about proposals (the learner's report-mode decisions).
+`sources` records which memories shaped a reply: prompts and recalls served, and per
+exchange what was retrieved, injected and cited (not rebuilt).
 `oauth` holds MCP clients' OAuth registrations, connections, codes and tokens (not rebuilt).
 """
 
@@ -29,6 +31,7 @@ from memstore.models.people import BotEditor, Person, PersonLink, RoomBinding
 from memstore.models.registry import Bot, BotToken, PersonSettings, ProjectMember
 from memstore.models.rerank import RerankUsage
 from memstore.models.review import ProposalReview
+from memstore.models.sources import ExchangeSource, ServedPrompt, ServedRecall
 from memstore.models.upkeep import FactUsage, HealthSnapshot, Proposal
 from memstore.models.vectors import Embedding
 
@@ -38,6 +41,7 @@ __all__ = [
     "BotToken",
     "Embedding",
     "Exchange",
+    "ExchangeSource",
     "Fact",
     "FactUsage",
     "HealthSnapshot",
@@ -59,5 +63,7 @@ __all__ = [
     "ProposalReview",
     "RoomBinding",
     "ScopeCount",
+    "ServedPrompt",
+    "ServedRecall",
     "TokenUsage",
 ]

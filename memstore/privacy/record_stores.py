@@ -1,6 +1,7 @@
 """The database's places for a fact's text: index rows, cached embeddings, and the stored
 records that quote it (exchanges, learning events, upkeep proposals, review decisions,
-idempotent replies, kept health reports). Each is a `Store` (`memstore.privacy.place`); `memstore.privacy.stores`
+idempotent replies, kept health reports), and the records that name it by identity (which
+memories shaped a reply). Each is a `Store` (`memstore.privacy.place`); `memstore.privacy.stores`
 lists them.
 
 Candidate rows are found with one Postgres regular expression per store, then confirmed (and
@@ -10,7 +11,7 @@ fact's words by "[erased]", so what pointed at it (a review's event, a replayed 
 answers, without the text.
 """
 
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
@@ -18,12 +19,15 @@ from memstore.facts.paths import person_of_scope
 from memstore.models import (
     Embedding,
     Exchange,
+    ExchangeSource,
     Fact,
     HealthSnapshot,
     IdempotentReply,
     LearningEvent,
     Proposal,
     ProposalReview,
+    ServedPrompt,
+    ServedRecall,
 )
 from memstore.privacy.place import Erasing
 from memstore.privacy.reach import Reach, owner_of_path
@@ -284,3 +288,44 @@ def _reply_person(body: object) -> str | None:
     if body.get("scope") == "user" and isinstance(body.get("scope_name"), str):
         return body["scope_name"]
     return owner_of_path(str(body.get("file", "")))[1]
+
+
+class SourceRecords:
+    """Which memories shaped a reply (`memstore.models.sources`): identities, never text. Like
+    the cached vectors, an erase takes the fact's identities out of all of them, whoever's copy
+    was served (the records of a reply would otherwise still name what was erased)."""
+
+    kind = "source"
+    holds = ("ExchangeSource.fact_id", "ServedPrompt.facts", "ServedRecall.facts")
+    # "scope fact_id" entries whose identity is one of the target's
+    _NAMED = "EXISTS (SELECT 1 FROM unnest(facts) x WHERE right(x, 16) = ANY(%s::text[]))"
+
+    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
+        ids = sorted(target.ids)
+        found = [
+            Occurrence("source", f"exchange {exchange} ({role})")
+            for exchange, role in ExchangeSource.objects.filter(fact_id__in=ids).values_list(
+                "exchange_id", "role"
+            )
+        ]
+        for model, name in ((ServedPrompt, "served prompt"), (ServedRecall, "served recall")):
+            rows = model.objects.extra(where=[self._NAMED], params=[ids])  # noqa: S610
+            found += [
+                Occurrence("source", f"{name} {pk} ({bot} in {room})")
+                for pk, bot, room in rows.values_list("pk", "bot", "room_id")
+            ]
+        return found
+
+    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
+        ids = sorted(target.ids)
+        erased, _ = ExchangeSource.objects.filter(fact_id__in=ids).delete()
+        with connection.cursor() as cursor:
+            for model in (ServedPrompt, ServedRecall):
+                cursor.execute(
+                    f"UPDATE {model._meta.db_table} SET facts = ARRAY("
+                    "SELECT x FROM unnest(facts) x WHERE right(x, 16) <> ALL(%s::text[])"
+                    f") WHERE {self._NAMED}",
+                    [ids, ids],
+                )
+                erased += cursor.rowcount
+        return erased

@@ -9,6 +9,8 @@ order) and `verify-forgotten` looks in each of them, so the two cannot drift apa
     learning   the learner's events                                (redacted)
     proposal   upkeep and synthesis proposals                      (redacted)
     review     review-inbox decisions                              (redacted)
+    source     which memories shaped a reply: served sections,  (the fact taken out)
+               recalls, an exchange's sources (identities only)
     reply      idempotent replies                                  (redacted: a retry replays
                                                                     "[erased]", saves nothing)
     note       always-on notes and their kept versions             (redacted in place)
@@ -30,6 +32,7 @@ from memstore.privacy.record_stores import (
     Proposals,
     Replies,
     Reviews,
+    SourceRecords,
 )
 
 STORES: tuple[Store, ...] = (
@@ -41,13 +44,24 @@ STORES: tuple[Store, ...] = (
     LearningEvents(),
     Proposals(),
     Reviews(),
+    SourceRecords(),
     Replies(),
     HealthReports(),
     Notes(),
     OtherFiles(),
 )
 KINDS = tuple(store.kind for store in STORES)
-RECORD_KINDS = ("exchange", "learning", "proposal", "review", "reply", "health", "note", "other")
+RECORD_KINDS = (
+    "exchange",
+    "learning",
+    "proposal",
+    "review",
+    "source",
+    "reply",
+    "health",
+    "note",
+    "other",
+)
 
 TEXT_FREE: dict[str, str] = {
     "MemoryFile.path": "a path", "MemoryFile.scope_key": "a scope",
@@ -90,4 +104,7 @@ TEXT_FREE: dict[str, str] = {
     "OAuthCode.challenge": "a hash", "OAuthCode.digest": "a hash",
     "OAuthCode.redirect_uri": "an address", "OAuthToken.digest": "a hash",
     "OAuthToken.kind": "a word", "OAuthRateWindow.key": "an endpoint and an address",
+    "ServedPrompt.bot": "a slug", "ServedPrompt.room_id": "an id", "ServedPrompt.digest": "a hash",
+    "ServedRecall.bot": "a slug", "ServedRecall.room_id": "an id", "ExchangeSource.role": "a word",
+    "ExchangeSource.scope_key": "a scope",
 }  # fmt: skip

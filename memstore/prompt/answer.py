@@ -16,6 +16,7 @@ Counting the section as a use of its facts is the bots' door's (`memstore.calls.
 person's preview is a look, not a use.
 """
 
+import hashlib
 import threading
 import time
 from collections import OrderedDict
@@ -54,6 +55,12 @@ class PromptAnswer:
     elapsed_ms: float
     partial_reason: str = ""  # why this is the section as it stood (the budget ran out)
     indexing: int = 0  # facts on disk not indexed yet, so possibly missing here
+
+    @property
+    def digest(self) -> str:
+        """The section's digest (16 hex digits of SHA-256 over its text): a bot sends it back
+        with report_exchange to say which section its reply was built with."""
+        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
 
 
 def prompt_answer(*, ctx: Context, as_of: date | None = None) -> PromptAnswer:

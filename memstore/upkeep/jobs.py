@@ -85,9 +85,13 @@ def synthesize_store(bot: str) -> str:
 @app.periodic(cron=settings.UPKEEP_CRON, periodic_id="memstore.upkeep.tick")
 @app.task(name="memstore.upkeep.tick", queue=QUEUE, queueing_lock="upkeep-tick")
 def upkeep_tick(timestamp: int) -> int:
-    """On UPKEEP_CRON: queue the passes of every bot (nothing while both modes are off)."""
+    """On UPKEEP_CRON: drop memory-sources records past keeping, and queue the passes of every
+    bot (nothing while both modes are off)."""
+    from memstore.learning.sources import sources_prune
+
     close_old_connections()
     try:
+        sources_prune()
         return upkeep_enqueue_all()
     finally:
         close_old_connections()

@@ -52,9 +52,10 @@ def test_forget_says_what_it_removed_and_which_copies_still_reach_the_prompt(
     assert answer.body["erased"] is None
     # What `remaining` warns about: b's copy is still in a's prompt.
     assert FACT in in_apollo.get("/prompt").body["text"]
-    # A plain forget keeps the text in a's history (restorable), and b's copy is untouched.
+    # A plain forget keeps the text in a's history (restorable), and b's copy is untouched
+    # (the section just served names it: a memory source, by identity).
     left = remaining(FACT)
-    assert {line.split()[0] for line in left} == {"file", "index", "history"}
+    assert {line.split()[0] for line in left} == {"file", "index", "history", "source"}
     assert [line.split()[1] for line in left if line.startswith("file")] == [f"{B_SHARD}:3"]
 
     again = in_apollo.post("/facts/forget", {"id": FACT_ID})

@@ -93,10 +93,24 @@ def test_every_call_of_the_sync_client(workspace):
             memory.forget(id=saved["id"])
         assert missing.value.code == "not_found"
 
+        section = memory.prompt()
         receipt = memory.report_exchange(
-            "Can we move standup to 9:30?", "Done, moved.", message_id="981", reply_id="982"
+            "Can we move standup to 9:30?",
+            "Done, moved.",
+            message_id="981",
+            reply_id="982",
+            digest=section["digest"],
         )
         assert (receipt["status"], receipt["repeated"]) == ("queued", False)
+        injected = sum(len(block["facts"]) for block in section["blocks"])
+        assert receipt["sources"] == {
+            "retrieved": 1,  # the recall above, though its fact was forgotten since
+            "injected": injected,
+            "cited": 0,
+            "digest": section["digest"],
+            "note": "",
+        }
+        assert injected > 0
         repeat = memory.report_exchange(
             "Can we move standup to 9:30?", "Done, moved.", message_id="981", reply_id="982"
         )

@@ -31,6 +31,7 @@ SHAPES = {
     results.Erased: "ErasedOut",
     results.Forgetting: "ForgetOut",
     results.ExchangeReceipt: "ExchangeOut",
+    results.Sources: "SourcesOut",
 }
 
 

@@ -31,10 +31,12 @@ export type EditOptions = Partial<Omit<Schemas["EditIn"], "text">>;
 export type ForgetTarget = Partial<Schemas["ForgetIn"]> &
   ({ id: string; text?: undefined } | { text: string; id?: undefined });
 export type PromptOptions = NonNullable<operations["prompt_section"]["parameters"]["query"]>;
-export type Exchange = Omit<Schemas["ExchangeIn"], "recalled" | "guests"> & {
+export type Exchange = Omit<Schemas["ExchangeIn"], "recalled" | "guests" | "digest"> & {
   recalled?: string[];
   /** Someone from outside the workspace took part: nothing is learned from the exchange. */
   guests?: boolean;
+  /** The `prompt()` section's `digest` the reply was built with: its facts count as injected. */
+  digest?: string;
 };
 
 export interface ClientOptions {

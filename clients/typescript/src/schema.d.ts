@@ -20,6 +20,9 @@ export interface paths {
          *     took part in (`guests`) and anything reported while learning is off are skipped: the answer
          *     then says `skipped` and why; a skipped exchange is never learned from later). Reporting the same message ids again (a retry) answers
          *     200 with the stored receipt and its status now (queued, skipped, done or failed).
+         *     Every stored exchange also records which memories shaped the reply (`sources`): what
+         *     recall returned just before (retrieved), the prompt section named by `digest` or else the
+         *     last one served here (injected), and `recalled` (cited).
          */
         post: operations["report_exchange"];
         delete?: never;
@@ -620,6 +623,12 @@ export interface components {
          */
         ExchangeIn: {
             /**
+             * Digest
+             * @description The `digest` of the prompt section this reply was built with: its facts are recorded as injected. Empty: the last section served to this bot in this room.
+             * @default
+             */
+            digest: string;
+            /**
              * Guests
              * @description Someone from outside the workspace (a guest, a customer, a partner) took part: nothing is learned from this exchange (skipped, reason guests).
              * @default false
@@ -678,6 +687,8 @@ export interface components {
              * @default false
              */
             repeated: boolean;
+            /** @description Which memories were recorded as shaping this reply (console: memory sources). */
+            sources?: components["schemas"]["SourcesOut"] | null;
             /**
              * Status
              * @description queued or skipped when first reported; a repeated report gets the stored exchange's status now (done, failed too).
@@ -1248,6 +1259,12 @@ export interface components {
             /** Blocks */
             blocks: components["schemas"]["BlockOut"][];
             /**
+             * Digest
+             * @description This section's digest (16 hex digits): send it back as report_exchange's `digest` so the facts in it are recorded as injected into that reply.
+             * @default
+             */
+            digest: string;
+            /**
              * Indexing
              * @description Facts changed on disk still being indexed (with `stale`): not in this answer yet; the note says so in words.
              * @default 0
@@ -1746,6 +1763,40 @@ export interface components {
              * @description Its place in the words' list.
              */
             words_rank: number | null;
+        };
+        /**
+         * SourcesOut
+         * @description Which memories this exchange's report recorded as shaping the reply: three separate
+         *     records, never merged.
+         */
+        SourcesOut: {
+            /**
+             * Cited
+             * @description Facts the bot named in `recalled`.
+             */
+            cited: number;
+            /**
+             * Digest
+             * @description The section counted as injected (given or the last).
+             * @default
+             */
+            digest: string;
+            /**
+             * Injected
+             * @description Facts in the prompt section the reply was built with.
+             */
+            injected: number;
+            /**
+             * Note
+             * @description Why nothing was recorded as injected, when a digest was given.
+             * @default
+             */
+            note: string;
+            /**
+             * Retrieved
+             * @description Facts recall returned to this bot in this room just before.
+             */
+            retrieved: number;
         };
         /**
          * SummarizeIn

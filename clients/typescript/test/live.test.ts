@@ -75,8 +75,12 @@ test("every call of the client", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not 
   assert.ok(missing instanceof NotFoundError);
   assert.equal(missing.code, "not_found");
 
-  const receipt = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: "t1", reply_id: "t2" });
+  const section = await memory.prompt();
+  const receipt = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: "t1", reply_id: "t2", digest: section.digest });
   assert.equal(receipt.status, "queued");
+  const injected = section.blocks.reduce((n, block) => n + block.facts.length, 0);
+  assert.ok(injected > 0);
+  assert.deepEqual(receipt.sources, { retrieved: 1, injected, cited: 0, digest: section.digest, note: "" });
   const repeat = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: "t1", reply_id: "t2" });
   assert.deepEqual([repeat.id, repeat.repeated], [receipt.id, true]);
 });

@@ -23,7 +23,10 @@ def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: Ex
     learned from in the background (direct and group rooms only; small talk, an exchange a guest
     took part in (`guests`) and anything reported while learning is off are skipped: the answer
     then says `skipped` and why; a skipped exchange is never learned from later). Reporting the same message ids again (a retry) answers
-    200 with the stored receipt and its status now (queued, skipped, done or failed)."""
+    200 with the stored receipt and its status now (queued, skipped, done or failed).
+    Every stored exchange also records which memories shaped the reply (`sources`): what
+    recall returned just before (retrieved), the prompt section named by `digest` or else the
+    last one served here (injected), and `recalled` (cited)."""
     receipt = exchange_submit(
         ctx=context_of(request, room),
         message=body.message,
@@ -32,5 +35,6 @@ def report_exchange(request: HttpRequest, room: Header[ContextHeaders], body: Ex
         reply_id=body.reply_id,
         recalled=body.recalled,
         guests=body.guests,
+        digest=body.digest,
     )
     return Status(200 if receipt.repeated else 202, ExchangeOut.of(receipt))

@@ -31,13 +31,12 @@ from memoryconsole.api.schemas.facts import (
     RememberOut,
     RemovedOut,
 )
+from memoryconsole.api.schemas.learning import ExchangeIn, ExchangeOut, RememberedOut, SourcesOut
 from memoryconsole.api.schemas.reading import (
     BlockOut,
     ChangesIn,
     ChangesOut,
     ErrorOut,
-    ExchangeIn,
-    ExchangeOut,
     HealthOut,
     LinkOut,
     MeOut,
@@ -46,7 +45,6 @@ from memoryconsole.api.schemas.reading import (
     PromptQuery,
     RecallOut,
     RecallQuery,
-    RememberedOut,
 )
 
 __all__ = [
@@ -82,6 +80,7 @@ __all__ = [
     "ExchangeIn",
     "ExchangeOut",
     "RememberedOut",
+    "SourcesOut",
     "MeOut",
     "HealthOut",
     "ErrorOut",

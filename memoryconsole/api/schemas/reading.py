@@ -1,5 +1,5 @@
-"""Request and response shapes of recall, the prompt section, learning and the bot itself,
-and the error body."""
+"""Request and response shapes of recall, the prompt section and the bot itself, and the error
+body (learning's are `memoryconsole.api.schemas.learning`)."""
 
 import datetime as dt
 from typing import Annotated, Any, Literal
@@ -9,7 +9,6 @@ from ninja import Field, Schema
 from pydantic import AfterValidator
 
 from memoryconsole.api.schemas.base import (
-    MESSAGE_ID,
     Day,
     Out,
     StrictIn,
@@ -188,6 +187,11 @@ class PromptOut(Out):
     partial: bool = Field(False, description=_PARTIAL)
     partial_reason: str = Field("", description=_PARTIAL_REASON)
     indexing: int = Field(0, description=_INDEXING)
+    digest: str = Field(
+        "",
+        description="This section's digest (16 hex digits): send it back as report_exchange's "
+        "`digest` so the facts in it are recorded as injected into that reply.",
+    )
 
     @classmethod
     def of(cls, answer: Any) -> "PromptOut":
@@ -200,6 +204,7 @@ class PromptOut(Out):
             partial=bool(answer.partial_reason) and answer.memory == "ok",
             partial_reason=answer.partial_reason,
             indexing=answer.indexing,
+            digest=answer.digest,
             blocks=[
                 BlockOut(
                     title=b.title,
@@ -229,90 +234,6 @@ class ChangesOut(Out):
         description="A short note: + added, \u2212 removed, ~ left the section; empty when "
         "nothing changed."
     )
-
-
-# --- learning ------------------------------------------------------------------------------------
-
-
-class ExchangeIn(StrictIn):
-    """One exchange (after the reply was delivered), for the learner to consider."""
-
-    message: Text = Field(min_length=1, max_length=40_000, description="What the person said.")
-    reply: Text = Field(max_length=40_000, description="What the bot answered.")
-    message_id: str = Field(pattern=MESSAGE_ID, description="The message's id in your system.")
-    reply_id: str = Field(pattern=MESSAGE_ID, description="The reply's id in your system.")
-    recalled: list[Annotated[Text, Field(max_length=600)]] = Field(
-        default_factory=list,
-        max_length=200,
-        description="Ids or texts of facts recalled for this reply (so they aren't re-learned).",
-    )
-    guests: bool = Field(
-        False,
-        description="Someone from outside the workspace (a guest, a customer, a partner) took "
-        "part: nothing is learned from this exchange (skipped, reason guests).",
-    )
-
-
-class RememberedOut(Out):
-    """One thing the person's message asked to be remembered ("remember that…")."""
-
-    text: str = Field(description="The fact as kept (first person made third: 'Prefers…').")
-    status: Literal["saved", "held", "refused"] = Field(
-        description="saved (pinned, via=tool), held for review (reads as an instruction) or "
-        "refused by the content rules (a secret, an excluded topic)."
-    )
-    fact_id: str = Field("", description="The saved fact's id (or the held one's).")
-    scope: str = Field(
-        "", description="Where it was saved: user:<person> in a direct room, else bot:<bot>."
-    )
-    reason: str = Field("", description="Why held or refused: instruction, or the rule's code.")
-    detail: str = Field("", description="The same, for a person.")
-
-
-class ExchangeOut(Out):
-    id: str
-    status: Literal["queued", "skipped", "done", "failed"] = Field(
-        description="queued or skipped when first reported; a repeated report gets the stored "
-        "exchange's status now (done, failed too)."
-    )
-    reason: str = Field(
-        "",
-        description="Why it was skipped: small_talk, room_kind, paused, guests (someone from "
-        "outside the workspace took part) or off (no model: such an exchange is not kept and is "
-        "never learned from later).",
-    )
-    detail: str = Field("", description="What the reason means for this exchange, in words.")
-    repeated: bool = Field(
-        False, description="These message ids were reported before: this is the stored receipt."
-    )
-    remembered: list[RememberedOut] = Field(
-        default_factory=list,
-        description="What the person's own message asked to be remembered ('remember that…', "
-        "'keep in mind…'), kept at once whatever the learning mode; the reply is never read "
-        "for this, nor quoted or forwarded text.",
-    )
-
-    @classmethod
-    def of(cls, receipt: Any) -> "ExchangeOut":
-        """A `memstore.learning.submit.ExchangeReceipt`, as the API and MCP send it."""
-        return cls(
-            id=str(receipt.id),
-            status=receipt.status,
-            reason=receipt.reason,
-            repeated=receipt.repeated,
-            remembered=[
-                RememberedOut(
-                    text=r.text,
-                    status=r.status,
-                    fact_id=r.fact_id,
-                    scope=r.scope,
-                    reason=r.reason,
-                    detail=r.detail,
-                )
-                for r in receipt.remembered
-            ],
-            detail=receipt.detail,
-        )
 
 
 # --- the bot and errors --------------------------------------------------------------------------

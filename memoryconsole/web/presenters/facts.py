@@ -54,6 +54,7 @@ class FactRowView:
     # rather than by the template's eleven uses of them:
     edit_url: str = ""
     versions_url: str = ""
+    seen_url: str = ""  # which replies it was behind (memory sources)
     erase_url: str = ""
     share_url: str = ""
     pick: str = ""  # "<file>|<fact id>", the value of its checkbox in the bulk delete form
@@ -134,6 +135,7 @@ def fact_row_view(
         ref=ref,
         edit_url=f"{urls.get('edit', '')}?{ref}",
         versions_url=f"{urls.get('versions', '')}?{ref}",
+        seen_url=f"{urls.get('seen', '')}?scope={quote(fact.scope)}&id={fact.fact_id}",
         erase_url=f"{urls.get('erase', '')}?{ref}",
         share_url=f"{urls.get('share', '')}?{ref}",
         pick=f"{fact.file}|{fact.fact_id}",

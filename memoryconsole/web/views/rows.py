@@ -37,6 +37,7 @@ _URL_NAMES = {
     "share": "fact_share",
     "delete_many": "facts_delete",
     "versions": "fact_versions",
+    "seen": "fact_seen",
 }
 
 

@@ -35,6 +35,7 @@ from memory_console_client.results import (
     Recall,
     Remembered,
     SavedFact,
+    Sources,
 )
 
 __version__ = "0.1.0"
@@ -61,5 +62,6 @@ __all__ = [
     "Remembered",
     "SavedFact",
     "ServerError",
+    "Sources",
     "UnavailableError",
 ]

@@ -206,6 +206,7 @@ def report_exchange(
     reply_id: str,
     recalled: Iterable[str],
     guests: bool = False,
+    digest: str = "",
 ) -> Call:
     if isinstance(recalled, str):
         raise TypeError("recalled must be a list of fact ids or texts, not one string")
@@ -216,6 +217,8 @@ def report_exchange(
         body["recalled"] = recalled
     if guests:
         body["guests"] = True
+    if digest:
+        body["digest"] = digest
     return Call("POST", "/exchanges", body=body)
 
 

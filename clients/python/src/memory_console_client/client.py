@@ -224,9 +224,12 @@ class Client:
         reply_id: str,
         recalled: Iterable[str] = (),
         guests: bool = False,
+        digest: str = "",
     ) -> ExchangeReceipt:
         """Hand a delivered exchange to the learner (queued, or skipped and why; `guests`:
-        someone from outside the workspace took part, so nothing is learned from it)."""
+        someone from outside the workspace took part, so nothing is learned from it).
+        `digest`: the `prompt()` section's digest the reply was built with; `sources` in the
+        receipt counts what was recorded as retrieved, injected and cited."""
         call = calls.report_exchange(
             message,
             reply,
@@ -234,5 +237,6 @@ class Client:
             reply_id=reply_id,
             recalled=recalled,
             guests=guests,
+            digest=digest,
         )
         return cast(ExchangeReceipt, self._send(call))

@@ -120,6 +120,7 @@ class Prompt(TypedDict):
     partial: bool  # the budget ran out: the section as it stood when last built
     partial_reason: str
     indexing: int  # facts changed on disk still being indexed: maybe missing here
+    digest: str  # send it back with report_exchange: its facts count as injected
 
 
 class PromptChanges(TypedDict):
@@ -176,6 +177,16 @@ class Remembered(TypedDict):
     detail: str
 
 
+class Sources(TypedDict):
+    """Which memories a reported exchange recorded as shaping the reply, per role."""
+
+    retrieved: int  # recall returned them to this bot in this room just before
+    injected: int  # in the prompt section the reply was built with
+    cited: int  # named in `recalled`
+    digest: str  # the section counted as injected (given, or the last served)
+    note: str  # why nothing counts as injected when a digest was given
+
+
 class ExchangeReceipt(TypedDict):
     id: str
     status: Literal["queued", "skipped", "done", "failed"]
@@ -183,3 +194,4 @@ class ExchangeReceipt(TypedDict):
     repeated: bool
     detail: str
     remembered: list[Remembered]
+    sources: Sources | None
