@@ -34,6 +34,7 @@ from memoryconsole.config import (
     home_dir,
     secret_key,
 )
+from memstore.rules.sensitive_default import SENSITIVE_DEFAULT
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # templates/ and static/: the repository's in a checkout, the package's own in an installed wheel
@@ -261,18 +262,14 @@ LEARNING_SMALL_TALK = (
     "k", "kk", "cool", "nice", "great", "awesome", "perfect", "yes", "yep", "yeah", "no",
     "nope", "sure", "got it", "gotcha", "lol", "haha", "np", "done", "good", "bye",
 )  # fmt: skip
-# SENSITIVE_KEYWORDS: words (comma-separated; any case, any word form) that keep a memory out
+# SENSITIVE_KEYWORDS: the default list of words and phrases (comma-separated; any case; a
+# keyword's plural, past and -ing forms match, never a word made from it) that keep a memory out
 # of shared memory (a bot's own, team-wide; project; workspace): such a save is refused there and
-# allowed only in the person's own user memory. Set it empty to turn the check off.
-SENSITIVE_KEYWORDS = env_list(
-    "SENSITIVE_KEYWORDS",
-    [
-        "confidential", "medical", "lawsuit", "home address",
-        # health: conditions, care and procedures; pregnancy
-        "diagnosis", "diagnosed", "illness", "surgery", "therapist", "therapy", "pregnant",
-        "pregnancy", "miscarriage",
-    ],
-)  # fmt: skip
+# allowed only in the person's own user memory. Staff may replace it with the workspace's own
+# list in the console (Sensitive keywords); until they do, this one is in force. The built-in
+# default, by category, and the matching rule: memstore/rules/sensitive_default.py. Set it
+# empty to turn the check off.
+SENSITIVE_KEYWORDS = env_list("SENSITIVE_KEYWORDS", list(SENSITIVE_DEFAULT))
 # Workers (`manage.py procrastinate worker`) drop finished jobs: the exchange rows are the record.
 PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
 # --- end of learning settings ------------------------------------------------------------------
