@@ -298,17 +298,17 @@ def test_a_paused_person_teaches_nothing(learning, memory_root):
 
 def test_secrets_and_excluded_topics_are_refused_before_writing(learning, memory_root):
     PersonSettings.objects.create(
-        user=User.objects.create_user("alice"), excluded_topics=["salary"]
+        user=User.objects.create_user("alice"), excluded_topics=["bonus"]
     )
     learning.push(
         ok(
-            "profile: Earns a salary of 90k\n"
+            "profile: Earns a bonus of 90k\n"
             "log: The staging password is hunter22\n"
             "note: Card 4111 1111 1111 1111 is for travel\n"
             "profile: Works at Acme"
         )
     )
-    receipt = submit(direct(), message="My salary is 90k, staging password is hunter22")
+    receipt = submit(direct(), message="My bonus is 90k, staging password is hunter22")
     learn(receipt)
     assert texts_on_disk(memory_root) == {f"{ALICE}/profile.md": ["Works at Acme"]}
     assert [(e[0], e[1]) for e in kinds(receipt.id)] == [
