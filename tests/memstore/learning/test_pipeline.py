@@ -297,9 +297,7 @@ def test_a_paused_person_teaches_nothing(learning, memory_root):
 
 
 def test_secrets_and_excluded_topics_are_refused_before_writing(learning, memory_root):
-    PersonSettings.objects.create(
-        user=User.objects.create_user("alice"), excluded_topics=["bonus"]
-    )
+    PersonSettings.objects.create(user=User.objects.create_user("alice"), excluded_topics=["bonus"])
     learning.push(
         ok(
             "profile: Earns a bonus of 90k\n"
