@@ -255,6 +255,9 @@ LEARNING_RETRY_WAIT = env_number("LEARNING_RETRY_WAIT", 10.0, float)
 # LEARNING_EPISODE_CHARS  the episode call's quoted turns, whole, newest first, within this size
 # LEARNING_SMALL_TALK_CHARS and LEARNING_SMALL_TALK: the free filter
 LEARNING_EPISODE_EVERY = max(1, env_number("LEARNING_EPISODE_EVERY", 6))
+# LEARNING_MAX_AGE_DAYS  an exchange still queued this many days after it was reported (a
+#                        stopped worker) is skipped, not learned; the learning log says why
+LEARNING_MAX_AGE_DAYS = max(1, env_number("LEARNING_MAX_AGE_DAYS", 14))
 LEARNING_EPISODE_CHARS = env_number("LEARNING_EPISODE_CHARS", 12_000)
 LEARNING_SMALL_TALK_CHARS = env_number("LEARNING_SMALL_TALK_CHARS", 40)
 LEARNING_SMALL_TALK = (
