@@ -93,7 +93,9 @@ def exchange_learn(
     if run.person.paused:
         return run.skip("paused", f"{exchange.person} paused memory: nothing is learned.")
     if exchange.plan is None and (stale := _too_old(exchange, config)):
-        return run.skip("too_old", stale)
+        # Recorded as a failure (not a quiet skip), so the home page's "What failed" shows it.
+        run.event("skipped", "failed", reason="too_old", detail=stale)
+        return run.finish(Exchange.SKIPPED, "too_old")
     run.people = room_people(exchange=exchange, own=run.person if exchange.person else None)
     plan = exchange.plan
     episode_turn = bool(exchange.seq) and exchange.seq % config.episode_every == 0

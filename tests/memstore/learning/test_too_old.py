@@ -1,11 +1,14 @@
 """The learner's look-back: an exchange still queued 14 days after it was reported (a stopped
-worker) is skipped, not learned, and the learning log says why; a younger one is learned."""
+worker) is not learned, and the learning log and the home page's "What failed" say why; a
+younger one is learned."""
 
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from memstore.console.learning import learning_problems
+from memstore.console.viewer import Viewer
 from memstore.learning import activity_list, exchange_submit
 from memstore.learning.pipeline import exchange_learn
 from memstore.llm.config import learner_config, model_client
@@ -43,9 +46,12 @@ def test_an_exchange_queued_for_14_days_is_not_learned_and_the_log_says_why(mode
     assert learn_after(14, model, 1) == "skipped"
     assert texts_on_disk(memory_root) == {}
     [event] = activity_list().items
-    assert (event.kind, event.reason_label) == ("skipped", "queued too long (worker stopped?)")
+    assert (event.kind, event.reason_label) == ("failed", "queued too long (worker stopped?)")
     assert "Reported 14 days ago and still queued" in event.detail
     assert "was the learning worker stopped?" in event.detail
+    # and the home page's "What failed" lists it
+    [problem] = learning_problems(viewer=Viewer(person="root", staff=True))
+    assert problem.reason_label == "queued too long (worker stopped?)"
 
 
 def test_a_13_day_old_exchange_is_still_learned(model, memory_root):
