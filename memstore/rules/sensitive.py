@@ -29,7 +29,6 @@ import re
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
@@ -73,7 +72,12 @@ def keywords_in_force() -> KeywordList:
     saved = _saved_list()
     if saved is not None:
         return KeywordList(words=saved, saved=True)
-    return KeywordList(words=keywords_clean(settings.SENSITIVE_KEYWORDS), saved=False)
+    return KeywordList(words=_default(tuple(settings.SENSITIVE_KEYWORDS)), saved=False)
+
+
+@lru_cache(maxsize=8)
+def _default(words: tuple[str, ...]) -> tuple[str, ...]:
+    return keywords_clean(words)
 
 
 def keywords_clean(words) -> tuple[str, ...]:
@@ -114,28 +118,30 @@ def keywords_reset() -> KeywordList:
     return keywords_in_force()
 
 
-# path -> (checked at, modification time, the list read then)
-_cache: dict[Path, tuple[float, int | None, tuple[str, ...] | None]] = {}
+# MEMORY_ROOT -> (checked at, modification time, the list read then)
+_cache: dict[str, tuple[float, int | None, tuple[str, ...] | None]] = {}
 
 
 def _saved_list() -> tuple[str, ...] | None:
-    path = memory_root() / KEYWORDS_FILE
+    # Asked for every fact a read shows: a dictionary lookup and a clock read, mostly.
+    root = str(settings.MEMORY_ROOT)
     now = time.monotonic()
-    found = _cache.get(path)
+    found = _cache.get(root)
     if found is not None and now - found[0] < _RECHECK_SECONDS:
         return found[2]
+    path = memory_root() / KEYWORDS_FILE
     try:
         mtime = path.stat().st_mtime_ns
     except FileNotFoundError:
         mtime = None
     if found is not None and found[1] == mtime:
-        _cache[path] = (now, mtime, found[2])
+        _cache[root] = (now, mtime, found[2])
         return found[2]
     words = None
     if mtime is not None:
         lines = path.read_text(encoding="utf-8").splitlines()
         words = keywords_clean(line.split("#", 1)[0] for line in lines)
-    _cache[path] = (now, mtime, words)
+    _cache[root] = (now, mtime, words)
     return words
 
 
@@ -166,16 +172,30 @@ def _holds(word: str, forms: frozenset[str] | None) -> bool:
     return word[:1].isdigit() if forms is None else word in forms
 
 
-@lru_cache(maxsize=65_536)
-def _sensitive(text: str, keywords: tuple[str, ...]) -> bool:
-    words = _WORD.findall(fold(text).lower())
-    present = set(words)
+@lru_cache(maxsize=8)
+def _matcher(keywords: tuple[str, ...]) -> dict[str, list[tuple[frozenset[str] | None, ...]]]:
+    # Each keyword under every form of its first word ("" for a number), so a text is read
+    # once, a dictionary lookup a word, however long the list.
+    by_first: dict[str, list[tuple[frozenset[str] | None, ...]]] = {}
     for keyword in keywords:
         wanted = _keyword_forms(keyword)
-        if not wanted or (wanted[0] is not None and present.isdisjoint(wanted[0])):
+        if not wanted:
             continue
-        size = len(wanted)
-        for i in range(len(words) - size + 1):
-            if all(_holds(words[i + k], forms) for k, forms in enumerate(wanted)):
+        for form in wanted[0] if wanted[0] is not None else ("",):
+            by_first.setdefault(form, []).append(wanted)
+    return by_first
+
+
+@lru_cache(maxsize=65_536)
+def _sensitive(text: str, keywords: tuple[str, ...]) -> bool:
+    by_first = _matcher(keywords)
+    words = _WORD.findall(fold(text).lower())
+    for i, word in enumerate(words):
+        found = by_first.get(word, [])
+        if word[:1].isdigit():
+            found = found + by_first.get("", [])
+        for wanted in found:
+            rest = words[i : i + len(wanted)]
+            if len(rest) == len(wanted) and all(map(_holds, rest, wanted)):
                 return True
     return False
