@@ -97,6 +97,8 @@ def keywords_save(*, words: list[str]) -> KeywordList:
                 f"A keyword is at most {MAX_KEYWORD_CHARS} characters; {word[:40]!r}… has "
                 f"{len(word)}. Write a shorter word or phrase."
             )
+        if "#" in word:
+            raise InvalidTopic(f"{word!r}: '#' starts a comment in the list's file; leave it out.")
         if not _WORD.search(word):
             raise InvalidTopic(f"{word!r} holds no letter or digit, so it can match no word.")
     if len(cleaned) > MAX_KEYWORDS:

@@ -64,6 +64,8 @@ def test_a_keyword_that_can_match_nothing_is_refused_saying_why(people, memory_r
     answer = boss.post(PAGE, {"action": "save", "words": "payroll\n---\n"})
     assert answer.status_code == 422
     assert "---&#x27; holds no letter or digit" in answer.content.decode()
+    hashed = boss.post(PAGE, {"action": "save", "words": "C# salaries"})
+    assert hashed.status_code == 422 and "starts a comment" in hashed.content.decode()
     long = boss.post(PAGE, {"action": "save", "words": "x" * 81})
     assert long.status_code == 422 and "at most 80 characters" in long.content.decode()
     assert not (memory_root / KEYWORDS_FILE).exists()
