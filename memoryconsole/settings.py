@@ -34,6 +34,7 @@ from memoryconsole.config import (
     home_dir,
     secret_key,
 )
+from memstore.rules.sensitive_default import SENSITIVE_DEFAULT
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # templates/ and static/: the repository's in a checkout, the package's own in an installed wheel
@@ -256,6 +257,9 @@ LEARNING_RETRY_WAIT = env_number("LEARNING_RETRY_WAIT", 10.0, float)
 # LEARNING_EPISODE_CHARS  the episode call's quoted turns, whole, newest first, within this size
 # LEARNING_SMALL_TALK_CHARS and LEARNING_SMALL_TALK: the free filter
 LEARNING_EPISODE_EVERY = max(1, env_number("LEARNING_EPISODE_EVERY", 6))
+# LEARNING_MAX_AGE_DAYS  an exchange still queued this many days after it was reported (a
+#                        stopped worker) is skipped, not learned; the learning log says why
+LEARNING_MAX_AGE_DAYS = max(1, env_number("LEARNING_MAX_AGE_DAYS", 14))
 LEARNING_EPISODE_CHARS = env_number("LEARNING_EPISODE_CHARS", 12_000)
 LEARNING_SMALL_TALK_CHARS = env_number("LEARNING_SMALL_TALK_CHARS", 40)
 LEARNING_SMALL_TALK = (
@@ -263,18 +267,14 @@ LEARNING_SMALL_TALK = (
     "k", "kk", "cool", "nice", "great", "awesome", "perfect", "yes", "yep", "yeah", "no",
     "nope", "sure", "got it", "gotcha", "lol", "haha", "np", "done", "good", "bye",
 )  # fmt: skip
-# SENSITIVE_KEYWORDS: words (comma-separated; any case, any word form) that keep a memory out
+# SENSITIVE_KEYWORDS: the default list of words and phrases (comma-separated; any case; a
+# keyword's plural, past and -ing forms match, never a word made from it) that keep a memory out
 # of shared memory (a bot's own, team-wide; project; workspace): such a save is refused there and
-# allowed only in the person's own user memory. Set it empty to turn the check off.
-SENSITIVE_KEYWORDS = env_list(
-    "SENSITIVE_KEYWORDS",
-    [
-        "confidential", "medical", "lawsuit", "home address",
-        # health: conditions, care and procedures; pregnancy
-        "diagnosis", "diagnosed", "illness", "surgery", "therapist", "therapy", "pregnant",
-        "pregnancy", "miscarriage",
-    ],
-)  # fmt: skip
+# allowed only in the person's own user memory. Staff may replace it with the workspace's own
+# list in the console (Sensitive keywords); until they do, this one is in force. The built-in
+# default, by category, and the matching rule: memstore/rules/sensitive_default.py. Set it
+# empty to turn the check off.
+SENSITIVE_KEYWORDS = env_list("SENSITIVE_KEYWORDS", list(SENSITIVE_DEFAULT))
 # Workers (`manage.py procrastinate worker`) drop finished jobs: the exchange rows are the record.
 PROCRASTINATE_WORKER_DEFAULTS = {"delete_jobs": "successful"}
 # The tasks are imported by a worker when it starts (and by whatever defers one), not by every

@@ -332,3 +332,11 @@ class PeopleChangeForm(forms.Form):
     bot = forms.RegexField(regex=anchored(SLUG_PATTERN), required=False)
     user = forms.CharField(required=False, max_length=150)
     room = forms.RegexField(regex=anchored(ROOM_PATTERN), required=False)
+
+
+class KeywordsForm(forms.Form):
+    """The workspace's sensitive keywords, one a line (the rules are the service's:
+    `memstore.rules.sensitive.keywords_save`), or a reset to the default list."""
+
+    action = forms.ChoiceField(choices=[("save", "save"), ("reset", "reset")], initial="save")
+    words = forms.CharField(required=False, strip=False, max_length=40_000)

@@ -29,6 +29,7 @@
     preview      what a bot's prompt memory section would hold in a chosen room
     aboutme      a person's About me: their memory merged across bots, forget everywhere, export
     reach        what of a person's memory can reach each bot's prompt, per room kind, and why not
+    sensitive    the workspace's sensitive keywords: staff change the list, everyone reads it
 
 It answers what there is; how it is shown (labels, wording, "new") is the console's business
 (`memoryconsole.web.presenters`). It renders nothing and never touches files or index rows

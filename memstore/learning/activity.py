@@ -46,6 +46,7 @@ REASONS = {
     "off": "learning off",
     "guests": "a guest took part",
     "budget": "budget exhausted",
+    "too_old": "queued too long (worker stopped?)",
     "known": "already known",
     "secret": "looks like a secret",
     "secret_refused": "looks like a secret",

@@ -92,6 +92,10 @@ def exchange_learn(
         return run.skip("off", "Learning is off: no model is configured, or LEARNING_MODE=off.")
     if run.person.paused:
         return run.skip("paused", f"{exchange.person} paused memory: nothing is learned.")
+    if exchange.plan is None and (stale := _too_old(exchange, config)):
+        # Recorded as a failure (not a quiet skip), so the home page's "What failed" shows it.
+        run.event("skipped", "failed", reason="too_old", detail=stale)
+        return run.finish(Exchange.SKIPPED, "too_old")
     run.people = room_people(exchange=exchange, own=run.person if exchange.person else None)
     plan = exchange.plan
     episode_turn = bool(exchange.seq) and exchange.seq % config.episode_every == 0
@@ -110,6 +114,19 @@ def exchange_learn(
     if episode_turn:
         _episode(run, client)
     return run.finish(Exchange.DONE, "" if plan else "nothing")
+
+
+def _too_old(exchange: Exchange, config: LearnerConfig) -> str:
+    # An exchange still queued long after it was reported (a stopped worker, a long outage)
+    # is not learned: what it says may be long superseded, and its facts would be dated today.
+    age = timezone.now() - exchange.created_at
+    if age.days < config.max_age_days:
+        return ""
+    return (
+        f"Reported {age.days} days ago and still queued (was the learning worker stopped?): "
+        f"exchanges older than {config.max_age_days} days are not learned "
+        "(LEARNING_MAX_AGE_DAYS)."
+    )
 
 
 def _run_for(exchange: Exchange, config: LearnerConfig) -> LearnRun:

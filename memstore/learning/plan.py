@@ -35,7 +35,8 @@ from memstore.learning.parse import ParsedReply, Proposal
 from memstore.rules.instructions import instruction_kind
 from memstore.rules.others import NOBODY, AskedOthers, held_detail
 from memstore.rules.others import REASON as OTHER_PERSON
-from memstore.rules.policy import excluded_topic, secret_kind, sensitive_in
+from memstore.rules.policy import excluded_topic, secret_kind
+from memstore.rules.sensitive import sensitive_in
 
 _SECRET_VALUE_RE = re.compile(
     r"\b(?:password|passwd|passphrase|passcode|pwd|pin|secret|token|api[ _-]?key|access[ _-]?key"

@@ -29,6 +29,7 @@ class LearnerConfig:
     episode_chars: int  # the episode call's quoted turns, whole, within this total size
     small_talk_chars: int
     small_talk: frozenset[str]
+    max_age_days: int = 14  # an exchange queued longer than this is not learned
 
     @property
     def configured(self) -> bool:
@@ -50,6 +51,7 @@ def learner_config() -> LearnerConfig:
         retry_attempts=max(1, int(settings.LEARNING_RETRY_ATTEMPTS)),
         retry_wait=float(settings.LEARNING_RETRY_WAIT),
         episode_every=max(1, int(settings.LEARNING_EPISODE_EVERY)),
+        max_age_days=max(1, int(settings.LEARNING_MAX_AGE_DAYS)),
         episode_chars=int(settings.LEARNING_EPISODE_CHARS),
         small_talk_chars=int(settings.LEARNING_SMALL_TALK_CHARS),
         small_talk=frozenset(p.lower() for p in settings.LEARNING_SMALL_TALK),

@@ -2,7 +2,10 @@
 
 Off by default (`settings.AGENT_LESSONS`: off | propose, for the workspace). When on,
 `lessons_propose` looks at the bot's own memory for lessons (`type=learning` facts) that recur:
-at least LESSON_REPEATS facts saying nearly the same thing (most of their words shared). Each
+said at least LESSON_REPEATS times, counting the facts saying nearly the same thing (most of
+their words shared; grouped whatever the order they are read in) and the times the learner
+proposed the lesson again once it was known (a verbatim repeat collapses into one fact, so the
+learner's "already known" record is what counts it). Each
 recurring lesson not yet in the note becomes a line under "Lessons learned:", and the new note
 text is recorded as a proposal (origin `lessons`, action `note`) in the bot's Proposals inbox,
 with the facts as its evidence (each with the lesson line made from it, so erasing a fact
@@ -24,13 +27,14 @@ from memstore.errors import EditConflict, InvalidFact, InvalidNote
 from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact, stored_from_row
 from memstore.index import index_sync
-from memstore.models import Fact, Proposal
+from memstore.models import Fact, LearningEvent, Proposal
 from memstore.prompt.notes import note_read, note_save
 from memstore.upkeep.proposals import proposal_record
 
 LESSON_REPEATS = 3  # facts saying the same lesson before it is proposed
 SIMILAR = 0.75  # share of the shorter fact's content words the other must hold too
 MIN_WORDS = 3  # content words a lesson needs before it can match another
+MET_AGAIN_MAX = 5_000  # the learner's newest "already known" records read for repeats
 HEADING = "Lessons learned:"
 ORIGIN, ACTION = "lessons", "note"
 _WORD = re.compile(r"[a-z0-9]+")
@@ -83,6 +87,12 @@ class Lesson:
 
     text: str
     facts: list[StoredFact]
+    repeats: int = 0  # times the learner met it again once known (not a fact of its own)
+
+    @property
+    def times(self) -> int:
+        """How many times the lesson was said: its facts, and its repeats."""
+        return len(self.facts) + self.repeats
 
 
 def lessons_on() -> bool:
@@ -110,7 +120,10 @@ def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
 
 
 def lessons_recurring(*, bot: str) -> list[Lesson]:
-    """The lessons in the bot's own memory said at least LESSON_REPEATS times, newest first."""
+    """The lessons in the bot's own memory said at least LESSON_REPEATS times, newest first.
+    Facts saying nearly the same thing group whatever order they are read in (a fact like
+    either of two others joins them both: groups are the connected parts of "says nearly the
+    same"), and a lesson the learner met again when it was known already counts each time."""
     scope = Scope("bot", bot)
     index_sync(scopes=[scope])
     rows = Fact.objects.filter(scope_key=str(scope)).filter(Q(meta__type="learning"))
@@ -119,21 +132,46 @@ def lessons_recurring(*, bot: str) -> list[Lesson]:
         key=lambda f: (f.day, f.file, f.position),
         reverse=True,
     )
-    # Newest first; a fact joins the first group holding a fact that says nearly the same.
-    groups: list[list[tuple[frozenset[str], StoredFact]]] = []
-    for fact in facts:
-        words = _words(fact.body)
-        for members in groups:
-            if any(_similar(seen, words) for seen, _ in members):
-                members.append((words, fact))
-                break
-        else:
-            groups.append([(words, fact)])
-    return [
-        Lesson(text=members[0][1].body, facts=[fact for _, fact in members])
-        for members in groups
-        if len(members) >= LESSON_REPEATS
+    words = [_words(fact.body) for fact in facts]
+    groups = _groups(words)
+    repeats = dict.fromkeys(range(len(groups)), 0)
+    for text in _met_again(bot):
+        heard = _words(text)
+        at = next((i for i, seen in enumerate(words) if _similar(seen, heard)), None)
+        if at is not None:
+            repeats[next(g for g, members in enumerate(groups) if at in members)] += 1
+    lessons = [
+        Lesson(text=facts[members[0]].body, facts=[facts[i] for i in members], repeats=repeats[g])
+        for g, members in enumerate(groups)
     ]
+    return [lesson for lesson in lessons if lesson.times >= LESSON_REPEATS]
+
+
+def _groups(words: list[frozenset[str]]) -> list[list[int]]:
+    # Union-find over every pair: the result does not depend on the order facts came in.
+    parent = list(range(len(words)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(words)):
+        for j in range(i + 1, len(words)):
+            if _similar(words[i], words[j]):
+                parent[root(j)] = root(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(words)):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values())  # each in the facts' order (newest first), by its newest
+
+
+def _met_again(bot: str) -> list[str]:
+    # What the learner proposed for this bot and found known already (a verbatim repeat
+    # collapses into the fact it repeats, so only this record still counts it); the newest.
+    rows = LearningEvent.objects.filter(bot=bot, kind="skipped", reason="known")
+    return list(rows.order_by("-at").values_list("text", flat=True)[:MET_AGAIN_MAX])
 
 
 def lessons_note(current: str, lessons: list[Lesson]) -> tuple[str, list[Lesson]]:
@@ -169,7 +207,7 @@ def lessons_propose(*, bot: str) -> Proposal | None:
         evidence=evidence,
         text=text,
         reason=f"{len(added)} lesson{'s' if len(added) != 1 else ''} recurred in {bot}'s own "
-        f"memory ({', '.join(str(len(lesson.facts)) for lesson in added)} times): add "
+        f"memory ({', '.join(str(lesson.times) for lesson in added)} times): add "
         f"{'them' if len(added) != 1 else 'it'} to its About me note?",
         verdict=current,  # the note as it read when proposed
         made={fact.fact_id: lesson.text for lesson in added for fact in lesson.facts},

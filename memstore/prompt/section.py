@@ -41,7 +41,7 @@ from memstore.prompt.compose import (
 from memstore.prompt.indexed import block_read
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
-from memstore.rules.policy import sensitive_in
+from memstore.rules.sensitive import sensitive_in
 from memstore.rules.withheld import (
     Withholding,
     withholding_parse,

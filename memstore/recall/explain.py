@@ -26,7 +26,7 @@ from memstore.facts.paths import Scope
 from memstore.facts.records import STORED_COLUMNS_BY_ROW, StoredFact, stored_from_values
 from memstore.facts.validity import is_expired, until_of
 from memstore.recall import fusion
-from memstore.recall.lexical import Term
+from memstore.recall.lexical import Term, term_in
 from memstore.recall.vectors import vectors_fetch
 from memstore.rules.withheld import Withholding
 
@@ -273,7 +273,7 @@ def _terms_held(facts: list[StoredFact], terms: list[Term]) -> dict[str, list[st
             _label(t)
             for t in terms
             if (t.kind == "english" and t.word in lexemes.get(fact.fact_id, ()))
-            or (t.kind == "exact" and re.search(rf"\b{re.escape(t.word)}\b", fact.text))
+            or (t.kind == "exact" and term_in(t, fact.text))
         ]
         held[fact.fact_id] = found
     return held

@@ -11,6 +11,12 @@ rarer query word is found. English terms use `Fact.search` and its GIN index; ex
 regular expression over the searched facts' text: a scan of those facts, but no index to
 maintain on every write.
 
+Chinese, Japanese and Korean write no spaces between words, so Postgres's parser reads a whole
+clause as one "word" that no question repeats. A query's runs of Han, kana and Hangul are read
+instead as their overlapping character pairs (bigrams, as Lucene's CJK analyzer does; a lone
+character stays itself), each an exact term found anywhere in a fact's text: "寿司はいつ" asks
+for 寿司, 司は, はい, いつ, and BM25 weighs each pair as it weighs a word.
+
 Does not: search by meaning, fuse, or decide who may read what (callers pass scopes).
 """
 
@@ -29,6 +35,10 @@ MAX_TERMS = 32
 BM25_K1 = 1.2
 BM25_B = 0.75
 _TOKEN_RE = re.compile(r"[^\W_]+")
+# Han (with its extensions and compatibility block), Hiragana, Katakana (with the half-width
+# forms and the prolonged sound mark), Hangul syllables and jamo.
+_CJK = "\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\uac00-\ud7af\u1100-\u11ff"
+_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +51,8 @@ class Term:
     @property
     def param(self) -> str:
         """What the term's SQL condition (`_match`) compares with."""
+        if self.kind == "exact" and _CJK_RUN_RE.fullmatch(self.word):
+            return re.escape(self.word)  # CJK has no word boundaries: anywhere in the text
         if self.kind == "exact":
             return rf"\m{re.escape(self.word)}\M"  # Postgres word boundaries
         # A quoted lexeme cast to tsquery is taken as is: no second round of stemming.
@@ -52,7 +64,7 @@ def lexical_terms(query: str) -> list[Term]:
     short acronyms and capitalised names that language would drop (at most 32 in all)."""
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {terms_sql()}", [query, exact_candidates(query)])
-        return terms_from(*cursor.fetchone())
+        return terms_from(*cursor.fetchone(), query=query)
 
 
 def terms_sql() -> str:
@@ -80,11 +92,29 @@ def exact_candidates(query: str) -> list[str]:
     ]
 
 
-def terms_from(english: list[str], dropped: list[str]) -> list[Term]:
-    """The search terms from TERMS_SQL's two columns (at most 32)."""
-    terms = [Term("english", lexeme) for lexeme in english]
+def terms_from(english: list[str], dropped: list[str], *, query: str) -> list[Term]:
+    """The search terms from TERMS_SQL's two columns and the query's CJK bigrams (at most 32).
+    A lexeme holding CJK letters (a clause Postgres read as one word) gives way to its pairs."""
+    terms = [Term("english", lexeme) for lexeme in english if not _CJK_RUN_RE.search(lexeme)]
     terms += [Term("exact", word) for word in dropped]
+    terms += [Term("exact", pair) for pair in cjk_bigrams(query)]
     return terms[:MAX_TERMS]
+
+
+def cjk_bigrams(text: str) -> list[str]:
+    """The overlapping character pairs of the text's CJK runs, once each, in order (a run of
+    one character is itself)."""
+    pairs: dict[str, None] = {}
+    for run in _CJK_RUN_RE.findall(text):
+        pairs.update(dict.fromkeys(run[i : i + 2] for i in range(max(len(run) - 1, 1))))
+    return list(pairs)
+
+
+def term_in(term: Term, text: str) -> bool:
+    """Whether an exact term is in a fact's text, as the statement's test reads it."""
+    if _CJK_RUN_RE.fullmatch(term.word):
+        return term.word in text
+    return re.search(rf"\b{re.escape(term.word)}\b", text) is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,7 +230,7 @@ def _terms_and_versions(
         sync_fold_rows(rest.pop(0))  # raises SyncNeeded when a file changed: synced, read again
     controls = rest
     rule = withholding_parse(controls[0], person=withhold[0]) if withhold is not None else None
-    return terms_from(english, dropped), versions_parse(found), rule
+    return terms_from(english, dropped, query=query), versions_parse(found), rule
 
 
 def _dense(

@@ -12,8 +12,9 @@ held in a caller's parameter is a rule some caller forgets. Whose rules apply is
 - the excluded topics of the person a user-scope shard belongs to, and of the person in the room
   (the writer names them), are refused; so is a text in any scope, from any room, that names a
   registered person together with one of their topics ("Sam is negotiating a higher salary");
-- a text holding one of the workspace's sensitive keywords (settings.SENSITIVE_KEYWORDS, any
-  case, any word form) is refused in shared memory (a bot's own memory, team-wide; project
+- a text holding one of the workspace's sensitive keywords (`memstore.rules.sensitive`: the
+  list staff saved in the console, else settings.SENSITIVE_KEYWORDS; any case, the keyword's
+  own word forms) is refused in shared memory (a bot's own memory, team-wide; project
   memory; workspace memory) and allowed in a person's own user memory and in the own memory of
   a bot that keeps a private memory; the refusal says a keyword matched, not
   which, so the list is not spelled out to whoever probes it;
@@ -49,7 +50,8 @@ from memstore.facts.paths import Shard
 from memstore.models import Bot
 from memstore.rules.controls import Controls, controls_read, names
 from memstore.rules.instructions import instruction_kind
-from memstore.rules.policy import secret_in_meta, secret_kind, sensitive_in
+from memstore.rules.policy import secret_in_meta, secret_kind
+from memstore.rules.sensitive import sensitive_in
 from memstore.rules.withheld import instruction_kept
 
 # The scopes a sensitive keyword keeps a memory out of: everything but a person's own.

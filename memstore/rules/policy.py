@@ -20,7 +20,6 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 import snowballstemmer
-from django.conf import settings
 
 from memstore.rules.normalise import fold, hidden_forms
 from memstore.rules.secrets import KEY_RULES, RULES, Rule
@@ -153,15 +152,3 @@ def _stems(text: str) -> list[str]:
 def _topic_stems(topic: str) -> list[str]:
     # The same few topics and keywords are stemmed for every save: remembered (not mutated).
     return _stems(topic)
-
-
-def sensitive_in(text: str) -> bool:
-    """Whether the text holds one of the workspace's sensitive keywords (whole words, any
-    case, any word form: "lawsuits" matches "lawsuit"). Remembered per text: every read asks."""
-    words = tuple(w for w in settings.SENSITIVE_KEYWORDS if w.strip())
-    return bool(words) and _sensitive(text, words)
-
-
-@lru_cache(maxsize=65_536)
-def _sensitive(text: str, words: tuple[str, ...]) -> bool:
-    return excluded_topic(text, list(words)) is not None

@@ -46,7 +46,8 @@ from memstore.rules.controls import (
     words_of,
 )
 from memstore.rules.instructions import instruction_kind
-from memstore.rules.policy import secret_in_meta, secret_kind, sensitive_in
+from memstore.rules.policy import secret_in_meta, secret_kind
+from memstore.rules.sensitive import sensitive_in
 
 _TAG = re.compile(r"\[(?:note|episode)\]\s*")
 Reason = Literal["topic", "paused", "secret", "instruction", "sensitive"]

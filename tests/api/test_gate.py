@@ -73,8 +73,8 @@ def test_a_fact_about_a_paused_or_excluded_person_is_refused_team_wide(memory_ro
     assert "demo" not in paused.body["message"].lower()
     get_user_model().objects.create_user("bob", password="pw-bob-123456")
     person_add(name="bob", username="bob")
-    topic_exclude(person="bob", topic="salary", by="bob", via="console")
-    excluded = team.post("/facts", {"text": "Bob's salary band is L5", "scope": "bot"})
+    topic_exclude(person="bob", topic="bonus", by="bob", via="console")
+    excluded = team.post("/facts", {"text": "Bob's bonus band is L5", "scope": "bot"})
     assert (excluded.status, excluded.body["code"]) == (422, "topic_excluded")
     assert texts_on_disk(memory_root) == {}
     # A fact that names nobody paused still goes through.

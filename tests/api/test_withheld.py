@@ -17,7 +17,7 @@ from memstore.registry.people import person_add, person_link
 from memstore.rules.controls import topic_exclude
 from tests.helpers import BotClient, tree
 
-SALARY = "Sam's salary band is L5"
+BONUS = "Sam's bonus band is L5"
 
 
 @pytest.fixture
@@ -46,40 +46,40 @@ def test_an_excluded_topic_withholds_what_was_saved_before_from_every_prompt_and
     tokens, sam, memory_root
 ):
     direct, group, group_b = _rooms(tokens)
-    assert direct.post("/facts", {"text": SALARY, "scope": "user"}).status == 201
-    assert group.post("/facts", {"text": "Sam's salary review is in May"}).status == 201
+    assert direct.post("/facts", {"text": BONUS, "scope": "user"}).status == 201
+    assert group.post("/facts", {"text": "Sam's bonus review is in May"}).status == 201
     assert (
         direct.post(
             "/facts",
-            {"text": "Sam asked about salary bands", "scope": "project", "project": "apollo"},
+            {"text": "Sam asked about bonus bands", "scope": "project", "project": "apollo"},
         ).status
         == 201
     )
     assert direct.post("/facts", {"text": "Sam likes window seats", "scope": "user"}).status == 201
-    assert group.post("/facts", {"text": "Salary reviews happen in May"}).status == 201
-    topic_exclude(person="sam", topic="salary", by="sam", via="console")
+    assert group.post("/facts", {"text": "Bonus reviews happen in May"}).status == 201
+    topic_exclude(person="sam", topic="bonus", by="sam", via="console")
 
     prompt = direct.get("/prompt").body
-    assert "salary" not in prompt["text"].lower().replace("salary reviews happen", "")
+    assert "bonus" not in prompt["text"].lower().replace("bonus reviews happen", "")
     assert "Sam likes window seats" in prompt["text"]
-    assert "Salary reviews happen in May" in prompt["text"]  # names nobody: not sam's topic
+    assert "Bonus reviews happen in May" in prompt["text"]  # names nobody: not sam's topic
     for room in (direct, group, group_b):
-        assert not any("Sam" in t for t in _texts(room.get("/recall", query="salary"))), room
-        assert "Sam's salary" not in room.get("/prompt").body["text"]
-    assert _texts(group.get("/recall", query="salary")) == ["Salary reviews happen in May"]
+        assert not any("Sam" in t for t in _texts(room.get("/recall", query="bonus"))), room
+        assert "Sam's bonus" not in room.get("/prompt").body["text"]
+    assert _texts(group.get("/recall", query="bonus")) == ["Bonus reviews happen in May"]
     shown = [f["text"] for b in prompt["blocks"] for f in b["facts"]]
-    assert SALARY not in shown and "Sam likes window seats" in shown
+    assert BONUS not in shown and "Sam likes window seats" in shown
 
 
 def test_a_bots_fact_list_withholds_what_its_prompt_does(tokens, sam, memory_root):
     direct, group, _ = _rooms(tokens)
-    assert direct.post("/facts", {"text": SALARY, "scope": "user"}).status == 201
+    assert direct.post("/facts", {"text": BONUS, "scope": "user"}).status == 201
     assert direct.post("/facts", {"text": "Sam likes window seats", "scope": "user"}).status == 201
-    assert group.post("/facts", {"text": "Sam's salary review is in May"}).status == 201
-    topic_exclude(person="sam", topic="salary", by="sam", via="console")
+    assert group.post("/facts", {"text": "Sam's bonus review is in May"}).status == 201
+    topic_exclude(person="sam", topic="bonus", by="sam", via="console")
     for room in (direct, group):
         listed = room.get("/facts").body
-        assert not any("salary" in item["text"].lower() for item in listed["items"]), room
+        assert not any("bonus" in item["text"].lower() for item in listed["items"]), room
         assert listed["total"] == len(listed["items"])
     assert [i["text"] for i in direct.get("/facts", scope="user").body["items"]] == [
         "Sam likes window seats"
@@ -89,34 +89,34 @@ def test_a_bots_fact_list_withholds_what_its_prompt_does(tokens, sam, memory_roo
 @pytest.mark.parametrize(
     "body",
     [
-        {"text": "Sam is negotiating a higher salary"},
-        {"text": "sam is negotiating a higher SALARY", "scope": "project", "project": "apollo"},
-        {"text": "Talked with Sam about his salaries"},
+        {"text": "Sam is negotiating a higher bonus"},
+        {"text": "sam is negotiating a higher BONUS", "scope": "project", "project": "apollo"},
+        {"text": "Talked with Sam about his bonuses"},
     ],
 )
 def test_a_save_naming_sam_with_his_topic_is_refused_from_a_group_room(
     tokens, sam, memory_root, body
 ):
-    topic_exclude(person="sam", topic="salary", by="sam", via="console")
+    topic_exclude(person="sam", topic="bonus", by="sam", via="console")
     group = BotClient(
         token=tokens["a"], room_id="team", room_kind="group", person="", projects="apollo"
     )
     before = tree(memory_root)
     refused = group.post("/facts", body)
     assert (refused.status, refused.body["code"]) == (422, "topic_excluded")
-    assert "salary" not in refused.body["message"] and "sam" not in refused.body["message"]
+    assert "bonus" not in refused.body["message"] and "sam" not in refused.body["message"]
     assert tree(memory_root) == before
-    assert group.post("/facts", {"text": "Samantha is negotiating a higher salary"}).status == 201
+    assert group.post("/facts", {"text": "Samantha is negotiating a higher bonus"}).status == 201
 
 
 def test_the_reach_page_lists_team_wide_and_project_facts_naming_sam_and_flags_his_topic(
     tokens, sam, memory_root
 ):
     direct, group, _ = _rooms(tokens)
-    group.post("/facts", {"text": "Sam is negotiating a higher salary"})
+    group.post("/facts", {"text": "Sam is negotiating a higher bonus"})
     group.post("/facts", {"text": "Sam runs the Friday demo"})
-    direct.post("/facts", {"text": SALARY, "scope": "user"})
-    topic_exclude(person="sam", topic="salary", by="sam", via="console")
+    direct.post("/facts", {"text": BONUS, "scope": "user"})
+    topic_exclude(person="sam", topic="bonus", by="sam", via="console")
     console = Client()
     console.force_login(sam)
     html = console.get("/people/sam/prompts/").content.decode()
@@ -130,7 +130,7 @@ def test_the_reach_page_lists_team_wide_and_project_facts_naming_sam_and_flags_h
     for kind in ("direct", "group", "routine"):
         card = cards[("a", kind)]  # bot a's team-wide memory names sam in every room kind
         assert "Nothing of your memory goes into this prompt" not in card
-        assert 'Sam is negotiating a higher salary</span> — <span class="where">' in card
+        assert 'Sam is negotiating a higher bonus</span> — <span class="where">' in card
         assert card.count(flagged) == (2 if kind == "direct" else 1)  # and his own, direct
         assert "can reach this prompt" in card  # the Friday demo
     assert "Team-wide and project facts" not in cards[("b", "group")]

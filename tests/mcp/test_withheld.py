@@ -39,24 +39,24 @@ def test_an_excluded_topic_is_withheld_and_refused_over_mcp(live_server, sam, me
     _calls(
         live_server,
         sam,
-        ("remember", {**SAM, "text": "Sam's salary band is L5", "scope": "user"}),
-        ("remember", {**MCP_GROUP, "text": "Sam's salary review is in May"}),
+        ("remember", {**SAM, "text": "Sam's bonus band is L5", "scope": "user"}),
+        ("remember", {**MCP_GROUP, "text": "Sam's bonus review is in May"}),
         ("remember", {**SAM, "text": "Sam likes window seats", "scope": "user"}),
     )
-    topic_exclude(person="sam", topic="salary", by="sam", via="console")
+    topic_exclude(person="sam", topic="bonus", by="sam", via="console")
     refused, direct, group, recalled, group_recalled = _calls(
         live_server,
         sam,
-        ("remember", {**MCP_GROUP, "text": "Sam is negotiating a higher salary"}),
+        ("remember", {**MCP_GROUP, "text": "Sam is negotiating a higher bonus"}),
         ("prompt_section", SAM),
         ("prompt_section", MCP_GROUP),
-        ("recall", {**SAM, "query": "salary"}),
-        ("recall", {**MCP_GROUP, "query": "salary"}),
+        ("recall", {**SAM, "query": "bonus"}),
+        ("recall", {**MCP_GROUP, "query": "bonus"}),
     )
     assert refused.is_error and "topic_excluded:" in refused.content[0].text
-    assert "salary" not in direct.structured_content["text"].lower()
+    assert "bonus" not in direct.structured_content["text"].lower()
     assert "Sam likes window seats" in direct.structured_content["text"]
-    assert "salary" not in group.structured_content["text"].lower()
+    assert "bonus" not in group.structured_content["text"].lower()
     assert _texts(recalled) == [] and _texts(group_recalled) == []
 
 

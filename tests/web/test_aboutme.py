@@ -157,7 +157,7 @@ def test_export_holds_the_about_you_note_with_its_versions_the_controls_and_hist
     note_save(kind="you", name="ann", text="Call me Ann. I work in Lisbon.")
     note_save(kind="you", name="ann", text="Call me Ann. I work in Porto now.")
     memory_pause(person="ann", by="ann", via="console")
-    topic_exclude(person="ann", topic="salary", by="ann", via="console")
+    topic_exclude(person="ann", topic="bonus", by="ann", via="console")
     shard = Scope("user", "ann").shard("ava")
     fact_remember(shard=shard, text="Ann takes the 8:10 train", by="ava")
     fact_forget(shards=[shard], text="Ann takes the 8:10 train", by="ann", via="console")
@@ -174,10 +174,10 @@ def test_export_holds_the_about_you_note_with_its_versions_the_controls_and_hist
     assert json.loads(archive.read("controls.json")) == {
         "person": "ann",
         "paused": True,
-        "topics": ["salary"],
+        "topics": ["bonus"],
     }
     audit = [json.loads(line) for line in archive.read("users/ann/controls.jsonl").splitlines()]
-    assert [(a["action"], a["topic"]) for a in audit] == [("pause", ""), ("exclude", "salary")]
+    assert [(a["action"], a["topic"]) for a in audit] == [("pause", ""), ("exclude", "bonus")]
     history = archive.read("users/ann/memory/by-agent/ava/history.jsonl").decode()
     assert history.count("Ann takes the 8:10 train") == 2  # added, then forgotten by ann
     assert all(

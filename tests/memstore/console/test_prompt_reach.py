@@ -20,7 +20,7 @@ from tests.helpers import direct, group, log, write_facts
 
 pytestmark = pytest.mark.django_db
 
-SALARY = "Sam's salary band is L5"
+BONUS = "Sam's bonus band is L5"
 DEMO = "Sam runs the Friday demo"
 DRAFTS = "Sam keeps the board drafts"
 OFFSITE = "Sam leads the Porto offsite"
@@ -29,7 +29,7 @@ REVIEWS = "Sam reviews the deploys"
 
 @pytest.fixture
 def sam(memory_root, settings):
-    """sam excluded "salary" and is linked to ada only; ben and scout (a private memory) are
+    """sam excluded "bonus" and is linked to ada only; ben and scout (a private memory) are
     not linked to him; every one of them holds facts naming him."""
     settings.EMBEDDINGS = "none"
     user = get_user_model().objects.create_user("sam")
@@ -38,7 +38,7 @@ def sam(memory_root, settings):
         bot_create(slug=bot)
     bot_private_set(bot="scout", private=True)
     person_link(person="sam", bot="ada")
-    topic_exclude(person="sam", topic="salary", by="sam", via="console")
+    topic_exclude(person="sam", topic="bonus", by="sam", via="console")
     log(
         memory_root,
         "bot",
@@ -46,7 +46,7 @@ def sam(memory_root, settings):
         "2026-11",
         f"- (2026-11-01) {REVIEWS} <!-- visibility=private -->",
     )
-    log(memory_root, "bot", "ben", "2026-11", f"- (2026-11-02) {DEMO}", f"- (2026-11-03) {SALARY}")
+    log(memory_root, "bot", "ben", "2026-11", f"- (2026-11-02) {DEMO}", f"- (2026-11-03) {BONUS}")
     log(memory_root, "bot", "scout", "2026-11", f"- (2026-11-04) {DRAFTS}", bot="scout")
     write_facts(memory_root, f"{WORKSPACE.shard('app').rel}/log/2026-11.md", OFFSITE)
     return user
@@ -62,7 +62,7 @@ def test_every_fact_naming_him_is_listed_whichever_bot_holds_it(sam):
     assert named(reaches, "ada", "direct") == {REVIEWS: None, OFFSITE: None}
     assert named(reaches, "ada", "group") == {REVIEWS: "private", OFFSITE: None}
     # Not linked to sam: listed all the same, as the group rooms where they meet.
-    assert named(reaches, "ben", "group") == {DEMO: None, SALARY: "topic", OFFSITE: None}
+    assert named(reaches, "ben", "group") == {DEMO: None, BONUS: "topic", OFFSITE: None}
     assert named(reaches, "scout", "group") == {DRAFTS: "not readable", OFFSITE: None}
     assert {(r.bot, r.kind) for r in reaches if r.bot != "ada"} == {
         ("ben", "group"),
@@ -87,6 +87,6 @@ def test_what_the_page_says_reaches_is_what_the_prompts_hold(sam):
 
 def test_a_fact_on_his_topic_in_a_bots_own_memory_reaches_neither_his_recall_nor_prompt(sam):
     for ctx in (direct(bot="ben", person="sam", room="dm-sam"), group(bot="ben")):
-        assert SALARY not in [f.text for f in recall_search(ctx=ctx, query="salary band").items]
+        assert BONUS not in [f.text for f in recall_search(ctx=ctx, query="bonus band").items]
         prompt = prompt_answer(ctx=ctx).text
-        assert SALARY not in prompt and DEMO in prompt
+        assert BONUS not in prompt and DEMO in prompt

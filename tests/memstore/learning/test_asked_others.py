@@ -1,5 +1,5 @@
 """Another person's fact asked into shared memory, against the learner with the scripted model
-obeying what it reads: "remember that Bob's salary is 3169 a month", said in a group by alice,
+obeying what it reads: "remember that Bob's bonus is 3169 a month", said in a group by alice,
 is held by the "remember that" path, and the learner, reading the same exchange in write mode,
 holds it too (in its own words or in the asker's) instead of writing it to the bot's team-wide
 memory; what the exchange says about no one asked about, and Bob's own statement about himself,
@@ -17,7 +17,7 @@ from memstore.registry.people import person_add
 from tests.helpers import group, is_episode, ok, texts_on_disk
 
 pytestmark = pytest.mark.django_db
-HELD = "Bob's salary is 3169 a month"
+HELD = "Bob's bonus is 3169 a month"
 REWORDED = "Bob earns 3169 per month"
 
 

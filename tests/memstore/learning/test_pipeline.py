@@ -3,7 +3,7 @@ called directly; tests/memstore/learning/test_queue.py runs real workers)."""
 
 import itertools
 from dataclasses import replace
-from datetime import date
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
@@ -297,18 +297,16 @@ def test_a_paused_person_teaches_nothing(learning, memory_root):
 
 
 def test_secrets_and_excluded_topics_are_refused_before_writing(learning, memory_root):
-    PersonSettings.objects.create(
-        user=User.objects.create_user("alice"), excluded_topics=["salary"]
-    )
+    PersonSettings.objects.create(user=User.objects.create_user("alice"), excluded_topics=["bonus"])
     learning.push(
         ok(
-            "profile: Earns a salary of 90k\n"
+            "profile: Earns a bonus of 90k\n"
             "log: The staging password is hunter22\n"
             "note: Card 4111 1111 1111 1111 is for travel\n"
             "profile: Works at Acme"
         )
     )
-    receipt = submit(direct(), message="My salary is 90k, staging password is hunter22")
+    receipt = submit(direct(), message="My bonus is 90k, staging password is hunter22")
     learn(receipt)
     assert texts_on_disk(memory_root) == {f"{ALICE}/profile.md": ["Works at Acme"]}
     assert [(e[0], e[1]) for e in kinds(receipt.id)] == [
@@ -373,11 +371,11 @@ def test_running_an_exchange_again_duplicates_nothing(learning, memory_root):
 def test_a_fact_keeps_the_day_of_its_exchange(learning, memory_root):
     learning.push(ok("log: Shipped the release"))
     receipt = submit(group())
-    Exchange.objects.filter(pk=receipt.id).update(
-        created_at=timezone.make_aware(timezone.datetime(2026, 3, 4, 12))
-    )
+    reported = timezone.now() - timedelta(days=10)  # within the look-back (14 days)
+    Exchange.objects.filter(pk=receipt.id).update(created_at=reported)
     learn(receipt)
-    assert facts_on_disk(memory_root)[f"{ADA}/log/2026-03.md"][0].day == date(2026, 3, 4)
+    then = timezone.localtime(reported).date()
+    assert facts_on_disk(memory_root)[f"{ADA}/log/{then:%Y-%m}.md"][0].day == then
 
 
 def test_junk_in_the_reply_is_counted(learning):

@@ -24,10 +24,10 @@ def test_content_rules_apply_in_every_scope():
     assert content_refusal("Logs in with hunter2", excluded_topics=[], secrets=["hunter2"])[0] == (
         "secret"
     )
-    assert content_refusal("Got a raise in salary", excluded_topics=["salary"], secrets=[])[0] == (
+    assert content_refusal("Got a raise in bonus", excluded_topics=["bonus"], secrets=[])[0] == (
         "topic"
     )
-    assert content_refusal("Lives in Lisbon", excluded_topics=["salary"], secrets=[]) is None
+    assert content_refusal("Lives in Lisbon", excluded_topics=["bonus"], secrets=[]) is None
 
 
 @pytest.mark.parametrize(

@@ -170,18 +170,18 @@ def test_a_removal_says_which_bots_still_keep_a_copy(learning, memory_root):
 
 def test_the_model_never_sees_what_touches_a_topic_of_someone_in_the_room(learning, memory_root):
     User.objects.create_user("sam")
-    topic_exclude(person="sam", topic="salary", by="sam", via="console")
+    topic_exclude(person="sam", topic="bonus", by="sam", via="console")
     learn(group(person="sam"), message="Hi all. Lunch at noon?")  # sam is in the room
-    learning.push(ok("log: Sam is negotiating a higher salary\nlog: The offsite is in Porto"))
-    message = "The offsite is in Porto. Sam is negotiating a higher salary! Book trains."
+    learning.push(ok("log: Sam is negotiating a higher bonus\nlog: The offsite is in Porto"))
+    message = "The offsite is in Porto. Sam is negotiating a higher bonus! Book trains."
     exchange_id = learn(group(person="alice"), message=message)
 
     request = learning.requests[-1]
-    assert "salary" not in prompt_of(request)
+    assert "bonus" not in prompt_of(request)
     assert f"The offsite is in Porto. {TOPIC_MARK} Book trains." in prompt_of(request)
-    assert "salary" in request["messages"][0]["content"]  # told the topic, not the sentence
+    assert "bonus" in request["messages"][0]["content"]  # told the topic, not the sentence
     assert texts_on_disk(memory_root) == {f"{ADA}/log/{MONTH}.md": ["The offsite is in Porto"]}
-    assert ("refused", "topic", "Sam is negotiating a higher salary") in events(exchange_id)
+    assert ("refused", "topic", "Sam is negotiating a higher bonus") in events(exchange_id)
 
 
 def test_a_paused_persons_turns_are_withheld_from_the_episode(learning, memory_root, settings):

@@ -101,6 +101,20 @@ def test_recall_eval_loads_facts_holding_a_sensitive_keyword(data_dir, tmp_path,
 
 
 @pytest.mark.django_db
+def test_recall_eval_loads_facts_whatever_list_staff_saved(data_dir, tmp_path, settings):
+    from memstore.rules.sensitive import keywords_save, sensitive_in
+
+    settings.EMBEDDINGS = "none"
+    keywords_save(words=["adoption", "support group"])  # the workspace's own list, as staff save it
+    assert sensitive_in("Caroline went to a support group")
+    out = tmp_path / "figures.json"
+    call_command("recall_eval", str(data_dir), "--modes", "lexical", "--json", str(out))
+    report = json.loads(out.read_text())
+    assert report["modes"]["lexical"]["overall"]["hit@5"] == 100.0
+    assert report["skipped"] == {}
+
+
+@pytest.mark.django_db
 def test_recall_eval_skips_and_reports_a_fact_a_content_rule_refuses(data_dir, tmp_path, settings):
     settings.EMBEDDINGS = "none"
     with (data_dir / "facts.jsonl").open("a") as out:

@@ -31,7 +31,7 @@ from tests.memstore.recall.test_rerank import FakeReranker
 
 pytestmark = pytest.mark.django_db
 
-SALARY = "Sam's salary band is L5"
+BONUS = "Sam's bonus band is L5"
 ALLOWED = "Deploys go out on Tuesdays"
 ALLOWED_TOO = "Deploys happen every Tuesday afternoon"
 PRIVATE = "Keeps a private diary of the deploys"
@@ -46,12 +46,12 @@ def line(text: str, meta: str = "", day: int = 1) -> str:
 
 @pytest.fixture
 def people(memory_root):
-    """sam excluded "salary"; dana paused memory; alice has no controls."""
+    """sam excluded "bonus"; dana paused memory; alice has no controls."""
     for name in ("sam", "dana"):
         get_user_model().objects.create_user(name)
         person_add(name=name, username=name)
     person_add(name="alice")
-    topic_exclude(person="sam", topic="salary", by="sam", via="console")
+    topic_exclude(person="sam", topic="bonus", by="sam", via="console")
     memory_pause(person="dana", by="dana", via="console")
 
 
@@ -68,7 +68,7 @@ def store(memory_root, people):
         line(ALLOWED_TOO, day=2),
         line(PRIVATE, "visibility=private", 3),
         line(HIDDEN, "visibility=hidden", 4),
-        line(SALARY, day=5),
+        line(BONUS, day=5),
     )
     log(memory_root, "user", "dana", "2026-11", *(line(t, day=n) for n, t in enumerate(DANA, 1)))
     log(memory_root, "user", "alice", "2026-11", *(line(t, day=n) for n, t in enumerate(ALICE, 1)))
@@ -87,27 +87,27 @@ def sent(model: FakeModel) -> str:
     return "\n".join(m["content"] for r in model.requests for m in r.get("messages", []))
 
 
-FORBIDDEN = (PRIVATE, HIDDEN, SALARY, *DANA)
+FORBIDDEN = (PRIVATE, HIDDEN, BONUS, *DANA)
 
 
 def test_the_learner_sends_a_group_exchange_only_what_the_group_may_read(store, model):
-    message = "Sam's salary goes up next month. We ship the app on Tuesdays."
+    message = "Sam's bonus goes up next month. We ship the app on Tuesdays."
     learned(group(person="alice"), model, "NONE", message_id="m1", message=message)
     prompt = sent(model)
     assert model.requests and ALLOWED in prompt and ALLOWED_TOO in prompt
     assert "We ship the app on Tuesdays." in prompt
-    for text in (*FORBIDDEN, "salary goes up"):
+    for text in (*FORBIDDEN, "bonus goes up"):
         assert text not in prompt, text  # the private fact above all: this is a group
 
 
 def test_the_episode_call_sends_the_turns_without_an_excluded_topic(store, model, settings):
     settings.LEARNING_EPISODE_EVERY = 1
-    message = "Sam's salary goes up next month. We planned the Porto offsite."
+    message = "Sam's bonus goes up next month. We planned the Porto offsite."
     learned(group(person="alice"), model, "NONE", message_id="m1", message=message)
     episodes = [r for r in model.requests if is_episode(r)]
     assert len(episodes) == 1
     quoted = episodes[0]["messages"][1]["content"]
-    assert "We planned the Porto offsite." in quoted and "salary" not in quoted
+    assert "We planned the Porto offsite." in quoted and "bonus" not in quoted
 
 
 def test_synthesis_never_sends_a_paused_persons_memory_hidden_private_or_withheld(store, model):
@@ -142,7 +142,7 @@ def test_a_proposal_whose_evidence_is_withheld_now_is_not_sent_for_a_second_opin
 def test_contradictions_are_asked_only_about_pairs_the_gate_clears(store, model):
     facts = {f.body: f for f in store_facts(shards=bot_store_shards("ada"))}
     pairs = [(facts[ALLOWED], facts[ALLOWED_TOO]), (facts[ALLOWED], facts[HIDDEN])]
-    pairs += [(facts[DANA[0]], facts[DANA[1]]), (facts[ALLOWED_TOO], facts[SALARY])]
+    pairs += [(facts[DANA[0]], facts[DANA[1]]), (facts[ALLOWED_TOO], facts[BONUS])]
     done = contradictions_judge(bot="ada", pairs=pairs, client=model_client(learner_config()))
     prompt = sent(model)
     assert done.calls == 1 and ALLOWED in prompt and ALLOWED_TOO in prompt
@@ -151,7 +151,7 @@ def test_contradictions_are_asked_only_about_pairs_the_gate_clears(store, model)
 
 
 def test_summarize_sends_the_known_facts_the_room_reads_and_the_text_without_a_topic(store, model):
-    text = "We met today. Sam's salary band moves to L6. The offsite is in Porto."
+    text = "We met today. Sam's bonus band moves to L6. The offsite is in Porto."
     text_summarize(ctx=group(), text=text, client=model_client(learner_config()))
     prompt = sent(model)
     assert ALLOWED in prompt and "The offsite is in Porto." in prompt
@@ -185,7 +185,7 @@ def test_the_remote_reranker_never_sees_a_private_conversation_a_private_bot_or_
         memory_root,
         f"{WORKSPACE.shard('app').rel}/log/2026-11.md",
         *shared,
-        "Coffee with Sam about his salary band",
+        "Coffee with Sam about his bonus band",
     )
     huddle = Context(
         bot="scout",
@@ -222,7 +222,7 @@ def test_a_remote_embeddings_endpoint_is_sent_only_what_every_reader_may_see(
     scopes = [Scope("bot", "ada"), Scope("bot", "scout"), Scope("room", "huddle")]
     index_sync(scopes=[*scopes, Scope("user", "dana"), Scope("user", "alice")])
     backfill_run()
-    texts = {fact_identity(t): t for t in (ALLOWED, PRIVATE, HIDDEN, SALARY, *ALICE, *DANA)}
+    texts = {fact_identity(t): t for t in (ALLOWED, PRIVATE, HIDDEN, BONUS, *ALICE, *DANA)}
     vectors.vectors_ensure(texts)  # the other way facts are embedded: the same gate
     inputs = [i for r in remote_embeddings.requests for i in r["input"]]
     assert set(inputs) == {ALLOWED, ALLOWED_TOO}
@@ -231,12 +231,12 @@ def test_a_remote_embeddings_endpoint_is_sent_only_what_every_reader_may_see(
 def test_nothing_ungated_leaves_the_model_client_or_the_remote_reranker(model):
     client = model_client(learner_config())
     with pytest.raises(UngatedText):
-        client.complete(Prompt(system="s", user=SALARY), max_tokens=10)
+        client.complete(Prompt(system="s", user=BONUS), max_tokens=10)
     with pytest.raises(UngatedText):
         Cleared(facts=())  # only the gate makes one
     reranker = rerankers.HttpReranker(model.url, "m")
     with pytest.raises(UngatedText):
-        reranker.score("q", [SALARY], deadline=1e12)
+        reranker.score("q", [BONUS], deadline=1e12)
     assert model.requests == []
     client.complete(Prompt(system="s", user="u", sent=outgoing([], ctx=None)), max_tokens=10)
     assert len(model.requests) == 1

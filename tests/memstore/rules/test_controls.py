@@ -164,15 +164,15 @@ def test_controls_follow_the_account_the_person_is_registered_with(db, memory_ro
     person_add(name="alice", username="alice.smith")
     get_user_model().objects.create_user("alice")  # someone else's account, same name
     memory_pause(person="alice", by="alice.smith", via="console")
-    topic_exclude(person="alice", topic="salary", by="alice.smith", via="console")
+    topic_exclude(person="alice", topic="bonus", by="alice.smith", via="console")
     assert person_controls(person="alice").paused
-    assert controls_read(people=["alice"])["alice"] == Controls("alice", True, ("salary",))
+    assert controls_read(people=["alice"])["alice"] == Controls("alice", True, ("bonus",))
     with pytest.raises(MemoryPaused):
         fact_remember(
             shard=Scope("user", "alice").shard("ava"), text="Lives in Porto", via="learner"
         )
     memory_resume(person="alice", by="alice.smith", via="console")
     with pytest.raises(TopicExcluded):
-        fact_remember(shard=Scope("user", "alice").shard("ava"), text="Her salary went up")
+        fact_remember(shard=Scope("user", "alice").shard("ava"), text="Her bonus went up")
     rows = dict(PersonSettings.objects.values_list("user__username", "excluded_topics"))
-    assert rows == {"alice.smith": ["salary"]}  # nothing set on the other "alice" account
+    assert rows == {"alice.smith": ["bonus"]}  # nothing set on the other "alice" account

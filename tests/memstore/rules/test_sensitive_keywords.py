@@ -15,7 +15,7 @@ from memstore.llm.config import learner_config, model_client
 from memstore.registry.bots import bot_create, project_join
 from memstore.registry.people import editor_add, person_add, person_link
 from memstore.registry.tokens import token_create
-from memstore.rules.policy import sensitive_in
+from memstore.rules.sensitive import sensitive_in
 from tests.helpers import (
     MCP_DIRECT,
     BotClient,

@@ -46,16 +46,16 @@ def _fact(text: str, scope: str = "bot:ada", visibility: str = "context") -> Sto
 def sam(memory_root):
     get_user_model().objects.create_user("sam")
     person_add(name="sam", username="sam")
-    topic_exclude(person="sam", topic="salary", by="sam", via="console")
+    topic_exclude(person="sam", topic="bonus", by="sam", via="console")
 
 
 def test_the_reasons(sam):
     rule = withholding_for(person=None)
-    assert rule.reason(_fact("Sam's salary band is L5")) == "topic"
-    assert rule.reason(_fact("Talked to SAM about salaries", scope="project:apollo")) == "topic"
-    assert rule.reason(_fact("Salary reviews happen in May")) is None  # names nobody
-    assert rule.reason(_fact("Samantha asked about salary")) is None
-    assert rule.reason(_fact("Asked for a salary review", scope="user:sam")) == "topic"
+    assert rule.reason(_fact("Sam's bonus band is L5")) == "topic"
+    assert rule.reason(_fact("Talked to SAM about bonuses", scope="project:apollo")) == "topic"
+    assert rule.reason(_fact("Bonus reviews happen in May")) is None  # names nobody
+    assert rule.reason(_fact("Samantha asked about bonus")) is None
+    assert rule.reason(_fact("Asked for a bonus review", scope="user:sam")) == "topic"
     assert rule.reason(_fact("Likes window seats", scope="user:sam")) is None
     assert rule.reason(_fact(f"The token is {_key()}")) == "secret"
     memory_pause(person="sam", by="sam", via="console")
@@ -71,8 +71,8 @@ def test_the_reasons(sam):
     after=st.text(alphabet=string.ascii_letters + " ,.", max_size=30),
 )
 def test_a_text_naming_sam_with_his_topic_is_always_withheld(before, after):
-    rule = Withholding(topics=(Controls("sam", topics=("salary",)),))
-    text = f"{before} Sam's salary {after}"
+    rule = Withholding(topics=(Controls("sam", topics=("bonus",)),))
+    text = f"{before} Sam's bonus {after}"
     assert names(text, "sam")
     assert rule.reason(_fact(text)) == "topic"
 
@@ -83,7 +83,7 @@ def test_the_learner_is_never_shown_what_is_withheld(sam, memory_root):
         memory_root,
         "user",
         "sam",
-        "- (2026-11-01) Sam's salary band is L5",
+        "- (2026-11-01) Sam's bonus band is L5",
         "- (2026-11-02) Likes window seats",
     )
     log(memory_root, "bot", "ada", "2026-11", f"- (2026-11-03) The token is {key}")
@@ -91,7 +91,7 @@ def test_the_learner_is_never_shown_what_is_withheld(sam, memory_root):
         scopes=[Scope("user", "sam"), Scope("bot", "ada")],
         projects=[],
         readable=[Scope("user", "sam"), Scope("bot", "ada")],
-        exchange_text="what is the salary band and the token?",
+        exchange_text="what is the bonus band and the token?",
         recalled=[],
     )
     assert [f.text for f in known.shown] == ["Likes window seats"]
