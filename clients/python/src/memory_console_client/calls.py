@@ -219,6 +219,11 @@ def report_exchange(
     return Call("POST", "/exchanges", body=body)
 
 
+def fact_links(fact_id: str, *, depth: int) -> Call:
+    _check_fact_id(fact_id)
+    return Call("GET", f"/facts/{fact_id}/links", query={"depth": depth})
+
+
 MEMORY_TOOL_FIELDS = frozenset(
     {
         "command",

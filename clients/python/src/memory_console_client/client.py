@@ -243,3 +243,8 @@ class Client:
         the tool result's text. A command that can't be done raises `InvalidRequestError`
         (`memory_tool_refused`) whose message tells the model what to do instead."""
         return cast(str, (self._send(calls.memory_tool(command)))["result"])
+
+    def fact_links(self, fact_id: str, *, depth: int = 1) -> dict[str, Any]:
+        """A fact and its neighbourhood in what this room reads: `facts` (the fact itself
+        among them when it is readable here) and `links`, `depth` hops out."""
+        return cast(dict[str, Any], self._send(calls.fact_links(fact_id, depth=depth)))
