@@ -11,7 +11,7 @@ import pytest
 from memstore.models import Exchange
 from tests.helpers import calls_tool, ok, profile, status
 
-PYTHON_ADAPTERS = ["langgraph"]
+PYTHON_ADAPTERS = ["langgraph", "openai_agents"]
 
 DIRECT = {"room_id": "dm-alice", "room_kind": "direct", "person": "alice", "projects": ["apollo"]}
 GROUP = {"room_id": "team", "room_kind": "group", "projects": ["apollo"]}
