@@ -10,6 +10,7 @@ that environment is missing."""
 
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +59,14 @@ class Agent:
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+VERCEL_AI = REPO / "clients" / "vercel-ai"
+
+
 def _command(adapter: str) -> list[str]:
+    if adapter == "vercel_ai":
+        if not (VERCEL_AI / "node_modules" / "ai").exists() or not shutil.which("node"):
+            pytest.skip("the Vercel AI SDK adapter's packages are missing: `./dev adapters`")
+        return ["node", str(VERCEL_AI / "test" / "turn.mjs")]
     return [str(ADAPTERS_PYTHON), str(SCENARIOS / f"turn_{adapter}.py")]
 
 

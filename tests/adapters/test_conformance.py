@@ -11,7 +11,7 @@ import pytest
 from memstore.models import Exchange
 from tests.helpers import calls_tool, ok, profile, status
 
-PYTHON_ADAPTERS = ["langgraph", "openai_agents"]
+ADAPTERS = ["langgraph", "openai_agents", "vercel_ai"]
 
 DIRECT = {"room_id": "dm-alice", "room_kind": "direct", "person": "alice", "projects": ["apollo"]}
 GROUP = {"room_id": "team", "room_kind": "group", "projects": ["apollo"]}
@@ -34,7 +34,7 @@ def texts_under(root, folder: str) -> str:
     return "".join(p.read_text() for p in (root / folder).rglob("*.md"))
 
 
-@pytest.mark.parametrize("adapter", PYTHON_ADAPTERS)
+@pytest.mark.parametrize("adapter", ADAPTERS)
 def test_a_direct_room_reads_and_writes_the_persons_memory(remembered, adapter):
     agent = remembered
     agent.model.push(
@@ -52,7 +52,7 @@ def test_a_direct_room_reads_and_writes_the_persons_memory(remembered, adapter):
     ]
 
 
-@pytest.mark.parametrize("adapter", PYTHON_ADAPTERS)
+@pytest.mark.parametrize("adapter", ADAPTERS)
 def test_a_group_room_has_no_user_memory(remembered, adapter):
     agent = remembered
     agent.model.push(calls_tool("remember", text="Alice is vegetarian", scope="user"), ok("OK."))
@@ -65,7 +65,7 @@ def test_a_group_room_has_no_user_memory(remembered, adapter):
     assert list(Exchange.objects.values_list("room_id", "room_kind")) == [("team", "group")]
 
 
-@pytest.mark.parametrize("adapter", PYTHON_ADAPTERS)
+@pytest.mark.parametrize("adapter", ADAPTERS)
 def test_a_stopped_server_leaves_the_agent_running_without_memory(remembered, adapter):
     agent = remembered
     with socket.socket() as sock:  # a port nothing listens on
@@ -79,7 +79,7 @@ def test_a_stopped_server_leaves_the_agent_running_without_memory(remembered, ad
     assert Exchange.objects.count() == 0
 
 
-@pytest.mark.parametrize("adapter", PYTHON_ADAPTERS)
+@pytest.mark.parametrize("adapter", ADAPTERS)
 def test_no_report_without_a_delivered_reply_and_one_per_turn(remembered, adapter):
     agent = remembered
     agent.model.push(status(400))
