@@ -27,7 +27,8 @@ export interface MemoryConsoleOptions {
   baseUrl: string;
   token: string;
   room: MemoryRoom;
-  /** How long a call may take before the app goes on without memory; default 2000 ms. */
+  /** How long a call may take before the app goes on without memory; default 2000 ms (or the
+   * environment's MEMORY_CONSOLE_READ_BUDGET, in seconds). */
   timeoutMs?: number;
   /** Where a memory miss is told; default console.warn. */
   warn?: (message: string) => void;
@@ -50,7 +51,7 @@ export class MemoryConsole {
   private readonly warn: (message: string) => void;
 
   constructor(options: MemoryConsoleOptions) {
-    const { baseUrl, token, room, timeoutMs = 2000 } = options;
+    const { baseUrl, token, room, timeoutMs = defaultBudget() } = options;
     this.client = new Client({ baseUrl, token, timeoutMs, ...roomOf(room) });
     this.warn = options.warn ?? ((message) => console.warn(`memory-console: ${message}`));
   }
@@ -152,6 +153,13 @@ export class MemoryConsole {
       },
     };
   }
+}
+
+/** MEMORY_CONSOLE_READ_BUDGET (seconds) where there is an environment, else 2 s, in ms. */
+function defaultBudget(): number {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  const seconds = Number(env?.MEMORY_CONSOLE_READ_BUDGET || 2);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 2000;
 }
 
 /** The text of the last user message of a model call's prompt. */

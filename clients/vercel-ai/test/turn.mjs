@@ -11,7 +11,6 @@ const memory = new MemoryConsole({
   baseUrl: process.env.MEMORY_CONSOLE_URL,
   token: process.env.MEMORY_CONSOLE_TOKEN,
   room: { roomId: room.room_id, roomKind: room.room_kind, person: room.person, projects: room.projects },
-  timeoutMs: Number(process.env.MEMORY_CONSOLE_READ_BUDGET ?? 2) * 1000,
 });
 const provider = createOpenAICompatible({
   name: "scripted",
