@@ -113,3 +113,14 @@ def test_claudes_memory_tool_on_a_stopped_server_says_memory_is_unavailable(
     )
     assert seen["reply"] == "Done."
     assert "Memory is unavailable right now (connection_failed)" in seen["results"][0]["text"]
+
+
+def test_the_mcp_server_it_hands_a_session_takes_the_rooms_calls(agent, adapters_python):
+    command = [str(adapters_python), str(SCENARIOS / "mcp_claude.py"), json.dumps(DIRECT)]
+    done = agent.run(command)
+    assert done.returncode == 0, done.stdout + done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {"remember", "recall", "prompt_section", "report_exchange"} <= set(seen["tools"])
+    assert seen["error"] is False
+    saved = agent.memory_root / "users/alice/memory/by-agent/scout"
+    assert "Takes the 8:15 train" in "".join(p.read_text() for p in saved.rglob("*.md"))
