@@ -54,7 +54,7 @@ class Agent:
     def turn(self, adapter: str, room: dict, message: str, *, url: str | None = None) -> dict:
         """One turn of `adapter`'s agent in `room` (room_id, room_kind, person, projects): the
         scenario prints {"reply": ...} or fails."""
-        done = self.run(_command(adapter) + [json.dumps(room), message], url=url)
+        done = self.run(turn_command(adapter) + [json.dumps(room), message], url=url)
         assert done.returncode == 0, done.stdout + done.stderr
         return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -62,7 +62,8 @@ class Agent:
 VERCEL_AI = REPO / "clients" / "vercel-ai"
 
 
-def _command(adapter: str) -> list[str]:
+def turn_command(adapter: str) -> list[str]:
+    """The command that runs one turn of `adapter`'s agent (skips when its packages are missing)."""
     if adapter == "vercel_ai":
         if not (VERCEL_AI / "node_modules" / "ai").exists() or not shutil.which("node"):
             pytest.skip("the Vercel AI SDK adapter's packages are missing: `./dev adapters`")

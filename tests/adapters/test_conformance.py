@@ -9,6 +9,7 @@ import socket
 import pytest
 
 from memstore.models import Exchange
+from tests.adapters.conftest import turn_command
 from tests.helpers import calls_tool, ok, profile, status
 
 ADAPTERS = ["langgraph", "openai_agents", "vercel_ai"]
@@ -83,9 +84,7 @@ def test_a_stopped_server_leaves_the_agent_running_without_memory(remembered, ad
 def test_no_report_without_a_delivered_reply_and_one_per_turn(remembered, adapter):
     agent = remembered
     agent.model.push(status(400))
-    from tests.adapters.conftest import _command
-
-    failed = agent.run(_command(adapter) + [json.dumps(DIRECT), "Hello there, what's new?"])
+    failed = agent.run(turn_command(adapter) + [json.dumps(DIRECT), "Hello there, what's new?"])
     assert failed.returncode != 0
     assert Exchange.objects.count() == 0
     agent.model.push(ok("First answer."), ok("Second answer."))
