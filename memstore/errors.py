@@ -266,3 +266,11 @@ class NotShareable(MemstoreError):
 
     code = "not_shareable"
     status = 409
+
+
+class MemoryToolRefused(MemstoreError):
+    """A memory-tool command (Claude's `memory_20250818`) that can't be carried out: an unknown
+    path, a text to replace that is not there once, a delete or rename of a scope's file."""
+
+    code = "memory_tool_refused"
+    status = 422

@@ -338,6 +338,12 @@ class Reply:
     delay: float = 0.0
     malformed: bool = False
     block: bool = False
+    tool_calls: tuple[tuple[str, dict], ...] = ()  # (name, arguments): the model calls tools
+
+
+def calls_tool(name: str, **arguments) -> Reply:
+    """A reply calling one tool (an agent framework runs it and asks the model again)."""
+    return Reply(text="", tool_calls=((name, arguments),))
 
 
 def ok(text: str, tokens: int = 100) -> Reply:
@@ -488,8 +494,8 @@ def _completion(request: dict, reply: Reply) -> dict:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.text},
-                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": reply.text} | _tool_calls(reply),
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
             }
         ],
         "usage": {
@@ -498,6 +504,17 @@ def _completion(request: dict, reply: Reply) -> dict:
             "total_tokens": reply.tokens,
         },
     }
+
+
+def _tool_calls(reply: Reply) -> dict:
+    if not reply.tool_calls:
+        return {}
+    calls = [
+        {"id": f"call_{n}", "type": "function",
+         "function": {"name": name, "arguments": json.dumps(arguments)}}
+        for n, (name, arguments) in enumerate(reply.tool_calls)
+    ]  # fmt: skip
+    return {"tool_calls": calls, "content": reply.text or None}
 
 
 def learned(ctx: Context, model: "FakeModel", answer: str, *, message_id: str, **texts):

@@ -12,5 +12,6 @@ this package, `registry` (token checks), `vocabulary` and `errors`
     health       readiness, a bot's record and health report, its fixes
     exchanges    report an exchange; summarize
     export       a bot's files and archive
+    memory_tool  Claude's memory tool (view, create, str_replace, ...) over the scopes' facts
     idempotency  one reply per Idempotency-Key
 """

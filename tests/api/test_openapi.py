@@ -54,6 +54,7 @@ def test_operations_have_stable_ids_and_json_errors():
         "link_remove",
         "memory_health",
         "memory_health_fix",
+        "memory_tool",
     }
     for path, method, op in operations:
         assert path.startswith("/api/v1/")

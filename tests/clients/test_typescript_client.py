@@ -53,7 +53,7 @@ def node_tests(workspace, *paths: str, **env: str) -> str:
 def test_typescript_client_against_a_live_server(built, workspace):
     report = node_tests(workspace, "dist/test/")
     # The ticket test (tickets.test.ts) needs a server with ROOM_TICKET_KEY: run on its own below.
-    assert "# pass 6" in report and "# skipped 1" in report, report
+    assert "# pass 7" in report and "# skipped 1" in report, report
     assert "- a private room's ticket must sign private # SKIP" in report
 
     root = workspace.memory_root
@@ -64,6 +64,8 @@ def test_typescript_client_against_a_live_server(built, workspace):
     private = "".join(p.read_text() for p in (root / "rooms/board-ts").rglob("*.md"))
     assert "Q3 numbers come out on Friday" in private
     assert "Standup" not in private
+    oat = (root / "users/alice/memory/by-agent/scout/profile.md").read_text()
+    assert "Drinks oat milk" in oat  # the memory tool's create
 
 
 def test_typescript_client_in_a_private_room_with_room_tickets(built, workspace, settings):

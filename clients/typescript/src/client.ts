@@ -19,6 +19,7 @@ export type PromptChanges = Schemas["ChangesOut"];
 export type Forgetting = Schemas["ForgetOut"];
 export type ExchangeReceipt = Schemas["ExchangeOut"];
 export type ApiError = Schemas["ErrorOut"];
+export type MemoryCommand = Schemas["MemoryToolIn"];
 export type RoomKind = operations["remember"]["parameters"]["header"]["X-Room-Kind"];
 
 export type RememberOptions = Partial<Omit<Schemas["RememberIn"], "text">> & {
@@ -143,6 +144,17 @@ export class Client {
   /** What was added and removed since the section text `previous` was built. */
   promptChanges(previous: string): Promise<PromptChanges> {
     return this.send({ method: "POST", path: "/prompt/changes", body: { previous } });
+  }
+
+  /**
+   * Run one command of Claude's memory tool (`memory_20250818`; the tool call's `input`, e.g.
+   * `{ command: "view", path: "/memories" }`) over this bot's memory in this room: the tool
+   * result's text. A command that can't be done throws InvalidRequestError
+   * (`memory_tool_refused`) whose message tells the model what to do instead.
+   */
+  async memoryTool(command: MemoryCommand): Promise<string> {
+    const answer = await this.send<Schemas["MemoryToolOut"]>({ method: "POST", path: "/memory-tool", body: command });
+    return answer.result;
   }
 
   /** Hand a delivered exchange to the learner (queued, or skipped and why). */

@@ -282,6 +282,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/memory-tool": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Memory Tool
+         * @description Run one command of Claude's memory tool and answer with the tool result's text. The
+         *     tree under /memories has one file per scope this room may write (`bot.md`, `user.md` in
+         *     direct rooms, `projects/<p>.md`), one fact a line; every change is a save, edit or forget
+         *     through the same rules as the facts endpoints. A command that can't be done is a 422
+         *     `memory_tool_refused` whose message tells the model what to do instead.
+         */
+        post: operations["memory_tool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/notes": {
         parameters: {
             query?: never;
@@ -1189,6 +1213,73 @@ export interface components {
              * @default 0
              */
             words_only: number;
+        };
+        /**
+         * MemoryToolIn
+         * @description The tool call's `input`, passed on unchanged; each command uses its own fields.
+         */
+        MemoryToolIn: {
+            /**
+             * Command
+             * @enum {string}
+             */
+            command: "view" | "create" | "str_replace" | "insert" | "delete" | "rename";
+            /**
+             * File Text
+             * @description create: the text.
+             */
+            file_text?: string | null;
+            /**
+             * Insert Line
+             * @description insert: the line to insert after.
+             */
+            insert_line?: number | null;
+            /**
+             * Insert Text
+             * @description insert: the text.
+             */
+            insert_text?: string | null;
+            /**
+             * New Path
+             * @description A path under /memories.
+             */
+            new_path?: string | null;
+            /**
+             * New Str
+             * @description str_replace: new text.
+             */
+            new_str?: string | null;
+            /**
+             * Old Path
+             * @description A path under /memories.
+             */
+            old_path?: string | null;
+            /**
+             * Old Str
+             * @description str_replace: the text.
+             */
+            old_str?: string | null;
+            /**
+             * Path
+             * @description A path under /memories.
+             */
+            path?: string | null;
+            /**
+             * View Range
+             * @description view: first and last line (1-based; -1 for the end).
+             */
+            view_range?: [
+                number,
+                number
+            ] | null;
+        };
+        /** MemoryToolOut */
+        MemoryToolOut: {
+            /**
+             * Result
+             * @description The tool result for the model, as text.
+             */
+            result: string;
         };
         /**
          * NeighbourhoodOut
@@ -3049,6 +3140,106 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    memory_tool: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The conversation's id (letters, digits and . _ : -). */
+                "X-Room-Id": string;
+                /** @description direct (one person, one bot), group, routine, bot (bot-to-bot) or event. */
+                "X-Room-Kind": "direct" | "group" | "routine" | "bot" | "event";
+                /** @description The person the bot is talking with, as registered (any case). Required in direct rooms; when named, they must be registered and linked to the bot. */
+                "X-Person"?: string;
+                /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
+                "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
+                /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
+                "X-Room-Ticket"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemoryToolIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryToolOut"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -85,6 +85,17 @@ test("every call of the client", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not 
   assert.deepEqual([repeat.id, repeat.repeated], [receipt.id, true]);
 });
 
+test("Claude's memory tool", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not set" }, async () => {
+  const memory = new Client({ baseUrl, token, roomId: "dm-ts-tool", roomKind: "direct", person: "alice" });
+  const saved = await memory.memoryTool({ command: "create", path: "/memories/user.md", file_text: "- Drinks oat milk" });
+  assert.equal(saved, "Saved 1 new fact(s) in /memories/user.md (about alice).");
+  const view = await memory.memoryTool({ command: "view", path: "/memories/user.md" });
+  assert.ok(view.endsWith("- Drinks oat milk"), view);
+  const refused = await refusal(() => memory.memoryTool({ command: "rename", old_path: "/memories/user.md", new_path: "/memories/bot.md" }));
+  assert.ok(refused instanceof InvalidRequestError);
+  assert.equal(refused.code, "memory_tool_refused");
+});
+
 test("refusals carry the API's code", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not set" }, async () => {
   const team = new Client({ baseUrl, token, roomId: "team-ts", roomKind: "group" });
   const forbidden = await refusal(() => team.remember("Alice likes jazz", { scope: "user" }));

@@ -1,6 +1,6 @@
 """`AsyncClient`: `Client` for asyncio (the same calls, awaited), over a pooled async connection."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Self, cast
 
 import httpx2
@@ -244,3 +244,15 @@ class AsyncClient:
             digest=digest,
         )
         return cast(ExchangeReceipt, await self._send(call))
+
+    async def memory_tool(self, command: Mapping[str, Any]) -> str:
+        """Run one command of Claude's memory tool (`memory_20250818`; the tool call's `input`,
+        e.g. `{"command": "view", "path": "/memories"}`) over this bot's memory in this room;
+        the tool result's text. A command that can't be done raises `InvalidRequestError`
+        (`memory_tool_refused`) whose message tells the model what to do instead."""
+        return cast(str, (await self._send(calls.memory_tool(command)))["result"])
+
+    async def fact_links(self, fact_id: str, *, depth: int = 1) -> dict[str, Any]:
+        """A fact and its neighbourhood in what this room reads: `facts` (the fact itself
+        among them when it is readable here) and `links`, `depth` hops out."""
+        return cast(dict[str, Any], await self._send(calls.fact_links(fact_id, depth=depth)))

@@ -222,6 +222,37 @@ def report_exchange(
     return Call("POST", "/exchanges", body=body)
 
 
+def fact_links(fact_id: str, *, depth: int) -> Call:
+    _check_fact_id(fact_id)
+    return Call("GET", f"/facts/{fact_id}/links", query={"depth": depth})
+
+
+MEMORY_TOOL_FIELDS = frozenset(
+    {
+        "command",
+        "path",
+        "view_range",
+        "file_text",
+        "old_str",
+        "new_str",
+        "insert_line",
+        "insert_text",
+        "old_path",
+        "new_path",
+    }
+)
+
+
+def memory_tool(command: Mapping[str, Any]) -> Call:
+    """A call of Claude's memory tool, its `input` as the model sent it."""
+    if not isinstance(command, Mapping) or "command" not in command:
+        raise TypeError("memory_tool takes the tool call's input, a dict with a 'command'")
+    unknown = sorted(set(command) - MEMORY_TOOL_FIELDS)
+    if unknown:
+        raise ValueError(f"memory_tool: unknown field(s) {unknown} in the tool call's input")
+    return Call("POST", "/memory-tool", body=dict(command))
+
+
 def _check_fact_id(fact_id: str) -> None:
     # It becomes part of the path: anything but an id would call another URL.
     if not (len(fact_id) == 16 and all(c in "0123456789abcdef" for c in fact_id)):
