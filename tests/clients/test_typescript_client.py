@@ -49,7 +49,13 @@ def own_bot(workspace) -> dict[str, str]:
     write_memory(
         root, "projects/apollo/memory/by-agent/scout/profile.md", f"- ({day(3)}) Budget fixed"
     )
-    return {"MEMORY_CONSOLE_TOKEN": token, "MEMORY_CONSOLE_RUN": secrets.token_hex(3), "bot": slug}
+    run = secrets.token_hex(3)
+    return {
+        "MEMORY_CONSOLE_TOKEN": token,
+        "MEMORY_CONSOLE_RUN": run,
+        "MEMORY_CONSOLE_LEARNING": "on",  # the workspace fixture's learner: reports are queued
+        "bot": slug,
+    }
 
 
 def node_tests(workspace, *paths: str, **env: str) -> str:
