@@ -58,6 +58,28 @@ _METRICS_DIR.mkdir(parents=True, exist_ok=True)
 os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(_METRICS_DIR)
 
 
+# gunicorn's control socket (for `gunicornc`) is one path per user by default
+# ($XDG_RUNTIME_DIR/gunicorn.ctl or ~/.gunicorn/gunicorn.ctl): a second server run by the same
+# user took it over from the first, and the first to stop removed it. Each server has its own,
+# in the data folder's run/, named by the master's pid as its metrics folder is:
+# `gunicornc -s var/run/gunicorn-<pid>.ctl`. One a server that is gone left is removed. A path
+# too long for a Unix socket (108 bytes) means no control socket, not a warning at each start.
+def _control_socket() -> Path:
+    from memoryconsole.config import home_dir
+
+    run = home_dir(Path(__file__).resolve().parent) / "run"
+    run.mkdir(parents=True, exist_ok=True)
+    for old in run.glob("gunicorn-*.ctl"):
+        pid = old.name.removeprefix("gunicorn-").removesuffix(".ctl")
+        if not pid.isdigit() or not Path(f"/proc/{pid}").exists():
+            old.unlink(missing_ok=True)
+    return run / f"gunicorn-{os.getpid()}.ctl"
+
+
+control_socket = str(_control_socket())
+control_socket_disable = len(os.fsencode(control_socket)) >= 108
+
+
 worker_class = "gthread"
 workers = 2
 threads = 48

@@ -1,7 +1,8 @@
 """The product's vocabulary, defined once: room kinds, scope kinds, tiers, fact types,
 visibilities, how facts were saved, and the name rules for bots, projects, people and rooms.
 
-Link kinds between facts live here too.
+Link kinds between facts live here too, and the one token estimate (about four characters a
+token) wherever a size in tokens is shown or a model server leaves its count out.
 
 Everything else (API schemas, console forms, the learner, the commands, `paths` and `access`)
 derives its choices and patterns from here. Pure data: no I/O, no Django.
@@ -82,3 +83,11 @@ ROOM_RULE = "1-64 letters, digits and . _ : -, starting with a letter or digit"
 def anchored(pattern: str) -> str:
     """A name pattern anchored at both ends (for schemas and form validators)."""
     return f"^{pattern}$"
+
+
+CHARS_PER_TOKEN = 4  # about four characters a token: English text in common tokenizers
+
+
+def tokens_estimate(chars: int) -> int:
+    """About how many tokens `chars` characters of text take (rounded up)."""
+    return -(-chars // CHARS_PER_TOKEN)

@@ -10,10 +10,14 @@ import statistics
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from gunicorn.ctl.client import ControlClient
 
+from memoryconsole.config import home_dir
 from memoryconsole.launcher import gunicorn_command
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,10 +60,9 @@ def trickle(port: int, opening: bytes, stop: threading.Event) -> None:
                 return
 
 
-@pytest.fixture
-def server():
-    port = free_port()
-    env = {**os.environ, "DEBUG": "0"}
+@contextmanager
+def running(port: int, env: dict[str, str]) -> Iterator[subprocess.Popen]:
+    """gunicorn as `./dev serve` starts it, on `port`, until the block ends (its master)."""
     proc = subprocess.Popen(
         dev_serve_command(port),
         cwd=REPO,
@@ -78,7 +81,7 @@ def server():
                 assert proc.poll() is None, proc.stderr.read()
                 assert time.monotonic() < deadline, "gunicorn did not start"
                 time.sleep(0.2)
-        yield port
+        yield proc
     finally:
         proc.terminate()
         try:
@@ -86,6 +89,13 @@ def server():
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture
+def server():
+    port = free_port()
+    with running(port, {**os.environ, "DEBUG": "0"}):
+        yield port
 
 
 def ordinary_timings(port: int, openings: list[bytes], samples: int = 20) -> list[float]:
@@ -142,3 +152,23 @@ def test_32_slow_header_clients_do_not_stall_ordinary_requests(server):
         f"median {median_ms:.0f} ms, worst {worst_ms:.0f} ms"
     )
     assert worst_ms < 2000
+
+
+def test_two_servers_of_one_user_each_have_their_own_control_socket(tmp_path):
+    # gunicorn's control socket (gunicornc) defaulted to one path per user, ~/.gunicorn/gunicorn.ctl:
+    # the second server took it over from the first, and the first to stop removed it.
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "DEBUG": "0", "HOME": str(home)}
+    env.pop("XDG_RUNTIME_DIR", None)
+    ports = free_port(), free_port()
+    with running(ports[0], env) as first, running(ports[1], env) as second:
+        assert not (home / ".gunicorn").exists()
+        for master, port in ((first, ports[0]), (second, ports[1])):
+            path = home_dir(REPO) / "run" / f"gunicorn-{master.pid}.ctl"
+            with ControlClient(str(path), timeout=10) as control:
+                listeners = control.send_command("show listeners")["listeners"]
+            assert [entry["address"] for entry in listeners] == [f"http://127.0.0.1:{port}"]
+    # Each server removes its own socket when it stops.
+    for master in (first, second):
+        assert not (home_dir(REPO) / "run" / f"gunicorn-{master.pid}.ctl").exists()

@@ -1,11 +1,13 @@
 """The MCP front door: the same memory operations as the JSON API, as Model Context Protocol
-tools, for agents that speak MCP.
+tools (and two resources), for agents that speak MCP.
 
-    tools.py   the tools (one memstore call each) and the server that lists them
-    calls.py   what the tools share: the caller, room arguments, annotations, error mapping
-    http.py    Streamable HTTP at /mcp: bearer token check, then the SDK answers the request
-    oauth.py   OAuth 2.1 for /mcp: the metadata documents, registration, token and revocation
-               endpoints (the consent page is a console page, web/views/consent.py)
+    tools.py      the tools (one memstore call each) and the server that lists them
+    resources.py  the resources: the bot's About me note, its prompt section for a room
+    calls.py      what the tools share: the caller, room arguments, annotations, error mapping
+    http.py       Streamable HTTP at /mcp: bearer token check, then the SDK answers the request
+    oauth.py      OAuth 2.1 for /mcp: the metadata documents, registration, token and
+                  revocation endpoints (the consent page is a console page,
+                  web/views/consent.py)
 
 `manage.py mcp --bot SLUG` serves the same tools over stdio. Nothing here decides what a bot may
 read or write: every tool calls the memstore function the matching API handler calls.

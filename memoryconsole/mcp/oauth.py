@@ -29,7 +29,7 @@ from memoryconsole.mcp.tools import TOOL_SCOPES
 from memoryconsole.web.lockout import request_client_address
 from memstore.errors import OAuthRefused
 from memstore.registry.oauth import code_exchange, token_refresh, token_revoke_any
-from memstore.registry.oauth_clients import SCOPES, client_register
+from memstore.registry.oauth_clients import READ, SCOPES, client_register
 from memstore.registry.rate_limits import rate_hit
 
 _FORM_LIMIT = 64 * 1024
@@ -60,7 +60,11 @@ def missing_scope(granted: frozenset[str], body: bytes) -> tuple[str, str] | Non
         message = json.loads(body)
     except ValueError:
         return None
-    if not isinstance(message, dict) or message.get("method") != "tools/call":
+    if not isinstance(message, dict):
+        return None
+    if message.get("method") == "resources/read":  # the note and the section: reading
+        return None if READ in granted else (READ, f"read resources ({SCOPES[READ].lower()})")
+    if message.get("method") != "tools/call":
         return None
     params = message.get("params")
     name = params.get("name") if isinstance(params, dict) else None

@@ -47,6 +47,7 @@ from memoryconsole.mcp.calls import (
     room_context,
     run_call,
 )
+from memoryconsole.mcp.resources import resources_add
 from memstore.calls.exchanges import exchange_submit, text_summarize
 from memstore.calls.facts import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
 from memstore.calls.prompt import prompt_or_unavailable
@@ -63,9 +64,12 @@ room_kind (direct, group, routine, bot, event), person (direct rooms) and projec
 unless this connection is bound to one room: then the tools list no room arguments.
 The server decides what that room may read and write: a person's memory only in their direct
 rooms, project memory only for projects the bot joined. Call prompt_section at the start of a
-conversation, recall to search, remember to save one fact, report_exchange after each reply."""
+conversation, recall to search, remember to save one fact, report_exchange after each reply.
+The same section is the resource memory://prompt/{room_kind}/{room_id}?person=…&projects=…
+(memory://prompt on a bound connection); your own About me note is memory://about-me."""
 
 server = MemoryServer("memory-console", title="Memory Console", instructions=INSTRUCTIONS)
+resources_add(server)
 
 
 @server.tool(title="Remember a fact", annotations=ADD)

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from memstore.rooms.outgoing import Cleared, cleared_check
+from memstore.vocabulary import tokens_estimate
 
 _RETRY = {408, 409, 425, 429}  # client errors that pass with time
 
@@ -88,8 +89,8 @@ class OpenAICompatibleClient:
         usage = getattr(response, "usage", None)
         tokens = getattr(usage, "total_tokens", None)
         if not isinstance(tokens, int) or tokens <= 0:
-            # Some servers leave usage out; count about four characters per token.
-            tokens = (len(prompt.system) + len(prompt.user) + len(text)) // 4 + 1
+            # Some servers leave usage out; estimate it (at least one token was spent).
+            tokens = max(1, tokens_estimate(len(prompt.system) + len(prompt.user) + len(text)))
         return Completion(text=text, tokens=tokens)
 
 

@@ -55,6 +55,7 @@ class Slice:
     budget: Budget
     past_chars: int = 0  # within the count cap, but after the fact that would overflow
     past_count: int = 0  # beyond the count cap
+    used: int = 0  # characters its facts take, as the character budget counts them
 
     @property
     def left_out(self) -> int:
@@ -170,6 +171,7 @@ def slice_fill(
         budget=budget,
         past_chars=within_cap - len(shown),
         past_count=len(facts) - within_cap + beyond,
+        used=used,
     )
 
 

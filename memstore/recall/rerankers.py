@@ -35,6 +35,7 @@ import numpy as np
 
 from memstore.recall.embeddings import bge_small_dir, model_files_check
 from memstore.rooms.outgoing import Cleared, cleared_check
+from memstore.vocabulary import tokens_estimate
 
 logger = logging.getLogger(__name__)
 
@@ -177,8 +178,8 @@ def _scored(answer, count: int, query: str, texts: list[str]) -> Scored:
     if any(score is None for score in scores):
         raise RerankFailed("the rerank answer left some documents out")
     if type(tokens) is not int or tokens <= 0:
-        # Servers that leave usage out: about four characters a token, the query once a text.
-        tokens = sum(len(query) + len(text) for text in texts) // 4 + 1
+        # Servers that leave usage out: estimated, the query once a text (at least one token).
+        tokens = max(1, tokens_estimate(sum(len(query) + len(text) for text in texts)))
     return Scored([float(s) for s in scores if s is not None], tokens)
 
 

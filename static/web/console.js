@@ -62,14 +62,14 @@
   });
 })();
 
-// Filters and a bot's less used pages fold away on a phone, unless one is on (a filter set, the
-// page being one of them), so the first fact is on the first screen; on a wider screen they stay
-// open. Without JavaScript they are simply open.
+// The account links, the filters and a bot's less used pages (details.fold-narrow) fold away on
+// a phone, unless one is marked data-on (the page being one of them), so the first fact is on the
+// first screen; on a wider screen they stay open. Without JavaScript they are simply open.
 (function () {
   "use strict";
   function fold() {
     var narrow = !window.matchMedia("(min-width: 40.01rem)").matches;
-    document.querySelectorAll("details.more-filters, details.more-links").forEach(function (d) {
+    document.querySelectorAll("details.fold-narrow").forEach(function (d) {
       if (!narrow) d.open = true;
       else if (!d.hasAttribute("data-on") && !d.hasAttribute("data-seen")) d.open = false;
       d.setAttribute("data-seen", "");

@@ -300,3 +300,15 @@ def test_disconnect_in_the_console(live_server, people):
     assert ended.status_code == 302
     assert flow.mcp(access).status_code == 401
     assert "No connections yet" in flow.person.get("/connections/").text
+
+
+def test_a_write_only_connection_may_not_read_resources(live_server, people):
+    flow = Flow(live_server.url)
+    access = flow.tokens(scopes=["memory:write"])["access_token"]
+    read = {"jsonrpc": "2.0", "id": 3, "method": "resources/read"}
+    note = flow.mcp(access, {**read, "params": {"uri": "memory://about-me"}})
+    assert note.status_code == 403
+    assert 'error="insufficient_scope"' in note.headers["WWW-Authenticate"]
+    assert "may not read resources" in note.json()["error"]["message"]
+    reader = flow.tokens(scopes=["memory:read"])["access_token"]
+    assert flow.mcp(reader, {**read, "params": {"uri": "memory://about-me"}}).status_code == 200

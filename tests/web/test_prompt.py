@@ -1,6 +1,8 @@
 """The prompt preview: what a bot's memory section would hold in a chosen room, and, like the
 API, nothing about a person the bot does not act for."""
 
+import html
+
 import pytest
 
 from memstore.models import Bot, ProjectMember
@@ -61,6 +63,25 @@ def test_each_part_says_what_its_budgets_left_out(ann, workspace):
     lines = [f"- ({day(2)}) Reading list item number {n}" for n in range(35)]
     write_memory(workspace, "agents/cal/memory/log/2026-01.md", *lines)
     text = plain(ann.get("/bots/cal/prompt/?kind=group"))
-    assert "Recently · 30 of at most 30 facts, 4000 characters" in text
+    assert "Recently · 30 of at most 30 facts · " in text and " of 4000 characters" in text
     assert "Left out: 5 past the 30-fact cap." in text
     assert "5 facts of this scope left out in all." in text
+
+
+def test_each_part_and_the_whole_text_say_their_size_in_tokens(ann, workspace):
+    # The one estimate the console and the model client use: about four characters a token.
+    lines = [f"- ({day(2)}) Reading list item number {n}" for n in range(3)]
+    write_memory(workspace, "agents/cal/memory/log/2026-01.md", *lines)
+    text = plain(ann.get("/bots/cal/prompt/?kind=group"))
+    used = sum(len(line) + 1 for line in lines)  # each fact's line and its newline
+    assert (
+        f"Recently · 3 of at most 30 facts · {used} of 4000 characters, "
+        f"about {-(-used // 4)} of 1000 tokens"
+    ) in text
+    response = ann.get("/bots/ava/prompt/?kind=group")
+    page = response.content.decode()
+    shown = html.unescape(page.rsplit('<pre class="prompt-text">', 1)[1].split("</pre>")[0])
+    chars = len(shown)  # the exact text the preview shows under its summary
+    assert chars > 200
+    summary = f"The exact text ({chars} characters, about {-(-chars // 4)} tokens)"
+    assert summary in plain(response)

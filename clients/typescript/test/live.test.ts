@@ -1,7 +1,10 @@
 /**
- * The TypeScript client against a live server: every call, and the errors' codes. The server,
- * the bot (its token in MEMORY_CONSOLE_TOKEN) and a person alice linked to it are set up by
- * tests/clients/test_typescript_client.py, which then checks the Markdown files this leaves.
+ * The TypeScript client against a live server: every call, and the errors' codes. It needs a bot
+ * of its own (its token in MEMORY_CONSOLE_TOKEN) that has joined a project (MEMORY_CONSOLE_PROJECT,
+ * default apollo) and acts for a person (MEMORY_CONSOLE_PERSON, default alice); the workspace may
+ * hold anything else. Its rooms are new each run (MEMORY_CONSOLE_RUN names the run, default the
+ * time). tests/clients/test_typescript_client.py makes such a bot fresh, runs this and then checks
+ * the Markdown files it leaves.
  */
 
 import assert from "node:assert/strict";
@@ -25,6 +28,16 @@ import {
 
 const baseUrl = process.env.MEMORY_CONSOLE_URL ?? "";
 const token = process.env.MEMORY_CONSOLE_TOKEN ?? "";
+const person = process.env.MEMORY_CONSOLE_PERSON ?? "alice";
+const project = process.env.MEMORY_CONSOLE_PROJECT ?? "apollo";
+const run = process.env.MEMORY_CONSOLE_RUN ?? Date.now().toString(36);
+
+/** The bot this token acts as (GET /me), whose shard paths the answers name. */
+async function whoami(): Promise<string> {
+  const answer = await fetch(`${baseUrl}/api/v1/me`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(answer.status, 200, await answer.clone().text());
+  return ((await answer.json()) as { bot: string }).bot;
+}
 
 async function refusal(call: () => Promise<unknown>): Promise<MemoryConsoleError> {
   try {
@@ -37,24 +50,28 @@ async function refusal(call: () => Promise<unknown>): Promise<MemoryConsoleError
 }
 
 test("every call of the client", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not set" }, async () => {
-  const memory = new Client({ baseUrl, token, roomId: "dm-ts", roomKind: "direct", person: "alice", projects: ["apollo"] });
+  const bot = await whoami();
+  const memory = new Client({ baseUrl, token, roomId: `dm-ts-${run}`, roomKind: "direct", person, projects: [project] });
   const before = await memory.prompt();
   assert.equal(typeof before.text, "string");
 
-  const saved = await memory.remember("Prefers aisle seats", { scope: "user", type: "preference", idempotencyKey: "ts-1" });
+  const saved = await memory.remember("Prefers aisle seats", { scope: "user", type: "preference", idempotencyKey: `ts-1-${run}` });
   assert.equal(saved.existed, false);
-  assert.equal(saved.file, `users/alice/memory/by-agent/scout/log/${saved.date.slice(0, 7)}.md`);
-  assert.deepEqual(await memory.remember("Prefers aisle seats", { scope: "user", type: "preference", idempotencyKey: "ts-1" }), saved);
+  assert.equal(saved.file, `users/${person}/memory/by-agent/${bot}/log/${saved.date.slice(0, 7)}.md`);
+  assert.deepEqual(await memory.remember("Prefers aisle seats", { scope: "user", type: "preference", idempotencyKey: `ts-1-${run}` }), saved);
 
-  const launch = await memory.remember("Zeus ships in May", { scope: "project", project: "apollo", tier: "profile" });
-  assert.equal(launch.file, "projects/apollo/memory/by-agent/scout/profile.md");
-  assert.equal((await memory.remember("zeus ships in may", { scope: "project", project: "apollo", tier: "profile" })).existed, true);
+  const launch = await memory.remember("Zeus ships in May", { scope: "project", project, tier: "profile" });
+  assert.equal(launch.file, `projects/${project}/memory/by-agent/${bot}/profile.md`);
+  assert.equal((await memory.remember("zeus ships in may", { scope: "project", project, tier: "profile" })).existed, true);
 
-  const page = await memory.listFacts();
-  assert.deepEqual(new Set(page.items.map((f) => f.text)), new Set(["Prefers aisle seats", "Zeus ships in May"]));
-  assert.equal(page.total, 2);
-  const projectOnly = await memory.listFacts({ scope: "project", project: "apollo" });
-  assert.deepEqual(projectOnly.items.map((f) => f.id), [launch.id]);
+  // The workspace may hold other facts (other bots', earlier runs'): this run's are among them.
+  const page = await memory.listFacts({ limit: 100 });
+  const ids = page.items.map((f) => f.id);
+  assert.ok(ids.includes(saved.id) && ids.includes(launch.id), JSON.stringify(page.items));
+  assert.ok(page.total >= 2);
+  const projectOnly = await memory.listFacts({ scope: "project", project, limit: 100 });
+  assert.ok(projectOnly.items.some((f) => f.id === launch.id));
+  assert.ok(projectOnly.items.every((f) => f.scope === "project"), JSON.stringify(projectOnly.items));
 
   const hits = await memory.recall("aisle seat", { limit: 5 });
   assert.equal(hits.items[0]?.text, "Prefers aisle seats");
@@ -76,12 +93,16 @@ test("every call of the client", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not 
   assert.equal(missing.code, "not_found");
 
   const section = await memory.prompt();
-  const receipt = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: "t1", reply_id: "t2", digest: section.digest });
-  assert.equal(receipt.status, "queued");
+  const receipt = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: `t1-${run}`, reply_id: `t2-${run}`, digest: section.digest });
+  // "skipped" on a server with learning off; tests/clients turns it on and expects "queued".
+  assert.equal(receipt.status, process.env.MEMORY_CONSOLE_LEARNING === "on" ? "queued" : receipt.status);
+  assert.ok(["queued", "skipped"].includes(receipt.status), receipt.status);
   const injected = section.blocks.reduce((n, block) => n + block.facts.length, 0);
   assert.ok(injected > 0);
-  assert.deepEqual(receipt.sources, { retrieved: 1, injected, cited: 0, digest: section.digest, note: "" });
-  const repeat = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: "t1", reply_id: "t2" });
+  assert.equal(receipt.sources.injected, injected);
+  assert.equal(receipt.sources.digest, section.digest);
+  assert.equal(receipt.sources.cited, 0);
+  const repeat = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: `t1-${run}`, reply_id: `t2-${run}` });
   assert.deepEqual([repeat.id, repeat.repeated], [receipt.id, true]);
 });
 
@@ -97,7 +118,7 @@ test("Claude's memory tool", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not set"
 });
 
 test("refusals carry the API's code", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not set" }, async () => {
-  const team = new Client({ baseUrl, token, roomId: "team-ts", roomKind: "group" });
+  const team = new Client({ baseUrl, token, roomId: `team-ts-${run}`, roomKind: "group" });
   const forbidden = await refusal(() => team.remember("Alice likes jazz", { scope: "user" }));
   assert.ok(forbidden instanceof PermissionDeniedError);
   assert.deepEqual([forbidden.status, forbidden.code], [403, "forbidden"]);
@@ -106,7 +127,7 @@ test("refusals carry the API's code", { skip: !baseUrl && "MEMORY_CONSOLE_URL is
   assert.ok(invalid instanceof InvalidRequestError);
   assert.equal(invalid.code, "invalid_request");
 
-  const stranger = team.inRoom({ roomId: "dm-zed", roomKind: "direct", person: "zed" });
+  const stranger = team.inRoom({ roomId: `dm-zed-${run}`, roomKind: "direct", person: `zed-${run}` });
   assert.equal((await refusal(() => stranger.prompt())).code, "person_unknown");
 
   const intruder = new Client({ baseUrl, token: "mct_not-a-real-token", roomId: "team-ts", roomKind: "group" });
@@ -124,24 +145,25 @@ test("refusals carry the API's code", { skip: !baseUrl && "MEMORY_CONSOLE_URL is
 });
 
 test("a private group room keeps what is saved there", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not set" }, async () => {
-  const board = new Client({ baseUrl, token, roomId: "board-ts", roomKind: "group", roomPrivate: true });
+  const bot = await whoami();
+  const board = new Client({ baseUrl, token, roomId: `board-ts-${run}`, roomKind: "group", roomPrivate: true });
   const saved = await board.remember("Q3 numbers come out on Friday");
   assert.equal(saved.scope, "room");
-  assert.ok(saved.file.startsWith("rooms/board-ts/memory/by-agent/scout/"), saved.file);
+  assert.ok(saved.file.startsWith(`rooms/board-ts-${run}/memory/by-agent/${bot}/`), saved.file);
   // Bound private by that call: a later call that does not repeat the claim still reads it.
-  const later = board.inRoom({ roomId: "board-ts", roomKind: "group" });
-  assert.deepEqual((await later.listFacts()).items.map((f) => f.text), ["Q3 numbers come out on Friday"]);
+  const later = board.inRoom({ roomId: `board-ts-${run}`, roomKind: "group" });
+  assert.deepEqual((await later.listFacts({ scope: "room" })).items.map((f) => f.text), ["Q3 numbers come out on Friday"]);
 
   // A shared group room (no roomPrivate) saves to the bot's own memory and never reads it.
-  const team = board.inRoom({ roomId: "shared-ts", roomKind: "group" });
+  const team = board.inRoom({ roomId: `shared-ts-${run}`, roomKind: "group" });
   const shared = await team.remember("Standup is at 9:30");
   assert.equal(shared.scope, "bot");
-  assert.deepEqual((await team.listFacts()).items.map((f) => f.text), ["Standup is at 9:30"]);
-  const rebound = await refusal(() => board.inRoom({ roomId: "shared-ts", roomKind: "group", roomPrivate: true }).listFacts());
+  assert.deepEqual((await team.listFacts({ scope: "bot" })).items.map((f) => f.text), ["Standup is at 9:30"]);
+  const rebound = await refusal(() => board.inRoom({ roomId: `shared-ts-${run}`, roomKind: "group", roomPrivate: true }).listFacts());
   assert.ok(rebound instanceof ConflictError);
   assert.equal(rebound.code, "room_conflict");
 
-  assert.throws(() => board.inRoom({ roomId: "dm-ts", roomKind: "direct", person: "alice", roomPrivate: true }), /roomPrivate is for a group room/);
+  assert.throws(() => board.inRoom({ roomId: `dm-ts-${run}`, roomKind: "direct", person, roomPrivate: true }), /roomPrivate is for a group room/);
   assert.throws(() => new Client({ baseUrl, token, roomId: "b", roomKind: "group", roomPrivate: "yes" as never }), /roomPrivate must be true or false, got "yes"/);
 });
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from memoryconsole.web.presenters.common import plural
 from memstore.prompt.compose import Block, PromptSection, Slice
+from memstore.vocabulary import tokens_estimate
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +17,7 @@ class SliceView:
     label: str
     slice: Slice
     left_out: str  # "Left out: 3 past the character budget, 2 past the 30-fact cap." or ""
+    size: str = ""  # "312 of 4000 characters, about 78 of 1000 tokens"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +56,17 @@ def _slice_view(label: str, part: Slice) -> SliceView:
     if part.past_count:
         reasons.append(f"{part.past_count} past the {part.budget.facts}-fact cap")
     left_out = f"Left out: {', '.join(reasons)}." if reasons else ""
-    return SliceView(label, part, left_out)
+    budget = part.budget.chars
+    size = (
+        f"{part.used} of {budget} characters, "
+        f"about {tokens_estimate(part.used)} of {tokens_estimate(budget)} tokens"
+    )
+    return SliceView(label, part, left_out, size)
+
+
+def prompt_size(text: str) -> str:
+    """The whole text's size: "1234 characters, about 309 tokens"."""
+    return f"{len(text)} characters, about {tokens_estimate(len(text))} tokens"
 
 
 def prompt_freshness(stale: bool, memory: str) -> str:

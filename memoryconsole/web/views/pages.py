@@ -48,6 +48,7 @@ def prompt_page(request, bot: str):
             hidden_counts(scopes=[b.scope for b in section.blocks]) if section else None,
         ),
         "freshness": prompt.prompt_freshness(answer.stale, answer.memory) if answer else "",
+        "size": prompt.prompt_size(answer.text) if answer else "",
     }
     return page_or_partial(request, "web/prompt.html", "preview", context)
 

@@ -294,4 +294,4 @@ def test_a_well_formed_answer_gives_each_text_its_own_score_in_any_order(scores,
     answer = {"results": results} | ({"usage": {"total_tokens": tokens}} if tokens else {})
     scored = rerankers._scored(answer, len(scores), "q", ["t"] * len(scores))
     assert scored.scores == scores
-    assert scored.tokens == (tokens or (len(scores) * 2) // 4 + 1)
+    assert scored.tokens == (tokens or max(1, -(-(len(scores) * 2) // 4)))
