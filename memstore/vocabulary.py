@@ -36,6 +36,14 @@ Visibility = Literal["context", "searchable", "hidden", "private"]
 VISIBILITIES: tuple[Visibility, ...] = get_args(Visibility)
 PRIVATE_ROOM_KINDS: tuple[RoomKind, ...] = ("direct",)  # where private facts may be used
 
+# What a bot token (or an OAuth connection) may do: read memory, write it, or both; and how a
+# bot belongs to a project: it reads the project's memory, or reads and writes it.
+Grant = Literal["memory:read", "memory:write"]
+GRANTS: tuple[Grant, ...] = get_args(Grant)
+READ_GRANT, WRITE_GRANT = GRANTS
+Membership = Literal["read", "read_write"]
+MEMBERSHIPS: tuple[Membership, ...] = get_args(Membership)
+
 # Always-on notes: "About this workspace", "About you" (one per person), "About me"
 # (one per bot).
 NoteKind = Literal["workspace", "you", "me"]

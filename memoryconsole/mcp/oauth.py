@@ -25,11 +25,11 @@ from django.views.decorators.csrf import csrf_exempt
 
 from memoryconsole.api.body_limit import body_check
 from memoryconsole.api.errors import EdgeError
-from memoryconsole.mcp.tools import TOOL_SCOPES
+from memoryconsole.mcp.tools import TOOL_SCOPES, server_tool_names
 from memoryconsole.web.lockout import request_client_address
 from memstore.errors import OAuthRefused
 from memstore.registry.oauth import code_exchange, token_refresh, token_revoke_any
-from memstore.registry.oauth_clients import SCOPES, client_register
+from memstore.registry.oauth_clients import SCOPES, WRITE, client_register
 from memstore.registry.rate_limits import rate_hit
 
 _FORM_LIMIT = 64 * 1024
@@ -56,6 +56,15 @@ def challenge(request: HttpRequest, *, error: str = "") -> str:
 
 def missing_scope(granted: frozenset[str], body: bytes) -> tuple[str, str] | None:
     """(scope, what it allows) when this JSON-RPC message calls a tool `granted` lacks."""
+    name = tool_called(body)
+    needed = scope_needed(name) if name else None
+    if needed is None or needed in granted:
+        return None
+    return needed, f"call {name} ({SCOPES[needed].lower()})"
+
+
+def tool_called(body: bytes) -> str | None:
+    """The tool this JSON-RPC message calls, or None when it calls none."""
     try:
         message = json.loads(body)
     except ValueError:
@@ -64,10 +73,16 @@ def missing_scope(granted: frozenset[str], body: bytes) -> tuple[str, str] | Non
         return None
     params = message.get("params")
     name = params.get("name") if isinstance(params, dict) else None
-    needed = TOOL_SCOPES.get(name) if isinstance(name, str) else None
-    if needed is None or needed in granted:
-        return None
-    return needed, f"call {name} ({SCOPES[needed].lower()})"
+    return name if isinstance(name, str) else None
+
+
+def scope_needed(tool: str) -> str | None:
+    """The grant a tool needs: its TOOL_SCOPES entry; a registered tool missing from it needs
+    memory:write (a new tool is never open to a read-only caller by omission); None for a
+    name that is no tool (the SDK answers that)."""
+    if tool in TOOL_SCOPES:
+        return TOOL_SCOPES[tool]
+    return WRITE if tool in server_tool_names() else None
 
 
 def _cors(view: Callable) -> Callable:

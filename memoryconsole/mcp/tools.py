@@ -55,7 +55,7 @@ from memstore.registry.oauth_clients import READ as READ_SCOPE
 from memstore.registry.oauth_clients import WRITE
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
-__all__ = ["CALLER", "TOOL_SCOPES", "server"]
+__all__ = ["CALLER", "TOOL_SCOPES", "server", "server_tool_names"]
 
 INSTRUCTIONS = """\
 Long-term memory for this bot. Every tool takes the room you are talking in: room_id,
@@ -381,7 +381,13 @@ async def summarize(
     return await run_call(call)
 
 
-# The OAuth scope each tool needs (a bot token may call every tool).
+def server_tool_names() -> frozenset[str]:
+    """The name of every tool the server registered."""
+    return frozenset(tool.name for tool in server._tool_manager.list_tools())
+
+
+# The grant each tool needs, of an OAuth connection and of a bot token alike
+# (`memoryconsole.mcp.oauth.scope_needed`: a tool missing here needs memory:write).
 TOOL_SCOPES = {
     "remember": WRITE,
     "recall": READ_SCOPE,
