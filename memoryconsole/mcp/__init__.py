@@ -2,6 +2,7 @@
 tools, for agents that speak MCP.
 
     tools.py   the tools (one memstore call each) and the server that lists them
+    feedback.py  the feedback tool (useful, outdated, wrong, do-not-use on a fact)
     calls.py   what the tools share: the caller, room arguments, annotations, error mapping
     http.py    Streamable HTTP at /mcp: bearer token check, then the SDK answers the request
     oauth.py   OAuth 2.1 for /mcp: the metadata documents, registration, token and revocation

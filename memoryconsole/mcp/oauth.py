@@ -25,7 +25,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from memoryconsole.api.body_limit import body_check
 from memoryconsole.api.errors import EdgeError
-from memoryconsole.mcp.tools import TOOL_SCOPES, server_tool_names
+from memoryconsole.mcp.tools import TOOL_SCOPES, server
 from memoryconsole.web.lockout import request_client_address
 from memstore.errors import OAuthRefused
 from memstore.registry.oauth import code_exchange, token_refresh, token_revoke_any
@@ -74,6 +74,11 @@ def tool_called(body: bytes) -> str | None:
     params = message.get("params")
     name = params.get("name") if isinstance(params, dict) else None
     return name if isinstance(name, str) else None
+
+
+def server_tool_names() -> frozenset[str]:
+    """The name of every tool the server registered."""
+    return frozenset(tool.name for tool in server._tool_manager.list_tools())
 
 
 def scope_needed(tool: str) -> str | None:

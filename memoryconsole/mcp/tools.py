@@ -1,5 +1,6 @@
 """The MCP tools: remember, recall, forget, list_facts, edit_fact, prompt_section,
-report_exchange and summarize, each with the room it is called from as arguments.
+report_exchange, summarize and feedback (`memoryconsole.mcp.feedback`), each with the room it
+is called from as arguments.
 
 Every tool validates its arguments with the API's own request schemas, builds the call's
 Context with `memstore.rooms.context.call_context` and calls the one memstore function the matching
@@ -47,6 +48,7 @@ from memoryconsole.mcp.calls import (
     room_context,
     run_call,
 )
+from memoryconsole.mcp.feedback import feedback
 from memstore.calls.exchanges import exchange_submit, text_summarize
 from memstore.calls.facts import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
 from memstore.calls.prompt import prompt_or_unavailable
@@ -55,7 +57,7 @@ from memstore.registry.oauth_clients import READ as READ_SCOPE
 from memstore.registry.oauth_clients import WRITE
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
-__all__ = ["CALLER", "TOOL_SCOPES", "server", "server_tool_names"]
+__all__ = ["CALLER", "TOOL_SCOPES", "server"]
 
 INSTRUCTIONS = """\
 Long-term memory for this bot. Every tool takes the room you are talking in: room_id,
@@ -381,10 +383,7 @@ async def summarize(
     return await run_call(call)
 
 
-def server_tool_names() -> frozenset[str]:
-    """The name of every tool the server registered."""
-    return frozenset(tool.name for tool in server._tool_manager.list_tools())
-
+server.tool(title="Give feedback on a fact", annotations=CHANGE)(feedback)
 
 # The grant each tool needs, of an OAuth connection and of a bot token alike
 # (`memoryconsole.mcp.oauth.scope_needed`: a tool missing here needs memory:write).
@@ -397,4 +396,5 @@ TOOL_SCOPES = {
     "prompt_section": READ_SCOPE,
     "report_exchange": WRITE,
     "summarize": WRITE,
+    "feedback": WRITE,
 }

@@ -1,5 +1,7 @@
 """Grants: a bot token's scopes (memory:read, memory:write) and a project membership's access
-(read, read_write). Existing tokens and memberships keep full access."""
+(read, read_write); existing tokens and memberships keep full access. And `fact_mark`, a
+partial index on the few facts with a feedback `mark=` (wrong, do-not-use leave prompts and
+recall at once), as `fact_until` is for `until=`."""
 
 from django.db import migrations, models
 
@@ -19,5 +21,13 @@ class Migration(migrations.Migration):
             model_name="projectmember",
             name="access",
             field=models.CharField(default="read_write", max_length=10),
+        ),
+        migrations.AddIndex(
+            model_name="fact",
+            index=models.Index(
+                condition=models.Q(("meta__has_key", "mark")),
+                fields=["scope_key"],
+                name="fact_mark",
+            ),
         ),
     ]

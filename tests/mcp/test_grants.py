@@ -7,8 +7,8 @@ import json
 
 from django.test import Client
 
-from memoryconsole.mcp.oauth import scope_needed
-from memoryconsole.mcp.tools import TOOL_SCOPES, server_tool_names
+from memoryconsole.mcp.oauth import scope_needed, server_tool_names
+from memoryconsole.mcp.tools import TOOL_SCOPES
 from memstore.registry.bots import project_join
 from memstore.registry.tokens import token_create
 
