@@ -37,6 +37,7 @@ _BOT_PAGES = [
     ("facts/undo/", rows.undo_delete, "fact_undo"),
     ("facts/erase/", rows.erase_fact, "fact_erase"),
     ("facts/share/", rows.share_fact, "fact_share"),
+    ("facts/feedback/", rows.feedback_fact, "fact_feedback"),
     ("history/", history.history_page, "history"),
     ("history/restore/", history.restore_fact, "restore"),
     ("clear/", facts.clear_memory, "clear"),
