@@ -1,4 +1,4 @@
-"""Grants at /mcp: a bot token with memory:read only may call the reading tools and is refused
+"""Grants and feedback at /mcp: a bot token with memory:read only may call the reading tools and is refused
 every writing tool with 403 `missing_grant` naming memory:write; the tools are walked from the
 server's registry, so a new tool can't be left out (one missing from TOOL_SCOPES counts as a
 write). A bot with `read` membership of a project reads it but may not write it."""
@@ -67,3 +67,21 @@ def test_read_membership_refuses_a_project_write(scout_token):
     assert "missing_grant: Bot 'scout' has read access to project 'apollo'" in text
     status, listed = _call(scout_token, "list_facts", {**ROOM, "projects": ["apollo"]})
     assert listed["result"]["isError"] is False
+
+
+def test_feedback_wrong_leaves_the_next_prompt_section(scout_token, memory_root):
+    status, saved = _call(scout_token, "remember", {**ROOM, "text": "The office is in Lisbon"})
+    fact = saved["result"]["structuredContent"]
+    _, section = _call(scout_token, "prompt_section", ROOM)
+    assert "office is in Lisbon" in section["result"]["structuredContent"]["text"]
+    status, marked = _call(scout_token, "feedback", {**ROOM, "id": fact["id"], "verb": "wrong"})
+    assert (status, marked["result"]["isError"]) == (200, False), marked
+    out = marked["result"]["structuredContent"]
+    assert (out["verb"], out["copies"], out["fact"]["meta"]["mark"]) == ("wrong", 1, "wrong")
+    _, section = _call(scout_token, "prompt_section", ROOM)
+    assert "office is in Lisbon" not in section["result"]["structuredContent"]["text"]
+    _, found = _call(scout_token, "recall", {**ROOM, "query": "office Lisbon"})
+    assert found["result"]["structuredContent"]["items"] == []
+    assert "mark=wrong" in next(memory_root.glob("agents/scout/memory/log/*.md")).read_text()
+    _, bad = _call(scout_token, "feedback", {**ROOM, "id": fact["id"], "verb": "meh"})
+    assert bad["result"]["isError"] is True
