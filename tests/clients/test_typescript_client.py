@@ -59,6 +59,7 @@ def test_typescript_client_against_a_live_server(built, workspace):
     root = workspace.memory_root
     project = (root / "projects/apollo/memory/by-agent/scout/profile.md").read_text()
     assert "Zeus ships in June" in project and "May" not in project
+    assert "mark=wrong" in project  # the feedback call marked it
     user_logs = list((root / "users/alice/memory/by-agent/scout/log").glob("*.md"))
     assert user_logs and not any("aisle" in path.read_text() for path in user_logs)
     private = "".join(p.read_text() for p in (root / "rooms/board-ts").rglob("*.md"))
