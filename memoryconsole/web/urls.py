@@ -49,6 +49,7 @@ _BOT_PAGES = [
     ("exchange/", provenance.exchange_page, "exchange"),
     ("tokens/", tokens.tokens_page, "tokens"),
     ("tokens/revoke/", tokens.revoke_token, "token_revoke"),
+    ("tokens/projects/", tokens.set_membership, "membership_set"),
     ("connect/", tokens.connect_page, "connect"),
     ("search/why/", search.bot_search_why, "bot_search_why"),
     ("review/decide/", review.review_decide, "review_decide"),
