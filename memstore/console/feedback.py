@@ -3,7 +3,8 @@ feedback mark and review day lifted) or mark it outdated, wrong or do-not-use, a
 
 Every copy of the fact in the scope of the file shown is marked, so a `wrong` mark takes it out
 of every prompt at once (`memstore.store.feedback` writes, `memstore.facts.validity` decides
-what each verb means). Only the bot's editors (and staff) may.
+what each verb means). Only the editors of the bot whose file is shown (and staff) may, as for
+an edit; the copies other bots' shards hold in that scope are marked with it.
 
 Does not: decide wording, or write files itself.
 """
@@ -20,14 +21,15 @@ PERSON_VERBS = ("confirm", *MARKS)
 
 
 def console_fact_feedback(
-    *, viewer: Viewer, bot: str, file: str, fact_id: str, verb: str
+    *, viewer: Viewer, file: str, fact_id: str, verb: str
 ) -> tuple[FeedbackGiven, FactRow]:
     """Write a person's verb on the fact in `file` and its copies in that scope; the row of the
-    file's copy as it reads now. InvalidFact for an unknown verb, NotAllowed for a non-editor."""
+    file's copy as it reads now. InvalidFact for an unknown verb, NotAllowed unless the person
+    may edit the file's bot (as for an edit)."""
     if verb not in PERSON_VERBS:
         raise InvalidFact(f"Say one of {', '.join(PERSON_VERBS)}, not {verb!r}.")
-    viewer.check_editor(bot)
     shard = shard_of_file(viewer, file)
+    viewer.check_editor(shard.bot)
     console_fact_get(viewer=viewer, file=file, fact_id=fact_id)  # FactNotFound if it is gone
     copies = fact_find(scopes=[shard.scope], fact_id=fact_id)
     copies.sort(key=lambda c: c.file != file)  # the copy shown first

@@ -20,7 +20,7 @@ from datetime import date
 
 from django.utils import timezone
 
-from memstore.errors import FactNotFound, NotAllowed
+from memstore.errors import FactNotFound
 from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact
 from memstore.facts.validity import feedback_meta
@@ -79,7 +79,7 @@ def bot_feedback(*, ctx: Context, fact_id: str, verb: str, via: str = "api") -> 
     a project the bot may only read is refused (MissingGrant), legacy room copies are skipped."""
     scopes = [s for s in readable_scopes(ctx) if s.kind != "room" or ctx.room_private]
     seen = visible(ctx)
-    copies = [c for c in fact_find(scopes=scopes, fact_id=fact_id.strip().lower())]
+    copies = fact_find(scopes=scopes, fact_id=fact_id.strip().lower())
     copies = withholding_of(ctx).shown([c for c in copies if c.visibility in seen])
     if not copies:
         raise FactNotFound("No fact with that id in the memory this bot may read here.")
@@ -87,6 +87,4 @@ def bot_feedback(*, ctx: Context, fact_id: str, verb: str, via: str = "api") -> 
         scope = Scope.parse(copy.scope)
         if scope.kind == "project":
             membership_check(bot=ctx.bot, project=scope.name, read_only=ctx.read_only)
-        if scope.kind == "bot" and scope.name != ctx.bot:
-            raise NotAllowed("A bot gives feedback only on memory it may read.")
     return fact_feedback(copies=copies, verb=verb, by=ctx.bot, via=via, person=ctx.person)

@@ -5,6 +5,7 @@ ranks a little higher; `outdated` marks it for a person. The file is the truth t
 import pytest
 from django.utils import timezone
 
+from memstore.registry.bots import project_join
 from tests.helpers import BotClient, log
 
 
@@ -106,3 +107,22 @@ def test_bad_feedback_is_refused_clearly(bot_a):
     bad = bot_a.post(f"/facts/{fact['id']}/feedback", {"verb": "meh"})
     assert bad.status == 422
     assert "useful" in bad.body["message"] and "do-not-use" in bad.body["message"]
+
+
+def test_feedback_needs_write_access_and_sees_only_what_the_room_reads(tokens, memory_root):
+    b = BotClient(token=tokens["b"], projects="apollo")
+    fact = b.post(
+        "/facts", {"text": "Launch is on 3 March", "scope": "project", "project": "apollo"}
+    ).body
+    project_join(bot="a", project="apollo", access="read")
+    a = BotClient(token=tokens["a"], projects="apollo")
+    refused = a.post(f"/facts/{fact['id']}/feedback", {"verb": "wrong"})
+    assert (refused.status, refused.body["code"]) == (403, "missing_grant")
+    assert refused.body["detail"]["project"] == "apollo"
+    # Without the project in play, the room does not read it: not found, nothing marked.
+    outside = BotClient(token=tokens["b"])
+    assert outside.post(f"/facts/{fact['id']}/feedback", {"verb": "wrong"}).status == 404
+    hidden = b.post("/facts", {"text": "Door code rotates", "visibility": "hidden"}).body
+    assert b.post(f"/facts/{hidden['id']}/feedback", {"verb": "wrong"}).status == 404
+    text = "".join(p.read_text() for p in memory_root.rglob("*.md"))
+    assert "mark=" not in text

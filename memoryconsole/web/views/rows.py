@@ -208,7 +208,5 @@ def feedback_fact(request, bot: str):
     """Confirm a fact (still true) or mark it outdated, wrong or do-not-use; the row again."""
     file, fact_id = _fact_ref(request.POST)
     verb = request.POST.get("verb", "")
-    _, row = console_fact_feedback(
-        viewer=viewer_of(request), bot=bot, file=file, fact_id=fact_id, verb=verb
-    )
+    _, row = console_fact_feedback(viewer=viewer_of(request), file=file, fact_id=fact_id, verb=verb)
     return _show_row(request, bot, row, saved=_DONE[verb])
