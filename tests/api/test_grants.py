@@ -129,5 +129,7 @@ def test_bots_command_sets_grants(db, memory_root):
     assert "(read_write)" in run_command("bots", "join", "scout", "apollo")
     assert "(read)" in run_command("bots", "join", "scout", "apollo", "--access", "read")
     assert run_command("bots", "list").strip() == "scout  apollo (read)  1 active token(s)"
+    me = reader.get("/me").body
+    assert (me["grants"], me["read_only_projects"]) == (["memory:read"], ["apollo"])
     with pytest.raises(Exception, match="Unknown grant 'memory:admin'"):
         run_command("bots", "token", "scout", "--scopes", "memory:admin")

@@ -290,7 +290,8 @@ export interface paths {
         };
         /**
          * Whoami
-         * @description Which bot this token acts as, and the projects it has joined.
+         * @description Which bot this token acts as, what the token may do, and the projects it has joined
+         *     (those it may only read listed again).
          */
         get: operations["whoami"];
         put?: never;
@@ -1170,10 +1171,20 @@ export interface components {
             bot: string;
             /** Display Name */
             display_name: string;
+            /**
+             * Grants
+             * @description What this token may do: memory:read, memory:write (a write without memory:write is 403 missing_grant).
+             */
+            grants: ("memory:read" | "memory:write")[];
             /** In Groups */
             in_groups: boolean;
             /** Projects */
             projects: string[];
+            /**
+             * Read Only Projects
+             * @description The projects whose memory this bot may read but not write.
+             */
+            read_only_projects: string[];
         };
         /** MemoryHealthOut */
         MemoryHealthOut: {
