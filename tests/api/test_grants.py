@@ -112,6 +112,15 @@ def test_read_membership_reads_the_project_but_may_not_write_it(tokens, bot_a):
     assert refused.body["detail"] == {"grant": "read_write", "project": "apollo"}
     # Its own memory it still writes.
     assert a.post("/facts", {"text": "Launch moved", "scope": "bot"}).status == 201
+    # Its own copy in the project stays too: a forget says why, rather than "not found".
+    project_join(bot="a", project="apollo", access="read_write")
+    own = a.post("/facts", {"text": "Budget is 40k", "scope": "project", "project": "apollo"})
+    assert own.status == 201
+    project_join(bot="a", project="apollo", access="read")
+    kept = a.post("/facts/forget", {"text": "budget is 40k"})
+    assert (kept.status, kept.body["code"]) == (403, "missing_grant")
+    assert kept.body["detail"] == {"grant": "read_write", "project": "apollo"}
+    assert "Budget is 40k" in a.get("/prompt").body["text"]
     # Full access again: the change is seen on the very next call.
     project_join(bot="a", project="apollo", access="read_write")
     again = a.post("/facts", {"text": "Launch moved", "scope": "project", "project": "apollo"})
