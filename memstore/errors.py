@@ -44,6 +44,13 @@ class NotAllowed(MemstoreError):
     status = 403
 
 
+class MissingGrant(NotAllowed):
+    """The caller's token (or its project membership) lacks the grant this call needs:
+    `detail` names it (`grant`) and, for a project, the project."""
+
+    code = "missing_grant"
+
+
 class SecretRefused(MemstoreError):
     """The text or a metadata value looks like a secret (refused in every scope)."""
 

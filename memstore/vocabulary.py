@@ -37,6 +37,22 @@ Visibility = Literal["context", "searchable", "hidden", "private"]
 VISIBILITIES: tuple[Visibility, ...] = get_args(Visibility)
 PRIVATE_ROOM_KINDS: tuple[RoomKind, ...] = ("direct",)  # where private facts may be used
 
+# What a bot token (or an OAuth connection) may do: read memory, write it, or both; and how a
+# bot belongs to a project: it reads the project's memory, or reads and writes it.
+Grant = Literal["memory:read", "memory:write"]
+GRANTS: tuple[Grant, ...] = get_args(Grant)
+READ_GRANT, WRITE_GRANT = GRANTS
+Membership = Literal["read", "read_write"]
+MEMBERSHIPS: tuple[Membership, ...] = get_args(Membership)
+
+# What a bot or a person says about a fact it used: `useful` (it is still true: the line gets
+# `checked=`), `outdated` (a person should look), `wrong` and `do-not-use` (it leaves prompts and
+# recall at once and goes to review). The last three are written as the line's `mark=`.
+Feedback = Literal["useful", "outdated", "wrong", "do-not-use"]
+FEEDBACKS: tuple[Feedback, ...] = get_args(Feedback)
+MARKS: tuple[Feedback, ...] = ("outdated", "wrong", "do-not-use")
+WITHDRAWN_MARKS: tuple[Feedback, ...] = ("wrong", "do-not-use")
+
 # Always-on notes: "About this workspace", "About you" (one per person), "About me"
 # (one per bot).
 NoteKind = Literal["workspace", "you", "me"]

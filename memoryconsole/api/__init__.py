@@ -21,6 +21,7 @@ from memoryconsole.api.routers import (
     exchanges,
     export,
     facts,
+    feedback,
     health,
     links,
     memory_tool,
@@ -93,6 +94,7 @@ for module in (
     exchanges,
     health,
     export,
+    feedback,
     memory_tool,
 ):
     api.add_router("/v1/", module.router)

@@ -3,7 +3,9 @@
 A token acts only as its own bot: the bot's slug comes from the token, never from the request.
 The room, person and ticket are checked by `memstore.rooms.context.call_context`; `groups_noted`
 tells memstore once a call has been answered, never for a refusal: only then is the room bound
-and a group room's bot marked "in groups".
+and a group room's bot marked "in groups". `grant_check` refuses a call that writes (every
+method but GET, bar the POSTs in `READS_BY_POST`) when the token lacks memory:write, as it is
+authenticated: a new write operation is covered without being listed.
 """
 
 import hashlib
@@ -19,6 +21,7 @@ from ninja.security import HttpBearer
 
 from memoryconsole.api.schemas import ContextHeaders
 from memstore.calls.context import Context, call_context, call_succeeded
+from memstore.registry.grants import WRITE_GRANT, grant_require
 from memstore.registry.tokens import Caller, token_verify
 
 
@@ -38,12 +41,14 @@ class BotToken(HttpBearer):
             # Without its generation: nothing remembered is trusted for this call (the link and
             # the room are asked of the database, which fails, as before any of it was cached).
             if (recent := _verified.get(key)) and time.monotonic() - recent[0] < RECENT_SECONDS:
+                grant_check(request, recent[1])
                 return replace(recent[1], generation=None)
             raise
         if caller is not None:
             if len(_verified) >= 10_000:
                 _verified.clear()
             _verified[key] = (time.monotonic(), caller)
+            grant_check(request, caller)
         return caller
 
 
@@ -65,6 +70,7 @@ def context_of(request: HttpRequest, headers: ContextHeaders) -> Context:
         generation=caller.generation,
         traits=caller.traits,
         private=headers.private,
+        read_only=caller.read_only,
     )
     request.memory_context = ctx  # type: ignore[attr-defined]
     return ctx
@@ -87,3 +93,23 @@ def groups_noted(run: Callable) -> Callable:
         return response
 
     return noted
+
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# Operations (by url_name) that POST only to carry a body and change nothing: memory:read does.
+READS_BY_POST = frozenset({"prompt_changes"})
+
+
+def writes(method: str, url_name: str | None) -> bool:
+    """Whether a call (its HTTP method and its path's url_name) writes memory: every method but
+    GET does, bar the operations in READS_BY_POST."""
+    return method.upper() not in SAFE_METHODS and url_name not in READS_BY_POST
+
+
+def grant_check(request: HttpRequest, caller: Caller) -> None:
+    """Raise MissingGrant (403 `missing_grant`, naming memory:write) when this call writes and
+    the token may only read; runs as part of authentication, before the body is validated."""
+    match = request.resolver_match
+    if writes(request.method or "", match.url_name if match else None):
+        doing = f"{request.method} {request.path}"
+        grant_require(granted=caller.scopes, needed=WRITE_GRANT, doing=doing)

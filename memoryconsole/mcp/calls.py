@@ -37,7 +37,10 @@ from memstore.vocabulary import (
 
 logger = logging.getLogger("memoryconsole.mcp")
 
-CALLER: ContextVar[tuple[str, frozenset[str] | None]] = ContextVar("mcp_caller")
+# (bot, joined projects, those it may only read); None: read from the registry at each call.
+CALLER: ContextVar[tuple[str, frozenset[str] | None, frozenset[str] | None]] = ContextVar(
+    "mcp_caller"
+)
 # The request's `X-Room-Ticket` (one JSON-RPC call per request here, so one room per ticket).
 TICKET: ContextVar[str | None] = ContextVar("mcp_room_ticket", default=None)
 BINDING: ContextVar[Binding | None] = ContextVar("mcp_binding", default=None)
@@ -125,7 +128,7 @@ def room_context(
 ) -> Context:
     """The call's Context: the bound room for a bound connection (room arguments naming another
     room are refused), else the room the arguments name (both room_id and room_kind needed)."""
-    bot, joined = CALLER.get()
+    bot, joined, read_only = CALLER.get()
     binding = BINDING.get()
     ticket = TICKET.get()
     if binding is not None:
@@ -153,6 +156,7 @@ def room_context(
         projects=projects,
         joined=joined,
         ticket=ticket,
+        read_only=read_only,
     )
     _CALLED.set(ctx)
     return ctx

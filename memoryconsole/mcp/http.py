@@ -2,7 +2,8 @@
 or an OAuth access token issued for this endpoint), then lets the official MCP SDK answer the
 request. Without a valid token it answers 401 with `WWW-Authenticate: Bearer
 resource_metadata=…` (the MCP authorization spec: where to discover how to sign in); an OAuth
-token without the scope a tool needs gets 403 `insufficient_scope`.
+token without the scope a tool needs gets 403 `insufficient_scope`, a bot token without the
+grant 403 `missing_grant`.
 
 Why a Django view and not the SDK's Starlette app: the app runs under gunicorn's synchronous
 workers, and a Django view keeps one process model, one URL map, one body-size limit and the
@@ -28,7 +29,9 @@ from memoryconsole.api.errors import RETRY_AFTER_SECONDS, EdgeError, database_un
 from memoryconsole.mcp.calls import BINDING, TICKET
 from memoryconsole.mcp.oauth import challenge, missing_scope, resource_of
 from memoryconsole.mcp.tools import CALLER, server
+from memstore.errors import MissingGrant
 from memstore.invocation import manage_command
+from memstore.registry.grants import grant_require
 from memstore.registry.oauth import OAuthCaller, access_verify
 from memstore.registry.tokens import Caller, token_verify
 
@@ -75,17 +78,8 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
             {"WWW-Authenticate": challenge(request, error="invalid_token" if sent else "")},
             request_id=_request_id(request.body),
         )
-    if isinstance(caller, OAuthCaller):
-        needed = missing_scope(caller.scopes, request.body)
-        if needed:
-            return _rpc_error(
-                403,
-                -32001,
-                f"insufficient_scope: this connection may not {needed[1]}; sign in again and "
-                f"allow {needed[0]}.",
-                {"WWW-Authenticate": challenge(request, error="insufficient_scope")},
-                request_id=_request_id(request.body),
-            )
+    if refused := _grant_refused(request, caller):
+        return refused
     ticket = request.headers.get("X-Room-Ticket") or None
     status, headers, body = async_to_sync(_serve)(caller, _scope(request), request.body, ticket)
     response = HttpResponse(body, status=status)
@@ -93,6 +87,30 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         if name.lower() not in _SKIPPED_HEADERS:
             response[name] = value
     return response
+
+
+def _grant_refused(request: HttpRequest, caller: Caller | OAuthCaller) -> JsonResponse | None:
+    """403 when the call's tool needs a grant the caller lacks: `insufficient_scope` for an
+    OAuth connection (with the challenge the MCP authorization spec asks for), `missing_grant`
+    for a bot token, each naming the grant."""
+    needed = missing_scope(caller.scopes, request.body)
+    if not needed:
+        return None
+    if isinstance(caller, OAuthCaller):
+        return _rpc_error(
+            403,
+            -32001,
+            f"insufficient_scope: this connection may not {needed[1]}; sign in again and "
+            f"allow {needed[0]}.",
+            {"WWW-Authenticate": challenge(request, error="insufficient_scope")},
+            request_id=_request_id(request.body),
+        )
+    try:
+        grant_require(granted=caller.scopes, needed=needed[0], doing=needed[1].split(" (")[0])
+    except MissingGrant as exc:
+        message = f"{exc.code}: {exc.message} {json.dumps(exc.detail)}"
+        return _rpc_error(403, -32001, message, request_id=_request_id(request.body))
+    return None
 
 
 def _caller(request: HttpRequest) -> Caller | OAuthCaller | None:
@@ -152,7 +170,7 @@ async def _serve(
     caller: Caller | OAuthCaller, scope: dict, body: bytes, ticket: str | None
 ) -> tuple[int, list, bytes]:
     """Run the SDK's stateless JSON-mode handler for one request and collect its response."""
-    CALLER.set((caller.bot, caller.joined))
+    CALLER.set((caller.bot, caller.joined, caller.read_only))
     BINDING.set(caller.binding if isinstance(caller, OAuthCaller) else None)
     TICKET.set(ticket)
     sent = {"status": 500, "headers": [], "body": bytearray()}

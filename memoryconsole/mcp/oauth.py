@@ -25,11 +25,11 @@ from django.views.decorators.csrf import csrf_exempt
 
 from memoryconsole.api.body_limit import body_check
 from memoryconsole.api.errors import EdgeError
-from memoryconsole.mcp.tools import TOOL_SCOPES
+from memoryconsole.mcp.tools import TOOL_SCOPES, server
 from memoryconsole.web.lockout import request_client_address
 from memstore.errors import OAuthRefused
 from memstore.registry.oauth import code_exchange, token_refresh, token_revoke_any
-from memstore.registry.oauth_clients import READ, SCOPES, client_register
+from memstore.registry.oauth_clients import READ, SCOPES, WRITE, client_register
 from memstore.registry.rate_limits import rate_hit
 
 _FORM_LIMIT = 64 * 1024
@@ -55,23 +55,48 @@ def challenge(request: HttpRequest, *, error: str = "") -> str:
 
 
 def missing_scope(granted: frozenset[str], body: bytes) -> tuple[str, str] | None:
-    """(scope, what it allows) when this JSON-RPC message calls a tool `granted` lacks."""
+    """(scope, what it allows) when this JSON-RPC message reads a resource or calls a tool
+    `granted` lacks."""
+    message = _message(body)
+    if message.get("method") == "resources/read":  # the note and the section: reading
+        return None if READ in granted else (READ, f"read resources ({SCOPES[READ].lower()})")
+    name = tool_called(body)
+    needed = scope_needed(name) if name else None
+    if needed is None or needed in granted:
+        return None
+    return needed, f"call {name} ({SCOPES[needed].lower()})"
+
+
+def _message(body: bytes) -> dict:
     try:
         message = json.loads(body)
     except ValueError:
-        return None
-    if not isinstance(message, dict):
-        return None
-    if message.get("method") == "resources/read":  # the note and the section: reading
-        return None if READ in granted else (READ, f"read resources ({SCOPES[READ].lower()})")
+        return {}
+    return message if isinstance(message, dict) else {}
+
+
+def tool_called(body: bytes) -> str | None:
+    """The tool this JSON-RPC message calls, or None when it calls none."""
+    message = _message(body)
     if message.get("method") != "tools/call":
         return None
     params = message.get("params")
     name = params.get("name") if isinstance(params, dict) else None
-    needed = TOOL_SCOPES.get(name) if isinstance(name, str) else None
-    if needed is None or needed in granted:
-        return None
-    return needed, f"call {name} ({SCOPES[needed].lower()})"
+    return name if isinstance(name, str) else None
+
+
+def server_tool_names() -> frozenset[str]:
+    """The name of every tool the server registered."""
+    return frozenset(tool.name for tool in server._tool_manager.list_tools())
+
+
+def scope_needed(tool: str) -> str | None:
+    """The grant a tool needs: its TOOL_SCOPES entry; a registered tool missing from it needs
+    memory:write (a new tool is never open to a read-only caller by omission); None for a
+    name that is no tool (the SDK answers that)."""
+    if tool in TOOL_SCOPES:
+        return TOOL_SCOPES[tool]
+    return WRITE if tool in server_tool_names() else None
 
 
 def _cors(view: Callable) -> Callable:

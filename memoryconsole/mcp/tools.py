@@ -1,5 +1,6 @@
 """The MCP tools: remember, recall, forget, list_facts, edit_fact, prompt_section,
-report_exchange and summarize, each with the room it is called from as arguments.
+report_exchange, summarize and feedback (`memoryconsole.mcp.feedback`), each with the room it
+is called from as arguments.
 
 Every tool validates its arguments with the API's own request schemas, builds the call's
 Context with `memstore.rooms.context.call_context` and calls the one memstore function the matching
@@ -47,6 +48,7 @@ from memoryconsole.mcp.calls import (
     room_context,
     run_call,
 )
+from memoryconsole.mcp.feedback import feedback
 from memoryconsole.mcp.resources import resources_add
 from memstore.calls.exchanges import exchange_submit, text_summarize
 from memstore.calls.facts import bot_edit, bot_facts_list, bot_forget_answer, bot_remember
@@ -381,7 +383,10 @@ async def summarize(
     return await run_call(call)
 
 
-# The OAuth scope each tool needs (a bot token may call every tool).
+server.tool(title="Give feedback on a fact", annotations=CHANGE)(feedback)
+
+# The grant each tool needs, of an OAuth connection and of a bot token alike
+# (`memoryconsole.mcp.oauth.scope_needed`: a tool missing here needs memory:write).
 TOOL_SCOPES = {
     "remember": WRITE,
     "recall": READ_SCOPE,
@@ -391,4 +396,5 @@ TOOL_SCOPES = {
     "prompt_section": READ_SCOPE,
     "report_exchange": WRITE,
     "summarize": WRITE,
+    "feedback": WRITE,
 }

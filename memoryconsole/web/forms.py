@@ -12,6 +12,7 @@ from memoryconsole.web.presenters.common import GROUPINGS, TAB_LABELS
 from memstore.console.authoring import FactFields
 from memstore.console.facts import DATE_FILTERS, IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.console.people import PEOPLE_ACTIONS
+from memstore.console.tokens import GRANT_LABELS, MEMBERSHIP_LABELS
 from memstore.errors import InvalidFact
 from memstore.facts.markdown import MAX_TEXT_CHARS, day_check
 from memstore.learning.activity import KINDS
@@ -19,6 +20,8 @@ from memstore.rooms.access import MAX_PROJECTS
 from memstore.vocabulary import (
     FACT_ID_PATTERN,
     FACT_TYPES,
+    GRANTS,
+    MEMBERSHIPS,
     PERSON_PATTERN,
     ROOM_KINDS,
     ROOM_PATTERN,
@@ -290,9 +293,26 @@ class BotForm(forms.Form):
 
 
 class TokenForm(forms.Form):
-    """A new bot token's name (what it is for: "prod", "laptop")."""
+    """A new bot token's name (what it is for: "prod", "laptop") and its grants (both unless a
+    person unticks one: memory:read alone makes a token every write refuses)."""
 
     name = forms.CharField(max_length=80, required=False, label="Name (what it is for)")
+    scopes = forms.MultipleChoiceField(
+        choices=[(grant, f"{grant}: {GRANT_LABELS[grant]}") for grant in GRANTS],
+        initial=list(GRANTS),
+        widget=forms.CheckboxSelectMultiple,
+        label="It may",
+        error_messages={"required": "Choose at least one: memory:read or memory:write."},
+    )
+
+
+class MembershipForm(forms.Form):
+    """A bot in a project, and whether it may only read its memory or read and write it."""
+
+    project = forms.SlugField(max_length=63, label="Project")
+    access = forms.ChoiceField(
+        choices=[(m, MEMBERSHIP_LABELS[m]) for m in MEMBERSHIPS], initial="read_write"
+    )
 
 
 class AsOfForm(forms.Form):

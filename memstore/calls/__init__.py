@@ -9,6 +9,7 @@ this package, `registry` (token checks), `vocabulary` and `errors`
     prompt       the prompt's memory section, counted as a use; what changed since a version
     notes        always-on notes
     links        links between facts
+    feedback     useful, outdated, wrong, do-not-use on a fact the room may read
     health       readiness, a bot's record and health report, its fixes
     exchanges    report an exchange; summarize
     export       a bot's files and archive

@@ -7,18 +7,20 @@ caller's say-so), then calls one service or selector. A save is `memstore.store.
 shared with the learner and the importers.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from memstore.errors import EditConflict, FactHeldElsewhere, FactNotFound
 from memstore.facts.history import Change
 from memstore.facts.markdown import MAX_TEXT_CHARS, day_check
 from memstore.facts.paging import Page
-from memstore.facts.paths import Scope, ScopeKind, Shard, locate
+from memstore.facts.paths import Scope, ScopeKind, Shard, locate, scope_split
 from memstore.facts.records import StoredFact
 from memstore.facts.validity import is_expired
 from memstore.privacy.erase import Erasure, fact_erase, reach_of_bot
 from memstore.privacy.forgotten import copies_outside, target_ids
 from memstore.prompt.asof import bot_facts_as_of
+from memstore.registry.grants import membership_check
 from memstore.rooms.access import (
     Context,
     forget_shards,
@@ -105,7 +107,9 @@ def bot_forget_answer(
         else:
             removed = fact_forget(shards=shards, fact_id=fact_id, text=text, by=ctx.bot, via=via)
     except FactNotFound as error:
-        remaining = copies_outside(shards=shards, ids=target_ids(fact_id=fact_id, text=text))
+        ids = target_ids(fact_id=fact_id, text=text)
+        _held_read_only(ctx, ids)
+        remaining = copies_outside(shards=shards, ids=ids)
         if remaining:
             raise FactHeldElsewhere(
                 "Only other bots' shards hold this fact, so it still reaches this bot's prompt; "
@@ -115,6 +119,17 @@ def bot_forget_answer(
         raise
     remaining = copies_outside(shards=shards, ids=target_ids(fact_id=fact_id, text=text))
     return Forgetting(removed=removed, remaining=remaining, erased=erased)
+
+
+def _held_read_only(ctx: Context, ids: Iterable[str]) -> None:
+    # A forget that found nothing: if the bot's own shard of a project it may only read holds
+    # the fact, say that (MissingGrant naming the project) rather than "not found".
+    scopes = [Scope("project", p) for p in sorted(ctx.read_only)]
+    for fact_id in ids if scopes else ():
+        for copy in fact_find(scopes=scopes, fact_id=fact_id):
+            if copy.shard_bot == ctx.bot:
+                name = scope_split(copy.scope)[1]
+                membership_check(bot=ctx.bot, project=name, read_only=ctx.read_only)
 
 
 def _forget_targets(ctx: Context, scope: ScopeKind | None, project: str | None) -> list[Shard]:

@@ -11,6 +11,7 @@
                  clear, as the person, via=console
     versions     a fact's versions, and restoring one
     sharing      sharing a private memory with the workspace
+    feedback     a person confirms a fact, or marks it outdated, wrong or do-not-use
     review       the review inbox: proposals (the learner's report mode) accepted or rejected
     provenance   from a learned fact to its exchange and the facts that exchange produced
     sources      which memories shaped a reply: an exchange's retrieved, injected and cited

@@ -219,7 +219,9 @@ KIND_LABELS = {
     "duplicate": "Duplicate",
     "junk": "Junk",
     "too_long": "Too long",
+    "marked": "Marked by feedback",
     "review": "Review due",
+    "unverified": "Used most, never verified",
     "unused": "Never used",
 }
 

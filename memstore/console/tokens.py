@@ -1,18 +1,26 @@
-"""Bots and their tokens in the console: staff register a bot, create (the token is shown
-once), name, list (with last use) and revoke its tokens; anyone may read how to connect a bot. A bot with memory on disk but not
-yet registered is registered when its first token is made.
+"""Bots and their tokens in the console: staff register a bot, create its tokens (shown once,
+with their grants: memory:read, memory:write), name, list (with last use) and revoke them, and
+set the bot's project memberships (read, or read and write); anyone may read how to connect a
+bot. A bot with memory on disk but not yet registered is registered when its first token is made.
 
 Does not: hash or verify tokens (`memstore.registry.tokens` does), or decide wording.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memstore.console.viewer import Viewer
 from memstore.errors import NotAllowed, UnknownBot, UnknownToken
 from memstore.models import Bot
-from memstore.registry.bots import bot_create
+from memstore.registry.bots import bot_create, bot_get, project_join
+from memstore.registry.grants import ALL_GRANTS, READ_WRITE
+from memstore.registry.oauth_clients import SCOPES
 from memstore.registry.people import bot_people
 from memstore.registry.tokens import NewToken, TokenInfo, token_create, token_revoke, tokens_list
+
+# What each grant and membership allows, as a person reads it beside its checkbox.
+GRANT_LABELS = {grant: text.lower() for grant, text in SCOPES.items()}
+MEMBERSHIP_LABELS = {"read": "read its memory", READ_WRITE: "read and write its memory"}
 
 
 def _staff(viewer: Viewer) -> None:
@@ -49,12 +57,46 @@ def console_tokens(*, viewer: Viewer, bot: str) -> list[TokenInfo]:
         return []
 
 
-def console_token_create(*, viewer: Viewer, bot: str, name: str) -> NewToken:
-    """A new token for the bot (registering the bot first if it is not); shown once."""
+def console_token_create(
+    *, viewer: Viewer, bot: str, name: str, scopes: Iterable[str] = ALL_GRANTS
+) -> NewToken:
+    """A new token for the bot with these grants (registering the bot first if it is not);
+    shown once."""
     _staff(viewer)
     if not Bot.objects.filter(slug=bot).exists():
         bot_create(slug=bot)
-    return token_create(bot=bot, name=name.strip())
+    return token_create(bot=bot, name=name.strip(), scopes=scopes)
+
+
+@dataclass(frozen=True, slots=True)
+class Membership:
+    """A project the bot is in, and what it may do with the project's memory."""
+
+    project: str
+    access: str
+
+    @property
+    def label(self) -> str:
+        return MEMBERSHIP_LABELS[self.access]
+
+
+def console_memberships(*, viewer: Viewer, bot: str) -> list[Membership]:
+    """The bot's projects with their access, by name (none for a bot not registered)."""
+    _staff(viewer)
+    try:
+        info = bot_get(slug=bot)
+    except UnknownBot:
+        return []
+    return [
+        Membership(project=p, access="read" if p in info.read_only else READ_WRITE)
+        for p in info.projects
+    ]
+
+
+def console_membership_set(*, viewer: Viewer, bot: str, project: str, access: str) -> bool:
+    """Put the bot in a project with this access (or change its access); True if it joined."""
+    _staff(viewer)
+    return project_join(bot=bot, project=project, access=access)
 
 
 def console_bot_create(*, viewer: Viewer, slug: str, name: str, app: bool) -> BotIdentity:

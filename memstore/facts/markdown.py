@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 
 from memstore.errors import InvalidFact
-from memstore.vocabulary import FACT_ID_PATTERN, LINK_KINDS, VISIBILITIES
+from memstore.vocabulary import FACT_ID_PATTERN, LINK_KINDS, MARKS, VISIBILITIES
 
 MAX_TEXT_CHARS = 500
 # A new or re-dated fact's date: not before this, and at most this far past today. Lines already
@@ -23,8 +23,9 @@ MAX_TEXT_CHARS = 500
 EARLIEST_DAY = date(1900, 1, 1)
 LATEST_AHEAD = timedelta(days=366)
 TAGS = ("note", "episode")
-# Metadata holding a calendar date (`memstore.facts.validity` owns what they mean).
-DATE_KEYS = ("until", "review")
+# Metadata holding a date, and the feedback mark (`memstore.facts.validity` owns their meaning).
+DATE_KEYS = ("until", "review", "checked")
+MARK_KEY = "mark"
 # Links: `rel=supersedes:<id>,related_to:<id>` (kinds from the vocabulary, targets fact ids).
 LINK_KEY = "rel"
 _LINK_RE = re.compile(rf"({'|'.join(LINK_KINDS)}):({FACT_ID_PATTERN})")
@@ -271,6 +272,8 @@ def clean_meta(meta: dict[str, object] | None) -> dict[str, str]:
     for key in DATE_KEYS:
         if key in result:
             _check_day(key, result[key])
+    if result.get(MARK_KEY, MARKS[0]) not in MARKS:
+        raise InvalidFact(f"mark must be one of {', '.join(MARKS)}.", detail={"field": MARK_KEY})
     return result
 
 

@@ -9,6 +9,7 @@ from datetime import date
 from typing import Protocol
 
 from memstore.facts import markdown
+from memstore.facts.validity import checked_of
 from memstore.vocabulary import TIERS, Tier
 
 __all__ = ["TIERS", "Tier"]
@@ -57,6 +58,21 @@ def rank_of(*, day: date, weight: float, importance: float | None = None) -> flo
     IMPORTANCE_MONTHS x (importance - 0.5) when the fact has an importance."""
     bonus = 0.0 if importance is None else IMPORTANCE_MONTHS * (importance - 0.5)
     return (day - _EPOCH).days / 30 + math.log2(weight) + bonus
+
+
+# A fact confirmed by a person or reported still true by a bot (`checked=`) ranks as if written
+# on that day, by at most VERIFIED_MAX_BONUS (a month): a little higher, never past the news.
+VERIFIED_MAX_BONUS = 1.0
+
+
+def verified_bonus(*, day: date, meta: dict[str, str] | None) -> float:
+    """The rank a `checked` day adds: the months from the fact's date to it, at most a month."""
+    checked = checked_of(meta)
+    try:
+        months = (date.fromisoformat(checked) - day).days / 30 if checked else 0.0
+    except ValueError:  # a hand-written day that is no calendar day counts for nothing
+        return 0.0
+    return min(VERIFIED_MAX_BONUS, max(0.0, months))
 
 
 # Usage (counted by upkeep): how often recall returned a fact and when a bot last used it
@@ -161,4 +177,5 @@ def derived(tier_file: str, fact: markdown.FactLine) -> tuple[str, str, float, f
     if visibility not in markdown.VISIBILITIES:
         visibility = "context"
     rank = rank_of(day=fact.day, weight=weight, importance=importance_of(meta))
+    rank += verified_bonus(day=fact.day, meta=meta)
     return fact.text, tier, weight, rank, visibility

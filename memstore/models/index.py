@@ -67,6 +67,10 @@ class Fact(models.Model):
             models.Index(
                 fields=["scope_key"], name="fact_until", condition=models.Q(meta__has_key="until")
             ),
+            # ... and those marked by feedback (wrong, do-not-use: expired at once)
+            models.Index(
+                fields=["scope_key"], name="fact_mark", condition=models.Q(meta__has_key="mark")
+            ),
             # prompt: each file's best rows in rank order, read without sorting the scope
             models.Index(fields=["file", "-rank", "-day", "-position"], name="fact_file_rank"),
         ]

@@ -27,10 +27,12 @@ class Bot(models.Model):
 
 
 class ProjectMember(models.Model):
-    """A bot working on a project: it may read and write that project's memory."""
+    """A bot working on a project: it reads that project's memory, and writes it when its
+    `access` is read_write (`memstore.registry.grants`)."""
 
     project = models.SlugField(max_length=63)
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="projects")
+    access = models.CharField(max_length=10, default="read_write")  # read | read_write
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -38,8 +40,14 @@ class ProjectMember(models.Model):
         ordering = ["project"]
 
 
+def all_grants() -> list[str]:
+    """Every grant: a token made before grants existed keeps full access."""
+    return ["memory:read", "memory:write"]
+
+
 class BotToken(models.Model):
-    """A bearer token for one bot, stored only as a SHA-256 hash."""
+    """A bearer token for one bot, stored only as a SHA-256 hash, with its grants (`scopes`,
+    the OAuth scope words: memory:read, memory:write)."""
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="tokens")
     name = models.CharField(max_length=80, blank=True)
@@ -48,6 +56,7 @@ class BotToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    scopes = models.JSONField(default=all_grants)
 
 
 class PersonSettings(models.Model):

@@ -33,7 +33,7 @@ from django.utils import timezone
 from memstore.facts.paths import Scope
 from memstore.facts.ranking import usage_bonus_sql
 from memstore.facts.records import StoredFact
-from memstore.facts.validity import expired_sql
+from memstore.facts.validity import expired_sql, may_expire_sql
 from memstore.prompt.compose import BlockInput, BlockKind, Budget, SliceName
 from memstore.prompt.incremental import WITHHELD_SPARE
 from memstore.rules.withheld import fact_flag
@@ -89,7 +89,7 @@ _READ_SQL = (
         UNION ALL
         SELECT 'until', {columns}, files.path, files.profile, files.by_path, files.id, 0
         FROM memstore_fact f JOIN files ON files.id = f.file_id
-        WHERE f.scope_key = %(scope)s AND f.meta ? 'until' AND {expired_f}
+        WHERE f.scope_key = %(scope)s AND {may_expire} AND {expired_f}
     )
     SELECT r.src, r.id, r.day, r.rank, r.weight, r.position, r.by_path, r.profile, r.file,
            r.visibility, {expired} AS expired, ({bonus})::float8 AS bonus,
@@ -110,7 +110,9 @@ _READ_SQL = (
     .replace("{bonus}", _BONUS)
     .replace("{expired}", _EXPIRED)
 )
-_READ_SQL = _READ_SQL.replace("{expired_f}", expired_sql("f").replace("%s", "%(today)s"))
+_READ_SQL = _READ_SQL.replace("{expired_f}", expired_sql("f").replace("%s", "%(today)s")).replace(
+    "{may_expire}", may_expire_sql("f")
+)
 _SQL = {
     weighed: _READ_SQL.replace("{order}", order).replace("{cut}", _CUT[weighed])
     for weighed, order in _ORDER.items()

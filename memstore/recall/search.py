@@ -41,7 +41,7 @@ from memstore.facts.records import (
     StoredFact,
     stored_from_values,
 )
-from memstore.facts.validity import expired_sql
+from memstore.facts.validity import expired_sql, may_expire_sql
 from memstore.recall import fusion
 from memstore.recall.budgeted import budgeted, never_returned
 from memstore.recall.dates import date_mentions, in_any
@@ -307,7 +307,7 @@ def _rows_and_usage(
             f"SELECT u.usage::text, e.ids::text, f.id, {STORED_COLUMNS_BY_ROW}"
             f" FROM ({USAGE_SQL}) u (usage)"
             " CROSS JOIN (SELECT coalesce(array_agg(x.id), '{}') FROM memstore_fact x"
-            " WHERE x.scope_key = ANY(%s) AND x.meta ? 'until'"
+            f" WHERE x.scope_key = ANY(%s) AND {may_expire_sql('x')}"
             f" AND {expired_sql('x')}) e (ids)"
             " LEFT JOIN memstore_fact f ON f.id = ANY(%s)",
             [

@@ -14,6 +14,7 @@ from memstore.errors import InvalidName, UnknownBot
 from memstore.facts.paths import check_slug
 from memstore.invocation import manage_command
 from memstore.models import Bot, ProjectMember
+from memstore.registry.grants import READ_WRITE, membership_clean
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,7 @@ class BotInfo:
     active_tokens: int
     app: bool = False
     private_memory: bool = False
+    read_only: tuple[str, ...] = ()  # the projects it may read, not write
 
 
 def bot_create(*, slug: str, display_name: str = "", app: bool = False) -> BotInfo:
@@ -56,11 +58,19 @@ def bots_registered() -> list[BotInfo]:
     return _infos(Bot.objects.all())
 
 
-def project_join(*, bot: str, project: str) -> bool:
-    """Let a bot read and write a project's memory; False if it had already joined."""
+def project_join(*, bot: str, project: str, access: str = READ_WRITE) -> bool:
+    """Let a bot read (`access` read) or read and write (read_write) a project's memory; a bot
+    already in the project gets this access. False if it had already joined."""
     check_slug(project, "project")
+    access = membership_clean(access)
     row = bot_row(slug=bot)
-    _, created = ProjectMember.objects.get_or_create(bot=row, project=project)
+    with transaction.atomic():
+        member, created = ProjectMember.objects.get_or_create(
+            bot=row, project=project, defaults={"access": access}
+        )
+        if member.access != access:
+            member.access = access
+            member.save(update_fields=["access"])  # a trigger moves the auth generation
     return created
 
 
@@ -107,10 +117,13 @@ def _infos(rows) -> list[BotInfo]:
         active_tokens=Count("tokens", filter=Q(tokens__revoked_at__isnull=True), distinct=True)
     ).order_by("slug")
     projects: dict[int, list[str]] = {}
-    for bot_id, project in ProjectMember.objects.filter(bot__in=rows).values_list(
-        "bot_id", "project"
+    read_only: dict[int, list[str]] = {}
+    for bot_id, project, access in ProjectMember.objects.filter(bot__in=rows).values_list(
+        "bot_id", "project", "access"
     ):
         projects.setdefault(bot_id, []).append(project)
+        if access != READ_WRITE:
+            read_only.setdefault(bot_id, []).append(project)
     return [
         BotInfo(
             slug=row.slug,
@@ -120,6 +133,7 @@ def _infos(rows) -> list[BotInfo]:
             active_tokens=row.active_tokens,
             app=row.app,
             private_memory=row.private_memory,
+            read_only=tuple(sorted(read_only.get(row.pk, []))),
         )
         for row in rows
     ]

@@ -85,6 +85,7 @@ class OAuthCaller:
     joined: frozenset[str]
     scopes: frozenset[str]
     binding: Binding | None
+    read_only: frozenset[str] = frozenset()  # joined projects the bot may read, not write
 
 
 def code_issue(
@@ -264,7 +265,7 @@ def access_verify(*, token: str, resource: str) -> OAuthCaller | None:
         found = cursor.fetchone()
     if found is None:
         return None
-    grant_id, live, slug, scopes, granted_for, room_id, room_kind, person, joined = found
+    grant_id, live, slug, scopes, granted_for, room_id, room_kind, person, joined, read_only = found
     if not live:
         grant_end(grant_id=grant_id)
         return None
@@ -276,6 +277,7 @@ def access_verify(*, token: str, resource: str) -> OAuthCaller | None:
         joined=frozenset(joined),
         scopes=frozenset(json.loads(scopes) if isinstance(scopes, str) else scopes),
         binding=binding if room_id else None,
+        read_only=frozenset(read_only),
     )
 
 
@@ -287,7 +289,9 @@ _VERIFY_SQL = f"""
     SELECT g.id,
            u.is_active AND (g.room_id <> '' OR u.is_staff),
            b.slug, g.scopes, g.resource, g.room_id, g.room_kind, g.person,
-           ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p WHERE p.bot_id = b.id)
+           ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p WHERE p.bot_id = b.id),
+           ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p
+                 WHERE p.bot_id = b.id AND p.access = 'read')
     FROM {OAuthToken._meta.db_table} t
     JOIN {OAuthGrant._meta.db_table} g ON g.id = t.grant_id
     JOIN {Bot._meta.db_table} b ON b.id = g.bot_id

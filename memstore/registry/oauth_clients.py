@@ -24,9 +24,10 @@ from django.utils import timezone
 from memstore.errors import OAuthRefused
 from memstore.models import OAuthClient
 from memstore.registry.redirect_uris import redirect_uri_parse, redirect_uri_registered
+from memstore.vocabulary import READ_GRANT, WRITE_GRANT
 
-READ = "memory:read"
-WRITE = "memory:write"
+READ = READ_GRANT
+WRITE = WRITE_GRANT
 SCOPES = {
     READ: "Search and read memory, and the prompt's memory section",
     WRITE: "Save, edit and forget facts; report exchanges for learning",

@@ -3,7 +3,8 @@
 A token is `mct_` plus 43 random URL-safe characters, shown once when created. Only its SHA-256
 digest is stored (a token has 256 bits of entropy, so a fast hash is enough), with its first 12
 characters as a prefix so a person can tell tokens apart and revoke one. A token authenticates
-exactly one bot; what that bot may do in a room is `memstore.rooms.access`.
+exactly one bot and carries its grants (memory:read, memory:write: `memstore.registry.grants`);
+what that bot may do in a room is `memstore.rooms.access`.
 
 A process remembers the tokens it verified, stamped with the authorization generation
 (`memstore.registry.generation`): a warm call costs the one statement that reads it, and a
@@ -12,8 +13,10 @@ next call.
 """
 
 import hashlib
+import json
 import secrets
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
@@ -23,6 +26,7 @@ from memstore.errors import UnknownToken
 from memstore.models import Bot, BotToken, ProjectMember
 from memstore.registry.bots import bot_row
 from memstore.registry.generation import GENERATION_SQL, GenerationCache, generation_read
+from memstore.registry.grants import ALL_GRANTS, grants_clean
 
 TOKEN_START = "mct_"
 PREFIX_CHARS = 12
@@ -40,6 +44,7 @@ class TokenInfo:
     created_at: datetime
     last_used_at: datetime | None
     revoked_at: datetime | None
+    scopes: tuple[str, ...] = tuple(sorted(ALL_GRANTS))
 
     @property
     def active(self) -> bool:
@@ -48,12 +53,15 @@ class TokenInfo:
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """The bot a token belongs to and the projects it has joined: every API call needs both, so
-    they come from the token's one query."""
+    """The bot a token belongs to, the projects it has joined (`read_only`: those it may only
+    read) and the token's grants: every API call needs them, so they come from the token's one
+    query."""
 
     bot: str
     joined: frozenset[str]
     traits: tuple[bool, bool] = (False, False)  # the bot's (app, private_memory)
+    scopes: frozenset[str] = ALL_GRANTS
+    read_only: frozenset[str] = frozenset()
     # the authorization generation this call was checked at: the person link and room binding
     # checks of the same call may trust what was remembered at it (None: remember nothing)
     generation: int | None = field(default=None, compare=False)
@@ -66,6 +74,8 @@ class _Verified:
     joined: frozenset[str]
     last_used: datetime | None
     traits: tuple[bool, bool] = (False, False)
+    scopes: frozenset[str] = ALL_GRANTS
+    read_only: frozenset[str] = frozenset()
 
 
 _verified: GenerationCache[_Verified] = GenerationCache()  # digest -> what it named
@@ -79,8 +89,10 @@ class NewToken:
     info: TokenInfo
 
 
-def token_create(*, bot: str, name: str = "") -> NewToken:
-    """Create a token for a registered bot (raises UnknownBot)."""
+def token_create(*, bot: str, name: str = "", scopes: Iterable[str] = ALL_GRANTS) -> NewToken:
+    """Create a token for a registered bot with these grants (every one by default); raises
+    UnknownBot, or InvalidName for an unknown grant or none."""
+    grants = grants_clean(scopes)
     row = bot_row(slug=bot)
     while True:
         token = TOKEN_START + secrets.token_urlsafe(32)
@@ -88,7 +100,9 @@ def token_create(*, bot: str, name: str = "") -> NewToken:
         # Prefixes are how people revoke; keep them unique so a prefix names one token.
         if not BotToken.objects.filter(prefix=prefix).exists():
             break
-    saved = BotToken.objects.create(bot=row, name=name[:80], prefix=prefix, digest=_digest(token))
+    saved = BotToken.objects.create(
+        bot=row, name=name[:80], prefix=prefix, digest=_digest(token), scopes=list(grants)
+    )
     return NewToken(token=token, info=_info(saved, bot))
 
 
@@ -110,13 +124,15 @@ def token_verify(*, token: str) -> Caller | None:
             found = cursor.fetchone()
         if found is None:
             return None
-        pk, slug, last_used, joined, app, private_memory, generation = found
+        pk, slug, last_used, joined, read_only, app, private_memory, scopes, generation = found
         known = _Verified(
             pk=pk,
             bot=slug,
             joined=frozenset(joined),
             last_used=last_used,
             traits=(app, private_memory),
+            scopes=frozenset(json.loads(scopes) if isinstance(scopes, str) else scopes),
+            read_only=frozenset(read_only),
         )
     now = timezone.now()
     if known.last_used is None or now - known.last_used > LAST_USED_RESOLUTION:
@@ -125,21 +141,24 @@ def token_verify(*, token: str) -> Caller | None:
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")
             BotToken.objects.filter(pk=known.pk).update(last_used_at=now)
-        known = _Verified(
-            pk=known.pk,
-            bot=known.bot,
-            joined=known.joined,
-            last_used=now,
-            traits=known.traits,
-        )
+        known = replace(known, last_used=now)
     _verified.put(digest, generation, known)
-    return Caller(bot=known.bot, joined=known.joined, generation=generation, traits=known.traits)
+    return Caller(
+        bot=known.bot,
+        joined=known.joined,
+        generation=generation,
+        traits=known.traits,
+        scopes=known.scopes,
+        read_only=known.read_only,
+    )
 
 
 _VERIFY_SQL = f"""
     SELECT t.id, b.slug, t.last_used_at,
            ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p WHERE p.bot_id = b.id),
-           b.app, b.private_memory,
+           ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p
+                 WHERE p.bot_id = b.id AND p.access = 'read'),
+           b.app, b.private_memory, t.scopes,
            {GENERATION_SQL}
     FROM {BotToken._meta.db_table} t JOIN {Bot._meta.db_table} b ON b.id = t.bot_id
     WHERE t.digest = %s AND t.revoked_at IS NULL
@@ -189,4 +208,5 @@ def _info(row: BotToken, bot: str | Bot) -> TokenInfo:
         created_at=row.created_at,
         last_used_at=row.last_used_at,
         revoked_at=row.revoked_at,
+        scopes=tuple(row.scopes),
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from memstore.errors import InvalidFact, InvalidName, NotAllowed
 from memstore.facts.paths import Scope, ScopeKind, Shard, check_person, check_room, check_slug
 from memstore.invocation import manage_command
+from memstore.registry.grants import membership_check
 from memstore.rules.withheld import Withholding, withholding_for
 from memstore.vocabulary import (
     PRIVATE_ROOM_KINDS,
@@ -43,7 +44,8 @@ class Room:
 class Context:
     """A bot acting in a room: with the person (direct rooms) and the projects in play.
 
-    `joined` is every project the bot has joined (from the registry, not from the caller);
+    `joined` is every project the bot has joined (from the registry, not from the caller),
+    `read_only` those of them it may read but not write (its membership is `read`);
     `room_shard` says whether the bot holds a shard of this room's legacy memory (from disk):
     only such bots read it; `room_bound`: the room's binding was there when the call opened
     (`memstore.rooms.context`: an answered call binds an unbound room). From the bot's
@@ -58,6 +60,7 @@ class Context:
     person: str | None = None
     projects: tuple[str, ...] = ()
     joined: frozenset[str] = field(default_factory=frozenset)
+    read_only: frozenset[str] = field(default_factory=frozenset)
     room_shard: bool = False
     room_bound: bool = False
     app: bool = False
@@ -147,7 +150,8 @@ def readable_scope(ctx: Context, kind: ScopeKind, name: str | None = None) -> Sc
 
 def writable_shard(ctx: Context, kind: ScopeKind, name: str | None = None) -> Shard:
     """The shard this context writes for a scope kind (and project name), or the error of
-    `readable_scope`; legacy room memory is never written."""
+    `readable_scope`; legacy room memory is never written, nor a project the bot may only read
+    (MissingGrant naming the project)."""
     if kind == "room" or (kind == "bot" and ctx.room_private):
         # In a private conversation a save belongs to it unless another scope is asked for.
         if ctx.room_private:
@@ -163,7 +167,10 @@ def writable_shard(ctx: Context, kind: ScopeKind, name: str | None = None) -> Sh
                 f"with `{manage_command('bots', 'create', 'SLUG', '--app')}`."
             )
         return WORKSPACE.shard(ctx.bot)
-    return _own_scope(ctx, kind, name).shard(ctx.bot)
+    scope = _own_scope(ctx, kind, name)
+    if scope.kind == "project":
+        membership_check(bot=ctx.bot, project=scope.name, read_only=ctx.read_only)
+    return scope.shard(ctx.bot)
 
 
 def _own_scope(ctx: Context, kind: ScopeKind, name: str | None) -> Scope:
@@ -187,11 +194,12 @@ def _own_scope(ctx: Context, kind: ScopeKind, name: str | None) -> Scope:
 
 def forget_shards(ctx: Context, legacy_rooms: list[str]) -> list[Shard]:
     """Every shard a forget in this context may change: own memory, the person's shard (direct
-    rooms), joined projects, this bot's copies in legacy rooms, and an app's workspace shard."""
+    rooms), joined projects it may write, this bot's copies in legacy rooms, and an app's
+    workspace shard."""
     shards = [Scope("bot", ctx.bot).shard(ctx.bot)]
     if ctx.user_memory_allowed:
         shards.append(Scope("user", ctx.person).shard(ctx.bot))
-    shards += [Scope("project", p).shard(ctx.bot) for p in sorted(ctx.joined)]
+    shards += [Scope("project", p).shard(ctx.bot) for p in sorted(ctx.joined - ctx.read_only)]
     shards += [Scope("room", r).shard(ctx.bot) for r in legacy_rooms]
     if ctx.room_private and ctx.room.id not in legacy_rooms:
         shards.append(Scope("room", ctx.room.id).shard(ctx.bot))

@@ -16,6 +16,7 @@ from memstore.facts.paths import Scope, check_slug, memory_root
 from memstore.models import Bot, ProjectMember, RoomBinding
 from memstore.registry.bots import bot_mark_in_groups
 from memstore.registry.generation import GenerationCache
+from memstore.registry.grants import READ_WRITE
 from memstore.registry.people import person_for_bot
 from memstore.rooms.access import Context, Room
 from memstore.rooms.tickets import room_bind, room_check, ticket_check
@@ -35,6 +36,7 @@ def call_context(
     generation: int | None = None,
     traits: tuple[bool, bool] | None = None,
     private: bool | None = None,
+    read_only: Iterable[str] | None = None,
 ) -> Context:
     """The Context of one bot call, checked in this order: the room ticket (when the deployment
     wants one), the person (registered and linked to the bot; used under their canonical name),
@@ -42,7 +44,7 @@ def call_context(
     Raises TicketRefused, PersonUnknown, PersonNotLinked, InvalidName, NotAllowed or
     RoomConflict, and then nothing was created (the refusal is recorded in the failure log, op
     "call"). `joined`: the bot's projects, if the caller has them already
-    (memstore.registry.tokens.Caller); `generation`: the authorization generation the caller's
+    (memstore.registry.tokens.Caller), with `read_only` those it may only read; `generation`: the authorization generation the caller's
     token was checked at (the same Caller), so the person link and the room binding this process
     read at it are trusted without a query (`memstore.registry.generation`); `traits` the
     bot's (app, private_memory) from the same Caller; `private`: the call says the group room
@@ -69,6 +71,7 @@ def call_context(
         joined=joined,
         traits=traits,
         private=bool(private),
+        read_only=read_only,
     )
     bound = room_check(
         room_id=ctx.room.id,
@@ -118,17 +121,21 @@ def context_open(
     joined: Iterable[str] | None = None,
     traits: tuple[bool, bool] | None = None,
     private: bool = False,
+    read_only: Iterable[str] | None = None,
 ) -> Context:
     """The one way a `Context` is made: a bot in a room, its joined projects and its traits
     (app, private memory) read from the registry (or passed in by a caller that read them
     already, as the API does with the bot's token), whether it holds a shard of the room's
     legacy memory, and for a group room whether it is a private conversation (as bound, else as
-    `private` claims) and whether this bot opened it. It checks
+    `private` claims) and whether this bot opened it, and which joined projects it may only
+    read (`read_only`, from the registry when not passed). It checks
     names and projects (`Context` does), not who is calling: a bot's call goes through
     `call_context`."""
     check_slug(bot)
-    if joined is None:
-        joined = ProjectMember.objects.filter(bot__slug=bot).values_list("project", flat=True)
+    if joined is None or read_only is None:
+        members = list(ProjectMember.objects.filter(bot__slug=bot).values_list("project", "access"))
+        joined = [project for project, _ in members] if joined is None else joined
+        read_only = [project for project, access in members if access != READ_WRITE]
     joined = frozenset(joined)
     if traits is None:
         found = Bot.objects.filter(slug=bot).values_list("app", "private_memory").first()
@@ -148,6 +155,7 @@ def context_open(
         person=person,
         projects=tuple(dict.fromkeys(projects)),
         joined=joined,
+        read_only=frozenset(read_only) & joined,
         room_shard=room.kind == "group" and _holds_room_shard(bot, room.id),
         app=bool(app),
         private_memory=bool(private_memory),

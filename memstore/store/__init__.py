@@ -8,6 +8,7 @@ in_room    a save for a bot in a room (the bots' door, the learner, the importer
 held       saves the gate held for review (instruction-shaped text), kept as proposals
 selectors  every read, synced first
 links      links between facts
+feedback   useful, outdated, wrong, do-not-use and a person's confirm, written on every copy
 sharing    sharing a private memory with the workspace
 audit      the workspace's audit trail
 """

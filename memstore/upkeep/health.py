@@ -40,7 +40,7 @@ from memstore.errors import FactNotFound, InvalidFact, NotAllowed
 from memstore.facts.markdown import MAX_TEXT_CHARS, fact_identity
 from memstore.facts.paths import Shard
 from memstore.facts.records import StoredFact
-from memstore.facts.validity import is_review_due, review_of
+from memstore.facts.validity import checked_of, is_review_due, mark_of, review_of
 from memstore.models import Proposal
 from memstore.privacy.erase import Reach, fact_erase, reach_of_bot
 from memstore.rooms.access import Context, forget_shards
@@ -62,7 +62,9 @@ KINDS = (
     "duplicate",
     "junk",
     "too_long",
+    "marked",
     "review",
+    "unverified",
     "unused",
 )
 FIXES = {
@@ -72,7 +74,9 @@ FIXES = {
     "duplicate": ("merge", "archive"),
     "junk": ("archive",),
     "too_long": ("archive",),
+    "marked": ("archive",),
     "review": ("archive",),
+    "unverified": ("archive",),
     "unused": ("archive",),
 }
 # A person may also decide a line is not an order after all; a bot may not (its model may be
@@ -119,6 +123,7 @@ def health_report(*, shards: list[Shard], limit: int = 500, per_kind: int = 0) -
     finally:
         features_clear()
     findings += _unused(facts)
+    findings += _unverified(facts)
     return _report(len(facts), findings, limit=limit, per_kind=per_kind)
 
 
@@ -175,9 +180,38 @@ def _single(facts: list[StoredFact]) -> list[Finding]:
             )
         if reason := junk_reason(fact.body):
             found.append(Finding("junk", fact, reason))
-        if is_review_due(fact.meta, today):
+        if mark := mark_of(fact.meta):
+            found.append(Finding("marked", fact, _MARKED[mark]))
+        elif is_review_due(fact.meta, today):
             found.append(Finding("review", fact, f"to be checked by {review_of(fact.meta)}"))
     return found
+
+
+_MARKED = {
+    "outdated": "marked outdated: still used; a person should check it",
+    "wrong": "marked wrong: left out of prompts and recall until a person confirms it",
+    "do-not-use": "marked do-not-use: left out of prompts and recall until a person confirms it",
+}
+# How many of the facts prompts use most, never verified, Health lists.
+UNVERIFIED_TOP = 10
+
+
+def _unverified(facts: list[StoredFact]) -> list[Finding]:
+    """The facts prompts used most that nobody ever verified (no `checked=`)."""
+    usage = usage_of(scope_keys={f.scope for f in facts})
+    used = [
+        (row.prompted, fact)
+        for fact in facts
+        if checked_of(fact.meta) is None
+        and not mark_of(fact.meta)
+        and (row := usage.get((fact.scope, fact.fact_id))) is not None
+        and row.prompted > 0
+    ]
+    used.sort(key=lambda pair: (-pair[0], pair[1].fact_id))
+    return [
+        Finding("unverified", fact, f"in {count} prompts, never verified")
+        for count, fact in used[:UNVERIFIED_TOP]
+    ]
 
 
 def _contradictions(shards: list[Shard], facts: list[StoredFact]) -> list[Finding]:

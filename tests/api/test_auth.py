@@ -69,6 +69,8 @@ def test_bots_command_end_to_end(db, memory_root):
         "display_name": "Scout",
         "in_groups": False,
         "projects": ["apollo"],
+        "grants": ["memory:read", "memory:write"],
+        "read_only_projects": [],
     }
     assert "Revoked token" in run_command("bots", "revoke", token[:12])
     assert "revoked" in run_command("bots", "tokens", "scout")

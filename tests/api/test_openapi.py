@@ -38,6 +38,7 @@ def test_operations_have_stable_ids_and_json_errors():
         "list_facts",
         "forget",
         "forget_fact",
+        "fact_feedback",
         "edit_fact",
         "recall",
         "prompt_section",

@@ -25,7 +25,7 @@ from memory_console_client import (
     UnavailableError,
 )
 
-from tests.helpers import REPO
+from tests.helpers import REPO, run_command
 
 
 def lines(path) -> list[str]:
@@ -85,6 +85,15 @@ def test_every_call_of_the_sync_client(workspace):
             memory.edit(moved["id"], "Apollo launches in April", expected_text="3 March")
         assert (stale.value.status, stale.value.code) == (409, "conflict")
         assert stale.value.detail["current"] == "Apollo launches on 10 March"
+
+        marked = memory.feedback(moved["id"], "wrong")
+        assert (marked["verb"], marked["copies"], marked["fact"]["meta"]["mark"]) == (
+            "wrong",
+            1,
+            "wrong",
+        )
+        assert "10 March" not in memory.prompt()["text"]
+        assert "mark=wrong" in (root / launch["file"]).read_text()
 
         gone = memory.forget(text="PREFERS  window seats")
         assert gone["forgotten"] == 1 and gone["remaining"] == []
@@ -443,3 +452,15 @@ def test_with_room_tickets_a_private_room_needs_a_ticket_that_signs_it(workspace
         with pytest.raises(AuthenticationError) as unclaimed:
             board.in_room("board", "group", ticket=signed).list_facts()
         assert unclaimed.value.code == "ticket_invalid"
+
+
+def test_a_read_only_token_reads_and_is_refused_writes_naming_the_grant(workspace):
+    token = run_command("bots", "token", "scout", "--scopes", "memory:read").strip()
+    with Client(workspace.url, token, "dm-ro", "direct", person="alice") as reader:
+        assert reader.list_facts()["items"] == []
+        with pytest.raises(PermissionDeniedError) as refused:
+            reader.remember("Prefers window seats")
+        assert (refused.value.status, refused.value.code) == (403, "missing_grant")
+        assert "memory:write is needed" in refused.value.message
+        assert refused.value.detail["grant"] == "memory:write"
+    assert not list(workspace.memory_root.rglob("*.md"))

@@ -89,6 +89,7 @@ def test_typescript_client_against_a_live_server(built, workspace, own_bot):
     root = workspace.memory_root
     project = (root / f"projects/apollo/memory/by-agent/{bot}/profile.md").read_text()
     assert "Zeus ships in June" in project and "May" not in project
+    assert "mark=wrong" in project  # the feedback call marked it
     user_logs = list((root / f"users/alice/memory/by-agent/{bot}/log").glob("*.md"))
     assert user_logs and not any("aisle" in path.read_text() for path in user_logs)
     private = "".join(p.read_text() for p in (root / f"rooms/board-ts-{run}").rglob("*.md"))

@@ -20,6 +20,7 @@ from memstore.registry.tokens import token_create
 from tests.helpers import REPO, database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
+BOTH = ["memory:read", "memory:write"]  # the token form's two boxes, ticked as it opens
 
 
 def _snippet(page: str, kind: str, bot: str) -> str:
@@ -44,7 +45,7 @@ def _run_curl(script: str) -> str:
 def test_the_tokens_page_examples_run_as_printed(live_server, django_user_model):
     bot_create(slug="scout")
     boss = _client(live_server, django_user_model, "boss", staff=True)
-    page = boss.post("/bots/scout/tokens/", {"name": "first"}).content.decode()
+    page = boss.post("/bots/scout/tokens/", {"name": "first", "scopes": BOTH}).content.decode()
     out = _run_curl(_snippet(page, "curl", "scout"))
     assert '"text":"Prefers dark mode"' in out.replace(": ", ":") and "person_" not in out
 

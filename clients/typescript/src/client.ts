@@ -17,6 +17,8 @@ export type Recall = Schemas["RecallOut"];
 export type Prompt = Schemas["PromptOut"];
 export type PromptChanges = Schemas["ChangesOut"];
 export type Forgetting = Schemas["ForgetOut"];
+export type Feedback = Schemas["FeedbackOut"];
+export type FeedbackVerb = Schemas["FeedbackIn"]["verb"];
 export type ExchangeReceipt = Schemas["ExchangeOut"];
 export type ApiError = Schemas["ErrorOut"];
 export type MemoryCommand = Schemas["MemoryToolIn"];
@@ -134,6 +136,14 @@ export class Client {
       throw new TypeError("forget needs exactly one of id (a fact's id) and text (its text)");
     }
     return this.send({ method: "POST", path: "/facts/forget", body: defined(target) });
+  }
+
+  /** Say what a fact you used is worth: `useful` (still true), `outdated`, `wrong` or `do-not-use` (the last two take it out of prompts and recall at once and send it to review). */
+  feedback(factId: string, verb: FeedbackVerb): Promise<Feedback> {
+    if (!FACT_ID.test(factId)) {
+      throw new TypeError(`factId must be a fact's id (16 hex digits), got ${JSON.stringify(factId)}`);
+    }
+    return this.send({ method: "POST", path: `/facts/${factId}/feedback`, body: { verb } });
   }
 
   /** The memory section for this room's system prompt (`text`). */

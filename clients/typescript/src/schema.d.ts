@@ -156,6 +156,28 @@ export interface paths {
         patch: operations["edit_fact"];
         trace?: never;
     };
+    "/api/v1/facts/{fact_id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give Feedback
+         * @description Say what a fact you used is worth: `useful` (still true), `outdated`, `wrong` or
+         *     `do-not-use` (the last two take it out of prompts and recall at once and send it to a
+         *     person's review). Every copy this room may read is marked; a recall never marks anything.
+         */
+        post: operations["fact_feedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/facts/{fact_id}/links": {
         parameters: {
             query?: never;
@@ -271,7 +293,8 @@ export interface paths {
         };
         /**
          * Whoami
-         * @description Which bot this token acts as, and the projects it has joined.
+         * @description Which bot this token acts as, what the token may do, and the projects it has joined
+         *     (those it may only read listed again).
          */
         get: operations["whoami"];
         put?: never;
@@ -867,6 +890,35 @@ export interface components {
             /** Total */
             total: number;
         };
+        /**
+         * FeedbackIn
+         * @description What the bot says about a fact it used.
+         */
+        FeedbackIn: {
+            /**
+             * Verb
+             * @description useful: it is still true (the line gets checked=today and ranks a little higher); outdated: a person should look (mark=outdated, listed in Health); wrong, do-not-use: it leaves prompts and recall at once and goes to review (mark=, review=today) until a person confirms it in the console.
+             * @enum {string}
+             */
+            verb: "useful" | "outdated" | "wrong" | "do-not-use";
+        };
+        /**
+         * FeedbackOut
+         * @description The feedback written: the fact as it reads now and how many copies were marked.
+         */
+        FeedbackOut: {
+            /**
+             * Copies
+             * @description Copies of the fact marked (one per shard holding it).
+             */
+            copies: number;
+            fact: components["schemas"]["FactOut"];
+            /**
+             * Verb
+             * @enum {string}
+             */
+            verb: "useful" | "outdated" | "wrong" | "do-not-use";
+        };
         /** FindingOut */
         FindingOut: {
             fact: components["schemas"]["FactOut"];
@@ -879,7 +931,7 @@ export interface components {
              * Kind
              * @enum {string}
              */
-            kind: "secret" | "instruction" | "contradiction" | "duplicate" | "junk" | "too_long" | "review" | "unused";
+            kind: "secret" | "instruction" | "contradiction" | "duplicate" | "junk" | "too_long" | "marked" | "review" | "unverified" | "unused";
             /** @description The other fact of a duplicate or conflict. */
             other?: components["schemas"]["FactOut"] | null;
             /** Why */
@@ -1154,10 +1206,20 @@ export interface components {
             bot: string;
             /** Display Name */
             display_name: string;
+            /**
+             * Grants
+             * @description What this token may do: memory:read, memory:write (a write without memory:write is 403 missing_grant).
+             */
+            grants: ("memory:read" | "memory:write")[];
             /** In Groups */
             in_groups: boolean;
             /** Projects */
             projects: string[];
+            /**
+             * Read Only Projects
+             * @description The projects whose memory this bot may read but not write.
+             */
+            read_only_projects: string[];
         };
         /** MemoryHealthOut */
         MemoryHealthOut: {
@@ -2661,6 +2723,91 @@ export interface operations {
             };
             /** @description Content Too Large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    fact_feedback: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The conversation's id (letters, digits and . _ : -). */
+                "X-Room-Id": string;
+                /** @description direct (one person, one bot), group, routine, bot (bot-to-bot) or event. */
+                "X-Room-Kind": "direct" | "group" | "routine" | "bot" | "event";
+                /** @description The person the bot is talking with, as registered (any case). Required in direct rooms; when named, they must be registered and linked to the bot. */
+                "X-Person"?: string;
+                /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
+                "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
+                /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
+                "X-Room-Ticket"?: string;
+            };
+            path: {
+                /** @description The fact's id (16 hex digits). */
+                fact_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -86,6 +86,11 @@ test("every call of the client", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not 
   assert.equal(stale.code, "conflict");
   assert.equal(stale.detail.current, "Zeus ships in June");
 
+  const marked = await memory.feedback(moved.id, "wrong");
+  assert.deepEqual([marked.verb, marked.copies, marked.fact.meta.mark], ["wrong", 1, "wrong"]);
+  assert.ok(!(await memory.prompt()).text.includes("Zeus ships in June"));
+  assert.equal((await memory.feedback(saved.id, "useful")).fact.meta.checked, marked.fact.meta.review);
+
   const gone = await memory.forget({ text: "PREFERS aisle seats" });
   assert.equal(gone.forgotten, 1);
   const missing = await refusal(() => memory.forget({ id: saved.id }));

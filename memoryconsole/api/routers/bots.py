@@ -7,6 +7,7 @@ from ninja.responses import Status
 from memoryconsole.api.errors import errors
 from memoryconsole.api.schemas import HealthOut, MeOut
 from memstore.calls.health import bot_get, server_health
+from memstore.vocabulary import GRANTS
 
 router = Router(tags=["bot"])
 
@@ -28,11 +29,15 @@ def health(request: HttpRequest):
 
 @router.get("/me", response={200: MeOut, **errors(401)}, operation_id="whoami", url_name="whoami")
 def whoami(request: HttpRequest):
-    """Which bot this token acts as, and the projects it has joined."""
-    bot = bot_get(slug=request.auth.bot)  # type: ignore[attr-defined]
+    """Which bot this token acts as, what the token may do, and the projects it has joined
+    (those it may only read listed again)."""
+    caller = request.auth  # type: ignore[attr-defined]
+    bot = bot_get(slug=caller.bot)
     return MeOut(
         bot=bot.slug,
         display_name=bot.display_name,
         in_groups=bot.in_groups,
         projects=list(bot.projects),
+        grants=[grant for grant in GRANTS if grant in caller.scopes],
+        read_only_projects=list(bot.read_only),
     )

@@ -9,7 +9,16 @@ from memoryconsole.api.schemas import FACT_ID, FactOut, Out, StrictIn
 from memstore.calls.health import BotHealth
 
 Kind = Literal[
-    "secret", "instruction", "contradiction", "duplicate", "junk", "too_long", "review", "unused"
+    "secret",
+    "instruction",
+    "contradiction",
+    "duplicate",
+    "junk",
+    "too_long",
+    "marked",
+    "review",
+    "unverified",
+    "unused",
 ]
 
 

@@ -20,6 +20,7 @@ from memoryconsole.api.schemas.facts import (
     FactOut,
 )
 from memstore.vocabulary import (
+    Grant,
     LinkKind,
     NoteKind,
 )
@@ -244,6 +245,13 @@ class MeOut(Out):
     display_name: str
     in_groups: bool
     projects: list[str]
+    grants: list[Grant] = Field(
+        description="What this token may do: memory:read, memory:write (a write without "
+        "memory:write is 403 missing_grant)."
+    )
+    read_only_projects: list[str] = Field(
+        description="The projects whose memory this bot may read but not write."
+    )
 
 
 class DatabaseHealthOut(Out):

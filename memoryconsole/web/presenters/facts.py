@@ -21,7 +21,14 @@ from memoryconsole.web.presenters.history import stamp_time
 from memstore.console.facts import FactQuery, FactRow, FactRows, Tab
 from memstore.console.writes import ClearPreview, Erased
 from memstore.facts.paths import Scope
-from memstore.facts.validity import is_expired, is_review_due, review_of, until_of
+from memstore.facts.validity import (
+    checked_of,
+    is_expired,
+    is_review_due,
+    mark_of,
+    review_of,
+    until_of,
+)
 from memstore.rules.protected import fact_requested
 from memstore.store.sharing import Sharing, is_private
 
@@ -70,6 +77,16 @@ class FactRowView:
     def review(self) -> str:
         """Its `review` date as written, or ""."""
         return review_of(self.row.fact.meta) or ""
+
+    @property
+    def checked(self) -> str:
+        """The day it was last verified (a person confirmed it, a bot found it useful), or ""."""
+        return checked_of(self.row.fact.meta) or ""
+
+    @property
+    def mark(self) -> str:
+        """Its feedback mark (outdated, wrong, do-not-use), or ""."""
+        return mark_of(self.row.fact.meta) or ""
 
     @property
     def src(self) -> str:

@@ -1,5 +1,5 @@
-"""One fact row of a bot's page: show it (what Cancel goes back to), edit it in place, delete
-it, undo the delete, or delete and erase it (after a confirmation saying how far it reaches). htmx swaps the row's `<li>`; without JavaScript the same partial is shown
+"""One fact row of a bot's page: show it (what Cancel goes back to), edit it in place, confirm
+or mark it (outdated, wrong, do-not-use), delete it, undo the delete, or delete and erase it (after a confirmation saying how far it reaches). htmx swaps the row's `<li>`; without JavaScript the same partial is shown
 on a small page of its own with a way back."""
 
 from dataclasses import asdict
@@ -14,6 +14,7 @@ from memoryconsole.web.presenters import facts
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.authoring import console_fact_update, fact_fields_of
 from memstore.console.facts import FactRow, console_fact_get
+from memstore.console.feedback import console_fact_feedback
 from memstore.console.sharing import console_fact_share, console_share_plan
 from memstore.console.writes import (
     console_fact_erase,
@@ -35,6 +36,7 @@ _URL_NAMES = {
     "undo": "fact_undo",
     "erase": "fact_erase",
     "share": "fact_share",
+    "feedback": "fact_feedback",
     "delete_many": "facts_delete",
     "versions": "fact_versions",
     "seen": "fact_seen",
@@ -44,6 +46,14 @@ _URL_NAMES = {
 def fact_urls(bot: str) -> dict[str, str]:
     """The URLs a fact row links to, reversed once per response rather than per row."""
     return {key: reverse(f"web:{name}", args=[bot]) for key, name in _URL_NAMES.items()}
+
+
+_DONE = {
+    "confirm": "Confirmed: still true.",
+    "outdated": "Marked outdated.",
+    "wrong": "Marked wrong: left out of prompts and recall.",
+    "do-not-use": "Marked do-not-use: left out of prompts and recall.",
+}
 
 
 def _fact_ref(data) -> tuple[str, str]:
@@ -192,3 +202,12 @@ def share_fact(request, bot: str):
         messages.success(request, f"Shared with the workspace: {shared.fact.body}")
         return redirect(reverse("web:bot", args=[bot]) + "?tab=workspace")
     return _row_response(request, bot, "fact-shared", {"shared_text": shared.fact.body})
+
+
+@console_view("POST", fragment=ROW_ERROR)
+def feedback_fact(request, bot: str):
+    """Confirm a fact (still true) or mark it outdated, wrong or do-not-use; the row again."""
+    file, fact_id = _fact_ref(request.POST)
+    verb = request.POST.get("verb", "")
+    _, row = console_fact_feedback(viewer=viewer_of(request), file=file, fact_id=fact_id, verb=verb)
+    return _show_row(request, bot, row, saved=_DONE[verb])

@@ -1,18 +1,21 @@
-"""A new bot (staff), a bot's tokens (staff: create, name, list with last use, revoke; a new
-token is shown once) and how to connect a bot (curl and Python, filled in for this bot and this
-server)."""
+"""A new bot (staff), a bot's tokens (staff: create with its grants, name, list with last use,
+revoke; a new token is shown once), its project memberships (read, or read and write), and how to
+connect a bot (curl and Python, filled in for this bot and this server)."""
 
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
-from memoryconsole.web.forms import BotForm, TokenForm
+from memoryconsole.web.forms import BotForm, MembershipForm, TokenForm
 from memoryconsole.web.presenters import tokens as presenters
 from memoryconsole.web.views.common import console_view, viewer_of
 from memstore.console.plugins import plugin_bundle
 from memstore.console.tokens import (
+    MEMBERSHIP_LABELS,
     connect_person,
     console_bot_create,
+    console_membership_set,
+    console_memberships,
     console_token_create,
     console_token_of,
     console_token_revoke,
@@ -49,7 +52,8 @@ def tokens_page(request, bot: str):
     new = None
     form = TokenForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        new = console_token_create(viewer=viewer, bot=bot, name=form.cleaned_data["name"])
+        data = form.cleaned_data
+        new = console_token_create(viewer=viewer, bot=bot, name=data["name"], scopes=data["scopes"])
         form = TokenForm()
     context = {
         "bot": bot,
@@ -57,6 +61,8 @@ def tokens_page(request, bot: str):
         "form": form,
         "new": new,
         "tokens": console_tokens(viewer=viewer, bot=bot),
+        "memberships": console_memberships(viewer=viewer, bot=bot),
+        "membership_form": MembershipForm(),
         "snippets": presenters.connect_snippets(
             base=request.build_absolute_uri("/").rstrip("/"),
             token=new.token if new else "",
@@ -66,6 +72,24 @@ def tokens_page(request, bot: str):
     response = render(request, "web/tokens.html", context)
     response["Cache-Control"] = "no-store"  # a token shown once must not sit in a cache
     return response
+
+
+@console_view("POST")
+def set_membership(request, bot: str):
+    """Put the bot in a project, or change what it may do there (read, read and write)."""
+    form = MembershipForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Name a project (letters, digits, '-') and read or read_write.")
+        return redirect("web:tokens", bot=bot)
+    project, access = form.cleaned_data["project"], form.cleaned_data["access"]
+    joined = console_membership_set(
+        viewer=viewer_of(request), bot=bot, project=project, access=access
+    )
+    done = "joined" if joined else "is in"
+    messages.success(
+        request, f"{bot} {done} project {project}: it may {MEMBERSHIP_LABELS[access]}."
+    )
+    return redirect("web:tokens", bot=bot)
 
 
 @console_view("POST")

@@ -5,10 +5,15 @@ bots create SLUG [--name NAME] [--app]
                                    writes workspace memory, scope server)
 bots private SLUG on|off           whether the bot keeps a private memory (read only in its
                                    own rooms, never in another group room)
-bots token SLUG [--name NAME]      issue a token (printed once; only its hash is kept)
-bots tokens SLUG                   list a bot's tokens (prefix, name, created, last used)
+bots token SLUG [--name NAME] [--scopes memory:read[,memory:write]]
+                                   issue a token (printed once; only its hash is kept) with
+                                   these grants (both by default; memory:read alone: it may
+                                   read, every write is refused with 403 missing_grant)
+bots tokens SLUG                   list a bot's tokens (prefix, grants, name, created, last used)
 bots revoke PREFIX                 revoke the token starting with PREFIX
-bots join SLUG PROJECT             let the bot read and write the project's memory
+bots join SLUG PROJECT [--access read|read_write]
+                                   let the bot read and write the project's memory (read: only
+                                   read it); joining again changes the access
 bots leave SLUG PROJECT            take it off the project (its memory stays on disk)
 bots list                          every bot with its projects and active tokens
 """
@@ -24,7 +29,9 @@ from memstore.registry.bots import (
     project_join,
     project_leave,
 )
+from memstore.registry.grants import READ_WRITE, grants_clean
 from memstore.registry.tokens import token_create, token_revoke, tokens_list
+from memstore.vocabulary import GRANTS, MEMBERSHIPS
 
 
 class Command(BaseCommand):
@@ -44,6 +51,11 @@ class Command(BaseCommand):
         token = sub.add_parser("token", help="issue an API token (printed once)")
         token.add_argument("slug")
         token.add_argument("--name", default="", help="what the token is for")
+        token.add_argument(
+            "--scopes",
+            default=",".join(GRANTS),
+            help=f"grants, comma-separated: {', '.join(GRANTS)} (default: both)",
+        )
         tokens = sub.add_parser("tokens", help="list a bot's tokens")
         tokens.add_argument("slug")
         revoke = sub.add_parser("revoke", help="revoke a token by its prefix")
@@ -52,6 +64,13 @@ class Command(BaseCommand):
             member = sub.add_parser(name, help=text)
             member.add_argument("slug")
             member.add_argument("project")
+            if name == "join":
+                member.add_argument(
+                    "--access",
+                    choices=MEMBERSHIPS,
+                    default=READ_WRITE,
+                    help="read: read the project's memory only (default: read_write)",
+                )
         sub.add_parser("list", help="every bot with its projects")
 
     def handle(self, *args, action: str, **options):
@@ -76,10 +95,11 @@ class Command(BaseCommand):
             else f"Bot {slug}'s own memory is read in every room it talks in."
         )
 
-    def do_token(self, *, slug: str, name: str, **_):
-        new = token_create(bot=slug, name=name)
+    def do_token(self, *, slug: str, name: str, scopes: str = ",".join(GRANTS), **_):
+        new = token_create(bot=slug, name=name, scopes=grants_clean(scopes))
         self.stderr.write(
-            f"Token {new.info.prefix}… for bot {slug}. It is shown once; store it now:"
+            f"Token {new.info.prefix}… for bot {slug} ({' '.join(new.info.scopes)}). "
+            "It is shown once; store it now:"
         )
         self.stdout.write(new.token)
 
@@ -91,7 +111,7 @@ class Command(BaseCommand):
             state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
             used = f"{t.last_used_at:%Y-%m-%d %H:%M}" if t.last_used_at else "never"
             self.stdout.write(
-                f"{t.prefix}  {state:<24} created {t.created_at:%Y-%m-%d %H:%M}  "
+                f"{t.prefix}  {state:<24} {' '.join(t.scopes):<25} created {t.created_at:%Y-%m-%d %H:%M}  "
                 f"last used {used}  {t.name}".rstrip()
             )
 
@@ -99,10 +119,10 @@ class Command(BaseCommand):
         info = token_revoke(prefix=prefix)
         self.stdout.write(f"Revoked token {info.prefix}… of bot {info.bot}.")
 
-    def do_join(self, *, slug: str, project: str, **_):
-        created = project_join(bot=slug, project=project)
+    def do_join(self, *, slug: str, project: str, access: str = READ_WRITE, **_):
+        created = project_join(bot=slug, project=project, access=access)
         self.stdout.write(
-            f"Bot {slug} {'joined' if created else 'was already in'} project {project}."
+            f"Bot {slug} {'joined' if created else 'was already in'} project {project} ({access})."
         )
 
     def do_leave(self, *, slug: str, project: str, **_):
@@ -119,7 +139,10 @@ class Command(BaseCommand):
                 f"No bots yet. Create one: {manage_command('bots', 'create', 'SLUG')}"
             )
         for bot in bots:
-            projects = ", ".join(bot.projects) or "no projects"
+            projects = (
+                ", ".join(p + (" (read)" if p in bot.read_only else "") for p in bot.projects)
+                or "no projects"
+            )
             groups = "  in groups" if bot.in_groups else ""
             groups += "  app" if bot.app else ""
             groups += "  private memory" if bot.private_memory else ""

@@ -11,6 +11,8 @@ from memory_console_client.results import (
     Fact,
     FactPage,
     FactType,
+    Feedback,
+    FeedbackVerb,
     Forgetting,
     Prompt,
     PromptChanges,
@@ -208,6 +210,12 @@ class AsyncClient:
         `scope`); `erase=True` leaves no trace. `remaining` lists other bots' copies."""
         call = calls.forget(id=id, text=text, scope=scope, project=project, erase=erase)
         return cast(Forgetting, await self._send(call))
+
+    async def feedback(self, fact_id: str, verb: FeedbackVerb) -> Feedback:
+        """Say what a fact you used is worth: `useful` (still true: it gets `checked=` today),
+        `outdated`, `wrong` or `do-not-use` (the last two take it out of prompts and recall at
+        once and send it to a person's review)."""
+        return cast(Feedback, await self._send(calls.feedback(fact_id, verb)))
 
     async def prompt(self, *, as_of: str | None = None) -> Prompt:
         """The memory section for this room's system prompt (`text`), with its notes and

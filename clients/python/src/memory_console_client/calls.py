@@ -190,6 +190,11 @@ def forget(
     return Call("POST", "/facts/forget", body=body)
 
 
+def feedback(fact_id: str, verb: str) -> Call:
+    _check_fact_id(fact_id)
+    return Call("POST", f"/facts/{fact_id}/feedback", body={"verb": verb})
+
+
 def prompt(*, as_of: str | None) -> Call:
     return Call("GET", "/prompt", query=_set(dict(as_of=as_of)))
 

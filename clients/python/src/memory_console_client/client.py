@@ -11,6 +11,8 @@ from memory_console_client.results import (
     Fact,
     FactPage,
     FactType,
+    Feedback,
+    FeedbackVerb,
     Forgetting,
     Prompt,
     PromptChanges,
@@ -204,6 +206,12 @@ class Client:
         `scope`); `erase=True` leaves no trace. `remaining` lists other bots' copies."""
         call = calls.forget(id=id, text=text, scope=scope, project=project, erase=erase)
         return cast(Forgetting, self._send(call))
+
+    def feedback(self, fact_id: str, verb: FeedbackVerb) -> Feedback:
+        """Say what a fact you used is worth: `useful` (still true: it gets `checked=` today),
+        `outdated`, `wrong` or `do-not-use` (the last two take it out of prompts and recall at
+        once and send it to a person's review)."""
+        return cast(Feedback, self._send(calls.feedback(fact_id, verb)))
 
     def prompt(self, *, as_of: str | None = None) -> Prompt:
         """The memory section for this room's system prompt (`text`), with its notes and

@@ -12,6 +12,7 @@ WritableScope = Literal["bot", "user", "project", "server"]
 Tier = Literal["profile", "log", "note", "episode"]
 Visibility = Literal["context", "searchable", "hidden", "private"]
 FactType = Literal["fact", "preference", "decision", "learning", "context"]
+FeedbackVerb = Literal["useful", "outdated", "wrong", "do-not-use"]
 LinkKind = Literal[
     "related_to",
     "supersedes",
@@ -154,6 +155,15 @@ class Erased(TypedDict):
     history: int
     embeddings: int
     records: int
+
+
+class Feedback(TypedDict):
+    """What a feedback did: the fact as it reads now (`meta` holds `checked`, `mark`, `review`)
+    and how many copies were marked."""
+
+    verb: FeedbackVerb
+    fact: Fact
+    copies: int
 
 
 class Forgetting(TypedDict):

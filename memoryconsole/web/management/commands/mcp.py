@@ -22,5 +22,5 @@ class Command(BaseCommand):
             info = bot_get(slug=bot)
         except UnknownBot as exc:
             raise CommandError(str(exc)) from None
-        CALLER.set((info.slug, None))
+        CALLER.set((info.slug, None, None))
         server.run("stdio")
