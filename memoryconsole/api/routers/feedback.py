@@ -14,7 +14,7 @@ router = Router(tags=["facts"])
 
 @router.post(
     "/facts/{fact_id}/feedback",
-    response={200: FeedbackOut, **errors(401, 403, 404, 409, 422)},
+    response={200: FeedbackOut, **errors(400, 401, 403, 404, 409, 413, 422)},
     operation_id="fact_feedback",
     url_name="fact_feedback",
 )
