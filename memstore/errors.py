@@ -266,3 +266,11 @@ class NotShareable(MemstoreError):
 
     code = "not_shareable"
     status = 409
+
+
+class CursorUnknown(MemstoreError):
+    """A change-feed cursor past the newest event: it came from another feed (the database was
+    replaced and the histories numbered anew)."""
+
+    code = "cursor_unknown"
+    status = 409

@@ -18,6 +18,7 @@ from memoryconsole.api.errors import install_error_map
 from memoryconsole.api.query_params import query_params
 from memoryconsole.api.routers import (
     bots,
+    changes,
     exchanges,
     export,
     facts,
@@ -82,5 +83,5 @@ api.add_decorator(body_limit(api), mode="view")
 api.add_decorator(query_params(api), mode="view")
 api.add_decorator(groups_noted, mode="view")
 # summarize before facts: /facts/summarize must match before /facts/{fact_id}.
-for module in (bots, summarize, facts, links, recall, notes, exchanges, health, export):
+for module in (bots, summarize, facts, links, recall, notes, exchanges, health, export, changes):
     api.add_router("/v1/", module.router)

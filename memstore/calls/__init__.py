@@ -11,6 +11,7 @@ this package, `registry` (token checks), `vocabulary` and `errors`
     links        links between facts
     health       readiness, a bot's record and health report, its fixes
     exchanges    report an exchange; summarize
+    changes      the change feed: what changed in what this room reads, after a cursor
     export       a bot's files and archive
     idempotency  one reply per Idempotency-Key
 """

@@ -11,9 +11,12 @@
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
 `rerank` counts what a remote reranker cost per day (its daily cap).
 `review` records what people decided about proposals (the learner's report-mode decisions).
+`feed` numbers the shards' history lines as the change feed, with webhook endpoints and
+their delivery log (not rebuilt).
 `oauth` holds MCP clients' OAuth registrations, connections, codes and tokens (not rebuilt).
 """
 
+from memstore.models.feed import ChangeEvent, HistoryRead, WebhookDelivery, WebhookEndpoint
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile, ScopeCount
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
@@ -36,11 +39,13 @@ __all__ = [
     "Bot",
     "BotEditor",
     "BotToken",
+    "ChangeEvent",
     "Embedding",
     "Exchange",
     "Fact",
     "FactUsage",
     "HealthSnapshot",
+    "HistoryRead",
     "IdempotentReply",
     "LearningEvent",
     "Link",
@@ -60,4 +65,6 @@ __all__ = [
     "RoomBinding",
     "ScopeCount",
     "TokenUsage",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

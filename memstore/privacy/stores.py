@@ -4,6 +4,7 @@ order) and `verify-forgotten` looks in each of them, so the two cannot drift apa
     file       memory files: fact lines of the fact's identity     (forgotten, re-synced)
     index      their index rows                                    (follow the files)
     history    shards' history lines holding it                    (tombstoned)
+    feed       the change feed's events read from those lines      (tombstoned)
     embedding  cached vectors of its identity                      (deleted)
     exchange   exchanges reported for learning, their plans        (redacted)
     learning   the learner's events                                (redacted)
@@ -22,6 +23,7 @@ other, so a new column that stores text has to be placed.
 from memstore.privacy.file_stores import Histories, MemoryFiles, Notes, OtherFiles
 from memstore.privacy.place import Store
 from memstore.privacy.record_stores import (
+    ChangeEvents,
     Embeddings,
     Exchanges,
     HealthReports,
@@ -36,6 +38,7 @@ STORES: tuple[Store, ...] = (
     MemoryFiles(),
     IndexRows(),
     Histories(),
+    ChangeEvents(),
     Embeddings(),
     Exchanges(),
     LearningEvents(),
@@ -90,4 +93,13 @@ TEXT_FREE: dict[str, str] = {
     "OAuthCode.challenge": "a hash", "OAuthCode.digest": "a hash",
     "OAuthCode.redirect_uri": "an address", "OAuthToken.digest": "a hash",
     "OAuthToken.kind": "a word", "OAuthRateWindow.key": "an endpoint and an address",
+    "ChangeEvent.scope_key": "a scope", "ChangeEvent.shard_bot": "a slug",
+    "ChangeEvent.op": "a word", "ChangeEvent.fact_id": "an identity",
+    "ChangeEvent.old_fact_id": "an identity", "ChangeEvent.file": "a path",
+    "ChangeEvent.by": "a name", "ChangeEvent.via": "a word", "ChangeEvent.at": "a time",
+    "HistoryRead.path": "a path", "WebhookEndpoint.owner_kind": "a word",
+    "WebhookEndpoint.owner": "a slug", "WebhookEndpoint.url": "an address",
+    "WebhookEndpoint.secret": "a signing key", "WebhookEndpoint.created_by": "a name",
+    "WebhookDelivery.state": "a word",
+    "WebhookDelivery.error": "why a delivery failed (a status, a connection error)",
 }  # fmt: skip

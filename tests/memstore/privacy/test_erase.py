@@ -59,18 +59,20 @@ def test_forget_keeps_history_and_the_cache_and_erase_leaves_nothing(memory_root
         evidence=[{"id": FACT_ID, "text": FACT}], text=FACT, reason="Said twice",
     )  # fmt: skip
     assert remaining_kinds(FACT) == {
-        "file", "index", "history", "embedding", "exchange", "learning", "reply", "proposal",
+        "file", "index", "history", "feed", "embedding", "exchange", "learning", "reply",
+        "proposal",
     }  # fmt: skip
 
     fact_forget(shards=reach_of_bot("ada").shards, text=FACT, by="ada")
     # Forgotten from memory, still restorable: history holds the line, the records the text.
     assert remaining_kinds(FACT) == {
-        "history", "embedding", "exchange", "learning", "reply", "proposal",
+        "history", "feed", "embedding", "exchange", "learning", "reply", "proposal",
     }  # fmt: skip
 
     erased = fact_erase(reach=reach_of_bot("ada"), text=FACT, by="ops", via="tool")
     assert (erased.removed, erased.embeddings) == ([], 1)
     assert erased.history == 4  # two adds, two removes
+    assert erased.counts["feed"] == 4  # the same four lines, as the change feed numbered them
     assert erased.records == 4  # the exchange, its event, the idempotent reply, the proposal
     assert remaining(FACT) == []
     assert remaining(FACT_ID) == []
