@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from memstore.errors import CursorUnknown
 from memstore.facts import markdown
-from memstore.facts.paths import Scope, memory_root, scope_shards
+from memstore.facts.paths import Scope
 from memstore.feed.audience import Audience, audience_of_context
 from memstore.index import index_sync
 from memstore.index.events import events_ingest, feed_max
@@ -62,9 +62,8 @@ def changes_since(*, ctx: Context, since: int = 0, limit: int = DEFAULT_LIMIT) -
 
 def changes_read(*, audience: Audience, scopes: list[Scope], since: int, limit: int) -> ChangesPage:
     """The events of `scopes` after `since` that `audience` sees, at most `limit`."""
-    root = memory_root()
     index_sync(scopes=scopes)  # hand edits become history lines first
-    events_ingest(shard for scope in scopes for shard in scope_shards(root, scope))
+    events_ingest()  # every shard: numbered in the order recorded, whoever reads first
     top = feed_max()
     if since > top:
         raise CursorUnknown(

@@ -1,5 +1,5 @@
-"""The change feed's rows: every shard's `history.jsonl` line, numbered once in the order the
-feed first read it (`ChangeEvent.id`, the feed's cursor).
+"""The change feed's rows: every shard's `history.jsonl` line, numbered once when the feed first
+reads it (`ChangeEvent.id`, the feed's cursor).
 
 `events_ingest` reads what the given shards' histories gained since last time (`HistoryRead`:
 inode, bytes and lines read) and inserts one row per new line, under one advisory lock held to
@@ -10,20 +10,22 @@ the feed then skips the lines it had read by count, and the erase redacts the ro
 cursor outlives a rebuild; they are rebuilt from the histories only if the database is
 replaced (then numbered anew; `feed_max` lets a reader tell a cursor from another feed).
 
-`events_written` numbers a shard's new lines right after a write or a recorded hand edit (so
-the feed keeps the order things happened in), then `events_kick` asks the webhook dispatcher (`memstore.feed.jobs`) to run, after a write and
-after a sync that recorded a hand edit, when any endpoint is registered. It does not decide
-who may read an event (`memstore.feed.read` and `memstore.feed.dispatch` do).
+An ingest reads every shard's history by default, so the feed numbers lines in the order they
+were recorded whichever room reads first. `events_kick` (after a write and after a sync that
+recorded a hand edit) wakes a thread of this process that asks the webhook dispatcher
+(`memstore.feed.jobs`) to run when any endpoint is registered: the writer pays no statement.
+It does not decide who may read an event (`memstore.feed.audience` does).
 """
 
 import logging
 import os
-import time
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
 from django.db import DatabaseError, connection, transaction
 
+from memstore.facts.activity import workspace_shards
 from memstore.facts.history import change_parse, history_path
 from memstore.facts.paths import Shard, memory_root
 from memstore.models import ChangeEvent, HistoryRead, WebhookEndpoint
@@ -32,18 +34,18 @@ logger = logging.getLogger(__name__)
 FEED_LOCK = 0x6D656D66656564  # one number for every process: the feed's ingest lock
 DISPATCH_TASK = "memstore.feed.dispatch"
 DISPATCH_LOCK = "feed-dispatch"
-ENDPOINTS_CHECK_S = 2.0  # how long a process trusts "no endpoint is registered"
 
-_endpoints: dict[str, tuple[float, bool]] = {}  # database -> (checked at, any active endpoint)
+_lock = threading.Lock()
+_kicked = threading.Event()
+_thread: threading.Thread | None = None
 
 
-def events_ingest(shards: Iterable[Shard], *, wait: bool = True) -> int:
-    """Number the new history lines of these shards as feed events; how many. Costs a stat per
-    shard and one query when no history grew. `wait=False` (a writer numbering its own lines
-    right away, so the feed keeps the order of the writes): if another ingest holds the lock,
-    leave them to the next reader or dispatch run instead of waiting."""
+def events_ingest(shards: Iterable[Shard] | None = None) -> int:
+    """Number the new history lines of these shards (every shard on disk without) as feed
+    events, in the order they were recorded; how many. Costs a stat per shard and one query
+    when no history grew."""
     root = memory_root()
-    wanted = {shard.rel: shard for shard in shards}
+    wanted = {s.rel: s for s in (workspace_shards(root) if shards is None else shards)}
     stats = {}
     for rel, shard in wanted.items():
         try:
@@ -53,29 +55,30 @@ def events_ingest(shards: Iterable[Shard], *, wait: bool = True) -> int:
         stats[rel] = (st.st_ino, st.st_size)
     if not stats:
         return 0
-    known = dict(
-        (path, (inode, size))
+    known = {
+        path: (inode, size)
         for path, inode, size in HistoryRead.objects.filter(path__in=stats).values_list(
             "path", "inode", "size"
         )
-    )
+    }
     behind = sorted(rel for rel, stat in stats.items() if known.get(rel) != stat)
     if not behind:
         return 0
-    count = 0
     with transaction.atomic(), connection.cursor() as cursor:
         # Held to the commit: the numbers of one ingest are visible before the next one's.
-        take = "pg_advisory_xact_lock(%s) IS NULL" if wait else "pg_try_advisory_xact_lock(%s)"
-        cursor.execute(f"SELECT {take}", [FEED_LOCK])
-        if not cursor.fetchone()[0]:
-            return 0
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [FEED_LOCK])
         reads = {read.path: read for read in HistoryRead.objects.filter(path__in=behind)}
+        events: list[ChangeEvent] = []
         for rel in behind:
-            count += _ingest(root, wanted[rel], reads.get(rel) or HistoryRead(path=rel))
-    return count
+            events += _ingest(root, wanted[rel], reads.get(rel) or HistoryRead(path=rel))
+        # Every shard's new lines in one order: when they were recorded (a stable sort keeps
+        # each file's own order for equal stamps).
+        events.sort(key=lambda event: event.at)
+        ChangeEvent.objects.bulk_create(events)
+    return len(events)
 
 
-def _ingest(root: Path, shard: Shard, read: HistoryRead) -> int:
+def _ingest(root: Path, shard: Shard, read: HistoryRead) -> list[ChangeEvent]:
     try:
         with open(history_path(root, shard), "rb") as handle:
             st = os.fstat(handle.fileno())
@@ -87,14 +90,12 @@ def _ingest(root: Path, shard: Shard, read: HistoryRead) -> int:
                 start, lines = _after_lines(whole, read.lines)
                 data = whole[start:]
     except (FileNotFoundError, NotADirectoryError):
-        return 0
+        return []
     complete = data.rfind(b"\n") + 1  # a half-written last line waits for the next ingest
     raws = data[:complete].split(b"\n")[:-1] if complete else []
-    events = [_event(shard, change) for raw in raws if (change := change_parse(raw)) is not None]
-    ChangeEvent.objects.bulk_create(events)
     read.inode, read.size, read.lines = st.st_ino, start + complete, lines + len(raws)
     read.save()
-    return len(events)
+    return [_event(shard, change) for raw in raws if (change := change_parse(raw)) is not None]
 
 
 def _after_lines(data: bytes, lines: int) -> tuple[int, int]:
@@ -130,40 +131,52 @@ def feed_max() -> int:
     return last or 0
 
 
-def events_written(shard: Shard) -> None:
-    """After a write or a recorded hand edit in `shard`: number its new history lines now
-    (never waiting) and wake the webhooks' dispatcher."""
-    try:
-        events_ingest([shard], wait=False)
-    except DatabaseError as error:  # the feed's readers number them later: the write stands
-        logger.warning("could not number the feed's new events: %s", error)
-    events_kick()
-
-
 def events_kick() -> None:
-    """Queue one webhook dispatch run (at most one waits) when an endpoint is registered.
-    Never raises: the periodic dispatch catches up on what a failed kick left."""
+    """After a write or a recorded hand edit: wake this process's kick thread, which queues
+    one webhook dispatch run (at most one waits) when an endpoint is registered. Costs the
+    writer no statement; never raises (the periodic dispatch catches up on a lost kick)."""
+    global _thread
+    with _lock:
+        _kicked.set()
+        if _thread is None:
+            _thread = threading.Thread(target=_kick_work, name="memstore-feed-kick", daemon=True)
+            _thread.start()
+
+
+def _kick_work() -> None:
+    global _thread
+    try:
+        while True:
+            with _lock:
+                if not _kicked.is_set():
+                    _thread = None  # under the lock: a kick from now on starts a new thread
+                    return
+                _kicked.clear()
+            try:
+                dispatch_wanted()
+            except Exception:
+                logger.exception("could not queue the webhook dispatch")
+    finally:
+        connection.close()  # this thread's own connection
+        with _lock:
+            if _thread is threading.current_thread():
+                _thread = None
+
+
+def dispatch_wanted() -> bool:
+    """Queue a dispatch run if an endpoint is registered and none waits; True if queued."""
     from procrastinate.contrib.django import app
     from procrastinate.exceptions import AlreadyEnqueued
 
-    db = connection.settings_dict["NAME"]
-    now = time.monotonic()
-    checked, any_endpoint = _endpoints.get(db, (-ENDPOINTS_CHECK_S, False))
+    if not WebhookEndpoint.objects.filter(active=True).exists():
+        return False
     try:
-        if now - checked >= ENDPOINTS_CHECK_S:
-            any_endpoint = WebhookEndpoint.objects.filter(active=True).exists()
-            _endpoints[db] = (now, any_endpoint)
-        if not any_endpoint:
-            return
-        # A savepoint: a refused insert (one run is already queued) must not abort the write.
+        # A savepoint: a refused insert (one run is already queued) must not abort a caller's.
         with transaction.atomic():
             app.configure_task(name=DISPATCH_TASK, queueing_lock=DISPATCH_LOCK).defer()
     except AlreadyEnqueued:
-        return
+        return False
     except DatabaseError as error:
         logger.warning("could not queue the webhook dispatch: %s", error)
-
-
-def endpoints_changed() -> None:
-    """Forget this process's "no endpoint" answer (an endpoint was just registered)."""
-    _endpoints.clear()
+        return False
+    return True

@@ -35,7 +35,7 @@ from memstore.facts.locks import bot_sync_lock
 from memstore.facts.paths import FileLocation, Scope, locate, memory_root
 from memstore.facts.symlinks import file_read
 from memstore.index.behind import behind_sync
-from memstore.index.events import events_written
+from memstore.index.events import events_kick
 from memstore.index.links import links_replace
 from memstore.index.rows import (
     RACY_NS,
@@ -354,4 +354,4 @@ def _record(
             )
     if changes:
         history_append(memory_root(), location.shard, changes)
-        events_written(location.shard)
+        events_kick()
