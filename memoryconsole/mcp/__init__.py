@@ -2,6 +2,7 @@
 tools, for agents that speak MCP.
 
     tools.py   the tools (one memstore call each) and the server that lists them
+    changes.py the `changes` tool: the change feed
     calls.py   what the tools share: the caller, room arguments, annotations, error mapping
     http.py    Streamable HTTP at /mcp: bearer token check, then the SDK answers the request
     oauth.py   OAuth 2.1 for /mcp: the metadata documents, registration, token and revocation

@@ -1,5 +1,5 @@
 """The MCP tools: remember, recall, forget, list_facts, edit_fact, prompt_section,
-report_exchange and summarize, each with the room it is called from as arguments.
+report_exchange and summarize (and `changes`, in its own module), each with the room it is called from as arguments.
 
 Every tool validates its arguments with the API's own request schemas, builds the call's
 Context with `memstore.rooms.context.call_context` and calls the one memstore function the matching
@@ -55,7 +55,7 @@ from memstore.registry.oauth_clients import READ as READ_SCOPE
 from memstore.registry.oauth_clients import WRITE
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
-__all__ = ["CALLER", "TOOL_SCOPES", "server"]
+__all__ = ["CALLER", "TOOL_SCOPES", "changes_tool", "server"]
 
 INSTRUCTIONS = """\
 Long-term memory for this bot. Every tool takes the room you are talking in: room_id,
@@ -391,4 +391,6 @@ TOOL_SCOPES = {
     "prompt_section": READ_SCOPE,
     "report_exchange": WRITE,
     "summarize": WRITE,
+    "changes": READ_SCOPE,
 }
+from memoryconsole.mcp import changes as changes_tool  # noqa: E402  (registers on `server`)
