@@ -36,6 +36,7 @@ DISPATCH_TASK = "memstore.feed.dispatch"
 DISPATCH_LOCK = "feed-dispatch"
 
 _lock = threading.Lock()
+_idle = threading.Condition(_lock)
 _kicked = threading.Event()
 _thread: threading.Thread | None = None
 
@@ -150,6 +151,7 @@ def _kick_work() -> None:
             with _lock:
                 if not _kicked.is_set():
                     _thread = None  # under the lock: a kick from now on starts a new thread
+                    _idle.notify_all()
                     return
                 _kicked.clear()
             try:
@@ -161,6 +163,13 @@ def _kick_work() -> None:
         with _lock:
             if _thread is threading.current_thread():
                 _thread = None
+                _idle.notify_all()
+
+
+def events_kick_wait(timeout: float | None = None) -> bool:
+    """Wait until this process's kick thread is done (tests); False on timeout."""
+    with _idle:
+        return _idle.wait_for(lambda: _thread is None, timeout)
 
 
 def dispatch_wanted() -> bool:
