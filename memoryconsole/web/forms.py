@@ -12,6 +12,7 @@ from memoryconsole.web.presenters.common import GROUPINGS, TAB_LABELS
 from memstore.console.authoring import FactFields
 from memstore.console.facts import DATE_FILTERS, IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.console.people import PEOPLE_ACTIONS
+from memstore.console.webhooks import OWNER_KINDS, WEBHOOK_ACTIONS
 from memstore.errors import InvalidFact
 from memstore.facts.markdown import MAX_TEXT_CHARS, day_check
 from memstore.learning.activity import KINDS
@@ -314,3 +315,14 @@ class PeopleChangeForm(forms.Form):
     bot = forms.RegexField(regex=anchored(SLUG_PATTERN), required=False)
     user = forms.CharField(required=False, max_length=150)
     room = forms.RegexField(regex=anchored(ROOM_PATTERN), required=False)
+
+
+class WebhookForm(forms.Form):
+    """One change on the webhooks page: register an endpoint, or disable one (the URL and the
+    owner are checked again by memstore, with a message saying what is wrong)."""
+
+    action = forms.ChoiceField(choices=_choices(WEBHOOK_ACTIONS))
+    owner_kind = forms.ChoiceField(choices=_choices(OWNER_KINDS), required=False)
+    owner = forms.RegexField(regex=anchored(SLUG_PATTERN), required=False)
+    url = forms.CharField(required=False, max_length=500)
+    endpoint = forms.IntegerField(required=False, min_value=1)

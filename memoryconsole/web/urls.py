@@ -1,4 +1,5 @@
-"""Console URLs: login, home, the always-on notes, workspace health, people (staff), a bot's
+"""Console URLs: login, home, the always-on notes, workspace health, people and webhooks
+(staff), a bot's
 pages (facts, edits, history, fact versions, as of a date, clear, prompt preview, learning,
 files, About me, links, health, proposals), and a person's About me pages (what bots know,
 controls, forget everywhere, export, prompts)."""
@@ -23,6 +24,7 @@ from memoryconsole.web.views import (
     search,
     tokens,
     upkeep,
+    webhooks,
 )
 
 app_name = "web"
@@ -94,6 +96,7 @@ urlpatterns = [
     path("connections/", consent.connections_page, name="connections"),
     path("search/why/", search.search_why, name="search_why"),
     path("people/", people.people_page, name="people"),
+    path("webhooks/", webhooks.webhooks_page, name="webhooks"),
     path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
     path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
     path("notes/you/", notes.about_you_page, name="about_you"),
