@@ -19,6 +19,8 @@ export type PromptChanges = Schemas["ChangesOut"];
 export type Forgetting = Schemas["ForgetOut"];
 export type ExchangeReceipt = Schemas["ExchangeOut"];
 export type ApiError = Schemas["ErrorOut"];
+export type Changes = Schemas["FeedOut"];
+export type ChangeEvent = Schemas["FeedEventOut"];
 export type RoomKind = operations["remember"]["parameters"]["header"]["X-Room-Kind"];
 
 export type RememberOptions = Partial<Omit<Schemas["RememberIn"], "text">> & {
@@ -31,6 +33,7 @@ export type EditOptions = Partial<Omit<Schemas["EditIn"], "text">>;
 export type ForgetTarget = Partial<Schemas["ForgetIn"]> &
   ({ id: string; text?: undefined } | { text: string; id?: undefined });
 export type PromptOptions = NonNullable<operations["prompt_section"]["parameters"]["query"]>;
+export type ChangesOptions = NonNullable<operations["changes"]["parameters"]["query"]>;
 export type Exchange = Omit<Schemas["ExchangeIn"], "recalled" | "guests"> & {
   recalled?: string[];
   /** Someone from outside the workspace took part: nothing is learned from the exchange. */
@@ -141,6 +144,12 @@ export class Client {
   /** What was added and removed since the section text `previous` was built. */
   promptChanges(previous: string): Promise<PromptChanges> {
     return this.send({ method: "POST", path: "/prompt/changes", body: { previous } });
+  }
+
+  /** Every change in what this room may read after the cursor `since`, oldest first; send the
+   * answer's `cursor` as `since` next time. */
+  changes(options: ChangesOptions = {}): Promise<Changes> {
+    return this.send({ method: "GET", path: "/changes", query: options });
   }
 
   /** Hand a delivered exchange to the learner (queued, or skipped and why). */
