@@ -163,3 +163,30 @@ def test_registering_an_endpoint_says_what_is_wrong(team):
         endpoint_add(owner_kind="project", owner="zeus", url="http://example.org", by="boss")
     with pytest.raises(InvalidName, match="a bot or a project"):
         endpoint_add(owner_kind="room", owner="x", url="http://example.org", by="boss")
+
+
+def test_a_save_through_the_api_wakes_the_dispatcher_by_itself(team, receiver):
+    from memstore.registry.tokens import token_create
+    from tests.helpers import BotClient
+
+    endpoint = endpoint_add(owner_kind="bot", owner="b", url=receiver.url, by="boss")
+    receiver.secret = endpoint.secret
+    a_team = BotClient(
+        token=token_create(bot="a").token,
+        room_id="team",
+        room_kind="group",
+        person="",
+        projects="apollo",
+    )
+    assert (
+        a_team.post(
+            "/facts", {"text": "Demo on Friday", "scope": "project", "project": "apollo"}
+        ).status
+        == 201
+    )
+
+    assert events_kick_wait(timeout=60)  # the write's kick queued a dispatch run: no one else did
+    worker_run(["webhooks"])
+
+    assert receiver.texts() == ["Demo on Friday"]
+    assert receiver.accepted[0]["event"]["shard_bot"] == "a"
