@@ -56,9 +56,11 @@ class Audience:
         """Whether the event reaches this audience (its scope, then its line)."""
         if not self.reads(Scope.parse(event.scope_key)):
             return False
-        stored = stored_of_event(event)
-        if stored is None:  # erased (a tombstone) or not a fact line: no text to judge
+        if markdown.parse_line(event.line) is None:  # erased (a tombstone): no text to show
             return True
+        stored = stored_of_event(event)
+        if stored is None:  # a line in no memory file: nothing says who may read it
+            return False
         return stored.visibility in self.seen and self.withholding.reason(stored) is None
 
 

@@ -17,6 +17,7 @@ from dataclasses import asdict
 
 from django.db import transaction
 
+from memstore.errors import UnknownBot
 from memstore.feed.audience import Audience, audience_of_bot, audience_of_project
 from memstore.feed.read import feed_event
 from memstore.feed.signing import EVENT_HEADER, SIGNATURE_HEADER, signature_header
@@ -74,7 +75,7 @@ def _audience(endpoint: WebhookEndpoint) -> Audience | None:
         if endpoint.owner_kind == "bot":
             return audience_of_bot(endpoint.owner)
         return audience_of_project(endpoint.owner)
-    except Exception:  # the bot was deleted: nobody reads for it any more
+    except UnknownBot:  # the bot was deleted: nobody reads for it any more
         return None
 
 
