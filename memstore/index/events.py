@@ -35,6 +35,8 @@ FEED_LOCK = 0x6D656D66656564  # one number for every process: the feed's ingest 
 DISPATCH_TASK = "memstore.feed.dispatch"
 DISPATCH_LOCK = "feed-dispatch"
 
+# (database, memory root, history path) -> (inode, size) the feed has read to the end
+_numbered: dict[tuple[str, str, str], tuple[int, int]] = {}
 _lock = threading.Lock()
 _idle = threading.Condition(_lock)
 _kicked = threading.Event()
@@ -54,6 +56,9 @@ def events_ingest(shards: Iterable[Shard] | None = None) -> int:
         except (FileNotFoundError, NotADirectoryError):
             continue
         stats[rel] = (st.st_ino, st.st_size)
+    # What this process numbered last time: unchanged histories cost no query at all.
+    where = (connection.settings_dict["NAME"], str(root))
+    stats = {rel: stat for rel, stat in stats.items() if _numbered.get((*where, rel)) != stat}
     if not stats:
         return 0
     known = {
@@ -63,6 +68,7 @@ def events_ingest(shards: Iterable[Shard] | None = None) -> int:
         )
     }
     behind = sorted(rel for rel, stat in stats.items() if known.get(rel) != stat)
+    _numbered.update(((*where, rel), stat) for rel, stat in stats.items() if known.get(rel) == stat)
     if not behind:
         return 0
     with transaction.atomic(), connection.cursor() as cursor:

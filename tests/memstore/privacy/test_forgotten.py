@@ -43,7 +43,7 @@ def files_left() -> set[str]:
 def test_verify_lists_every_kind_of_copy_by_text_and_by_id(spread):
     listed = remaining(FACT)
     assert {line.split()[0] for line in listed} == {
-        "file", "index", "history", "feed", "embedding", "exchange", "learning",
+        "file", "index", "history", "embedding", "exchange", "learning",
     }  # fmt: skip
     assert files_left() == set(FILES.values())
     assert remaining(FACT_ID) == listed
