@@ -131,8 +131,8 @@ def test_every_console_view_wears_the_error_policy():
     # people/<person>/); issue 12: 10; issue 13: 6; erase; issue 10: people; issue 22:
     # connections (the consent page is in the project's URL map: tests/mcp); issue 23: why
     # (a search result's breakdown); issue 24: a fact a person adds about themselves, share;
-    # the bot page's "Why here?"
-    assert len(views) == 57
+    # the bot page's "Why here?"; issue 37: webhooks
+    assert len(views) == 58
     assert [
         name for name, view in views.items() if not getattr(view, "console_errors", False)
     ] == []
