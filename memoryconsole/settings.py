@@ -192,6 +192,10 @@ EMBEDDINGS_API_KEY = os.environ.get("EMBEDDINGS_API_KEY") or None
 # EMBEDDINGS_RETRY_WAIT seconds, doubled per attempt.
 EMBEDDINGS_BACKFILL_THREADS = env_number("EMBEDDINGS_BACKFILL_THREADS", 1)
 EMBEDDINGS_RETRY_WAIT = env_number("EMBEDDINGS_RETRY_WAIT", 5)
+# A webhook delivery the receiver refused is retried after WEBHOOK_RETRY_WAIT seconds, doubled
+# per attempt, WEBHOOK_RETRY_ATTEMPTS tries in all (5 s .. about 21 minutes), then marked failed.
+WEBHOOK_RETRY_WAIT = env_number("WEBHOOK_RETRY_WAIT", 5, float)
+WEBHOOK_RETRY_ATTEMPTS = env_number("WEBHOOK_RETRY_ATTEMPTS", 9)
 # The static tier (bundled model only): facts waiting for their vector are ranked meanwhile by a
 # token table distilled once from the model (about 2 minutes of one core, by the worker on first
 # need or `manage.py recall_static`), cached in RECALL_STATIC_DIR. RECALL_STATIC=0 turns it off.

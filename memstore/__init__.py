@@ -17,6 +17,8 @@ The folders are the architecture. Each layer may import the layers below it, nev
     store/      the one write path (remember, forget, edit, restore, clear), reads, links
     privacy/    the one erasure (over every place that can hold a fact's text),
                 verify-forgotten, export
+    feed/       the change feed: who sees an event, the feed a bot reads, webhook endpoints,
+                their signed deliveries and the delivery log
     recall/     search by words and by meaning, embeddings
     llm/        the model client, its settings and the daily token budget
     learning/   learning from reported exchanges, and summarize
@@ -39,6 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("rooms",),
     ("store",),
     ("privacy",),
+    ("feed",),
     ("recall",),
     ("llm",),
     ("learning",),

@@ -281,3 +281,11 @@ class MemoryToolRefused(MemstoreError):
 
     code = "memory_tool_refused"
     status = 422
+
+
+class CursorUnknown(MemstoreError):
+    """A change-feed cursor past the newest event: it came from another feed (the database was
+    replaced and the histories numbered anew)."""
+
+    code = "cursor_unknown"
+    status = 409

@@ -18,6 +18,7 @@ from memoryconsole.api.errors import install_error_map
 from memoryconsole.api.query_params import query_params
 from memoryconsole.api.routers import (
     bots,
+    changes,
     exchanges,
     export,
     facts,
@@ -96,5 +97,6 @@ for module in (
     export,
     feedback,
     memory_tool,
+    changes,
 ):
     api.add_router("/v1/", module.router)

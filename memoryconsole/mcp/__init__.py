@@ -2,6 +2,7 @@
 tools (and two resources), for agents that speak MCP.
 
     tools.py      the tools (one memstore call each) and the server that lists them
+    changes.py    the `changes` tool: the change feed
     feedback.py   the feedback tool (useful, outdated, wrong, do-not-use on a fact)
     resources.py  the resources: the bot's About me note, its prompt section for a room
     calls.py      what the tools share: the caller, room arguments, annotations, error mapping

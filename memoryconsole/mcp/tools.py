@@ -1,6 +1,6 @@
 """The MCP tools: remember, recall, forget, list_facts, edit_fact, prompt_section,
-report_exchange, summarize and feedback (`memoryconsole.mcp.feedback`), each with the room it
-is called from as arguments.
+report_exchange, summarize, feedback (`memoryconsole.mcp.feedback`) and changes
+(`memoryconsole.mcp.changes`), each with the room it is called from as arguments.
 
 Every tool validates its arguments with the API's own request schemas, builds the call's
 Context with `memstore.rooms.context.call_context` and calls the one memstore function the matching
@@ -58,7 +58,7 @@ from memstore.registry.oauth_clients import READ as READ_SCOPE
 from memstore.registry.oauth_clients import WRITE
 from memstore.vocabulary import FactType, ScopeKind, Tier, Visibility, WritableScopeKind
 
-__all__ = ["CALLER", "TOOL_SCOPES", "server"]
+__all__ = ["CALLER", "TOOL_SCOPES", "changes_tool", "server"]
 
 INSTRUCTIONS = """\
 Long-term memory for this bot. Every tool takes the room you are talking in: room_id,
@@ -397,4 +397,6 @@ TOOL_SCOPES = {
     "report_exchange": WRITE,
     "summarize": WRITE,
     "feedback": WRITE,
+    "changes": READ_SCOPE,
 }
+from memoryconsole.mcp import changes as changes_tool  # noqa: E402  (registers on `server`)

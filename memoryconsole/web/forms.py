@@ -13,6 +13,7 @@ from memstore.console.authoring import FactFields
 from memstore.console.facts import DATE_FILTERS, IMPORTANCE_LEVELS, PAGE_SIZE, FactQuery
 from memstore.console.people import PEOPLE_ACTIONS
 from memstore.console.tokens import GRANT_LABELS, MEMBERSHIP_LABELS
+from memstore.console.webhooks import OWNER_KINDS, WEBHOOK_ACTIONS
 from memstore.errors import InvalidFact
 from memstore.facts.markdown import MAX_TEXT_CHARS, day_check
 from memstore.learning.activity import KINDS
@@ -360,3 +361,14 @@ class KeywordsForm(forms.Form):
 
     action = forms.ChoiceField(choices=[("save", "save"), ("reset", "reset")], initial="save")
     words = forms.CharField(required=False, strip=False, max_length=40_000)
+
+
+class WebhookForm(forms.Form):
+    """One change on the webhooks page: register an endpoint, or disable one (the URL and the
+    owner are checked again by memstore, with a message saying what is wrong)."""
+
+    action = forms.ChoiceField(choices=_choices(WEBHOOK_ACTIONS))
+    owner_kind = forms.ChoiceField(choices=_choices(OWNER_KINDS), required=False)
+    owner = forms.RegexField(regex=anchored(SLUG_PATTERN), required=False)
+    url = forms.CharField(required=False, max_length=500)
+    endpoint = forms.IntegerField(required=False, min_value=1)

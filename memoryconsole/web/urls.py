@@ -1,5 +1,5 @@
-"""Console URLs: login, home, the always-on notes, workspace health, people (staff), the
-workspace's sensitive keywords, a bot's
+"""Console URLs: login, home, the always-on notes, workspace health, people and webhooks
+(staff), the workspace's sensitive keywords, a bot's
 pages (facts, edits, history, fact versions, as of a date, clear, prompt preview, learning,
 files, About me, links, health, proposals, memory sources), and a person's About me pages (what bots know,
 controls, forget everywhere, export, prompts)."""
@@ -26,6 +26,7 @@ from memoryconsole.web.views import (
     sensitive,
     tokens,
     upkeep,
+    webhooks,
 )
 
 app_name = "web"
@@ -110,6 +111,7 @@ urlpatterns = [
         sensitive.sensitive_keywords_page,
         name="sensitive_keywords",
     ),
+    path("webhooks/", webhooks.webhooks_page, name="webhooks"),
     path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
     path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
     path("notes/you/", notes.about_you_page, name="about_you"),

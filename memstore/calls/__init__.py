@@ -12,6 +12,7 @@ this package, `registry` (token checks), `vocabulary` and `errors`
     feedback     useful, outdated, wrong, do-not-use on a fact the room may read
     health       readiness, a bot's record and health report, its fixes
     exchanges    report an exchange; summarize
+    changes      the change feed: what changed in what this room reads, after a cursor
     export       a bot's files and archive
     memory_tool  Claude's memory tool (view, create, str_replace, ...) over the scopes' facts
     idempotency  one reply per Idempotency-Key

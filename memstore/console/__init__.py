@@ -20,6 +20,7 @@
     tokens       bot tokens for staff, and the bot's display name
     plugins      the per-deployment plugin bundle for coding agents (Claude Code, Codex, Cursor)
     people       the people page (staff only): people, their bot links and controls
+    webhooks     the webhooks page (staff only): change-feed endpoints and their delivery log
     connections  connecting an MCP client (OAuth consent) and the connections a person made
     overview     the home page (bots and counts, recent changes, what failed) and history pages
     forgotten_recently  what was forgotten lately

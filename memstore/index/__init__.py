@@ -8,6 +8,7 @@
     rebuild       index_rebuild (`manage.py reindex`)
     rebuild_rows  the rebuild's rows, made from batches of memory files in worker processes
     rows          what sync and rebuild share: finding files, reading them, row columns
+    events        the change feed's rows, numbered from the shards' histories; the webhook kick
     links         the link rows, mirrored from the lines' `rel=` metadata
     language      the word index's language (the text search configuration)
 

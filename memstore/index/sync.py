@@ -35,6 +35,7 @@ from memstore.facts.locks import bot_sync_lock
 from memstore.facts.paths import FileLocation, Scope, locate, memory_root
 from memstore.facts.symlinks import file_read
 from memstore.index.behind import behind_sync
+from memstore.index.events import events_kick
 from memstore.index.links import links_replace
 from memstore.index.rows import (
     RACY_NS,
@@ -353,3 +354,4 @@ def _record(
             )
     if changes:
         history_append(memory_root(), location.shard, changes)
+        events_kick()

@@ -13,9 +13,12 @@
 `review` records what people decided about proposals (the learner's report-mode decisions).
 `sources` records which memories shaped a reply: prompts and recalls served, and per
 exchange what was retrieved, injected and cited (not rebuilt).
+`feed` numbers the shards' history lines as the change feed, with webhook endpoints and
+their delivery log (not rebuilt).
 `oauth` holds MCP clients' OAuth registrations, connections, codes and tokens (not rebuilt).
 """
 
+from memstore.models.feed import ChangeEvent, HistoryRead, WebhookDelivery, WebhookEndpoint
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile, ScopeCount
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
@@ -39,12 +42,14 @@ __all__ = [
     "Bot",
     "BotEditor",
     "BotToken",
+    "ChangeEvent",
     "Embedding",
     "Exchange",
     "ExchangeSource",
     "Fact",
     "FactUsage",
     "HealthSnapshot",
+    "HistoryRead",
     "IdempotentReply",
     "LearningEvent",
     "Link",
@@ -66,4 +71,6 @@ __all__ = [
     "ServedPrompt",
     "ServedRecall",
     "TokenUsage",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

@@ -1,7 +1,7 @@
 """The database's places for a fact's text: index rows, cached embeddings, and the stored
 records that quote it (exchanges, learning events, upkeep proposals, review decisions,
-idempotent replies, kept health reports), and the records that name it by identity (which
-memories shaped a reply). Each is a `Store` (`memstore.privacy.place`); `memstore.privacy.stores`
+idempotent replies, kept health reports, the change feed's events), and the records that name it
+by identity (which memories shaped a reply). Each is a `Store` (`memstore.privacy.place`); `memstore.privacy.stores`
 lists them.
 
 Candidate rows are found with one Postgres regular expression per store, then confirmed (and
@@ -16,7 +16,9 @@ from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 
 from memstore.facts.paths import person_of_scope
+from memstore.index.events import FEED_LOCK
 from memstore.models import (
+    ChangeEvent,
     Embedding,
     Exchange,
     ExchangeSource,
@@ -70,6 +72,53 @@ class IndexRows:
 
 def _unlinked(row: Fact, target: Target) -> str:
     return "" if row.fact_id in target.ids else ": holds its text, not linked to it"
+
+
+class ChangeEvents:
+    """The change feed's events (`memstore.index.events`): their lines become the history's
+    tombstone, as the history lines they were read from do (a later webhook delivery or feed
+    read of them then carries no text)."""
+
+    kind = "feed"
+    holds = ("ChangeEvent.line", "ChangeEvent.old_line")
+
+    def rows(self, target: Target, reach: Reach, erasing: Erasing | None = None) -> list:
+        shards = {(str(s.scope), s.bot) for s in reach.shards}
+        copies = {
+            (str(c.shard.scope), c.shard.bot, c.fact_id)
+            for c in (erasing.derived if erasing else ())
+        }
+        ids = target.ids | {fact_id for _, _, fact_id in copies}
+        rows = ChangeEvent.objects.filter(Q(fact_id__in=ids) | Q(old_fact_id__in=ids))
+        return [
+            row
+            for row in rows
+            if target.change_holds(row)  # type: ignore[arg-type]  (the same fields as a Change)
+            and (
+                (row.scope_key, row.shard_bot) in shards
+                or any(
+                    (row.scope_key, row.shard_bot, i) in copies
+                    for i in (row.fact_id, row.old_fact_id)
+                )
+            )
+        ]
+
+    def find(self, target: Target, reach: Reach) -> list[Occurrence]:
+        return [Occurrence("feed", f"event {row.id}", row.op) for row in self.rows(target, reach)]
+
+    def erase(self, target: Target, reach: Reach, erasing: Erasing) -> int:
+        with transaction.atomic(), connection.cursor() as cursor:
+            # The feed's lock: an ingest reading the history before it was tombstoned commits
+            # first, so its rows are redacted here too.
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [FEED_LOCK])
+            rows = self.rows(target, reach, erasing)
+            for row in rows:
+                if row.fact_id in target.ids or row.fact_id in {c.fact_id for c in erasing.derived}:
+                    row.line = erasing.mark
+                if row.old_fact_id and row.old_fact_id in target.ids:
+                    row.old_line = erasing.mark
+            ChangeEvent.objects.bulk_update(rows, ["line", "old_line"])
+        return len(rows)
 
 
 class Embeddings:

@@ -4,6 +4,7 @@ order) and `verify-forgotten` looks in each of them, so the two cannot drift apa
     file       memory files: fact lines of the fact's identity     (forgotten, re-synced)
     index      their index rows                                    (follow the files)
     history    shards' history lines holding it                    (tombstoned)
+    feed       the change feed's events read from those lines      (tombstoned)
     embedding  cached vectors of its identity                      (deleted)
     exchange   exchanges reported for learning, their plans        (redacted)
     learning   the learner's events                                (redacted)
@@ -24,6 +25,7 @@ other, so a new column that stores text has to be placed.
 from memstore.privacy.file_stores import Histories, MemoryFiles, Notes, OtherFiles
 from memstore.privacy.place import Store
 from memstore.privacy.record_stores import (
+    ChangeEvents,
     Embeddings,
     Exchanges,
     HealthReports,
@@ -39,6 +41,7 @@ STORES: tuple[Store, ...] = (
     MemoryFiles(),
     IndexRows(),
     Histories(),
+    ChangeEvents(),
     Embeddings(),
     Exchanges(),
     LearningEvents(),
@@ -107,4 +110,13 @@ TEXT_FREE: dict[str, str] = {
     "ServedPrompt.bot": "a slug", "ServedPrompt.room_id": "an id", "ServedPrompt.digest": "a hash",
     "ServedRecall.bot": "a slug", "ServedRecall.room_id": "an id", "ExchangeSource.role": "a word",
     "ExchangeSource.scope_key": "a scope",
+    "ChangeEvent.scope_key": "a scope", "ChangeEvent.shard_bot": "a slug",
+    "ChangeEvent.op": "a word", "ChangeEvent.fact_id": "an identity",
+    "ChangeEvent.old_fact_id": "an identity", "ChangeEvent.file": "a path",
+    "ChangeEvent.by": "a name", "ChangeEvent.via": "a word", "ChangeEvent.at": "a time",
+    "HistoryRead.path": "a path", "WebhookEndpoint.owner_kind": "a word",
+    "WebhookEndpoint.owner": "a slug", "WebhookEndpoint.url": "an address",
+    "WebhookEndpoint.secret": "a signing key", "WebhookEndpoint.created_by": "a name",
+    "WebhookDelivery.state": "a word",
+    "WebhookDelivery.error": "why a delivery failed (a status, a connection error)",
 }  # fmt: skip

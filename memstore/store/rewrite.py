@@ -29,6 +29,7 @@ from memstore.facts.parsed import lines_of
 from memstore.facts.parsed import remember as parsed_remember
 from memstore.facts.paths import FileLocation, locate, memory_root
 from memstore.index import Written, index_sync_file
+from memstore.index.events import events_kick
 from memstore.index.written import written_rows
 from memstore.store.prewrite import FileRow, Restat
 
@@ -78,6 +79,7 @@ def file_rewrite(
             _recorded(location, snapshot, new_text, new_lines, changes, replaced, indexed, restat)
         finally:
             replaced.settle()
+        events_kick()  # the webhooks' dispatcher reads the history line just appended
         return changes
     raise EditConflict(f"{rel} kept changing on disk while we tried to write it; try again.")
 

@@ -43,6 +43,7 @@ def test_operations_have_stable_ids_and_json_errors():
         "recall",
         "prompt_section",
         "prompt_changes",
+        "changes",
         "report_exchange",
         "export_memory",
         "summarize",

@@ -30,6 +30,7 @@ TOOLS = {
     "prompt_section": (True, False),
     "report_exchange": (False, False),
     "summarize": (False, False),
+    "changes": (True, False),
 }
 
 

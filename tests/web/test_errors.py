@@ -132,8 +132,9 @@ def test_every_console_view_wears_the_error_policy():
     # connections (the consent page is in the project's URL map: tests/mcp); issue 23: why
     # (a search result's breakdown); issue 24: a fact a person adds about themselves, share;
     # the bot page's "Why here?"; issue 38: the workspace's sensitive keywords; issue 36: a new
-    # bot, the guides (2), the plugin bundle; issue 37: memory sources (2: a bot's, a fact's)
-    assert len(views) == 64
+    # bot, the guides (2), the plugin bundle; issue 37: memory sources (2: a bot's, a fact's),
+    # webhooks
+    assert len(views) == 65
     assert [
         name for name, view in views.items() if not getattr(view, "console_errors", False)
     ] == []

@@ -22,6 +22,8 @@ export type FeedbackVerb = Schemas["FeedbackIn"]["verb"];
 export type ExchangeReceipt = Schemas["ExchangeOut"];
 export type ApiError = Schemas["ErrorOut"];
 export type MemoryCommand = Schemas["MemoryToolIn"];
+export type Changes = Schemas["FeedOut"];
+export type ChangeEvent = Schemas["FeedEventOut"];
 export type RoomKind = operations["remember"]["parameters"]["header"]["X-Room-Kind"];
 
 export type RememberOptions = Partial<Omit<Schemas["RememberIn"], "text">> & {
@@ -34,6 +36,7 @@ export type EditOptions = Partial<Omit<Schemas["EditIn"], "text">>;
 export type ForgetTarget = Partial<Schemas["ForgetIn"]> &
   ({ id: string; text?: undefined } | { text: string; id?: undefined });
 export type PromptOptions = NonNullable<operations["prompt_section"]["parameters"]["query"]>;
+export type ChangesOptions = NonNullable<operations["changes"]["parameters"]["query"]>;
 export type Exchange = Omit<Schemas["ExchangeIn"], "recalled" | "guests" | "digest"> & {
   recalled?: string[];
   /** Someone from outside the workspace took part: nothing is learned from the exchange. */
@@ -165,6 +168,12 @@ export class Client {
   async memoryTool(command: MemoryCommand): Promise<string> {
     const answer = await this.send<Schemas["MemoryToolOut"]>({ method: "POST", path: "/memory-tool", body: command });
     return answer.result;
+  }
+
+  /** Every change in what this room may read after the cursor `since`, oldest first; send the
+   * answer's `cursor` as `since` next time. */
+  changes(options: ChangesOptions = {}): Promise<Changes> {
+    return this.send({ method: "GET", path: "/changes", query: options });
   }
 
   /** Hand a delivered exchange to the learner (queued, or skipped and why). */

@@ -4,6 +4,28 @@
  */
 
 export interface paths {
+    "/api/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes
+         * @description Every add, edit, supersede, forget, erase and restore in what this room may read, oldest
+         *     first, after `since` (hand edits included). Send the answer's `cursor` next time. An
+         *     erased fact's events carry no text. 409 cursor_unknown: the cursor is from another feed.
+         */
+        get: operations["changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/exchanges": {
         parameters: {
             query?: never;
@@ -889,6 +911,80 @@ export interface components {
             offset: number;
             /** Total */
             total: number;
+        };
+        /** FeedEventOut */
+        FeedEventOut: {
+            /**
+             * At
+             * @description When it was recorded (ISO 8601, UTC).
+             */
+            at: string;
+            /** By */
+            by: string;
+            /** Erased */
+            erased: boolean;
+            /** Fact Id */
+            fact_id: string;
+            /**
+             * Id
+             * @description The event's number: the same in the feed and every webhook.
+             */
+            id: number;
+            /** Old Fact Id */
+            old_fact_id: string | null;
+            /**
+             * Old Text
+             * @description An edit's text before; null otherwise or erased.
+             */
+            old_text: string | null;
+            /**
+             * Scope
+             * @description kind:name of the scope, e.g. project:alpha
+             */
+            scope: string;
+            /**
+             * Shard Bot
+             * @description The bot whose shard changed.
+             */
+            shard_bot: string;
+            /**
+             * Text
+             * @description The fact's text after the change; null once erased.
+             */
+            text: string | null;
+            /** Type */
+            type: ("add" | "edit" | "supersede" | "forget" | "erase" | "restore") | string;
+            /** Via */
+            via: string;
+        };
+        /** FeedOut */
+        FeedOut: {
+            /**
+             * Cursor
+             * @description Send it as `since` next time.
+             */
+            cursor: number;
+            /** Events */
+            events: components["schemas"]["FeedEventOut"][];
+            /**
+             * More
+             * @description More events are waiting: ask again at once.
+             */
+            more: boolean;
+        };
+        /** FeedQuery */
+        FeedQuery: {
+            /**
+             * Limit
+             * @default 100
+             */
+            limit: number;
+            /**
+             * Since
+             * @description The cursor from the previous answer (0: from the start). Cursors are numbers of the workspace's feed: they survive restarts and `reindex`.
+             * @default 0
+             */
+            since: number;
         };
         /**
          * FeedbackIn
@@ -2034,6 +2130,79 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    changes: {
+        parameters: {
+            query?: {
+                /** @description The cursor from the previous answer (0: from the start). Cursors are numbers of the workspace's feed: they survive restarts and `reindex`. */
+                since?: number;
+                limit?: number;
+            };
+            header: {
+                /** @description The conversation's id (letters, digits and . _ : -). */
+                "X-Room-Id": string;
+                /** @description direct (one person, one bot), group, routine, bot (bot-to-bot) or event. */
+                "X-Room-Kind": "direct" | "group" | "routine" | "bot" | "event";
+                /** @description The person the bot is talking with, as registered (any case). Required in direct rooms; when named, they must be registered and linked to the bot. */
+                "X-Person"?: string;
+                /** @description Up to 3 comma-separated project slugs in play; the bot must have joined them. */
+                "X-Projects"?: string;
+                /** @description true: this group room is a private conversation (a private channel), so what is saved here by default belongs to it: read only here, by the bots talking in it. A group DM of three or more is a shared working space: leave it unset. Fixed by the room's first answered call (later calls need not repeat it); a later call saying otherwise (true on a shared room, false on a private one) is refused with 409. */
+                "X-Room-Private"?: boolean | null;
+                /** @description A room ticket signed by the chat platform (`v1.<expires>.<signature>`); required on every call when the server sets ROOM_TICKET_KEY, ignored otherwise; anything else is refused as ticket_invalid. */
+                "X-Room-Ticket"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     report_exchange: {
         parameters: {
             query?: never;

@@ -93,6 +93,13 @@ test("every call of the client", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not 
 
   const gone = await memory.forget({ text: "PREFERS aisle seats" });
   assert.equal(gone.forgotten, 1);
+
+  const feed = await memory.changes({ since: 0 });
+  assert.deepEqual(
+    feed.events.map((e) => [e.type, e.text]),
+    [["add", "Prefers aisle seats"], ["add", "Zeus ships in May"], ["edit", "Zeus ships in June"], ["forget", "Prefers aisle seats"]],
+  );
+  assert.equal((await memory.changes({ since: feed.cursor })).events.length, 0);
   const missing = await refusal(() => memory.forget({ id: saved.id }));
   assert.ok(missing instanceof NotFoundError);
   assert.equal(missing.code, "not_found");

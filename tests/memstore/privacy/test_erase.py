@@ -15,6 +15,7 @@ from memstore.errors import FactNotFound, InvalidFact
 from memstore.facts import markdown
 from memstore.facts.history import history_read
 from memstore.facts.paths import Scope
+from memstore.index.events import events_ingest
 from memstore.models import Exchange, IdempotentReply, LearningEvent, Proposal
 from memstore.privacy import erase
 from memstore.privacy.erase import Reach, fact_erase, reach_of_bot, reach_of_person
@@ -54,23 +55,27 @@ def saved_everywhere(memory_root) -> None:
 
 def test_forget_keeps_history_and_the_cache_and_erase_leaves_nothing(memory_root):
     saved_everywhere(memory_root)
+    events_ingest()  # the change feed has read the histories (as a feed read or a webhook does)
     Proposal.objects.create(
         key="dup-1", origin="duplicate", action="merge", bot="ada", scope_key="bot:ada",
         evidence=[{"id": FACT_ID, "text": FACT}], text=FACT, reason="Said twice",
     )  # fmt: skip
     assert remaining_kinds(FACT) == {
-        "file", "index", "history", "embedding", "exchange", "learning", "reply", "proposal",
+        "file", "index", "history", "feed", "embedding", "exchange", "learning", "reply",
+        "proposal",
     }  # fmt: skip
 
     fact_forget(shards=reach_of_bot("ada").shards, text=FACT, by="ada")
+    events_ingest()
     # Forgotten from memory, still restorable: history holds the line, the records the text.
     assert remaining_kinds(FACT) == {
-        "history", "embedding", "exchange", "learning", "reply", "proposal",
+        "history", "feed", "embedding", "exchange", "learning", "reply", "proposal",
     }  # fmt: skip
 
     erased = fact_erase(reach=reach_of_bot("ada"), text=FACT, by="ops", via="tool")
     assert (erased.removed, erased.embeddings) == ([], 1)
     assert erased.history == 4  # two adds, two removes
+    assert erased.counts["feed"] == 4  # the same four lines, as the change feed numbered them
     assert erased.records == 4  # the exchange, its event, the idempotent reply, the proposal
     assert remaining(FACT) == []
     assert remaining(FACT_ID) == []

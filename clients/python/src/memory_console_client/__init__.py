@@ -25,6 +25,8 @@ from memory_console_client.errors import (
     UnavailableError,
 )
 from memory_console_client.results import (
+    ChangeEvent,
+    Changes,
     ExchangeReceipt,
     Fact,
     FactPage,
@@ -44,6 +46,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AsyncClient",
     "AuthenticationError",
+    "ChangeEvent",
+    "Changes",
     "Client",
     "ConflictError",
     "ConnectionFailedError",

@@ -7,6 +7,7 @@ import httpx2
 
 from memory_console_client import calls
 from memory_console_client.results import (
+    Changes,
     ExchangeReceipt,
     Fact,
     FactPage,
@@ -226,6 +227,10 @@ class AsyncClient:
         """What was added, removed and left the section (still in memory) since the section
         text `previous` was built."""
         return cast(PromptChanges, await self._send(calls.prompt_changes(previous)))
+
+    async def changes(self, since: int = 0, *, limit: int | None = None) -> Changes:
+        """Every change in what this room may read after the cursor `since`, oldest first."""
+        return cast(Changes, await self._send(calls.changes(since=since, limit=limit)))
 
     async def report_exchange(
         self,

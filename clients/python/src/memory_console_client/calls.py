@@ -203,6 +203,10 @@ def prompt_changes(previous: str) -> Call:
     return Call("POST", "/prompt/changes", body={"previous": previous})
 
 
+def changes(*, since: int, limit: int | None) -> Call:
+    return Call("GET", "/changes", query=_set(dict(since=since, limit=limit)))
+
+
 def report_exchange(
     message: str,
     reply: str,

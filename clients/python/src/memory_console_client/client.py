@@ -7,6 +7,7 @@ import httpx2
 
 from memory_console_client import calls
 from memory_console_client.results import (
+    Changes,
     ExchangeReceipt,
     Fact,
     FactPage,
@@ -222,6 +223,10 @@ class Client:
         """What was added, removed and left the section (still in memory) since the section
         text `previous` was built."""
         return cast(PromptChanges, self._send(calls.prompt_changes(previous)))
+
+    def changes(self, since: int = 0, *, limit: int | None = None) -> Changes:
+        """Every change in what this room may read after the cursor `since`, oldest first."""
+        return cast(Changes, self._send(calls.changes(since=since, limit=limit)))
 
     def report_exchange(
         self,

@@ -131,6 +131,31 @@ class PromptChanges(TypedDict):
     text: str
 
 
+class ChangeEvent(TypedDict):
+    """One change in the feed: `id` is its number, the same in every webhook delivery."""
+
+    id: int
+    type: str  # add, edit, supersede, forget, erase, restore
+    fact_id: str
+    text: str | None  # None once the fact was erased
+    old_text: str | None
+    old_fact_id: str | None
+    erased: bool
+    scope: str  # kind:name, e.g. project:apollo
+    shard_bot: str
+    by: str
+    via: str
+    at: str
+
+
+class Changes(TypedDict):
+    """Changes after a cursor: send `cursor` as `since` next time; `more`: ask again at once."""
+
+    events: list[ChangeEvent]
+    cursor: int
+    more: bool
+
+
 class Copy(TypedDict):
     """Where one copy of a fact is."""
 
