@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from memstore.errors import HeldForReview
 from memstore.models import Proposal
+from memstore.store.changes import FOR_KEY
 
 ORIGIN = "held"
 ACTION = "save"
@@ -60,8 +61,11 @@ def held_record(
     person: str | None = None,
     by: str = "",
     via: str = "api",
+    acting: str | None = None,
 ) -> Proposal:
-    """The proposal that keeps a held save (the one already there for the same text)."""
+    """The proposal that keeps a held save (the one already there for the same text), with
+    who saved it (`acting`: the person who acted through the bot, kept as `for=` when a person
+    accepts it)."""
     scope_key = str(shard.scope)
     canonical = " ".join(text.split()).lower()
     key = hashlib.sha1(
@@ -70,7 +74,8 @@ def held_record(
     save = {
         "tier": tier,
         "day": (day or timezone.localdate()).isoformat(),
-        "meta": {str(k): str(v) for k, v in (meta or {}).items()},
+        "meta": {str(k): str(v) for k, v in (meta or {}).items()}
+        | ({FOR_KEY: acting} if acting else {}),
         "person": person or "",
         "by": by,
         "via": via,
