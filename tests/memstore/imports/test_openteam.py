@@ -253,3 +253,20 @@ def test_user_memory_needs_the_one_human(data, memory_root, db):
     summary = run_import("openteam", str(data.root), "--person", "sam")
     assert "person 'sam' is not registered" in summary and "--create-people" in summary
     assert md_tree(memory_root) == {} and not Person.objects.exists()
+
+
+def test_two_agents_with_one_name_the_report_names_the_one_the_bot_is_for(data, memory_root, db):
+    first, second = sorted([data.agent("Scout"), data.agent("Scout")])
+    data.fact(f"agents/{first}/memory", "2026-01-05", "Owns the weekly report", tier="profile")
+    data.fact(f"agents/{second}/memory", "2026-01-06", "Books the venues", tier="profile")
+
+    summary = run_import("openteam", str(data.root), "--create-bots")
+
+    assert f"created bot scout for agent {first} ('Scout')" in summary
+    assert f"agent {second} would be bot 'scout' like agent {first}" in summary
+    assert all_facts(memory_root) == {
+        "agents/scout/memory/profile.md": [
+            "- (2026-01-05) Owns the weekly report <!-- src=agents/"
+            f"{first}/memory/profile.md:4 by=scout via=import -->"
+        ]
+    }
