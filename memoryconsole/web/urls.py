@@ -1,7 +1,7 @@
-"""Console URLs: login, home, the always-on notes, workspace health, people (staff), a bot's
-pages (facts, edits, history, fact versions, as of a date, clear, prompt preview, learning,
-files, About me, links, health, proposals), and a person's About me pages (what bots know,
-controls, forget everywhere, export, prompts)."""
+"""Console URLs: login, home, the always-on notes, workspace health, people and the share audit
+(staff), a bot's pages (facts, edits, history, fact versions, as of a date, clear, prompt
+preview, learning, files, About me, links, health, proposals), and a person's About me pages
+(what bots know, controls, forget everywhere, export, prompts)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
@@ -94,6 +94,7 @@ urlpatterns = [
     path("connections/", consent.connections_page, name="connections"),
     path("search/why/", search.search_why, name="search_why"),
     path("people/", people.people_page, name="people"),
+    path("audit/", people.share_audit_page, name="share_audit"),
     path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
     path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
     path("notes/you/", notes.about_you_page, name="about_you"),
