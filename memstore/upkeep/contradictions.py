@@ -9,6 +9,7 @@ two facts pass the outgoing gate (`memstore.rooms.outgoing`, each scope as the r
 in) are asked about; the others wait unjudged.
 """
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,7 @@ WORDS_FLOOR = 0.30  # same subject by words
 BATCH = 10
 KEY_WINDOW = 2_000  # candidate pairs whose verdicts are looked up at once
 MAX_TOKENS = 400
+_VALUED = re.compile(r"\d|\s[A-Z]")
 
 
 @dataclass
@@ -86,7 +88,11 @@ def subject_pairs(facts: list[StoredFact]) -> list[Scored]:
     by_scope: dict[str, list[StoredFact]] = {}
     for fact in facts:
         by_scope.setdefault(fact.scope, []).append(fact)
-    store = [f for group in by_scope.values() for f in unique_facts(group)]
+    # Only a fact that may hold a value (a digit, a capital past the first word) can be in a
+    # pair: the rest are never read further (most of a large store).
+    store = [
+        f for group in by_scope.values() for f in unique_facts(group) if _VALUED.search(f.text)
+    ]
     bodies = [body_of(f.text) for f in store]
     return alike_by_subject(store, [words(b) for b in bodies], [values(b) for b in bodies])
 
