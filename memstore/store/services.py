@@ -83,20 +83,17 @@ def fact_remember(
     acting: str | None = None,
 ) -> StoredFact:
     """Save a fact in a shard's profile or log, after the content rules (`memstore.rules.content`;
-    `person`: the person in the room, whose excluded topics apply to any scope). The line says
-    who saved it (`by`, `via`, and `acting`: the person who acted through the bot;
-    `changes.meta_authored`).
+    `person`: the person in the room, whose excluded topics apply to any scope; `acting`: who
+    acted through the bot). The line says who saved it (`changes.meta_authored`).
 
     A fact whose identity the scope already holds (any file, any shard) is not written again:
     the stored copy comes back with `existed=True`. Raises UnreadableFile if the target file
     is not UTF-8."""
     if tier not in _TIER_TAGS:
         raise InvalidFact(f"Tier must be one of {', '.join(_TIER_TAGS)}, not {tier!r}.")
+    meta = meta_authored(meta, by=by, via=via, acting=acting)
     fact = markdown.make_fact(
-        text=text,
-        day=day or timezone.localdate(),
-        tag=_TIER_TAGS[tier],
-        meta=meta_authored(meta, by=by, via=via, acting=acting),
+        text=text, day=day or timezone.localdate(), tag=_TIER_TAGS[tier], meta=meta
     )
     tier_file = "profile" if tier == "profile" else "log"
     rel = shard.file_rel(tier_file=tier_file, day=fact.day)

@@ -43,3 +43,12 @@ def test_an_edits_author_is_the_same_after_a_reload(ann, workspace):
     assert "by ann via console" in saved
     assert "by ann via console" in row and "by ava" not in row
     assert _meta_of(workspace, file, "Booked the rooftop venue")["by"] == "ann"
+
+
+def test_a_row_names_the_person_who_acted_through_the_bot(ann, workspace):
+    rel = f"agents/ava/memory/log/{day(1):%Y-%m}.md"
+    with (workspace / rel).open("a") as file:
+        file.write(f"- ({day(1)}) Prefers aisle seats <!-- by=ava via=tool for=sam -->\n")
+    page = ann.get("/bots/ava/").content.decode()
+    [row] = [li for li in page.split('<li class="fact') if ">Prefers aisle seats</p>" in li]
+    assert "by ava via tool for sam" in row
