@@ -38,18 +38,18 @@ def call_context(
     acting: str | None = None,
 ) -> Context:
     """The Context of one bot call, checked in this order: the room ticket (when the deployment
-        wants one), the person (registered and linked to the bot; used under their canonical name),
-        the room's names and projects, then the room's binding (fixed by its first answered call).
-        Raises TicketRefused, PersonUnknown, PersonNotLinked, InvalidName, NotAllowed or
-        RoomConflict, and then nothing was created (the refusal is recorded in the failure log, op
-        "call"). `joined`: the bot's projects, if the caller has them already
-        (memstore.registry.tokens.Caller); `generation`: the authorization generation the caller's
-        token was checked at (the same Caller), so the person link and the room binding this process
-        read at it are trusted without a query (`memstore.registry.generation`); `traits` the
-        bot's (app, private_memory) from the same Caller; `private`: the call says the group room
-        is a private conversation, False that it is a shared one, None says nothing (bound by its
-        first answered call; a later claim contradicting the binding, either way, is a
-        RoomConflict). `acting`: the person acting through the bot (an OAuth connection's), named
+    wants one), the person (registered and linked to the bot; used under their canonical name),
+    the room's names and projects, then the room's binding (fixed by its first answered call).
+    Raises TicketRefused, PersonUnknown, PersonNotLinked, InvalidName, NotAllowed or
+    RoomConflict, and then nothing was created (the refusal is recorded in the failure log, op
+    "call"). `joined`: the bot's projects, if the caller has them already
+    (memstore.registry.tokens.Caller); `generation`: the authorization generation the caller's
+    token was checked at (the same Caller), so the person link and the room binding this process
+    read at it are trusted without a query (`memstore.registry.generation`); `traits` the
+    bot's (app, private_memory) from the same Caller; `private`: the call says the group room
+    is a private conversation, False that it is a shared one, None says nothing (bound by its
+    first answered call; a later claim contradicting the binding, either way, is a
+    RoomConflict); `acting`: the person acting through the bot (an OAuth connection's), named
     on what the call saves. Call `call_succeeded` once the call was answered."""
     projects = list(projects)
     ticket_check(

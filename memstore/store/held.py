@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from memstore.errors import HeldForReview
 from memstore.models import Proposal
-from memstore.store.changes import FOR_KEY
+from memstore.store.changes import meta_authored
 
 ORIGIN = "held"
 ACTION = "save"
@@ -63,9 +63,9 @@ def held_record(
     via: str = "api",
     acting: str | None = None,
 ) -> Proposal:
-    """The proposal that keeps a held save (the one already there for the same text), with
-    who saved it (`acting`: the person who acted through the bot, kept as `for=` when a person
-    accepts it)."""
+    """The proposal that keeps a held save (the one already there for the same text), its
+    metadata saying who saved it (`acting`: the person who acted through the bot), so the line
+    a person accepts is written as it came in."""
     scope_key = str(shard.scope)
     canonical = " ".join(text.split()).lower()
     key = hashlib.sha1(
@@ -74,8 +74,9 @@ def held_record(
     save = {
         "tier": tier,
         "day": (day or timezone.localdate()).isoformat(),
-        "meta": {str(k): str(v) for k, v in (meta or {}).items()}
-        | ({FOR_KEY: acting} if acting else {}),
+        "meta": {
+            str(k): str(v) for k, v in meta_authored(meta, by=by, via=via, acting=acting).items()
+        },
         "person": person or "",
         "by": by,
         "via": via,
