@@ -132,7 +132,7 @@ def test_every_console_view_wears_the_error_policy():
     # connections (the consent page is in the project's URL map: tests/mcp); issue 23: why
     # (a search result's breakdown); issue 24: a fact a person adds about themselves, share;
     # the bot page's "Why here?"
-    assert len(views) == 57
+    assert len(views) == 58
     assert [
         name for name, view in views.items() if not getattr(view, "console_errors", False)
     ] == []
