@@ -44,6 +44,9 @@ CALLER: ContextVar[tuple[str, frozenset[str] | None, frozenset[str] | None]] = C
 # The request's `X-Room-Ticket` (one JSON-RPC call per request here, so one room per ticket).
 TICKET: ContextVar[str | None] = ContextVar("mcp_room_ticket", default=None)
 BINDING: ContextVar[Binding | None] = ContextVar("mcp_binding", default=None)
+# The person who made the OAuth connection this call came through ("": a bot token): what the
+# call saves names them (`for=`).
+ACTING: ContextVar[str] = ContextVar("mcp_acting", default="")
 ROOM_ARGUMENTS = ("room_id", "room_kind", "person", "projects")
 _CALLED: ContextVar[Context | None] = ContextVar("mcp_call_context", default=None)
 
@@ -157,6 +160,7 @@ def room_context(
         joined=joined,
         ticket=ticket,
         read_only=read_only,
+        acting=ACTING.get() or None,
     )
     _CALLED.set(ctx)
     return ctx

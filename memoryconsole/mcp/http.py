@@ -26,7 +26,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from memoryconsole.api.body_limit import body_check, max_body_bytes
 from memoryconsole.api.errors import RETRY_AFTER_SECONDS, EdgeError, database_unavailable
-from memoryconsole.mcp.calls import BINDING, TICKET
+from memoryconsole.mcp.calls import ACTING, BINDING, TICKET
 from memoryconsole.mcp.oauth import challenge, missing_scope, resource_of
 from memoryconsole.mcp.tools import CALLER, server
 from memstore.errors import MissingGrant
@@ -172,6 +172,7 @@ async def _serve(
     """Run the SDK's stateless JSON-mode handler for one request and collect its response."""
     CALLER.set((caller.bot, caller.joined, caller.read_only))
     BINDING.set(caller.binding if isinstance(caller, OAuthCaller) else None)
+    ACTING.set(caller.person if isinstance(caller, OAuthCaller) else "")
     TICKET.set(ticket)
     sent = {"status": 500, "headers": [], "body": bytearray()}
     delivered = False

@@ -1,8 +1,8 @@
-"""Console URLs: login, home, the always-on notes, workspace health, people and webhooks
-(staff), the workspace's sensitive keywords, a bot's
-pages (facts, edits, history, fact versions, as of a date, clear, prompt preview, learning,
-files, About me, links, health, proposals, memory sources), and a person's About me pages (what bots know,
-controls, forget everywhere, export, prompts)."""
+"""Console URLs: login, home, the always-on notes, workspace health, people, webhooks and the
+share audit (staff), the workspace's sensitive keywords, a bot's pages (facts, edits, history,
+fact versions, as of a date, clear, prompt preview, learning, files, About me, links, health,
+proposals, memory sources), and a person's About me pages (what bots know, controls, forget
+everywhere, export, prompts)."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
@@ -112,6 +112,7 @@ urlpatterns = [
         name="sensitive_keywords",
     ),
     path("webhooks/", webhooks.webhooks_page, name="webhooks"),
+    path("audit/", people.share_audit_page, name="share_audit"),
     path("notes/workspace/", notes.workspace_note_page, name="workspace_note"),
     path("notes/workspace/restore/", notes.workspace_note_restore, name="workspace_note_restore"),
     path("notes/you/", notes.about_you_page, name="about_you"),

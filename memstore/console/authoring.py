@@ -13,7 +13,7 @@ Does not: decide wording or parse forms (the console does), or write files itsel
 from dataclasses import dataclass
 from datetime import date
 
-from memstore.console.facts import FactRow, bot_tabs, console_fact_get, shard_of_file
+from memstore.console.facts import FactRow, bot_tabs, console_fact_get, rows_of, shard_of_file
 from memstore.console.viewer import Viewer
 from memstore.errors import EditConflict, FactNotFound, MemstoreError, NotAllowed
 from memstore.facts.markdown import make_fact
@@ -21,6 +21,7 @@ from memstore.facts.paths import Scope, locate
 from memstore.facts.records import StoredFact
 from memstore.facts.validity import review_of, until_of
 from memstore.rules.content import content_check
+from memstore.store.changes import meta_claimed
 from memstore.store.services import fact_edit, fact_forget, fact_remember
 from memstore.vocabulary import Tier
 
@@ -76,7 +77,7 @@ def console_fact_add(*, viewer: Viewer, bot: str, scope: Scope, fields: FactFiel
         by=viewer.person,
         via="console",
     )
-    return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
+    return rows_of([stored], [stored.fact_id])[0]  # who wrote it as the line says
 
 
 def console_fact_update(
@@ -110,7 +111,7 @@ def console_fact_update(
         )
     else:
         stored = _move(viewer, current, expected_text, fields, tier, day)
-    return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
+    return rows_of([stored], [stored.fact_id])[0]  # who wrote it as the line says
 
 
 def _tag(text: str) -> str | None:
@@ -127,8 +128,7 @@ def _move(viewer: Viewer, current, expected_text: str, fields: FactFields, tier:
             detail={"current": current.text, "fact_id": current.fact_id},
         )
     shard = shard_of_file(viewer, current.file)
-    meta = dict(current.meta) | fields.meta()
-    meta = _set(meta)
+    meta = _set(meta_claimed(current.meta, by=viewer.person, via="console") | fields.meta())
     # Check the new line before the old one goes, so a refusal leaves everything as it was.
     line = make_fact(text=fields.text, day=day, tag=_TAGS.get(tier), meta=meta)
     content_check(shard=shard, fact=line, person=None, via="console")

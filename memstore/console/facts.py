@@ -26,6 +26,7 @@ from memstore.index.sync import sync_bounded
 from memstore.models import Bot, Fact, MemoryFile, ProjectMember
 from memstore.rooms.access import WORKSPACE
 from memstore.rooms.tickets import rooms_private
+from memstore.store.changes import FOR_KEY
 
 TABS = ("own", "people", "projects", "rooms", "private", "workspace")
 PAGE_SIZE = 50
@@ -88,13 +89,14 @@ class FactQuery:
 @dataclass(frozen=True, slots=True)
 class FactRow:
     """A fact for the console: the stored fact and who wrote it how (from its metadata or, for
-    older lines, from its shard's history)."""
+    older lines, from its shard's history), and the person who acted through the bot (`for=`)."""
 
     fact: StoredFact
     key: str  # unique on the page (one fact can sit in several files)
     by: str
     via: str
     private_conversation: bool = False  # in a private conversation's memory, not a legacy room
+    acting: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +273,16 @@ def rows_of(
                 by, via = written.by, written.via
         key = keys[i] if keys else f"{fact.fact_id}-{i}"
         in_private = fact.scope_kind == "room" and fact.scope_name in private
-        rows.append(FactRow(fact=fact, key=key, by=by, via=via, private_conversation=in_private))
+        rows.append(
+            FactRow(
+                fact=fact,
+                key=key,
+                by=by,
+                via=via,
+                private_conversation=in_private,
+                acting=fact.meta.get(FOR_KEY, ""),
+            )
+        )
     return rows
 
 

@@ -45,7 +45,7 @@ def console_fact_edit(
     shard = shard_of_file(viewer, file)
     viewer.check_editor(shard.bot)
     stored = edit_as(viewer, shard, fact_id=fact_id, text=text, expected_text=expected_text)
-    return FactRow(fact=stored, key=stored.fact_id, by=viewer.person, via="console")
+    return rows_of([stored], [stored.fact_id])[0]  # who wrote it as the line says
 
 
 def edit_as(

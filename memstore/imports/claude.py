@@ -14,8 +14,9 @@ repository with its CLAUDE.md files.
 `--map-project -home-sam-apollo=apollo` sends its memory to a project of ours, `--project` sends
 everything there; unmapped memory goes to the bot's own memory. Instruction bullets are lasting
 (profile) facts; an `@path` import line is reported, not followed. A topic file holds one memory: its
-body is one fact when it fits in one (else each bullet and paragraph is; its description when
-the body is empty): `user` and `feedback` memories
+prose is one fact when it fits in one (else each paragraph is), each bullet is a fact of its
+own, dated by a date written at its start (`(2026-03-04) …`, `2026-03-04: …`), else by the
+file; its description is the fact when the body is empty. `user` and `feedback` memories
 are lasting, `feedback` ones preferences; `user` ones go to --person's user memory when given.
 A MEMORY.md line that only links a topic file is skipped (the file is read itself); other
 bullets in it are facts. Transcripts (`*.jsonl`), settings and todos are not memory.
@@ -97,26 +98,38 @@ def _topic(file: Path, root: Path, text: str, where: Target) -> list[Found]:
     front, start = front_matter(lines)
     kind = front.get("type", "")
     tier, fact_type = _TYPES.get(kind, ("log", None))
-    facts = list(body_facts(lines, start))
-    joined = " ".join(text for _, text in facts)
-    if len(facts) > 1 and len(joined) <= MAX_TEXT_CHARS:
-        facts = [(facts[0][0], joined)]  # a topic file holds one memory: one fact when it fits
+    facts = _topic_facts(lines, start)
     if not facts and front.get("description"):
         facts = [(max(start - 1, 1), front["description"])]
     scope = "user" if kind == "user" and where.person else ("project" if where.project else "bot")
-    day = file_day(file)
-    return [
-        item_for(
-            where,
-            scope=scope,
-            text=body,
-            src=source(file, root, number),
-            tier=tier,
-            day=day,
-            meta={"type": fact_type} if fact_type else {},
+    default_day = file_day(file)
+    found: list[Found] = []
+    for number, text in facts:
+        body, day = _dated(text, default_day)
+        found.append(
+            item_for(
+                where,
+                scope=scope,
+                text=body,
+                src=source(file, root, number),
+                tier=tier,
+                day=day,
+                meta={"type": fact_type} if fact_type else {},
+            )
         )
-        for number, body in facts
-    ]
+    return found
+
+
+def _topic_facts(lines: list[str], start: int) -> list[tuple[int, str]]:
+    """A topic file's facts: its prose is one memory (one fact when it fits, the rule and its
+    **Why:**), each bullet one of its own (a list of dated events is many facts, not one)."""
+    facts = list(body_facts(lines, start))
+    bullets = [(n, text) for n, text in facts if _BULLET_START.match(lines[n - 1])]
+    prose = [(n, text) for n, text in facts if (n, text) not in bullets]
+    joined = " ".join(text for _, text in prose)
+    if len(prose) > 1 and len(joined) <= MAX_TEXT_CHARS:
+        prose = [(prose[0][0], joined)]
+    return sorted(prose + bullets)
 
 
 def _bullets(file: Path, root: Path, text: str, where: Target, kind: str) -> list[Found]:

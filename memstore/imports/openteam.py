@@ -99,7 +99,7 @@ def _agents(root: Path, target: Target, found: list[Found]) -> dict[str, _Place]
     writers: dict[str, _Place] = {}
     taken: dict[str, str] = {}
     for folder in agents:
-        place = _agent_bot(root, folder, target.agents.get(folder) or single, found)
+        place, agent = _agent_bot(root, folder, target.agents.get(folder) or single, found)
         if place.bot and place.bot in taken:
             place = _Place(
                 None,
@@ -108,6 +108,8 @@ def _agents(root: Path, target: Target, found: list[Found]) -> dict[str, _Place]
             )
         if place.bot:
             taken[place.bot] = folder
+            # Only the agent the bot is made for is declared (the report names it).
+            found.append(agent)
         writers[folder] = place
         if place.bot is None:
             found.append(Skipped(f"agents/{folder}:0", place.why))
@@ -129,7 +131,10 @@ def _agents(root: Path, target: Target, found: list[Found]) -> dict[str, _Place]
     return writers
 
 
-def _agent_bot(root: Path, folder: str, mapped: str | None, found: list[Found]) -> _Place:
+def _agent_bot(
+    root: Path, folder: str, mapped: str | None, found: list[Found]
+) -> tuple[_Place, Agent | None]:
+    """The bot an agent folder becomes (or why none), and the agent as the import declares it."""
     rel = f"agents/{folder}/profile.json"
     profile = read_json(root / rel, root) if (root / rel).exists() else {}
     if isinstance(profile, Skipped):
@@ -145,16 +150,15 @@ def _agent_bot(root: Path, folder: str, mapped: str | None, found: list[Found]) 
                 None,
                 f"agent {folder}'s profile.json names no usable bot name: "
                 f"map it with --map-agent {folder}=SLUG",
-            )
+            ), None
     else:
         bot = folder  # a Memory Console export names bots by slug
     try:
         check_slug(bot)
     except InvalidName as exc:
-        return _Place(None, f"{exc.message} (agent {folder}: map it with --map-agent)")
+        return _Place(None, f"{exc.message} (agent {folder}: map it with --map-agent)"), None
     origin = folder if _UUID.fullmatch(folder) else ""
-    found.append(Agent(bot=bot, name=name[:120], src=f"{rel}:1", origin=origin))
-    return _Place(bot, scope="bot")
+    return _Place(bot, scope="bot"), Agent(bot=bot, name=name[:120], src=f"{rel}:1", origin=origin)
 
 
 def _projects(root: Path, folder: str, bot: str) -> Iterator[Found]:

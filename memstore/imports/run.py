@@ -188,8 +188,7 @@ def _save(
         return
     meta: dict[str, object] = dict(item.meta)
     if not item.verbatim:
-        meta.setdefault("src", item.src)
-        meta.setdefault("via", "import")
+        meta.setdefault("src", item.src)  # who and how (`by=<bot> via=import`): the write's
     try:
         if item.scope == "room":
             shard = Scope("room", item.room or "").shard(item.bot)

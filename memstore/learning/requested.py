@@ -95,7 +95,13 @@ def requests_keep(
             continue
         try:
             stored = remember_in_room(
-                ctx=ctx, text=text, scope=scope, tier="profile", meta=meta, via=VIA
+                ctx=ctx,
+                text=text,
+                scope=scope,
+                tier="profile",
+                meta=meta,
+                via=VIA,
+                acting=ctx.person,  # they asked for it
             )
         except MemstoreError as error:
             outcomes.append(

@@ -33,6 +33,7 @@ from memstore.models import (
     OAuthCode,
     OAuthGrant,
     OAuthToken,
+    Person,
     PersonLink,
     ProjectMember,
 )
@@ -78,14 +79,16 @@ class TokenPair:
 
 @dataclass(frozen=True, slots=True)
 class OAuthCaller:
-    """Who an access token speaks for: the bot, its joined projects, the granted scopes and
-    the room the connection is bound to (None: each call names its room)."""
+    """Who an access token speaks for: the bot, its joined projects, the granted scopes, the
+    room the connection is bound to (None: each call names its room) and the person who made
+    the connection (their registered name, else their username), who acts through the bot."""
 
     bot: str
     joined: frozenset[str]
     scopes: frozenset[str]
     binding: Binding | None
     read_only: frozenset[str] = frozenset()  # joined projects the bot may read, not write
+    person: str = ""
 
 
 def code_issue(
@@ -265,7 +268,19 @@ def access_verify(*, token: str, resource: str) -> OAuthCaller | None:
         found = cursor.fetchone()
     if found is None:
         return None
-    grant_id, live, slug, scopes, granted_for, room_id, room_kind, person, joined, read_only = found
+    (
+        grant_id,
+        live,
+        slug,
+        scopes,
+        granted_for,
+        room_id,
+        room_kind,
+        person,
+        joined,
+        read_only,
+        made_by,
+    ) = found
     if not live:
         grant_end(grant_id=grant_id)
         return None
@@ -278,6 +293,7 @@ def access_verify(*, token: str, resource: str) -> OAuthCaller | None:
         scopes=frozenset(json.loads(scopes) if isinstance(scopes, str) else scopes),
         binding=binding if room_id else None,
         read_only=frozenset(read_only),
+        person=made_by,
     )
 
 
@@ -291,7 +307,9 @@ _VERIFY_SQL = f"""
            b.slug, g.scopes, g.resource, g.room_id, g.room_kind, g.person,
            ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p WHERE p.bot_id = b.id),
            ARRAY(SELECT p.project FROM {ProjectMember._meta.db_table} p
-                 WHERE p.bot_id = b.id AND p.access = 'read')
+                 WHERE p.bot_id = b.id AND p.access = 'read'),
+           COALESCE((SELECT n.name FROM {Person._meta.db_table} n WHERE n.user_id = u.id),
+                    u.username)
     FROM {OAuthToken._meta.db_table} t
     JOIN {OAuthGrant._meta.db_table} g ON g.id = t.grant_id
     JOIN {Bot._meta.db_table} b ON b.id = g.bot_id

@@ -67,6 +67,9 @@ class Context:
     private_memory: bool = False
     own_room: bool = False
     room_private: bool = False  # a private group conversation: its memory belongs to it
+    # The person acting through the bot on this call (the one who made its OAuth connection):
+    # what the call saves names them (`for=`). None: the bot acts on its own.
+    acting: str | None = field(default=None, compare=False)
     # The authorization generation the call was checked at (`memstore.registry.generation`;
     # None: not known): what the process remembered at it holds for this call.
     generation: int | None = field(default=None, compare=False)

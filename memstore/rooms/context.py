@@ -37,6 +37,7 @@ def call_context(
     traits: tuple[bool, bool] | None = None,
     private: bool | None = None,
     read_only: Iterable[str] | None = None,
+    acting: str | None = None,
 ) -> Context:
     """The Context of one bot call, checked in this order: the room ticket (when the deployment
     wants one), the person (registered and linked to the bot; used under their canonical name),
@@ -50,7 +51,8 @@ def call_context(
     bot's (app, private_memory) from the same Caller; `private`: the call says the group room
     is a private conversation, False that it is a shared one, None says nothing (bound by its
     first answered call; a later claim contradicting the binding, either way, is a
-    RoomConflict). Call `call_succeeded` once the call was answered."""
+    RoomConflict); `acting`: the person acting through the bot (an OAuth connection's), named
+    on what the call saves. Call `call_succeeded` once the call was answered."""
     projects = list(projects)
     ticket_check(
         ticket=ticket,
@@ -80,7 +82,7 @@ def call_context(
         generation=generation,
         private=private,
     )
-    return replace(ctx, room_bound=bool(bound), generation=generation)
+    return replace(ctx, room_bound=bool(bound), generation=generation, acting=acting or None)
 
 
 # Bots this process marked "in groups", at the authorization generation of the call that did:

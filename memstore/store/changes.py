@@ -1,7 +1,8 @@
 """What the write services share: the history `Change` a fact line makes, the identities a
-forget names, which of a shard's files to rewrite first, a fact as an edit leaves it (new date,
-metadata, claimed by a person), and what a file that is not UTF-8 says when it keeps a fact. It
-takes no lock and writes no file (`memstore.store.services` does).
+forget names, which of a shard's files to rewrite first, who wrote a line (the `by=`, `via=`
+and `for=` a save writes on it), a fact as an edit leaves it (new date, metadata, claimed by a
+person), and what a file that is not UTF-8 says when it keeps a fact. It takes no lock and
+writes no file (`memstore.store.services` does).
 """
 
 from dataclasses import replace
@@ -15,7 +16,7 @@ from memstore.facts.history import Change
 from memstore.facts.markdown import FactLine
 from memstore.facts.paths import Shard, memory_root, shard_files
 from memstore.store.prewrite import Behind, Prewrite
-from memstore.vocabulary import AUTOMATIC_VIAS, PERSON_EDIT_VIAS
+from memstore.vocabulary import PERSON_EDIT_VIAS
 
 
 def files_holding_first(
@@ -38,12 +39,48 @@ def files_holding_first(
     return first if only else first + [rel for rel in every if rel not in holding]
 
 
-def fact_claimed(fact: FactLine, via: str) -> FactLine:
-    """A machine-made fact (`via=learner|synthesis` in its line) that a person edits becomes
-    saved on purpose: the `via` goes, so upkeep and synthesis leave it alone from then on."""
-    if via in PERSON_EDIT_VIAS and fact.meta.get("via") in AUTOMATIC_VIAS:
-        return replace(fact, meta={k: v for k, v in fact.meta.items() if k != "via"})
-    return fact
+# Who wrote a line (SPEC 3.1): `by=` the bot that saved it (the person, in the console), `via=`
+# the door it came in by, `for=` the person who acted through the bot (a connection they made
+# "as me", a fact they asked it to remember).
+BY_KEY, VIA_KEY, FOR_KEY = "by", "via", "for"
+_AUTHOR_KEYS = (BY_KEY, VIA_KEY, FOR_KEY)
+
+
+def meta_authored(
+    meta: dict[str, object] | None, *, by: str, via: str, acting: str | None = None
+) -> dict[str, object]:
+    """The metadata a new line is saved with: the caller's, then who saved it and how, and the
+    person who acted through the bot, where the caller's does not say already (a learned line,
+    a restored export keep theirs). Nothing is added when no writer is named (`by` empty: a
+    service called directly, not through a door), and a name a metadata value can't hold (one
+    with "--") is left to the history, which records every writer."""
+    authored: dict[str, object] = dict(meta or {})
+    if not by:
+        return authored
+    for key, value in zip(_AUTHOR_KEYS, (by, via, acting), strict=True):
+        if value and "--" not in value:
+            authored.setdefault(key, value)
+    return authored
+
+
+def fact_claimed(fact: FactLine, *, by: str, via: str) -> FactLine:
+    """A fact a person edits in the console becomes theirs: `by=<them> via=console` (the bot's
+    `for=` goes), so the line shows the same author the console did when they saved it, and a
+    machine-made one (`via=learner|synthesis`) is saved on purpose from then on: upkeep and
+    synthesis leave it alone. A bot's edit keeps who wrote the line."""
+    if via not in PERSON_EDIT_VIAS:
+        return fact
+    claimed = meta_claimed(fact.meta, by=by, via=via)
+    if claimed == fact.meta:
+        return fact
+    return replace(fact, meta=markdown.clean_meta(claimed))
+
+
+def meta_claimed(meta: dict[str, str], *, by: str, via: str) -> dict[str, object]:
+    """A line's metadata once a person made it theirs (`fact_claimed`; a console move, which
+    saves the line anew, too): who wrote it replaced by them."""
+    kept: dict[str, object] = {k: v for k, v in meta.items() if k not in _AUTHOR_KEYS}
+    return meta_authored(kept, by=by, via=via)
 
 
 def fact_with_changes(

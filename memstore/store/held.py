@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from memstore.errors import HeldForReview
 from memstore.models import Proposal
+from memstore.store.changes import meta_authored
 
 ORIGIN = "held"
 ACTION = "save"
@@ -60,8 +61,11 @@ def held_record(
     person: str | None = None,
     by: str = "",
     via: str = "api",
+    acting: str | None = None,
 ) -> Proposal:
-    """The proposal that keeps a held save (the one already there for the same text)."""
+    """The proposal that keeps a held save (the one already there for the same text), its
+    metadata saying who saved it (`acting`: the person who acted through the bot), so the line
+    a person accepts is written as it came in."""
     scope_key = str(shard.scope)
     canonical = " ".join(text.split()).lower()
     key = hashlib.sha1(
@@ -70,7 +74,9 @@ def held_record(
     save = {
         "tier": tier,
         "day": (day or timezone.localdate()).isoformat(),
-        "meta": {str(k): str(v) for k, v in (meta or {}).items()},
+        "meta": {
+            str(k): str(v) for k, v in meta_authored(meta, by=by, via=via, acting=acting).items()
+        },
         "person": person or "",
         "by": by,
         "via": via,

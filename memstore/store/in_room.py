@@ -27,11 +27,13 @@ def remember_in_room(
     meta: dict[str, object] | None = None,
     via: str = "api",
     day: date | None = None,
+    acting: str | None = None,
 ) -> StoredFact:
     """Save a fact in the shard this context writes for `scope` (the content rules, the room's
     person's excluded topics included, are the service's; `day`: the fact's date when it is
-    older than today, as for an import). A `weight` is taken only for workspace records
-    (scope server), within MIN_WEIGHT..MAX_WEIGHT."""
+    older than today, as for an import), as the bot (`by=`), naming the person who acted
+    through it (`acting`, else the context's: `for=`). A `weight` is taken only for workspace
+    records (scope server), within MIN_WEIGHT..MAX_WEIGHT."""
     shard = writable_shard(ctx, scope, project)
     if meta and meta.get("weight") is not None:
         _weight_check(scope, meta["weight"])
@@ -44,6 +46,7 @@ def remember_in_room(
         person=ctx.person,
         by=ctx.bot,
         via=via,
+        acting=acting or ctx.acting,
     )
 
 

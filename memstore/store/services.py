@@ -38,6 +38,7 @@ from memstore.store.changes import (
     fact_identities,
     fact_with_changes,
     files_holding_first,
+    meta_authored,
     stuck_error,
     unreadable_holds,
 )
@@ -79,15 +80,18 @@ def fact_remember(
     person: str | None = None,
     by: str = "",
     via: str = "api",
+    acting: str | None = None,
 ) -> StoredFact:
     """Save a fact in a shard's profile or log, after the content rules (`memstore.rules.content`;
-    `person`: the person in the room, whose excluded topics apply to any scope).
+    `person`: the person in the room, whose excluded topics apply to any scope; `acting`: who
+    acted through the bot). The line says who saved it (`changes.meta_authored`).
 
     A fact whose identity the scope already holds (any file, any shard) is not written again:
     the stored copy comes back with `existed=True`. Raises UnreadableFile if the target file
     is not UTF-8."""
     if tier not in _TIER_TAGS:
         raise InvalidFact(f"Tier must be one of {', '.join(_TIER_TAGS)}, not {tier!r}.")
+    meta = meta_authored(meta, by=by, via=via, acting=acting)
     fact = markdown.make_fact(
         text=text, day=day or timezone.localdate(), tag=_TIER_TAGS[tier], meta=meta
     )
@@ -242,6 +246,7 @@ def fact_edit(
                 expected_text=expected_text,
                 day=day,
                 meta=meta,
+                by=by,
                 via=via,
                 check=check,
                 result=result,
@@ -271,6 +276,7 @@ def _edited_in(
     expected_text: str | None,
     day: date | None,
     meta: dict[str, object | None] | None,
+    by: str,
     via: str,
     check: Callable[..., None],
     result: list[StoredFact],
@@ -287,7 +293,7 @@ def _edited_in(
                     detail={"current": line.fact.text, "fact_id": fact_id},
                 )
             new = fact_with_changes(markdown.with_text(line.fact, new_text), day, meta)
-            new = fact_claimed(new, via)
+            new = fact_claimed(new, by=by, via=via)
             check(fact=new)
             result.append(stored_of_line(rel, new, position=i + 1))
             if new == line.fact:

@@ -1,5 +1,6 @@
 """Contradictions in a store: candidate pairs (same scope, alike in meaning or words, yet not
-duplicates) are judged by the model in batches; a conflict becomes a `supersede` proposal (the
+duplicates; or anywhere in the store, any scope and tier, about one subject with different
+values: `memstore.upkeep.pairs.alike_by_subject`) are judged by the model in batches; a conflict becomes a `supersede` proposal (the
 newer fact supersedes the older). A pair is judged once: its verdict is kept as a proposal
 (a compatible pair as a rejected one), so a re-run asks the model nothing new about it.
 
@@ -8,6 +9,7 @@ two facts pass the outgoing gate (`memstore.rooms.outgoing`, each scope as the r
 in) are asked about; the others wait unjudged.
 """
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,8 +21,8 @@ from memstore.llm.client import ModelClient
 from memstore.llm.config import learner_config
 from memstore.models import Proposal
 from memstore.rooms.outgoing import Cleared, outgoing, upkeep_audience
-from memstore.upkeep.duplicates import body_of, contained, similar_pairs
-from memstore.upkeep.pairs import Scored
+from memstore.upkeep.duplicates import body_of, contained, similar_pairs, values, words
+from memstore.upkeep.pairs import Scored, alike_by_subject, unique_facts
 from memstore.upkeep.prompts import contradiction_parse, contradiction_prompt
 from memstore.upkeep.proposals import fact_refs, proposal_key, proposal_record
 
@@ -30,6 +32,7 @@ WORDS_FLOOR = 0.30  # same subject by words
 BATCH = 10
 KEY_WINDOW = 2_000  # candidate pairs whose verdicts are looked up at once
 MAX_TOKENS = 400
+_VALUED = re.compile(r"\d|\s[A-Z]")
 
 
 @dataclass
@@ -52,12 +55,14 @@ def candidates(
     limit: int | None = None,
 ) -> list[tuple[StoredFact, StoredFact]]:
     """Up to `limit` (UPKEEP_MAX_PAIRS) pairs about the same subject that are not certain
-    duplicates and were never judged, most alike first, as (older, newer). `scored`: candidate
-    pairs already found at floors no higher than this module's."""
+    duplicates and were never judged, most alike first, as (older, newer): alike in one scope,
+    or about one subject anywhere in the store (`subject_pairs`). `scored`: candidate pairs
+    already found at floors no higher than this module's."""
     limit = limit or int(settings.UPKEEP_MAX_PAIRS)
     if scored is None:
         scored = similar_pairs(facts, vectors, floors=(COSINE_FLOOR, WORDS_FLOOR))
-    floor = {"meaning": COSINE_FLOOR, "words": WORDS_FLOOR}
+    scored = [*scored, *subject_pairs(facts)]
+    floor = {"meaning": COSINE_FLOOR, "words": WORDS_FLOOR, "subject": 0.0}
     scored = [
         s
         for s in scored
@@ -75,6 +80,21 @@ def candidates(
         if len(found) > limit:
             break
     return found
+
+
+def subject_pairs(facts: list[StoredFact]) -> list[Scored]:
+    """Pairs about one subject with different values across the whole store: every scope (a
+    person's memory beside a project's) and every tier (the profile beside a month's log)."""
+    by_scope: dict[str, list[StoredFact]] = {}
+    for fact in facts:
+        by_scope.setdefault(fact.scope, []).append(fact)
+    # Only a fact that may hold a value (a digit, a capital past the first word) can be in a
+    # pair: the rest are never read further (most of a large store).
+    store = [
+        f for group in by_scope.values() for f in unique_facts(group) if _VALUED.search(f.text)
+    ]
+    bodies = [body_of(f.text) for f in store]
+    return alike_by_subject(store, [words(b) for b in bodies], [values(b) for b in bodies])
 
 
 def contradictions_judge(

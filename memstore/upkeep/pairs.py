@@ -1,5 +1,6 @@
 """Candidate pairs of alike facts within one scope, found in bounded time and memory at any
-store size: the search duplicates, contradictions and the health report share.
+store size: the search duplicates, contradictions and the health report share; and pairs about
+one subject across a whole store (any scope, any tier), the contradictions' second search.
 
 - By meaning, a scope of up to MATRIX_MAX facts: its unit vectors as one float32 matrix,
   multiplied in row blocks of at most BLOCK_CELLS similarities (16 MB) against the rows after
@@ -11,6 +12,11 @@ store size: the search duplicates, contradictions and the health report share.
   rarest words held by at most WORD_HOLDERS facts (a name in half the store makes no
   candidates); their overlap is counted on hashed word bitsets, vectorised, and only pairs
   above the floor are checked exactly.
+- By subject (`alike_by_subject`): facts that share a rare word that is not a value, each
+  carrying values (numbers, times, names) that differ: "Prefers the standup at 9:30" and "The
+  standup moved to 10:00 from December" overlap too little in words to be alike, yet are the
+  shape of a contradiction. Each fact takes partners from its SUBJECT_WORDS rarest words held
+  by at most SUBJECT_HOLDERS facts, at most PER_FACT of them.
 
 Pure: no I/O, no Django. Does not judge a pair (see `duplicates.judge`, `contradictions`).
 """
@@ -32,6 +38,8 @@ PAIR_CHUNK = 200_000  # word candidate pairs scored at once
 MATRIX_MAX = 2_000  # facts of one scope compared all against all; larger scopes by candidates
 VECTOR_CHUNK = 20_000  # candidate pairs whose cosines are computed at once (2 x 30 MB)
 PAIR_HOLDERS = 200  # candidates a fact takes from the facts sharing its two rarest words
+SUBJECT_HOLDERS = 20  # a word more facts of the store hold names no subject ("meeting")
+SUBJECT_WORDS = 2  # a fact's rarest words that may name its subject
 
 Scored = tuple[StoredFact, StoredFact, float, str]  # first, second, score, by
 
@@ -205,6 +213,43 @@ def _word_candidates(word_sets: list[set[str]]) -> np.ndarray:
     if not chunks:
         return np.empty((0, 2), dtype=np.int64)
     return np.unique(np.concatenate(chunks), axis=0)
+
+
+def alike_by_subject(
+    group: Sequence[StoredFact],
+    word_sets: Sequence[frozenset[str]],
+    value_sets: Sequence[frozenset[str]],
+    *,
+    per_fact: int = PER_FACT,
+) -> list[Scored]:
+    """Pairs of `group` (from any scopes and tiers) about one subject with different values:
+    they share one of a fact's rarest words that is no value and that at most SUBJECT_HOLDERS
+    facts hold, both carry values, and neither's values hold the other's (agreeing facts, or
+    one adding a detail, are not asked about). Scored by word overlap, `per_fact` a fact."""
+    holders: dict[str, list[int]] = defaultdict(list)
+    for i, (words, values) in enumerate(zip(word_sets, value_sets, strict=True)):
+        if values:
+            for word in words - values:
+                holders[word].append(i)
+    found: list[Scored] = []
+    for i, (words, values) in enumerate(zip(word_sets, value_sets, strict=True)):
+        subjects = sorted(
+            (len(holders[w]), w) for w in words - values if 1 < len(holders[w]) <= SUBJECT_HOLDERS
+        )
+        partners = dict.fromkeys(
+            j for _, word in subjects[:SUBJECT_WORDS] for j in holders[word] if j > i
+        )
+        kept = 0
+        for j in partners:
+            other = value_sets[j]
+            if group[i].fact_id == group[j].fact_id or values <= other or other <= values:
+                continue
+            overlap = len(words & word_sets[j]) / max(len(words | word_sets[j]), 1)
+            found.append((group[i], group[j], overlap, "subject"))
+            kept += 1
+            if kept == per_fact:
+                break
+    return found
 
 
 def _bitset(words: set[str]) -> np.ndarray:

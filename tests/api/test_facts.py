@@ -31,11 +31,13 @@ def test_remember_writes_one_line_with_its_metadata(memory_root, bot_a):
         "importance": "0.8",
         "src": "room:r1/msg:981",
         "pin": "true",
+        "by": "a",  # the server says who saved it and how, never the caller
+        "via": "api",
     }
     text = (memory_root / answer.body["file"]).read_text()
     assert (
-        "Prefers dark mode <!-- type=preference importance=0.8 src=room:r1/msg:981 pin=true -->"
-        in text
+        "Prefers dark mode <!-- type=preference importance=0.8 src=room:r1/msg:981 pin=true "
+        "by=a via=api -->" in text
     )
 
 
@@ -125,7 +127,7 @@ def test_forget_by_id_with_delete(memory_root, bot_a):
     saved = bot_a.post("/facts", {"text": "Temporary fact"}).body
     answer = bot_a.delete(f"/facts/{saved['id']}")
     assert answer.status == 200
-    assert answer.body["removed"][0]["line"].endswith("Temporary fact")
+    assert answer.body["removed"][0]["line"].endswith("Temporary fact <!-- by=a via=api -->")
     assert bot_a.get("/facts").body["total"] == 0
 
 

@@ -18,9 +18,9 @@ def test_remember_writes_until_and_review_on_the_line(memory_root, bot_a):
         "/facts", {"text": "Travelling to Lisbon", "until": TOMORROW, "review": TOMORROW}
     )
     assert answer.status == 201, answer.body
-    assert answer.body["meta"] == {"until": TOMORROW, "review": TOMORROW}
+    assert answer.body["meta"] == {"until": TOMORROW, "review": TOMORROW, "by": "a", "via": "api"}
     assert answer.body["expired"] is False
-    line = f"Travelling to Lisbon <!-- until={TOMORROW} review={TOMORROW} -->"
+    line = f"Travelling to Lisbon <!-- until={TOMORROW} review={TOMORROW} by=a via=api -->"
     assert line in (memory_root / answer.body["file"]).read_text()
 
 
@@ -74,20 +74,21 @@ def test_editing_the_date_brings_an_expired_fact_back_and_null_removes_it(memory
         f"/facts/{saved['id']}", {"text": "Travelling to Lisbon", "until": TOMORROW}
     )
     assert later.status == 200, later.body
-    assert (later.body["meta"], later.body["expired"]) == ({"until": TOMORROW}, False)
+    saved_by = {"by": "a", "via": "api"}  # an edit keeps who saved the line
+    assert (later.body["meta"], later.body["expired"]) == ({"until": TOMORROW} | saved_by, False)
     assert [f["text"] for f in bot_a.get("/recall", query="Lisbon").body["items"]] == [
         "Travelling to Lisbon"
     ]
     assert "Lisbon" in bot_a.get("/prompt").body["text"]
 
     cleared = bot_a.patch(f"/facts/{saved['id']}", {"text": "Travelling to Lisbon", "until": None})
-    assert cleared.body["meta"] == {}
+    assert cleared.body["meta"] == saved_by
     line = (memory_root / saved["file"]).read_text().splitlines()[-1]
-    assert line.endswith("Travelling to Lisbon")
+    assert line.endswith("Travelling to Lisbon <!-- by=a via=api -->")
     kept = bot_a.patch(
         f"/facts/{saved['id']}", {"text": "Travelling to Lisbon", "review": TOMORROW}
     )
-    assert kept.body["meta"] == {"review": TOMORROW}  # an edit naming no until keeps none
+    assert kept.body["meta"] == saved_by | {"review": TOMORROW}  # naming no until keeps none
 
 
 def test_an_edit_with_a_bad_date_is_a_422_naming_the_field(memory_root, bot_a):

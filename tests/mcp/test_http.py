@@ -345,8 +345,12 @@ def test_until_over_mcp_expires_and_an_edit_brings_it_back(live_server, scout_to
     assert out["saved"]["meta"]["until"] == yesterday and out["saved"]["expired"] is True
     assert out["recalled"]["items"] == []
     assert [f["text"] for f in out["expired"]["items"]] == ["Travelling to Lisbon"]
-    assert (out["later"]["meta"], out["later"]["expired"]) == ({"until": tomorrow}, False)
+    saved_by = {"by": "scout", "via": "tool"}  # an edit keeps who saved the line
+    assert (out["later"]["meta"], out["later"]["expired"]) == (
+        {"until": tomorrow} | saved_by,
+        False,
+    )
     assert [f["text"] for f in out["back"]["items"]] == ["Travelling to Lisbon"]
-    assert out["removed"]["meta"] == {}
+    assert out["removed"]["meta"] == saved_by
     assert out["refused"].is_error
     assert "until" in out["refused"].content[0].text

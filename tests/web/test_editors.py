@@ -93,7 +93,8 @@ def test_a_person_adds_a_fact_about_themselves_from_about_me(sam, workspace):
     saved = sam.post("/people/sam/add/", {"text": "Prefers aisle seats", "bot": "ava"})
     assert saved.status_code == 302
     lines = (workspace / "users/sam/memory/by-agent/ava/profile.md").read_text()
-    assert f"- ({date.today().isoformat()}) Prefers aisle seats\n" in lines
+    today = date.today().isoformat()
+    assert f"- ({today}) Prefers aisle seats <!-- by=sam via=console -->\n" in lines
     history = (workspace / "users/sam/memory/by-agent/ava/history.jsonl").read_text()
     assert '"by": "sam"' in history and '"via": "console"' in history
     # ava's next call for sam has it.

@@ -29,7 +29,8 @@ def test_edit_form_then_save_in_place(ann, workspace):
         and "by ann via console" in saved.content.decode()
     )
     lines = (workspace / PROFILE).read_text().splitlines()
-    assert f"- ({day(40)}) Plans offsites for Lisbon" in lines  # same date, same place
+    # Same date, same place, and now ann's.
+    assert f"- ({day(40)}) Plans offsites for Lisbon <!-- by=ann via=console -->" in lines
     assert PLANS not in "\n".join(lines)
 
 

@@ -39,7 +39,8 @@ def test_the_edit_form_sets_until_and_the_fact_leaves_search_but_stays_listed(
     saved = _edit(ann, until=YESTERDAY, review="")
     assert saved.status_code == 200, saved.content.decode()
     assert f"expired {YESTERDAY}" in saved.content.decode()
-    assert f"{PLANS} <!-- until={YESTERDAY} -->" in (workspace / PROFILE).read_text()
+    on_disk = (workspace / PROFILE).read_text()
+    assert f"{PLANS} <!-- until={YESTERDAY} by=ann via=console -->" in on_disk
 
     assert PLANS in texts(ann.get("/bots/ava/"))  # still listed, marked
     assert texts(ann.get("/bots/ava/", {"dates": "expired"})) == [PLANS]

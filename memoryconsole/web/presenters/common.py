@@ -60,9 +60,11 @@ def error_title(code: str, status: int) -> str:
     return ERROR_TITLES.get(code) or STATUS_TITLES.get(status, "Not accepted")
 
 
-def origin(by: str, via: str) -> str:
-    """Who wrote something and how: "by ann via console" ("" when neither is known)."""
-    return " ".join([f"by {by}"] * bool(by) + [f"via {via}"] * bool(via))
+def origin(by: str, via: str, acting: str = "") -> str:
+    """Who wrote something and how: "by ann via console", "by ava via tool for sam" (the person
+    who acted through the bot); "" when neither is known."""
+    said = [f"by {by}"] * bool(by) + [f"via {via}"] * bool(via)
+    return " ".join(said + [f"for {acting}"] * bool(acting and said))
 
 
 def plural(n: int, one: str, many: str) -> str:

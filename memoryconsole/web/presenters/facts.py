@@ -134,7 +134,7 @@ def fact_row_view(
         scope_label=scope_label(fact.scope, private=row.private_conversation),
         written_by=fact.shard_bot if fact.shard_bot != bot else "",
         type=fact.meta.get("type", ""),
-        origin=origin(row.by, row.via) or "origin not recorded",
+        origin=origin(row.by, row.via, row.acting) or "origin not recorded",
         is_new=fact.day >= today - timedelta(days=NEW_DAYS),
         hidden=fact.visibility == "hidden",
         pinned=fact_requested(fact.meta, row.via),

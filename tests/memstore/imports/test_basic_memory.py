@@ -78,13 +78,13 @@ def test_observations_become_facts_and_relations_links(scout, tmp_path, memory_r
     grinder = fid("Grinder Setup: The grinder sits left of the kettle")
     assert all_facts(memory_root)["projects/apollo/memory/by-agent/scout/log/2026-01.md"] == [
         "- (2026-01-03) Coffee Brewing: Buy a burr grinder <!-- type=decision category=decision "
-        f"tags=gear,coffee src=coffee.md:13 via=import rel=related_to:{tea},depends_on:{grinder} -->",
+        f"tags=gear,coffee src=coffee.md:13 by=scout via=import rel=related_to:{tea},depends_on:{grinder} -->",
         "- (2026-01-03) Coffee Brewing: Pour over needs 94 C water (for light roasts) <!-- "
-        "type=fact category=technique src=coffee.md:14 via=import -->",
+        "type=fact category=technique src=coffee.md:14 by=scout via=import -->",
         "- (2026-01-05) Grinder Setup: The grinder sits left of the kettle <!-- type=fact "
-        "category=fact src=notes/grinder-setup.md:7 via=import -->",
+        "category=fact src=notes/grinder-setup.md:7 by=scout via=import -->",
         "- (2026-01-04) Tea Ceremony: Matcha is whisked, not steeped <!-- type=fact "
-        "category=fact src=tea.md:8 via=import -->",
+        "category=fact src=tea.md:8 by=scout via=import -->",
     ]
     assert Link.objects.count() == 2
     lines = summary.splitlines()

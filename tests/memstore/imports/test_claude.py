@@ -90,26 +90,26 @@ def test_home_folder_auto_memory_and_instructions(scout, tmp_path, memory_root):
 
     assert all_facts(memory_root) == {
         "agents/scout/memory/profile.md": [
-            "- (2026-02-14) Use uv for Python <!-- src=CLAUDE.md:3 via=import -->",
+            "- (2026-02-14) Use uv for Python <!-- src=CLAUDE.md:3 by=scout via=import -->",
             "- (2026-02-14) Keep lines under 100 characters <!-- src=rules/style.md:1 "
-            "via=import -->",
+            "by=scout via=import -->",
         ],
         "users/sam/memory/by-agent/scout/profile.md": [
             "- (2026-02-14) Sam is a data scientist focused on observability. <!-- "
-            "src=projects/-home-sam-apollo/memory/user_role.md:7 via=import -->"
+            "src=projects/-home-sam-apollo/memory/user_role.md:7 by=scout via=import -->"
         ],
         "projects/apollo/memory/by-agent/scout/profile.md": [
             "- (2026-02-14) Don't end replies with a summary of what was done. **Why:** Sam "
             "reads the diff. <!-- type=preference src=projects/-home-sam-apollo/memory/"
-            "feedback_no_summaries.md:7 via=import -->"
+            "feedback_no_summaries.md:7 by=scout via=import -->"
         ],
         "projects/apollo/memory/by-agent/scout/log/2026-02.md": [
             "- (2026-02-14) Merge freeze begins 2026-03-05 for the mobile release cut. <!-- "
-            "src=projects/-home-sam-apollo/memory/project_merge_freeze.md:7 via=import -->"
+            "src=projects/-home-sam-apollo/memory/project_merge_freeze.md:7 by=scout via=import -->"
         ],
         "agents/scout/memory/log/2026-01.md": [
             "- (2026-01-20) Moved CI to arm64 <!-- src=projects/-home-sam-other/memory/"
-            "MEMORY.md:2 via=import -->"
+            "MEMORY.md:2 by=scout via=import -->"
         ],
     }
     assert summary.splitlines()[0] == (
@@ -147,6 +147,39 @@ def test_a_repository_claude_md_hierarchy_with_project(scout, tmp_path, memory_r
         "The web app uses pnpm",
     ]
     assert facts["users/sam/memory/by-agent/scout/profile.md"] == [
-        "- (2026-02-14) My sandbox is sam-dev <!-- src=CLAUDE.local.md:1 via=import -->"
+        "- (2026-02-14) My sandbox is sam-dev <!-- src=CLAUDE.local.md:1 by=scout via=import -->"
     ]
     assert "not CLAUDE.md, a rules file, nor in a memory folder (e.g. docs/guide.md:0)" in summary
+
+
+def test_a_topic_file_of_prose_and_dated_bullets_is_one_fact_a_bullet(scout, tmp_path, memory_root):
+    memory = tmp_path / ".claude" / "projects" / "-home-sam-apollo" / "memory"
+    write(memory / "MEMORY.md", "- [Team](project_team.md) — who is on which team\n", DAY)
+    write(
+        memory / "project_team.md",
+        topic(
+            "Team",
+            "Who is on which team",
+            "project",
+            "Teams change often; check this list before assigning reviews.\n\n"
+            "- (2026-03-04) Lee moved to the platform team\n"
+            "- 2026-01-12: Ana joined as the designer\n"
+            "- Priya leads the data team\n",
+        ),
+        date(2026, 3, 10),
+    )
+
+    run_import("claude", str(tmp_path / ".claude"), "--bot", "scout")
+
+    src = "src=projects/-home-sam-apollo/memory/project_team.md"
+    assert all_facts(memory_root) == {
+        "agents/scout/memory/log/2026-03.md": [
+            "- (2026-03-10) Teams change often; check this list before assigning reviews. "
+            f"<!-- {src}:7 by=scout via=import -->",
+            f"- (2026-03-04) Lee moved to the platform team <!-- {src}:9 by=scout via=import -->",
+            f"- (2026-03-10) Priya leads the data team <!-- {src}:11 by=scout via=import -->",
+        ],
+        "agents/scout/memory/log/2026-01.md": [
+            f"- (2026-01-12) Ana joined as the designer <!-- {src}:10 by=scout via=import -->",
+        ],
+    }

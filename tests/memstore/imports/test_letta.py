@@ -88,17 +88,17 @@ def test_system_files_are_profile_the_rest_log_dated_by_git(memfs, memory_root, 
     assert all_facts(memory_root) == {
         "agents/scout/memory/profile.md": [
             "- (2026-01-04) I am Scout, a research agent. I remember durable preferences and "
-            "improve with use. <!-- src=system/persona.md:4 via=import -->",
+            "improve with use. <!-- src=system/persona.md:4 by=scout via=import -->",
             "- (2026-01-04) Answer with the decision first, then the reasons <!-- "
-            "src=system/persona.md:6 via=import -->",
+            "src=system/persona.md:6 by=scout via=import -->",
         ],
         "users/sam/memory/by-agent/scout/profile.md": [
-            "- (2026-01-04) Sam works on the Apollo launch <!-- src=system/human.md:6 via=import -->",
-            "- (2026-01-04) Prefers short answers <!-- src=system/human.md:7 via=import -->",
+            "- (2026-01-04) Sam works on the Apollo launch <!-- src=system/human.md:6 by=scout via=import -->",
+            "- (2026-01-04) Prefers short answers <!-- src=system/human.md:7 by=scout via=import -->",
         ],
         "agents/scout/memory/log/2026-02.md": [
             "- (2026-02-20) The build runs on arm64 runners since January. <!-- "
-            "src=reference/project-notes.md:6 via=import -->"
+            "src=reference/project-notes.md:6 by=scout via=import -->"
         ],
     }
     assert summary.splitlines()[0] == (

@@ -79,18 +79,18 @@ def test_v2_page_maps_users_agents_and_runs_to_scopes(scout, tmp_path, memory_ro
     assert all_facts(memory_root) == {
         "users/alice/memory/by-agent/scout/log/2026-01.md": [
             f"- (2026-01-09) Is vegetarian <!-- type=preference category=food,user_preferences "
-            f"src=mem0.json:{at['m-1']} via=import -->",
+            f"src=mem0.json:{at['m-1']} by=scout via=import -->",
             "- (2026-01-09) Trial ends soon <!-- until=2026-03-31 pin=true src=mem0.json:"
             f"{at['m-4']} "
-            "via=import -->",
+            "by=scout via=import -->",
         ],
         "agents/scout/memory/log/2026-01.md": [
             f"- (2026-01-09) Team standup is at 9 <!-- category=work src=mem0.json:{at['m-2']} "
-            "via=import -->"
+            "by=scout via=import -->"
         ],
         "rooms/run-7f2/memory/by-agent/scout/log/2026-01.md": [
             f"- (2026-01-09) Asked about flights to Lisbon <!-- src=mem0.json:{at['m-5']} "
-            "via=import -->"
+            "by=scout via=import -->"
         ],
     }
     lines = summary.splitlines()

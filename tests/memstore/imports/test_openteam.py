@@ -178,27 +178,27 @@ def test_the_folder_imports_in_one_command_and_again_adds_nothing(data, memory_r
     assert all_facts(memory_root) == {
         "agents/scout/memory/profile.md": [
             f"- (2026-01-05) Writes reports in British English <!-- pin=true "
-            f"src=agents/{scout}/memory/profile.md:4 via=import -->"
+            f"src=agents/{scout}/memory/profile.md:4 by=scout via=import -->"
         ],
         "agents/scout/memory/log/2026-03.md": [
             f"- (2026-03-02) [note] Likes rooftop venues <!-- src=agents/{scout}/memory/log/"
-            "2026-03.md:4 via=import -->"
+            "2026-03.md:4 by=scout via=import -->"
         ],
         "agents/ava-research/memory/profile.md": [
             f"- (2026-01-01) Ava keeps the research log <!-- src=agents/{ids['ava']}/memory/"
-            "profile.md:4 via=import -->"
+            "profile.md:4 by=ava-research via=import -->"
         ],
         "users/sam/memory/by-agent/scout/profile.md": [
             f"- (2026-02-01) Sam prefers tea <!-- src=user-memory/by-agent/{scout}/profile.md:4 "
-            "via=import -->"
+            "by=scout via=import -->"
         ],
         "projects/apollo/memory/by-agent/scout/log/2026-02.md": [
             f"- (2026-02-10) Launch in May <!-- src=projects/apollo/memory/by-agent/{scout}/log/"
-            "2026-02.md:4 via=import -->"
+            "2026-02.md:4 by=scout via=import -->"
         ],
         f"rooms/{room}/memory/by-agent/scout/profile.md": [
             f"- (2025-12-01) The room uses Jira <!-- src=agents/{scout}/conversations/{room}/"
-            "memory/profile.md:4 via=import -->"
+            "memory/profile.md:4 by=scout via=import -->"
         ],
     }
     assert dict(Bot.objects.values_list("slug", "display_name")) == {
@@ -253,3 +253,20 @@ def test_user_memory_needs_the_one_human(data, memory_root, db):
     summary = run_import("openteam", str(data.root), "--person", "sam")
     assert "person 'sam' is not registered" in summary and "--create-people" in summary
     assert md_tree(memory_root) == {} and not Person.objects.exists()
+
+
+def test_two_agents_with_one_name_the_report_names_the_one_the_bot_is_for(data, memory_root, db):
+    first, second = sorted([data.agent("Scout"), data.agent("Scout")])
+    data.fact(f"agents/{first}/memory", "2026-01-05", "Owns the weekly report", tier="profile")
+    data.fact(f"agents/{second}/memory", "2026-01-06", "Books the venues", tier="profile")
+
+    summary = run_import("openteam", str(data.root), "--create-bots")
+
+    assert f"created bot scout for agent {first} ('Scout')" in summary
+    assert f"agent {second} would be bot 'scout' like agent {first}" in summary
+    assert all_facts(memory_root) == {
+        "agents/scout/memory/profile.md": [
+            "- (2026-01-05) Owns the weekly report <!-- src=agents/"
+            f"{first}/memory/profile.md:4 by=scout via=import -->"
+        ]
+    }

@@ -167,10 +167,10 @@ def test_a_persons_edit_makes_a_learned_fact_theirs_a_bots_does_not(memory_root)
     learned = "<!-- src=ex-1 by=ada via=learner -->"
     write(memory_root, LOG, f"- (2026-03-01) Likes tea {learned}\n- (2026-03-02) Two {learned}")
     tea, two = sorted(facts_list(scopes=[ADA.scope]).items, key=lambda f: f.text)
-    fact_edit(shard=ADA, fact_id=tea.fact_id, text="Likes green tea", via="console")
+    fact_edit(shard=ADA, fact_id=tea.fact_id, text="Likes green tea", by="ann", via="console")
     fact_edit(shard=ADA, fact_id=two.fact_id, text="Two cats", via="api")
     assert read(memory_root, LOG) == (
-        "- (2026-03-01) Likes green tea <!-- src=ex-1 by=ada -->\n"
+        "- (2026-03-01) Likes green tea <!-- src=ex-1 by=ann via=console -->\n"
         f"- (2026-03-02) Two cats {learned}"
     )  # upkeep archives only `via=learner` facts: the person's wording is kept for good
 
@@ -295,12 +295,17 @@ def test_history_records_every_change_including_hand_edits(memory_root):
     texts([ADA.scope])
     got = [(c.op, c.line, c.by, c.via) for c in history_read(memory_root, ADA)]
     assert got == [
-        ("add", "- (2026-03-01) Likes tea", "ada", "tool"),
-        ("edit", "- (2026-03-01) Likes green tea", "alice", "console"),
+        ("add", "- (2026-03-01) Likes tea <!-- by=ada via=tool -->", "ada", "tool"),
+        (
+            "edit",
+            "- (2026-03-01) Likes green tea <!-- by=alice via=console -->",
+            "alice",
+            "console",
+        ),
         ("add", "- (2026-03-02) Added by hand", "", "hand-edit"),
         ("remove", "- (2026-03-02) Added by hand", "", "hand-edit"),
         ("add", "- (2026-03-02) Changed", "", "hand-edit"),
-        ("remove", "- (2026-03-01) Likes green tea", "ada", "api"),
+        ("remove", "- (2026-03-01) Likes green tea <!-- by=alice via=console -->", "ada", "api"),
         ("remove", "- (2026-03-02) Changed", "", "hand-edit"),
     ]
 
