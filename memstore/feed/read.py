@@ -27,8 +27,8 @@ _BATCH = 500
 
 @dataclass(frozen=True, slots=True)
 class FeedEvent:
-    """One change as a reader sees it. `type`: add, edit, supersede, forget, erase, restore;
-    `text` None once the fact was erased (then `erased`)."""
+    """One change as a reader sees it. `type`: add, edit, supersede, expire (its `until` day
+    passed), forget, erase, restore; `text` None once the fact was erased (then `erased`)."""
 
     id: int
     type: str

@@ -24,11 +24,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
 from memstore.facts.activity import workspace_shards
 from memstore.facts.history import change_parse, history_path
 from memstore.facts.paths import Shard, memory_root
-from memstore.models import ChangeEvent, HistoryRead, WebhookEndpoint
+from memstore.models import ChangeEvent, Fact, HistoryRead, MemoryFile, WebhookEndpoint
 
 logger = logging.getLogger(__name__)
 FEED_LOCK = 0x6D656D66656564  # one number for every process: the feed's ingest lock
@@ -43,10 +44,42 @@ _kicked = threading.Event()
 _thread: threading.Thread | None = None
 
 
+# An `until` day passing is written nowhere: the feed records it as an `expire` event, once per
+# fact and scope, the first time an ingest runs on a day after it (from the index's rows).
+_EXPIRED_SQL = f"""
+    INSERT INTO {ChangeEvent._meta.db_table}
+        (scope_key, shard_bot, op, fact_id, old_fact_id, file, line, old_line, by, via, at)
+    SELECT f.scope_key, f.shard_bot, 'expire', f.fact_id, '', m.path, f.line, '', '', 'until',
+           f.meta ->> 'until'
+    FROM {Fact._meta.db_table} f JOIN {MemoryFile._meta.db_table} m ON m.id = f.file_id
+    WHERE f.meta ? 'until' AND f.meta ->> 'until' < %s
+      AND NOT EXISTS (SELECT 1 FROM {ChangeEvent._meta.db_table} e
+                      WHERE e.scope_key = f.scope_key AND e.fact_id = f.fact_id
+                        AND e.op = 'expire')
+    ORDER BY f.meta ->> 'until', f.id
+"""
+_expiries_seen: dict[tuple[str, str], str] = {}  # (database, root) -> the day last recorded
+
+
+def expiries_record(today: str) -> int:
+    """Record as `expire` events the facts whose `until` day is before `today` (YYYY-MM-DD)
+    and that have none yet; how many. Once a day per process: the day's first read pays it."""
+    where = (connection.settings_dict["NAME"], str(memory_root()))
+    if _expiries_seen.get(where) == today:
+        return 0
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [FEED_LOCK])
+        cursor.execute(_EXPIRED_SQL, [today])
+        added = cursor.rowcount
+    _expiries_seen[where] = today
+    return added
+
+
 def events_ingest(shards: Iterable[Shard] | None = None) -> int:
     """Number the new history lines of these shards (every shard on disk without) as feed
     events, in the order they were recorded; how many. Costs a stat per shard and one query
-    when no history grew."""
+    when no history grew (and, once a day, the day's expiries: `expiries_record`)."""
+    expiries_record(timezone.localdate().isoformat())
     root = memory_root()
     wanted = {s.rel: s for s in (workspace_shards(root) if shards is None else shards)}
     stats = {}

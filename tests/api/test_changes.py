@@ -127,3 +127,29 @@ def test_a_cursor_from_another_feed_is_refused_clearly(a_team):
     assert answer.body["code"] == "cursor_unknown"
     assert "Read again from 0" in answer.body["message"]
     assert a_team.get("/changes", since=-1).status == 422
+
+
+def test_a_fact_whose_until_day_passed_is_an_expire_event_once(a_team, b_team):
+    from memstore.index import events
+
+    _, cursor = feed(b_team)
+    saved = a_team.post(
+        "/facts",
+        {
+            "text": "Office closed for the move",
+            "scope": "project",
+            "project": "apollo",
+            "until": "2026-01-31",
+        },
+    )
+    assert saved.status == 201
+    events._expiries_seen.clear()  # the day's first read: a new day for this process
+
+    found, cursor = feed(b_team, cursor)
+
+    assert found == [
+        ("add", "Office closed for the move", "project:apollo", "a"),
+        ("expire", "Office closed for the move", "project:apollo", "a"),
+    ]
+    events._expiries_seen.clear()
+    assert feed(b_team, cursor)[0] == []  # recorded once, however often the day is read

@@ -14,6 +14,11 @@ def words_only(settings):
     settings.EMBEDDINGS = "none"
 
 
+def _marks(meta: dict) -> dict:
+    """The line's keys feedback sets (who saved it, `by=`/`via=`, is not feedback's)."""
+    return {k: v for k, v in meta.items() if k not in ("by", "via", "for")}
+
+
 def _today() -> str:
     return timezone.localdate().isoformat()
 
@@ -24,7 +29,7 @@ def test_wrong_takes_a_fact_out_of_the_next_prompt_and_recall(bot_a, memory_root
     answer = bot_a.post(f"/facts/{saved['id']}/feedback", {"verb": "wrong"})
     assert answer.status == 200
     assert (answer.body["verb"], answer.body["copies"]) == ("wrong", 1)
-    assert answer.body["fact"]["meta"] == {"mark": "wrong", "review": _today()}
+    assert _marks(answer.body["fact"]["meta"]) == {"mark": "wrong", "review": _today()}
     assert answer.body["fact"]["expired"] is True
     line = next(memory_root.glob("agents/a/memory/log/*.md")).read_text()
     assert f"The office is in Lisbon <!-- mark=wrong review={_today()} -->" in line
@@ -63,7 +68,7 @@ def test_useful_writes_checked_and_ranks_the_fact_a_little_higher(bot_a, memory_
     assert section.index("Retro is on Fridays") < section.index("Standup is at nine")
     standup = next(f for f in bot_a.get("/facts").body["items"] if f["text"].startswith("Standup"))
     useful = bot_a.post(f"/facts/{standup['id']}/feedback", {"verb": "useful"})
-    assert useful.body["fact"]["meta"] == {"checked": _today()}
+    assert _marks(useful.body["fact"]["meta"]) == {"checked": _today()}
     section = bot_a.get("/prompt").body["text"]
     assert section.index("Standup is at nine") < section.index("Retro is on Fridays")
     # A recall is a passive read: it verifies nothing.
@@ -77,7 +82,7 @@ def test_useful_writes_checked_and_ranks_the_fact_a_little_higher(bot_a, memory_
 def test_outdated_goes_to_health_and_useful_clears_it(bot_a):
     fact = bot_a.post("/facts", {"text": "Uses Jenkins for builds", "scope": "bot"}).body
     out = bot_a.post(f"/facts/{fact['id']}/feedback", {"verb": "outdated"}).body
-    assert out["fact"]["meta"] == {"mark": "outdated", "review": _today()}
+    assert _marks(out["fact"]["meta"]) == {"mark": "outdated", "review": _today()}
     assert out["fact"]["expired"] is False  # still used until a person looks
     report = bot_a.get("/health/memory").body
     assert [(f["kind"], f["why"], f["fact"]["text"]) for f in report["findings"]] == [
@@ -88,7 +93,7 @@ def test_outdated_goes_to_health_and_useful_clears_it(bot_a):
         )
     ]
     again = bot_a.post(f"/facts/{fact['id']}/feedback", {"verb": "useful"}).body
-    assert again["fact"]["meta"] == {"review": _today(), "checked": _today()}
+    assert _marks(again["fact"]["meta"]) == {"review": _today(), "checked": _today()}
     kinds = [f["kind"] for f in bot_a.get("/health/memory").body["findings"]]
     assert "marked" not in kinds
 

@@ -953,7 +953,7 @@ export interface components {
              */
             text: string | null;
             /** Type */
-            type: ("add" | "edit" | "supersede" | "forget" | "erase" | "restore") | string;
+            type: ("add" | "edit" | "supersede" | "expire" | "forget" | "erase" | "restore") | string;
             /** Via */
             via: string;
         };

@@ -8,7 +8,7 @@ from pydantic import Field
 from memoryconsole.api.schemas.base import Out
 from memstore.calls.changes import DEFAULT_LIMIT, MAX_LIMIT, ChangesPage, FeedEvent
 
-EventType = Literal["add", "edit", "supersede", "forget", "erase", "restore"]
+EventType = Literal["add", "edit", "supersede", "expire", "forget", "erase", "restore"]
 
 
 class FeedQuery(Schema):
