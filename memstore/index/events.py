@@ -77,9 +77,13 @@ def expiries_record(today: str) -> int:
 
 def events_ingest(shards: Iterable[Shard] | None = None) -> int:
     """Number the new history lines of these shards (every shard on disk without) as feed
-    events, in the order they were recorded; how many. Costs a stat per shard and one query
-    when no history grew (and, once a day, the day's expiries: `expiries_record`)."""
-    expiries_record(timezone.localdate().isoformat())
+    events, in the order they were recorded, then (once a day) the day's expiries
+    (`expiries_record`); how many. Costs a stat per shard and one query when no history grew."""
+    added = _histories_ingest(shards)
+    return added + expiries_record(timezone.localdate().isoformat())
+
+
+def _histories_ingest(shards: Iterable[Shard] | None) -> int:
     root = memory_root()
     wanted = {s.rel: s for s in (workspace_shards(root) if shards is None else shards)}
     stats = {}

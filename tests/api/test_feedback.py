@@ -32,7 +32,7 @@ def test_wrong_takes_a_fact_out_of_the_next_prompt_and_recall(bot_a, memory_root
     assert _marks(answer.body["fact"]["meta"]) == {"mark": "wrong", "review": _today()}
     assert answer.body["fact"]["expired"] is True
     line = next(memory_root.glob("agents/a/memory/log/*.md")).read_text()
-    assert f"The office is in Lisbon <!-- mark=wrong review={_today()} -->" in line
+    assert f"The office is in Lisbon <!-- by=a via=api mark=wrong review={_today()} -->" in line
     assert "office is in Lisbon" not in bot_a.get("/prompt").body["text"]
     assert bot_a.get("/recall", query="office Lisbon").body["items"] == []
     listed = bot_a.get("/facts").body["items"]
