@@ -388,15 +388,9 @@ server.tool(title="Give feedback on a fact", annotations=CHANGE)(feedback)
 # The grant each tool needs, of an OAuth connection and of a bot token alike
 # (`memoryconsole.mcp.oauth.scope_needed`: a tool missing here needs memory:write).
 TOOL_SCOPES = {
-    "remember": WRITE,
-    "recall": READ_SCOPE,
-    "forget": WRITE,
-    "list_facts": READ_SCOPE,
-    "edit_fact": WRITE,
-    "prompt_section": READ_SCOPE,
-    "report_exchange": WRITE,
-    "summarize": WRITE,
-    "feedback": WRITE,
-    "changes": READ_SCOPE,
+    **dict.fromkeys(("recall", "list_facts", "prompt_section", "changes"), READ_SCOPE),
+    **dict.fromkeys(
+        ("remember", "forget", "edit_fact", "report_exchange", "summarize", "feedback"), WRITE
+    ),
 }
 from memoryconsole.mcp import changes as changes_tool  # noqa: E402  (registers on `server`)

@@ -96,6 +96,7 @@ TEXT_FREE: dict[str, str] = {
     "FactUsage.scope_key": "a scope", "FactUsage.fact_id": "an identity",
     "Bot.slug": "a slug", "Bot.display_name": "a name", "ProjectMember.project": "a slug",
     "BotToken.name": "a label", "BotToken.prefix": "a token prefix", "BotToken.digest": "a hash",
+    "BotToken.scopes": "grant words", "ProjectMember.access": "a word",
     "PersonSettings.excluded_topics": "topic words the person chose",
     "Person.name": "a name", "RoomBinding.room_id": "an id", "RoomBinding.kind": "a word",
     "RoomBinding.person": "a name", "RoomBinding.first_bot": "a slug",

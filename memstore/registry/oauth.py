@@ -268,19 +268,8 @@ def access_verify(*, token: str, resource: str) -> OAuthCaller | None:
         found = cursor.fetchone()
     if found is None:
         return None
-    (
-        grant_id,
-        live,
-        slug,
-        scopes,
-        granted_for,
-        room_id,
-        room_kind,
-        person,
-        joined,
-        read_only,
-        made_by,
-    ) = found
+    grant_id, live, slug, scopes, granted_for, room_id, room_kind, person, *rest = found
+    joined, read_only, made_by = rest
     if not live:
         grant_end(grant_id=grant_id)
         return None

@@ -41,7 +41,7 @@ def test_create_saves_each_line_as_a_fact_in_the_file_of_its_scope(bot_a, memory
     status, answer = tool(bot_a, command="create", path="/memories/user.md", file_text=text)
     assert (status, answer) == (200, "Saved 2 new fact(s) in /memories/user.md (about alice).")
     on_disk = (memory_root / "users/alice/memory/by-agent/a/profile.md").read_text()
-    facts = [line[15:] for line in on_disk.splitlines() if line.startswith("- (")]
+    facts = [line[15:].split(" <!--")[0] for line in on_disk.splitlines() if line.startswith("- (")]
     assert facts == ["Prefers window seats", "Flies from Lisbon"]  # dated today, as any save
     view = tool(bot_a, command="view", path="/memories/user.md")[1]
     assert view.splitlines() == [

@@ -102,6 +102,8 @@ def test_every_call_of_the_sync_client(workspace):
             memory.forget(id=saved["id"])
         assert missing.value.code == "not_found"
 
+        # Both facts above are gone from prompts now (one marked wrong, one forgotten).
+        memory.remember("Standup is at 9:30 on Mondays", scope="project", project="apollo")
         section = memory.prompt()
         receipt = memory.report_exchange(
             "Can we move standup to 9:30?",
@@ -293,7 +295,7 @@ def test_writers_in_several_processes_lose_nothing(workspace):
     for writer in writers:
         assert writer.wait(120) == 0, writer.stderr.read()
     [log] = (workspace.memory_root / "users/alice/memory/by-agent/scout/log").glob("*.md")
-    written = {line.split(") ", 1)[1] for line in lines(log)}
+    written = {line.split(") ", 1)[1].split(" <!--")[0] for line in lines(log)}
     assert written == {f"Writer {n} note {i}" for n in range(4) for i in range(10)}
     with Client(workspace.url, workspace.token, "dm-42", "direct", person="alice") as memory:
         assert memory.list_facts(scope="user", limit=200)["total"] == 40

@@ -26,7 +26,7 @@ def test_wrong_then_confirm(ann, workspace, ava_acts_for_ann):
     assert marked.status_code == 200
     assert "marked wrong" in marked.content.decode()
     assert (
-        f"{PLANS} <!-- mark=wrong review={TODAY.isoformat()} -->"
+        f"{PLANS} <!-- mark=wrong review={TODAY.isoformat()} by=ann via=console -->"
         in (workspace / PROFILE).read_text()
     )
     assert PLANS not in texts(ann.get("/search/", {"q": "Lisbon offsites"}))

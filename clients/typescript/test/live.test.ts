@@ -111,9 +111,9 @@ test("every call of the client", { skip: !baseUrl && "MEMORY_CONSOLE_URL is not 
   assert.ok(["queued", "skipped"].includes(receipt.status), receipt.status);
   const injected = section.blocks.reduce((n, block) => n + block.facts.length, 0);
   assert.ok(injected > 0);
-  assert.equal(receipt.sources.injected, injected);
-  assert.equal(receipt.sources.digest, section.digest);
-  assert.equal(receipt.sources.cited, 0);
+  assert.equal(receipt.sources?.injected, injected);
+  assert.equal(receipt.sources?.digest, section.digest);
+  assert.equal(receipt.sources?.cited, 0);
   const repeat = await memory.reportExchange({ message: "Book me a flight to Oslo", reply: "Booked.", message_id: `t1-${run}`, reply_id: `t2-${run}` });
   assert.deepEqual([repeat.id, repeat.repeated], [receipt.id, true]);
 });
