@@ -35,7 +35,10 @@ def test_wrong_then_confirm(ann, workspace, ava_acts_for_ann):
 
     confirmed = ann.post("/bots/ava/facts/feedback/", REF | {"verb": "confirm"}, **HX)
     assert f"verified {TODAY.isoformat()}" in confirmed.content.decode()
-    assert f"{PLANS} <!-- by=ann via=console checked={TODAY.isoformat()} -->" in (workspace / PROFILE).read_text()
+    assert (
+        f"{PLANS} <!-- by=ann via=console checked={TODAY.isoformat()} -->"
+        in (workspace / PROFILE).read_text()
+    )
     assert PLANS in texts(ann.get("/search/", {"q": "Lisbon offsites"}))
     assert "Lisbon team" in ann.get("/bots/ava/prompt/").content.decode()
 
