@@ -2,6 +2,7 @@
 and generous time budgets unless the budget is what it tests."""
 
 import os
+import time
 
 import pytest
 from django.conf import settings as django_settings
@@ -48,7 +49,22 @@ def memory_root(tmp_path, settings):
     root = tmp_path / "memory"
     root.mkdir()
     settings.MEMORY_ROOT = root
-    return root
+    yield root
+    background_settle()
+
+
+def background_settle(timeout: float = 600) -> None:
+    """Let the syncs and snapshot builds a test left running on this process's background
+    threads finish (with its MEMORY_ROOT still set) before the next test empties the database
+    under them: a test that failed half-way must not hold up, or be blamed on, the next one."""
+    from memstore.index.behind import behind_wait
+    from memstore.recall.snapshot import snapshots_building
+
+    deadline = time.monotonic() + timeout
+    settled = behind_wait(timeout)
+    while snapshots_building() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert settled and not snapshots_building(), f"background work still running after {timeout} s"
 
 
 @pytest.fixture

@@ -152,7 +152,7 @@ def verify_forgotten_child(memory_root: Path, target: str) -> subprocess.Complet
     )  # fmt: skip
 
 
-def wait_until(condition: Callable[[], object], timeout: float = 30.0) -> None:
+def wait_until(condition: Callable[[], object], timeout: float = 120.0) -> None:
     """Poll `condition` until it holds; fail the test if it does not within `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while not condition():
