@@ -7,9 +7,9 @@ Those transition tables carry no statistics and the trigger's plan is cached per
 the join could run as a nested loop: a 20,000-line file shifted by one line took 87 s of database
 CPU, a 100,000-line file about half an hour (a background sync that held up everything after
 it). The question is now a set difference, which is hashed or sorted, never nested. The count's
-own lookup of the rows of the identities touched goes by `fact_id` alone (the index that picks
-one identity), so a stale or empty table's statistics can't send it through a whole scope per
-identity.
+own lookup of the rows of the identities touched goes identity by identity through the
+`fact_id` index, whatever the table's statistics say (stale ones, "3 rows" taken while a big
+drop-in was being written, had it scan the whole table once per identity).
 """
 
 from importlib import import_module
@@ -38,10 +38,25 @@ END $$;
 """
 
 _PRIOR = import_module("memstore.migrations.0024_prompt_read")
-_BY_SCOPE = "AND f.scope_key = ids.scope_key"
-assert _BY_SCOPE in _PRIOR._MOVE
-# `|| ''` keeps the scope's indexes out of the lookup: each identity is found by its fact_id.
-_MOVE = _PRIOR._MOVE.replace(_BY_SCOPE, "AND f.scope_key || '' = ids.scope_key")
+
+# The rows now held of each identity touched, read identity by identity through the fact_id
+# index: a lateral subquery kept apart (`OFFSET 0`) can only run once per identity, and with
+# sequential scans off it can't scan the table for one. (Joined instead, a table whose
+# statistics say "3 rows" while a 100,000-line drop-in is being written got scanned in full once
+# per identity: the same square.)
+_MOVE = _PRIOR._MOVE.replace(
+    """        FROM ids JOIN memstore_fact f ON f.fact_id = ids.fact_id AND f.scope_key = ids.scope_key
+        WHERE f.id NOT IN (SELECT id FROM o)""",
+    """        FROM ids, LATERAL (
+            SELECT * FROM memstore_fact g
+            WHERE g.fact_id = ids.fact_id AND g.scope_key || '' = ids.scope_key OFFSET 0
+        ) f
+        WHERE f.id NOT IN (SELECT id FROM o)""",
+).replace(
+    ") RETURNS void LANGUAGE sql AS $$",
+    ") RETURNS void LANGUAGE sql SET enable_seqscan = off AS $$",
+)
+assert "LATERAL" in _MOVE and "enable_seqscan" in _MOVE
 
 
 def _changed() -> str:
