@@ -25,6 +25,22 @@ SERVER_SCOPE_NAME = "workspace"
 # `weight=` an app gives a workspace record (4-5 critical, 1-2 nice to have).
 MIN_WEIGHT, MAX_WEIGHT = 0.1, 10.0
 
+# What the memory health check can find wrong with a fact, most serious first (the order its
+# report sorts by; memstore.upkeep.health decides each, the API lists them).
+FindingKind = Literal[
+    "secret",
+    "instruction",
+    "contradiction",
+    "duplicate",
+    "junk",
+    "too_long",
+    "marked",
+    "review",
+    "unverified",
+    "unused",
+]
+FINDING_KINDS: tuple[FindingKind, ...] = get_args(FindingKind)
+
 Tier = Literal["profile", "log", "note", "episode"]
 TIERS: tuple[Tier, ...] = get_args(Tier)
 

@@ -54,19 +54,9 @@ from memstore.upkeep.guard import fact_supersede, merge_check
 from memstore.upkeep.junk import junk_reason
 from memstore.upkeep.store import store_facts, store_vectors
 from memstore.upkeep.usage import usage_of
+from memstore.vocabulary import FINDING_KINDS
 
-KINDS = (
-    "secret",
-    "instruction",
-    "contradiction",
-    "duplicate",
-    "junk",
-    "too_long",
-    "marked",
-    "review",
-    "unverified",
-    "unused",
-)
+KINDS = FINDING_KINDS  # most serious first
 FIXES = {
     "secret": ("erase", "keep"),
     "instruction": ("archive",),  # and, for a person in the console, keep (PERSON_FIXES)

@@ -7,19 +7,9 @@ from pydantic import Field
 
 from memoryconsole.api.schemas import FACT_ID, FactOut, Out, StrictIn
 from memstore.calls.health import BotHealth
+from memstore.vocabulary import FindingKind
 
-Kind = Literal[
-    "secret",
-    "instruction",
-    "contradiction",
-    "duplicate",
-    "junk",
-    "too_long",
-    "marked",
-    "review",
-    "unverified",
-    "unused",
-]
+Kind = FindingKind
 
 
 class FindingOut(Out):
