@@ -25,20 +25,19 @@ from memstore.index import index_sync
 from memstore.index.sync import SYNC_ROWS_SQL, sync_fold_rows, sync_fold_wanted
 from memstore.models import Bot
 from memstore.prompt.cache import DeltaFold, blocks_cached, deltas_folded
+from memstore.prompt.changes import PromptChanges, changes_compose, fact_lines
 from memstore.prompt.compose import (
     DEFAULT_BUDGETS,
     BlockInput,
     BlockKind,
     Budget,
-    PromptChanges,
     PromptSection,
     SliceName,
-    changes_compose,
-    fact_lines,
     line_unmarked,
     section_compose,
 )
 from memstore.prompt.indexed import block_read
+from memstore.prompt.shape import Shape
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
 from memstore.rules.sensitive import sensitive_in
@@ -61,6 +60,27 @@ def prompt_budgets() -> dict[BlockKind, dict[SliceName, Budget]]:
     return budgets
 
 
+def prompt_shape() -> Shape:
+    """The section's shape in force: settings.PROMPT_SHAPE with PROMPT_SHAPE_ENTRIES and
+    PROMPT_SHAPE_ENTRY_CHARS (`memstore.prompt.shape`)."""
+    return Shape(
+        name=settings.PROMPT_SHAPE,
+        entries=settings.PROMPT_SHAPE_ENTRIES,
+        entry_chars=settings.PROMPT_SHAPE_ENTRY_CHARS,
+    )
+
+
+def shape_budgets(
+    shape: Shape, budgets: dict[BlockKind, dict[SliceName, Budget]]
+) -> dict[BlockKind, dict[SliceName, Budget]]:
+    """What each block loads: its budgets, or in the `seed` shape its entries from each part
+    (the category's best are among each part's best)."""
+    if not shape.seed:
+        return budgets
+    each = Budget(facts=shape.entries, chars=shape.entry_chars)
+    return {kind: {"profile": each, "recent": each} for kind in budgets}
+
+
 def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
     """The scopes of the section's blocks, in prompt order: the workspace's, the person's
     (direct rooms), the projects in play, a private conversation's own, and the bot's own
@@ -79,6 +99,12 @@ def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False) -> BlockInput:
     # Each block's best rows straight from the index, never a sort of the whole scope.
     return block_read(scope, budgets, private)
+
+
+def _seed_load(
+    scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False
+) -> BlockInput:
+    return block_read(scope, budgets, private, seed=True)
 
 
 def _empty(scope: Scope, private: bool) -> BlockInput | None:
@@ -191,15 +217,24 @@ def _context_read(
 def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     scopes = prompt_scopes(ctx)
     index_sync(scopes=[scope for _, scope in scopes])  # skipped when the caller synced
-    budgets = prompt_budgets()
+    budgets, shape = prompt_budgets(), prompt_shape()
     team_wide, rule, versions, deltas = _context_read(ctx, [scope for _, scope in scopes])
     # A paused person's private facts are withheld: read as outside a direct room.
     private = "private" in visible(ctx) and not rule.paused
     blocks = blocks_cached(
-        scopes, budgets, private, _load, _empty, versions=versions, folded=deltas
+        scopes,
+        shape_budgets(shape, budgets),
+        private,
+        _seed_load if shape.seed else _load,
+        _empty,
+        versions=versions,
+        folded=deltas,
+        shape=shape.name,
     )
     inputs = blocks_withheld(blocks, rule)
-    section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot)
+    section = section_compose(
+        inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot, shape=shape
+    )
     return section, [scope for _, scope in scopes]
 
 
