@@ -63,7 +63,7 @@ def entry_cut(text: str, chars: int) -> str:
     if len(text) <= chars:
         return text
     room = text[: chars - 1]
-    if not text[chars - 1].isspace():  # the cut falls inside a word: drop its start
+    if not (text[chars - 1].isspace() or room[-1:].isspace()):  # inside a word: drop it
         words = room.rsplit(None, 1)
         room = words[0] if len(words) == 2 else room
     return room.rstrip(" ,;:") + ELLIPSIS
