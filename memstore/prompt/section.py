@@ -5,7 +5,9 @@ shell around the pure core (`memstore.prompt.compose`).
 block's facts (hidden facts never; `searchable` ones are left for recall and counted as left on
 disk), apply what a read withholds (`memstore.rules.withheld`: excluded topics, a paused
 person's memory, lines the secret detector flags; a paused person's block says that memory is
-paused rather than showing nothing), and compose the section.
+paused rather than showing nothing), and compose the section in the shape in force
+(`prompt_shape`: settings.PROMPT_SHAPE). A `seed` block's entry cut short ("…") is matched to
+its fact by the text it starts when `prompt_changes` asks whether it is still in memory.
 
 Does not: search (see `memstore.recall`), decide who may read what (`memstore.rooms.access`), or write.
 """
@@ -37,7 +39,7 @@ from memstore.prompt.compose import (
     section_compose,
 )
 from memstore.prompt.indexed import block_read
-from memstore.prompt.shape import Shape
+from memstore.prompt.shape import ELLIPSIS, Shape
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
 from memstore.rules.sensitive import sensitive_in
@@ -246,7 +248,32 @@ def prompt_build(*, ctx: Context) -> PromptSection:
 def prompt_changes(*, ctx: Context, previous: str) -> PromptChanges:
     """The + / − note of fact lines changed since `previous` (a section built earlier)."""
     section, scopes = _build(ctx)
-    earlier = {parse_line(line_unmarked(line)).identity for line in fact_lines(previous)}
-    return changes_compose(
-        previous=previous, current=section, present=_still_there(scopes, earlier)
-    )
+    parsed = [parse_line(line_unmarked(line)) for line in fact_lines(previous)]
+    earlier = {fact.identity for fact in parsed}
+    cut = _cut_facts(scopes, [fact for fact in parsed if fact.text.endswith(ELLIPSIS)])
+    present = _still_there(scopes, earlier | {i for ids in cut.values() for i in ids})
+    present |= {identity for identity, ids in cut.items() if ids & present}
+    return changes_compose(previous=previous, current=section, present=present)
+
+
+def _cut_facts(scopes: list[Scope], lines: list) -> dict[str, set[str]]:
+    """For each entry a `seed` block cut ("…"), the identities of the facts of these scopes
+    of its date whose text it starts: its line is not the fact's own, so its identity is not."""
+    if not lines:
+        return {}
+    found: dict[str, set[str]] = {line.identity: set() for line in lines}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.identity, f.fact_id FROM unnest(%s::text[], %s::date[], %s::text[])"
+            " AS c(identity, day, head) JOIN memstore_fact f ON f.scope_key = ANY(%s)"
+            " AND f.day = c.day AND starts_with(f.text, c.head)",
+            [
+                [line.identity for line in lines],
+                [line.day for line in lines],
+                [line.text.removesuffix(ELLIPSIS) for line in lines],
+                [str(scope) for scope in scopes],
+            ],
+        )
+        for identity, fact_id in cursor.fetchall():
+            found[identity].add(fact_id)
+    return found

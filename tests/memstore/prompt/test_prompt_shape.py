@@ -14,7 +14,8 @@ from django.contrib.auth import get_user_model
 
 from memstore.facts.paths import Scope
 from memstore.prompt.cache import prompt_cache_clear
-from memstore.prompt.section import prompt_build
+from memstore.prompt.changes import fact_lines
+from memstore.prompt.section import prompt_build, prompt_changes
 from memstore.prompt.shape import entry_cut
 from memstore.recall.search import recall_search
 from memstore.registry.people import person_add
@@ -245,3 +246,26 @@ def test_a_bad_shape_setting_fails_at_startup_naming_it():
     assert "PROMPT_SHAPE_ENTRY_CHARS='many' is not a number" in _settings_error(
         PROMPT_SHAPE_ENTRY_CHARS="many"
     )
+
+
+def test_a_cut_entry_pushed_out_left_the_section_and_a_forgotten_one_was_removed(seed, memory_root):
+    seed.PROMPT_SHAPE_ENTRIES = 2
+    long = "Standup moves to the big room on the third floor every Monday " * 4
+    long = long.strip()
+    log(memory_root, "bot", "ada", "2026-11", f"- (2026-11-02) {long}", "- (2026-11-03) Newest")
+    before = prompt_build(ctx=OWN).text
+    cut_line = next(line for line in fact_lines(before) if line.endswith("\u2026"))
+    log(
+        memory_root,
+        "bot",
+        "ada",
+        "2026-11",
+        f"- (2026-11-02) {long}",
+        "- (2026-11-03) Newest",
+        "- (2026-11-04) Newer still",
+    )
+    pushed = prompt_changes(ctx=OWN, previous=before)
+    assert (pushed.left, pushed.removed) == ([cut_line], [])
+    log(memory_root, "bot", "ada", "2026-11", "- (2026-11-03) Newest")
+    gone = prompt_changes(ctx=OWN, previous=before)
+    assert (gone.left, gone.removed) == ([], [cut_line])
