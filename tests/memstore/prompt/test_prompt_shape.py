@@ -6,23 +6,29 @@ people) hold as in the `blocks` shape; a bad setting fails at startup; switching
 warm cache changes the section at once."""
 
 import os
+import random
 import subprocess
 import sys
+from datetime import date, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db.models import F
 
-from memstore.facts.paths import Scope
+from memstore.facts.paths import Scope, memory_root
+from memstore.facts.records import stored_from_row
+from memstore.models import Fact
 from memstore.prompt.cache import prompt_cache_clear
 from memstore.prompt.changes import fact_lines
-from memstore.prompt.section import prompt_build, prompt_changes
+from memstore.prompt.compose import BlockInput, section_compose
+from memstore.prompt.section import prompt_build, prompt_changes, prompt_scopes, prompt_shape
 from memstore.prompt.shape import entry_cut
 from memstore.recall.search import recall_search
 from memstore.registry.people import person_add
 from memstore.rooms.access import Context, Room
 from memstore.rules.controls import memory_pause
 from memstore.store.services import fact_remember
-from tests.helpers import REPO, direct, log, profile
+from tests.helpers import REPO, direct, log, profile, write_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -269,3 +275,74 @@ def test_a_cut_entry_pushed_out_left_the_section_and_a_forgotten_one_was_removed
     log(memory_root, "bot", "ada", "2026-11", "- (2026-11-03) Newest")
     gone = prompt_changes(ctx=OWN, previous=before)
     assert (gone.left, gone.removed) == ([], [cut_line])
+
+
+def _scope_files(rng: random.Random, scope: Scope, bots: list[str], facts: int) -> None:
+    """A scope's files in these bots' shards: the same identities in several files and shards
+    with other dates and visibilities, many facts of one day, weights, tags and importance."""
+    for bot in bots:
+        folder = memory_root() / scope.shard(bot).rel
+        for name in ("profile.md", "log/2026-11.md", "log/2024-01.md"):
+            lines = []
+            for i in rng.sample(range(facts), rng.randint(0, facts // 2)):
+                day = date(2026, 11, 28) - timedelta(days=rng.choice([0, *range(200)]))
+                meta = {}
+                if rng.random() < 0.3:
+                    meta["visibility"] = rng.choice(["private", "hidden", "searchable"])
+                if rng.random() < 0.4:
+                    meta["weight"] = rng.choice(["2", "0.25", "8", "64"])
+                if rng.random() < 0.1:
+                    meta["importance"] = rng.choice(["0.9", "0.1"])
+                tag = rng.choice(["", "", "[note] ", "[episode] "])
+                note = f" <!-- {' '.join(f'{k}={v}' for k, v in meta.items())} -->" if meta else ""
+                lines.append(f"- ({day}) {tag}Fact {i} of the offsite plan{note}")
+            write_memory(memory_root(), f"{scope.shard(bot).rel}/{name}", *lines)
+        assert folder.exists()
+
+
+@pytest.mark.parametrize("seed_n", [1, 2, 3, 4])
+def test_the_read_from_the_index_is_the_seed_order_of_the_whole_scope(seed, seed_n):
+    """Each scope's entries read from the index are those the whole scope, merged and sorted in
+    memory, gives: in a direct room (private facts shown) and a group room."""
+    seed.PROMPT_SHAPE_ENTRIES = 3
+    rng = random.Random(seed_n)
+    person_add(name="alice")
+    scopes = [Scope("user", "alice"), Scope("project", "acme"), Scope("bot", "ada")]
+    for scope, bots in zip(scopes, [["ada", "ben"], ["ada", "ben"], ["ada"]], strict=True):
+        _scope_files(rng, scope, bots, 120)
+    shape = prompt_shape()
+    for room in (Room("dm-alice", "direct"), Room("team", "group")):
+        ctx = Context(bot="ada", room=room, person="alice", projects=("acme",), joined=("acme",))
+        private = room.kind == "direct"
+        built = prompt_build(ctx=ctx).text  # synced first
+        whole = [
+            BlockInput(
+                kind=kind,
+                name=scope.name,
+                facts=[
+                    stored_from_row(row)
+                    for row in Fact.objects.filter(scope_key=str(scope)).annotate(
+                        file_path=F("file__path")
+                    )
+                ],
+                private=private,
+            )
+            for kind, scope in prompt_scopes(ctx)
+            if kind != "server"
+        ]
+        expected = section_compose(inputs=whole, bot="ada", shape=shape).text
+        assert built == expected
+
+
+def test_personal_memory_shows_the_newest_however_light(seed, memory_root):
+    # 30 weighty facts from June outrank November's notes by rank; recency puts the notes first.
+    heavy = [f"- (2026-06-{d % 28 + 1:02}) Heavy fact {d} <!-- weight=64 -->" for d in range(30)]
+    notes = [f"- (2026-11-{d:02}) [note] Light note {d}" for d in (20, 21, 22)]
+    log(memory_root, "bot", "ada", "2026-06", *heavy)
+    log(memory_root, "bot", "ada", "2026-11", *notes)
+    seed.PROMPT_SHAPE_ENTRIES = 3
+    assert entries(prompt_build(ctx=OWN).text, "Your own memory")[:3] == [
+        "- (2026-11-22) [note] Light note 22",
+        "- (2026-11-21) [note] Light note 21",
+        "- (2026-11-20) [note] Light note 20",
+    ]
