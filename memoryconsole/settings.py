@@ -210,6 +210,17 @@ PROMPT_BUDGETS = {
     "user": {"profile": (50, 4_000), "recent": (15, 2_000)},
     "project": {"profile": (25, 2_500), "recent": (10, 1_500)},
 }
+# The section's shape (memstore.prompt.shape; docs/configuration.md): `blocks` (the budgets
+# above) or `seed`: each block one category of at most PROMPT_SHAPE_ENTRIES entries, each cut to
+# PROMPT_SHAPE_ENTRY_CHARS characters; personal memory by recency, workspace memory by weight.
+PROMPT_SHAPE = env_choice("PROMPT_SHAPE", "blocks", ("blocks", "seed"))
+PROMPT_SHAPE_ENTRIES = env_number("PROMPT_SHAPE_ENTRIES", 20)
+PROMPT_SHAPE_ENTRY_CHARS = env_number("PROMPT_SHAPE_ENTRY_CHARS", 200)
+if PROMPT_SHAPE_ENTRIES < 1 or PROMPT_SHAPE_ENTRY_CHARS < 20:
+    raise ImproperlyConfigured(
+        "PROMPT_SHAPE_ENTRIES must be at least 1 and PROMPT_SHAPE_ENTRY_CHARS at least 20, not "
+        f"{PROMPT_SHAPE_ENTRIES} and {PROMPT_SHAPE_ENTRY_CHARS}."
+    )
 RECALL_COSINE_FLOOR = None  # None: the model's measured floor (memstore.recall.fusion)
 # Reranking the top of recall (memstore.recall.rerank; docs/benchmarks.md, "Reranking"):
 # RECALL_RERANK  off (the default) | local (the bundled cross-encoder, runs here) |

@@ -37,7 +37,7 @@ from memstore.facts.ranking import derived
 from memstore.facts.records import StoredFact
 from memstore.models import Bot
 from memstore.prompt.compose import BlockInput, PromptSection, section_compose
-from memstore.prompt.section import blocks_withheld, prompt_budgets, prompt_scopes
+from memstore.prompt.section import blocks_withheld, prompt_budgets, prompt_scopes, prompt_shape
 from memstore.rooms.access import (
     Context,
     readable_scope,
@@ -200,4 +200,6 @@ def prompt_as_of(*, ctx: Context, day: date) -> PromptSection:
     ]
     inputs = blocks_withheld(inputs, rule)
     team_wide = Bot.objects.filter(slug=ctx.bot, in_groups=True).exists()
-    return section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot)
+    return section_compose(
+        inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot, shape=prompt_shape()
+    )

@@ -28,6 +28,12 @@ statements than a warm one; a warm prompt pays a few stats for it, none when the
 check statted the same files just before (`sync_fold_stats`). A state that moved on
 meanwhile (another thread) or a change the stats did not show reads its delta on its own.
 
+The `seed` shape (settings.PROMPT_SHAPE) is part of the key, and its blocks never use a state:
+a state keeps each part's best in the `blocks` order (rank) as it merges every change, and
+keeping a second order up to date on every merge would cost every write; the `seed` shape's
+blocks are read from the index (`memstore.prompt.indexed` reads any order) whenever their scope
+changed.
+
 Does not: sync (the caller does, before), compose the section, or know how a block is loaded.
 """
 
@@ -101,12 +107,14 @@ def blocks_cached[T](
     empty: Callable[[Scope, bool], T | None] | None = None,
     versions: Mapping[str, tuple] | None = None,
     folded: Iterable[DeltaFold] = (),
+    shape: str = "blocks",
 ) -> list[T]:
     """`load(scope, budgets[kind], private)` for each (kind, scope), remembered by version;
     for a scope without files, `empty(scope, private)` when it gives a block (a scope most
     workspaces leave empty then costs no load). `versions`: the scopes' versions when the
     caller read them in its own statement (the prompt does), else they are read here;
-    `folded`: the deltas it read with them (`deltas_folded`)."""
+    `folded`: the deltas it read with them (`deltas_folded`); `shape`: the section's shape
+    (`load` reads its order), part of the key."""
     if versions is None:
         versions = versions_read([str(scope) for _, scope in scopes])
     db = connection.settings_dict["NAME"]
@@ -121,14 +129,17 @@ def blocks_cached[T](
         budget = budgets[kind]
         # Today's date is part of the key: a fact whose `until` passed leaves the block at
         # midnight though no file changed, and the usage nudge is re-read once a day.
-        key = (db, str(scope), version, tuple(sorted(budget.items())), private, today)
+        key = (db, str(scope), version, tuple(sorted(budget.items())), private, today, shape)
         with _lock:
             block = _cache.get(key) if version is not None else None
             if block is not None:
                 _cache.move_to_end(key)
         if block is None:
             where = (db, str(scope), today)
-            block = _block_load(scope, version, budget, private, load, where, deltas.get(where))
+            if shape != "blocks":  # no state keeps the `seed` order (see the module doc)
+                block = load(scope, budget, private)
+            else:
+                block = _block_load(scope, version, budget, private, load, where, deltas.get(where))
             if version is not None:
                 with _lock:
                     _cache[key] = block

@@ -15,13 +15,14 @@ with `(saved by <bot>)`, counted in the budgets, so a bot does not claim another
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from memstore.facts.markdown import line_text, parse_line
+from memstore.facts.markdown import line_text
 from memstore.facts.paths import scope_split
 from memstore.facts.ranking import by_rank, by_weight, merge_newest
 from memstore.facts.records import StoredFact
+from memstore.prompt.shape import ELLIPSIS, Shape, entry_cut, seed_order
 
 BlockKind = Literal["server", "user", "project", "room", "bot"]
 SliceName = Literal["profile", "recent"]
@@ -50,7 +51,7 @@ DEFAULT_BUDGETS: dict[BlockKind, dict[SliceName, Budget]] = {
 class Slice:
     """One budgeted part of a block: what it shows and what each budget left out."""
 
-    name: SliceName
+    name: SliceName | Literal["entries"]  # "entries": a `seed` block's one category
     facts: list[StoredFact]
     budget: Budget
     past_chars: int = 0  # within the count cap, but after the fact that would overflow
@@ -75,6 +76,12 @@ class Block:
     writers: Mapping[str, str] = field(
         default_factory=dict
     )  # fact id -> the other bot that saved it
+    cut_at: int = 0  # the `seed` shape: each entry shown in at most this many characters
+
+    @property
+    def shortened(self) -> int:
+        """Facts shown cut to `cut_at` characters (the whole fact stays on disk)."""
+        return sum(len(f.text) > self.cut_at for f in self.facts) if self.cut_at else 0
 
     @property
     def facts(self) -> list[StoredFact]:
@@ -93,17 +100,6 @@ class PromptSection:
 
     text: str
     blocks: list[Block]
-
-
-@dataclass(frozen=True, slots=True)
-class PromptChanges:
-    """Fact lines added to and removed from memory since an earlier section, and those that
-    only left the section: still in memory, pushed out of its budget by others."""
-
-    added: list[str]
-    removed: list[str]
-    text: str  # "" when nothing changed
-    left: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +135,14 @@ def fact_text(fact: StoredFact, writer: str = "") -> str:
     # isprintable is False for every break character (and tabs): the translate runs only then.
     line = line_text(fact.day, text if text.isprintable() else text.translate(_BREAKS))
     return f"{line} (saved by {writer})" if writer else line
+
+
+def entry_text(fact: StoredFact, cut_at: int, writer: str = "") -> str:
+    """A fact as a `seed` block shows it: `fact_text` with the text cut to `cut_at` characters
+    (`shape.entry_cut`; 0: whole)."""
+    if not cut_at or len(fact.text) <= cut_at:
+        return fact_text(fact, writer)
+    return fact_text(replace(fact, text=entry_cut(fact.text, cut_at)), writer)
 
 
 def line_unmarked(line: str) -> str:
@@ -189,6 +193,55 @@ def _title(kind: BlockKind, name: str, team_wide: bool, paused: bool = False) ->
     return "Your own memory (team-wide)" if team_wide else "Your own memory"
 
 
+def _merged(
+    item: BlockInput, bot: str
+) -> tuple[list[StoredFact], list[StoredFact], dict[str, str]]:
+    """The block's facts merged across shards (newest wins) without hidden ones (and private
+    ones outside direct rooms); those a prompt may show (not `searchable`); and the other bots
+    that saved them, in a shared block (`bot`: whose prompt this is)."""
+    # A stable order first, so "first seen wins a tie" in merge_newest is the same every time.
+    copies = sorted(item.facts, key=lambda f: (f.fact_id, f.shard_bot, f.file))
+    dropped = {"hidden"} if item.private else {"hidden", "private"}
+    merged = [f for f in merge_newest(copies) if f.visibility not in dropped]
+    context = [f for f in merged if f.visibility != "searchable"]
+    writers = {}
+    if bot and item.kind != "bot":
+        writers = {f.fact_id: f.shard_bot for f in context if f.shard_bot != bot}
+    return merged, context, writers
+
+
+def _paused(item: BlockInput, budgets: Mapping[SliceName, Budget], team_wide: bool) -> Block:
+    empty = [Slice(name, [], budgets[name]) for name in ("profile", "recent")]
+    title = _title(item.kind, item.name, team_wide, paused=True)
+    scope = f"{item.kind}:{item.name}"
+    return Block(title=title, scope=scope, profile=empty[0], recent=empty[1], paused=True)
+
+
+def seed_compose(item: BlockInput, shape: Shape, team_wide: bool, bot: str = "") -> Block:
+    """One block in the `seed` shape: one category of at most `shape.entries` entries (profile
+    and log facts together, in `seed_order`), each cut to `shape.entry_chars` characters; the
+    same merge, visibility and marks as `block_compose`."""
+    budget = Budget(facts=shape.entries, chars=shape.entry_chars)
+    if item.paused:
+        return _paused(item, {"profile": budget, "recent": Budget(0, 0)}, team_wide)
+    merged, context, writers = _merged(item, bot)
+    ordered = seed_order(item.kind, context)
+    shown = ordered[: shape.entries]
+    used = sum(len(entry_text(f, shape.entry_chars, writers.get(f.fact_id, ""))) + 1 for f in shown)
+    counts = item.on_disk or {}
+    held = counts.get("profile", 0) + counts.get("recent", 0) if counts else len(context)
+    entries = Slice("entries", shown, budget, past_count=max(0, held - len(shown)), used=used)
+    return Block(
+        title=_title(item.kind, item.name, team_wide),
+        scope=f"{item.kind}:{item.name}",
+        profile=entries,
+        recent=Slice("recent", [], Budget(0, 0)),
+        recall_only=counts.get("searchable", len(merged) - len(context)),
+        writers=writers,
+        cut_at=shape.entry_chars,
+    )
+
+
 def block_compose(
     item: BlockInput, budgets: Mapping[SliceName, Budget], team_wide: bool, bot: str = ""
 ) -> Block:
@@ -196,22 +249,12 @@ def block_compose(
     shared block, the facts another bot's shard holds are marked with that bot (`bot`: whose
     prompt this is)."""
     if item.paused:
-        empty = [Slice(name, [], budgets[name]) for name in ("profile", "recent")]
-        title = _title(item.kind, item.name, team_wide, paused=True)
-        scope = f"{item.kind}:{item.name}"
-        return Block(title=title, scope=scope, profile=empty[0], recent=empty[1], paused=True)
-    # A stable order first, so "first seen wins a tie" in merge_newest is the same every time.
-    copies = sorted(item.facts, key=lambda f: (f.fact_id, f.shard_bot, f.file))
-    dropped = {"hidden"} if item.private else {"hidden", "private"}
-    merged = [f for f in merge_newest(copies) if f.visibility not in dropped]
-    context = [f for f in merged if f.visibility != "searchable"]
+        return _paused(item, budgets, team_wide)
+    merged, context, writers = _merged(item, bot)
     order = by_weight if item.kind == "server" else by_rank
     profile = order(f for f in context if f.tier == "profile")
     recent = order(f for f in context if f.tier != "profile")
     counts = item.on_disk or {}
-    writers = {}
-    if bot and item.kind != "bot":
-        writers = {f.fact_id: f.shard_bot for f in context if f.shard_bot != bot}
     return Block(
         title=_title(item.kind, item.name, team_wide),
         scope=f"{item.kind}:{item.name}",
@@ -263,10 +306,18 @@ NOTHING_MORE = "Nothing more on disk for this block."
 
 
 def _left_line(block: Block) -> str:
+    cut = block.shortened
+    shortened = (
+        f" {cut} {'entry' if cut == 1 else 'entries'} shortened ({ELLIPSIS}): recall gives "
+        f"{'its' if cut == 1 else 'their'} whole text."
+        if cut
+        else ""
+    )
     if block.left_out == 0:
-        return NOTHING_MORE
+        return NOTHING_MORE + shortened
     noun = "fact" if block.left_out == 1 else "facts"
-    return f"{block.left_out} more {noun} on disk, not shown here: search them with recall."
+    left = f"{block.left_out} more {noun} on disk, not shown here: search them with recall."
+    return left + shortened
 
 
 def _render_block(block: Block, team_wide: bool) -> str:
@@ -283,7 +334,11 @@ def _render_block(block: Block, team_wide: bool) -> str:
         lines.append(_TEAM_WIDE.rstrip("\n"))
     if block.scope.startswith("server:"):
         lines.append(_WORKSPACE.rstrip("\n"))
-    if block.profile.facts:
+    if block.cut_at:
+        lines += [
+            entry_text(f, block.cut_at, block.writers.get(f.fact_id, "")) for f in block.facts
+        ]
+    elif block.profile.facts:
         lines.append("Profile:")
         lines += [fact_text(f, block.writers.get(f.fact_id, "")) for f in block.profile.facts]
     if block.recent.facts:
@@ -301,45 +356,17 @@ def section_compose(
     budgets: Mapping[BlockKind, Mapping[SliceName, Budget]] = DEFAULT_BUDGETS,
     team_wide: bool = False,
     bot: str = "",
+    shape: Shape | None = None,
 ) -> PromptSection:
     """The memory section for these blocks (given in prompt order), for `bot`'s prompt (its
-    name marks what other bots saved; "" marks nothing)."""
-    blocks = [block_compose(item, budgets[item.kind], team_wide, bot) for item in inputs]
+    name marks what other bots saved; "" marks nothing), in `shape` (None: `blocks`)."""
+    if shape is not None and shape.seed:
+        blocks = [seed_compose(item, shape, team_wide, bot) for item in inputs]
+    else:
+        blocks = [block_compose(item, budgets[item.kind], team_wide, bot) for item in inputs]
     # The workspace block is there only when the workspace holds something (most don't).
     blocks = [b for b in blocks if not b.scope.startswith("server:") or b.facts or b.left_out]
     marked = any(b.writers.get(f.fact_id) for b in blocks for f in b.facts)
     header = _HEADER + (_MARKED if marked else "")
     text = header + "".join("\n" + _render_block(block, team_wide) for block in blocks)
     return PromptSection(text=text, blocks=blocks)
-
-
-def fact_lines(text: str) -> list[str]:
-    """The lines of a section's text that are fact lines."""
-    return [line for line in text.splitlines() if parse_line(line) is not None]
-
-
-def changes_compose(*, previous: str, current: PromptSection, present: set[str]) -> PromptChanges:
-    """What changed since `previous`: fact lines the current section adds, earlier lines whose
-    fact is no longer in memory (`removed`: forgotten, erased, expired or hidden; `present`:
-    identities still there, hidden ones excluded), and earlier lines whose fact is still in
-    memory but no longer in the section (`left`: pushed out of a budget by other facts)."""
-    before = fact_lines(previous)
-    now = fact_lines(current.text)
-    seen_before, seen_now = set(before), set(now)
-    added = list(dict.fromkeys(line for line in now if line not in seen_before))
-    removed: dict[str, None] = {}
-    left: dict[str, None] = {}
-    for line in before:
-        if line not in seen_now:
-            still = parse_line(line_unmarked(line)).identity in present
-            (left if still else removed)[line] = None
-    if not added and not removed and not left:
-        return PromptChanges(added=[], removed=[], text="")
-    notes = ["Memory changes since your memory section was built:"]
-    notes += ["+ " + line.removeprefix("- ") for line in added]
-    notes += ["\u2212 " + line.removeprefix("- ") for line in removed]
-    if left:
-        notes.append("Left the section for lack of room, still in memory (recall finds them):")
-        notes += ["~ " + line.removeprefix("- ") for line in left]
-    text = "\n".join(notes) + "\n"
-    return PromptChanges(added=added, removed=list(removed), text=text, left=list(left))

@@ -21,6 +21,11 @@ nudge upwards, so once the best facts chosen beat those rows the choice is the o
 the whole scope makes; when they do not (a file whose first rows are hidden, copies or withheld), the
 statement runs again reading four times as many rows per file.
 
+The `seed` shape (`memstore.prompt.shape`) reads the same way in its own order: each file's
+newest rows (personal memory) or weightiest then newest (workspace memory). No index serves a
+file's rows by date, so those reads sort each file's rows (a month's log, the profile): the
+`seed` shape's cost grows with the size of a scope's files, the `blocks` shape's does not.
+
 Does not: cache (see `memstore.prompt.cache`), withhold or compose; sync.
 """
 
@@ -36,6 +41,7 @@ from memstore.facts.records import StoredFact
 from memstore.facts.validity import expired_sql, may_expire_sql
 from memstore.prompt.compose import BlockInput, BlockKind, Budget, SliceName
 from memstore.prompt.incremental import WITHHELD_SPARE
+from memstore.prompt.shape import PERSONAL
 from memstore.rules.withheld import fact_flag
 
 READ_MARGIN = 8  # rows read per file past what the block needs (copies, hidden lines)
@@ -46,14 +52,20 @@ _COLUMNS = (
     "f.id, f.fact_id, f.day, f.rank, f.weight, f.position, f.visibility, f.meta, f.shard_bot,"
     " f.text, f.tier"
 )
+# A block's order: "rank" (blocks), "weight" (the workspace's blocks), and the `seed` shape's
+# "recency" (personal memory: newest date first) and "weight_recency" (workspace memory).
 _ORDER = {
-    False: "f.rank DESC, f.day DESC, f.position DESC",
-    True: "f.weight DESC, f.rank DESC, f.day DESC, f.position DESC",  # the workspace's
+    "rank": "f.rank DESC, f.day DESC, f.position DESC",
+    "weight": "f.weight DESC, f.rank DESC, f.day DESC, f.position DESC",
+    "recency": "f.day DESC, f.rank DESC, f.position DESC",
+    "weight_recency": "f.weight DESC, f.day DESC, f.rank DESC, f.position DESC",
 }
 # The same across the scope's files (a file's place by path stands for its path).
 _CUT = {
-    False: "t.rank DESC, t.day DESC, files.by_path DESC, t.position DESC",
-    True: "t.weight DESC, t.rank DESC, t.day DESC, files.by_path DESC, t.position DESC",
+    "rank": "t.rank DESC, t.day DESC, files.by_path DESC, t.position DESC",
+    "weight": "t.weight DESC, t.rank DESC, t.day DESC, files.by_path DESC, t.position DESC",
+    "recency": "t.day DESC, t.rank DESC, files.by_path DESC, t.position DESC",
+    "weight_recency": "t.weight DESC, t.day DESC, t.rank DESC, files.by_path DESC, t.position DESC",
 }
 # A row is its identity's winner unless another copy in the scope is newer, or as new and in
 # an earlier shard, or the same shard and an earlier file (`section` merges the same way).
@@ -114,16 +126,24 @@ _READ_SQL = _READ_SQL.replace("{expired_f}", expired_sql("f").replace("%s", "%(t
     "{may_expire}", may_expire_sql("f")
 )
 _SQL = {
-    weighed: _READ_SQL.replace("{order}", order).replace("{cut}", _CUT[weighed])
-    for weighed, order in _ORDER.items()
+    mode: _READ_SQL.replace("{order}", order).replace("{cut}", _CUT[mode])
+    for mode, order in _ORDER.items()
 }
 
 
-def _read(scope: Scope, kp: int, kr: int) -> tuple[list[tuple], dict[tuple[bool, str], int]]:
+def _mode(scope: Scope, seed: bool) -> str:
+    if seed:
+        return "recency" if scope.kind in PERSONAL else "weight_recency"
+    return "weight" if scope.kind == "server" else "rank"
+
+
+def _read(
+    scope: Scope, kp: int, kr: int, mode: str
+) -> tuple[list[tuple], dict[tuple[bool, str], int]]:
     today = timezone.localdate().isoformat()
     params = {"scope": str(scope), "today": today, "kp": kp, "kr": kr}
     with connection.cursor() as cursor:
-        cursor.execute(_SQL[scope.kind == "server"], params)
+        cursor.execute(_SQL[mode], params)
         rows = cursor.fetchall()
     counts: dict[tuple[bool, str], int] = {}
     for row in rows:
@@ -133,11 +153,15 @@ def _read(scope: Scope, kp: int, kr: int) -> tuple[list[tuple], dict[tuple[bool,
     return [row for row in rows if row[0] != "counts"], counts
 
 
-def _key(row: tuple, weighed: bool, nudged: bool = True) -> tuple:
-    # The block's order, best largest: [weight,] rank with its nudge, date, path, line.
+def _key(row: tuple, mode: str, nudged: bool = True) -> tuple:
+    # The block's order, best largest: [weight,] rank with its nudge, date, path, line (the
+    # `seed` shape's: [weight,] date, rank with its nudge, path, line; `shape.seed_order`).
     _, _, day, rank, weight, position, by_path, *_ = row
-    bonus = row[11] if nudged else 0.0
-    return (weight if weighed else 0.0, rank + bonus, day, by_path, position)
+    rank += row[11] if nudged else 0.0
+    weighed = weight if mode in ("weight", "weight_recency") else 0.0
+    if mode in ("recency", "weight_recency"):
+        return (weighed, day, rank, by_path, position)
+    return (weighed, rank, day, by_path, position)
 
 
 def _chosen(
@@ -145,7 +169,7 @@ def _chosen(
     wanted: Mapping[bool, int],
     limits: Mapping[bool, int],
     shown: tuple[str, ...],
-    weighed: bool,
+    mode: str,
 ) -> list[tuple] | None:
     """The best `wanted[profile]` winners of each part, or None when a file read to its
     limit (`limits[profile]` rows) may hold a better one: read again, deeper."""
@@ -156,9 +180,9 @@ def _chosen(
     kept: dict[int, int] = {}
     for row in rows:
         if row[0] == "cut":
-            bounds[row[7]].append(_key(row, weighed, nudged=False))
+            bounds[row[7]].append(_key(row, mode, nudged=False))
         elif row[0] == "top" and row[20] >= limits[row[7]]:
-            key = _key(row, weighed, nudged=False)
+            key = _key(row, mode, nudged=False)
             last[row[8]] = min(last.get(row[8], key), key)
             kept[row[8]] = kept.get(row[8], 0) + 1
     for row in rows:
@@ -173,12 +197,10 @@ def _chosen(
     for profile, n in wanted.items():
         part = sorted(
             (row for row in winners.values() if row[7] == profile),
-            key=lambda row: _key(row, weighed),
+            key=lambda row: _key(row, mode),
             reverse=True,
         )
-        if bounds[profile] and (
-            len(part) < n or _key(part[n - 1], weighed) <= max(bounds[profile])
-        ):
+        if bounds[profile] and (len(part) < n or _key(part[n - 1], mode) <= max(bounds[profile])):
             return None
         chosen += part[:n]
     return chosen
@@ -189,22 +211,23 @@ def _class(visibility: str) -> str:
 
 
 def block_read(
-    scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False
+    scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False, seed: bool = False
 ) -> BlockInput:
     """The block of `scope` as the index holds it now (see the module doc). Outside direct
     rooms a private fact is as good as hidden: not shown, not counted; an expired fact (its
-    `until` day passed) is kept in its file but never shown or counted."""
+    `until` day passed) is kept in its file but never shown or counted. `seed`: each part's
+    best in the `seed` shape's order (`shape.seed_order`), which picks from both parts."""
     wanted = {
         True: budgets["profile"].facts + WITHHELD_SPARE,
         False: budgets["recent"].facts + WITHHELD_SPARE,
     }
     shown = ("context", "private") if private else ("context",)
-    weighed = scope.kind == "server"
+    mode = _mode(scope, seed)
     depth = 1
     while True:
         limits = {profile: depth * (n + READ_MARGIN) for profile, n in wanted.items()}
-        rows, counts = _read(scope, limits[True], limits[False])
-        chosen = _chosen(rows, wanted, limits, shown, weighed)
+        rows, counts = _read(scope, limits[True], limits[False], mode)
+        chosen = _chosen(rows, wanted, limits, shown, mode)
         if chosen is not None:
             break
         depth *= 4

@@ -5,7 +5,9 @@ shell around the pure core (`memstore.prompt.compose`).
 block's facts (hidden facts never; `searchable` ones are left for recall and counted as left on
 disk), apply what a read withholds (`memstore.rules.withheld`: excluded topics, a paused
 person's memory, lines the secret detector flags; a paused person's block says that memory is
-paused rather than showing nothing), and compose the section.
+paused rather than showing nothing), and compose the section in the shape in force
+(`prompt_shape`: settings.PROMPT_SHAPE). A `seed` block's entry cut short ("…") is matched to
+its fact by the text it starts when `prompt_changes` asks whether it is still in memory.
 
 Does not: search (see `memstore.recall`), decide who may read what (`memstore.rooms.access`), or write.
 """
@@ -25,20 +27,19 @@ from memstore.index import index_sync
 from memstore.index.sync import SYNC_ROWS_SQL, sync_fold_rows, sync_fold_wanted
 from memstore.models import Bot
 from memstore.prompt.cache import DeltaFold, blocks_cached, deltas_folded
+from memstore.prompt.changes import PromptChanges, changes_compose, fact_lines
 from memstore.prompt.compose import (
     DEFAULT_BUDGETS,
     BlockInput,
     BlockKind,
     Budget,
-    PromptChanges,
     PromptSection,
     SliceName,
-    changes_compose,
-    fact_lines,
     line_unmarked,
     section_compose,
 )
 from memstore.prompt.indexed import block_read
+from memstore.prompt.shape import ELLIPSIS, Shape
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
 from memstore.rules.sensitive import sensitive_in
@@ -61,6 +62,27 @@ def prompt_budgets() -> dict[BlockKind, dict[SliceName, Budget]]:
     return budgets
 
 
+def prompt_shape() -> Shape:
+    """The section's shape in force: settings.PROMPT_SHAPE with PROMPT_SHAPE_ENTRIES and
+    PROMPT_SHAPE_ENTRY_CHARS (`memstore.prompt.shape`)."""
+    return Shape(
+        name=settings.PROMPT_SHAPE,
+        entries=settings.PROMPT_SHAPE_ENTRIES,
+        entry_chars=settings.PROMPT_SHAPE_ENTRY_CHARS,
+    )
+
+
+def shape_budgets(
+    shape: Shape, budgets: dict[BlockKind, dict[SliceName, Budget]]
+) -> dict[BlockKind, dict[SliceName, Budget]]:
+    """What each block loads: its budgets, or in the `seed` shape its entries from each part
+    (the category's best are among each part's best)."""
+    if not shape.seed:
+        return budgets
+    each = Budget(facts=shape.entries, chars=shape.entry_chars)
+    return {kind: {"profile": each, "recent": each} for kind in budgets}
+
+
 def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
     """The scopes of the section's blocks, in prompt order: the workspace's, the person's
     (direct rooms), the projects in play, a private conversation's own, and the bot's own
@@ -79,6 +101,12 @@ def prompt_scopes(ctx: Context) -> list[tuple[BlockKind, Scope]]:
 def _load(scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False) -> BlockInput:
     # Each block's best rows straight from the index, never a sort of the whole scope.
     return block_read(scope, budgets, private)
+
+
+def _seed_load(
+    scope: Scope, budgets: Mapping[SliceName, Budget], private: bool = False
+) -> BlockInput:
+    return block_read(scope, budgets, private, seed=True)
 
 
 def _empty(scope: Scope, private: bool) -> BlockInput | None:
@@ -191,15 +219,24 @@ def _context_read(
 def _build(ctx: Context) -> tuple[PromptSection, list[Scope]]:
     scopes = prompt_scopes(ctx)
     index_sync(scopes=[scope for _, scope in scopes])  # skipped when the caller synced
-    budgets = prompt_budgets()
+    budgets, shape = prompt_budgets(), prompt_shape()
     team_wide, rule, versions, deltas = _context_read(ctx, [scope for _, scope in scopes])
     # A paused person's private facts are withheld: read as outside a direct room.
     private = "private" in visible(ctx) and not rule.paused
     blocks = blocks_cached(
-        scopes, budgets, private, _load, _empty, versions=versions, folded=deltas
+        scopes,
+        shape_budgets(shape, budgets),
+        private,
+        _seed_load if shape.seed else _load,
+        _empty,
+        versions=versions,
+        folded=deltas,
+        shape=shape.name,
     )
     inputs = blocks_withheld(blocks, rule)
-    section = section_compose(inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot)
+    section = section_compose(
+        inputs=inputs, budgets=budgets, team_wide=team_wide, bot=ctx.bot, shape=shape
+    )
     return section, [scope for _, scope in scopes]
 
 
@@ -211,7 +248,32 @@ def prompt_build(*, ctx: Context) -> PromptSection:
 def prompt_changes(*, ctx: Context, previous: str) -> PromptChanges:
     """The + / − note of fact lines changed since `previous` (a section built earlier)."""
     section, scopes = _build(ctx)
-    earlier = {parse_line(line_unmarked(line)).identity for line in fact_lines(previous)}
-    return changes_compose(
-        previous=previous, current=section, present=_still_there(scopes, earlier)
-    )
+    parsed = [parse_line(line_unmarked(line)) for line in fact_lines(previous)]
+    earlier = {fact.identity for fact in parsed}
+    cut = _cut_facts(scopes, [fact for fact in parsed if fact.text.endswith(ELLIPSIS)])
+    present = _still_there(scopes, earlier | {i for ids in cut.values() for i in ids})
+    present |= {identity for identity, ids in cut.items() if ids & present}
+    return changes_compose(previous=previous, current=section, present=present)
+
+
+def _cut_facts(scopes: list[Scope], lines: list) -> dict[str, set[str]]:
+    """For each entry a `seed` block cut ("…"), the identities of the facts of these scopes
+    of its date whose text it starts: its line is not the fact's own, so its identity is not."""
+    if not lines:
+        return {}
+    found: dict[str, set[str]] = {line.identity: set() for line in lines}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.identity, f.fact_id FROM unnest(%s::text[], %s::date[], %s::text[])"
+            " AS c(identity, day, head) JOIN memstore_fact f ON f.scope_key = ANY(%s)"
+            " AND f.day = c.day AND starts_with(f.text, c.head)",
+            [
+                [line.identity for line in lines],
+                [line.day for line in lines],
+                [line.text.removesuffix(ELLIPSIS) for line in lines],
+                [str(scope) for scope in scopes],
+            ],
+        )
+        for identity, fact_id in cursor.fetchall():
+            found[identity].add(fact_id)
+    return found

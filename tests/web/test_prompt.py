@@ -85,3 +85,14 @@ def test_each_part_and_the_whole_text_say_their_size_in_tokens(ann, workspace):
     assert chars > 200
     summary = f"The exact text ({chars} characters, about {-(-chars // 4)} tokens)"
     assert summary in plain(response)
+
+
+def test_the_seed_shape_previews_one_category_with_its_cut_entries(ann, workspace, settings):
+    settings.PROMPT_SHAPE, settings.PROMPT_SHAPE_ENTRIES = "seed", 3
+    long = "Keeps the reading list in the shared drive " * 6
+    lines = [f"- ({day(2)}) Reading list item number {n}" for n in range(4)]
+    write_memory(workspace, "agents/cal/memory/log/2026-01.md", *lines, f"- ({day(1)}) {long}")
+    text = plain(ann.get("/bots/cal/prompt/?kind=group"))
+    assert "Entries · 3 of at most 3 facts · " in text and "Recently ·" not in text
+    assert "Left out: 2 past the 3-entry cap, 1 entry shortened to 200 characters." in text
+    assert long.strip() not in text and "Keeps the reading list in the shared drive Keeps" in text

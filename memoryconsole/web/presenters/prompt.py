@@ -3,10 +3,12 @@ fresh.
 
 Pure: no queries, no file I/O (as every presenter)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from memoryconsole.web.presenters.common import plural
+from memstore.facts.records import StoredFact
 from memstore.prompt.compose import Block, PromptSection, Slice
+from memstore.prompt.shape import entry_cut
 from memstore.vocabulary import tokens_estimate
 
 
@@ -18,6 +20,7 @@ class SliceView:
     slice: Slice
     left_out: str  # "Left out: 3 past the character budget, 2 past the 30-fact cap." or ""
     size: str = ""  # "312 of 4000 characters, about 78 of 1000 tokens"
+    shown: list[StoredFact] = field(default_factory=list)  # as the prompt shows them (cut)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +47,28 @@ def prompt_blocks(
             if n
             else ""
         )
-        slices = [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)]
+        if b.cut_at:  # the `seed` shape: one category
+            slices = [_entries_view(b)]
+        else:
+            slices = [_slice_view("Profile", b.profile), _slice_view("Recently", b.recent)]
         views.append(BlockView(b, slices, note))
     return views
+
+
+def _entries_view(block: Block) -> SliceView:
+    part = block.profile
+    reasons = []
+    if part.past_count:
+        reasons.append(f"{part.past_count} past the {part.budget.facts}-entry cap")
+    if block.shortened:
+        n = block.shortened
+        reasons.append(
+            f"{n} {plural(n, 'entry', 'entries')} shortened to {block.cut_at} characters"
+        )
+    left_out = f"Left out: {', '.join(reasons)}." if reasons else ""
+    size = f"{part.used} characters, about {tokens_estimate(part.used)} tokens"
+    shown = [replace(f, text=entry_cut(f.text, block.cut_at)) for f in part.facts]
+    return SliceView("Entries", part, left_out, size, shown)
 
 
 def _slice_view(label: str, part: Slice) -> SliceView:
@@ -61,7 +83,7 @@ def _slice_view(label: str, part: Slice) -> SliceView:
         f"{part.used} of {budget} characters, "
         f"about {tokens_estimate(part.used)} of {tokens_estimate(budget)} tokens"
     )
-    return SliceView(label, part, left_out, size)
+    return SliceView(label, part, left_out, size, part.facts)
 
 
 def prompt_size(text: str) -> str:

@@ -7,7 +7,8 @@ from memstore.facts.markdown import fact_identity
 from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact
 from memstore.models import Bot
-from memstore.prompt.compose import BlockInput, Budget, changes_compose, section_compose, slice_fill
+from memstore.prompt.changes import changes_compose
+from memstore.prompt.compose import BlockInput, Budget, section_compose, slice_fill
 from memstore.prompt.section import prompt_build, prompt_changes
 from memstore.rooms.access import Context, Room
 from memstore.store.services import fact_forget, fact_remember

@@ -6,7 +6,8 @@ from datetime import date
 
 from memstore.facts.markdown import fact_identity
 from memstore.facts.records import StoredFact
-from memstore.prompt.compose import BlockInput, Budget, changes_compose, section_compose
+from memstore.prompt.changes import changes_compose
+from memstore.prompt.compose import BlockInput, Budget, section_compose
 
 
 def fact(text: str, bot: str, scope: str = "user:alice", day: str = "2026-11-01") -> StoredFact:
