@@ -1,0 +1,261 @@
+"""`bench rows_audit`'s checks, one function per design row (44–48 of issue 38): each drives the
+live server through its doors with LoCoMo lines and returns a `Verdict` (PASS or FAIL and the
+evidence: counts, the line as stored on disk, what the console or the prompt shows).
+
+Does not: start the server, the worker or the model (bench/rows_audit.py), or print the table.
+"""
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import timedelta
+from html.parser import HTMLParser
+from pathlib import Path
+
+from bench._attack_doors import BOT, DIRECT, GROUP, Api, Console
+from bench._workspace import REPO
+
+CONTRACT = "Confidentiality agreement signed with Contoso"
+HEALTH = "Melanie is recovering from an operation on her knee"
+LESSON = (  # three paraphrases of one lesson, and one said three times verbatim
+    "Always confirm the time zone before booking a meeting",
+    "Before booking a meeting, confirm the time zone first",
+    "Confirm the time zone always before a meeting is booked",
+)
+VERBATIM = "Check the calendar for public holidays before proposing a date"
+
+
+class Person(Console):
+    """A logged-in console session with plain GET and POST, and the add-a-fact form."""
+
+    def get(self, path: str) -> str:
+        with self.opener.open(self.base + path, timeout=60) as page:
+            return page.read().decode()
+
+    def post(self, path: str, form: dict) -> str:
+        token = {"csrfmiddlewaretoken": self._token(f"/bots/{BOT}/")}
+        return self._post(path, {**form, **token})[1]
+
+    def add_text(self, text: str) -> str:
+        path = f"/bots/{BOT}/facts/add/"
+        form = {"text": text, "scope": f"bot:{BOT}", "tier": "log"}
+        return self._post(path, {**form, "csrfmiddlewaretoken": self._token(path)})[1]
+
+
+@dataclass
+class Verdict:
+    row: str
+    ok: bool
+    evidence: str
+
+
+def _line_of(root: Path, text: str) -> str:
+    """The stored line holding `text` in a live memory file (history excluded), or ''."""
+    for path in sorted(root.rglob("*.md")):
+        if "history" in path.parts:
+            continue
+        for line in path.read_text(errors="replace").splitlines():
+            if text in line:
+                return line.strip()
+    return ""
+
+
+def row_sensitive(api: Api, lines: list[dict]) -> Verdict:
+    """44: LoCoMo lines saved to the bot's team-wide memory; how many are held, and two probes."""
+    held, saved, other = [], 0, []
+    for fact in lines:
+        status, body = api.call("POST", "/api/v1/facts", GROUP, {"text": fact["text"]})
+        if status in (200, 201):
+            saved += 1
+        elif body.get("code") == "sensitive_keyword":
+            held.append(fact["text"])
+        else:
+            other.append(f"{status} {body.get('code')}")
+    contract, _ = api.call("POST", "/api/v1/facts", GROUP, {"text": CONTRACT})
+    health, health_body = api.call("POST", "/api/v1/facts", GROUP, {"text": HEALTH})
+    share = 100 * len(held) / max(len(lines), 1)
+    ok = contract in (200, 201) and health_body.get("code") == "sensitive_keyword"
+    ok = ok and share < 5 and not other
+    shown = "; ".join(f"'{t[:70]}'" for t in held[:3])
+    evidence = (
+        f"LoCoMo {len(lines)} lines to team memory: {saved} saved, {len(held)} held "
+        f"({share:.1f} %){': ' + shown if shown else ''}; other answers {other[:3] or 'none'}; "
+        f"'{CONTRACT}' -> {contract}; '{HEALTH}' -> {health} {health_body.get('code', '')}"
+    )
+    return Verdict("44 sensitive keywords", ok, evidence)
+
+
+def _learning(api: Api, text: str, room: dict) -> int:
+    body = {"text": text, "type": "learning"}
+    return api.call("POST", "/api/v1/facts", room, body)[0]
+
+
+def row_lessons(apis: dict[str, Api], env: dict) -> Verdict:
+    """45: paraphrases in two orders (two bots), a verbatim repeat (a third), then
+    `manage.py upkeep --lessons --all`; a proposal per bot is what a person would review."""
+    from memstore.models import Proposal
+
+    orders = {"lessons-a": (0, 1, 2), "lessons-b": (2, 0, 1)}
+    for bot, order in orders.items():
+        for i in order:
+            _learning(apis[bot], LESSON[i], GROUP)
+    statuses = [_learning(apis["lessons-c"], VERBATIM, GROUP) for _ in range(3)]
+    done = subprocess.run(
+        [sys.executable, "manage.py", "upkeep", "--lessons", "--all"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    said = [s for s in done.stdout.splitlines() if s.startswith("lessons-")]
+    found = {b: Proposal.objects.filter(origin="lessons", bot=b).count() for b in apis}
+    ok = all(found[b] for b in apis) and done.returncode == 0
+    evidence = (
+        f"proposals by bot {found}; verbatim saves answered {statuses}; upkeep said: "
+        + (" | ".join(said) or done.stderr.strip()[-200:])
+    )
+    return Verdict("45 lessons for agents", ok, evidence)
+
+
+def row_lookback(api: Api, lines: list[dict], root: Path, console: Person, drain) -> Verdict:
+    """46: two exchanges reported while no worker runs; one is then made 15 days old (as a
+    worker stopped for two weeks would leave it); the worker drains both."""
+    from django.utils import timezone
+
+    from memstore.models import Exchange
+
+    old_text, new_text = lines[0]["text"], lines[1]["text"]
+    for n, text in enumerate((old_text, new_text)):
+        body = {"message": text, "reply": "Thanks.", "message_id": f"lb-{n}", "reply_id": f"r{n}"}
+        api.call("POST", "/api/v1/exchanges", DIRECT, body)
+    old = Exchange.objects.get(bot=BOT, message_id="lb-0")
+    Exchange.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=15))
+    drain()
+    old.refresh_from_db()
+    new = Exchange.objects.get(bot=BOT, message_id="lb-1")
+    page = console.get(f"/bots/{BOT}/learning/")
+    shown = "still queued" in page or "not learned" in page
+    old_line, new_line = _line_of(root, old_text[:60]), _line_of(root, new_text[:60])
+    ok = old.status != Exchange.DONE and not old_line and bool(new_line) and shown
+    evidence = (
+        f"15-day-old exchange: {old.status} ({old.reason or '-'}), on disk: "
+        f"{'yes' if old_line else 'no'}; fresh one: {new.status}, line `{new_line[:110]}`; "
+        f"console learning page says why: {'yes' if shown else 'no'}"
+    )
+    return Verdict("46 background extraction", ok, evidence)
+
+
+def row_shape(api: Api, server_api: Api | None, lines: list[dict]) -> Verdict:
+    """47: the seed's context shape (PROMPT_SHAPE=seed): 25 personal facts, 25 workspace
+    records; the prompt's personal and workspace blocks hold at most the entries asked for,
+    each at most the characters asked for."""
+    from django.conf import settings
+
+    shape = getattr(settings, "PROMPT_SHAPE", None)
+    if shape is None:
+        return Verdict("47 per-category context", False, "not on main yet (no PROMPT_SHAPE)")
+    entries = int(getattr(settings, "PROMPT_SHAPE_ENTRIES", 20))
+    chars = int(getattr(settings, "PROMPT_SHAPE_ENTRY_CHARS", 200))
+    for fact in lines[:25]:
+        api.call("POST", "/api/v1/facts", DIRECT, {"text": fact["text"], "scope": "user"})
+    if server_api is not None:
+        for fact in lines[25:50]:
+            server_api.call("POST", "/api/v1/facts", GROUP, {"text": fact["text"], "scope": "server"})
+    status, body = api.call("GET", "/api/v1/prompt", DIRECT)
+    text = body.get("text") or body.get("prompt") or json.dumps(body)
+    bullets = [s for s in text.splitlines() if s.lstrip().startswith("- ")]
+    longest = max((len(b.lstrip()[2:]) for b in bullets), default=0)
+    personal = sum(1 for f in lines[:25] if f["text"][:40] in text)
+    ok = status == 200 and personal <= entries and longest <= chars + 40
+    evidence = (
+        f"PROMPT_SHAPE={shape} ({entries} x {chars}): prompt {status}, {len(bullets)} lines, "
+        f"{personal} of 25 personal facts shown, longest line {longest} chars"
+    )
+    return Verdict("47 per-category context", ok, evidence)
+
+
+class _Fields(HTMLParser):
+    """The named fields of the first form on a page, with their current values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: dict[str, str] = {}
+        self._open: str | None = None
+        self._select: str | None = None
+
+    def handle_starttag(self, tag, attrs) -> None:
+        a = dict(attrs)
+        name = a.get("name")
+        if tag == "input" and name and a.get("type") not in ("submit", "button"):
+            if a.get("type") in ("checkbox", "radio") and "checked" not in a:
+                return
+            self.fields[name] = a.get("value") or ""
+        elif tag == "textarea" and name:
+            self._open, self.fields[name] = name, ""
+        elif tag == "select" and name:
+            self._select = name
+        elif tag == "option" and self._select and ("selected" in a or self._select not in self.fields):
+            self.fields[self._select] = a.get("value", "")
+
+    def handle_endtag(self, tag) -> None:
+        if tag == "textarea":
+            self._open = None
+        elif tag == "select":
+            self._select = None
+
+    def handle_data(self, data) -> None:
+        if self._open:
+            self.fields[self._open] += data
+
+
+_AUTHOR = re.compile(r"\bby\s+([\w.-]+)(?:\s+via\s+([\w.-]+))?")
+
+
+def row_provenance(api: Api, lines: list[dict], root: Path, console: Person) -> Verdict:
+    """48: one LoCoMo line through each door (API, MCP, the console's add form), one edited in
+    the console; the line on disk for each, and the author the console shows before and after
+    a reload."""
+    texts = [f["text"] for f in lines[:4]]
+    api.call("POST", "/api/v1/facts", DIRECT, {"text": texts[0], "scope": "user"})
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "remember", "arguments": {"text": texts[1], **DIRECT}}}  # fmt: skip
+    api.call("POST", "/mcp", {"room_id": "", "room_kind": ""}, message)
+    console.add_text(texts[2])
+    status, body = api.call("POST", "/api/v1/facts", GROUP, {"text": texts[3]})
+    edited = texts[3] + " (checked)"
+    form = _Fields()
+    form.feed(console.get(f"/bots/{BOT}/facts/edit/?file={body['file']}&id={body['id']}"))
+    after_edit = console.post(f"/bots/{BOT}/facts/edit/", form.fields | {"text": edited})
+    reload = console.get(f"/bots/{BOT}/")
+    stored = {d: _line_of(root, t[:60]) for d, t in zip(("api", "mcp", "console"), texts)}
+    stored["console edit"] = _line_of(root, edited)
+    missing = [d for d, line in stored.items() if "by=" not in line or "via=" not in line]
+    person = "for=" in stored["console"] or "for=" in stored["console edit"]
+    before = _author_near(after_edit, edited)
+    again = _author_near(reload, edited)
+    ok = not missing and person and before == again and before != ""
+    shown = "; ".join(f"{d}: `{_meta_part(line)}`" for d, line in stored.items())
+    evidence = (
+        f"on disk {shown}; lines without by=/via=: {missing or 'none'}; for= where a person "
+        f"acted: {'yes' if person else 'no'}; console after the edit '{before}', after a "
+        f"reload '{again}'"
+    )
+    return Verdict("48 provenance on the line", ok, evidence)
+
+
+def _meta_part(line: str) -> str:
+    """The line's metadata (its key=value words), or the line's end when it has none."""
+    pairs = re.findall(r"\b[a-z_]+=\S+", line)
+    return " ".join(pairs) if pairs else "no metadata: …" + line[-40:]
+
+
+def _author_near(html: str, text: str) -> str:
+    """The 'by X via Y' the console shows in the row holding `text`."""
+    at = html.find(text)
+    if at < 0:
+        return ""
+    match = _AUTHOR.search(re.sub(r"<[^>]+>", " ", html[at : at + 4000]))
+    return match.group(0) if match else ""
