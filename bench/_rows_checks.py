@@ -5,7 +5,6 @@ evidence: counts, the line as stored on disk, what the console or the prompt sho
 Does not: start the server, the worker or the model (bench/rows_audit.py), or print the table.
 """
 
-import json
 import re
 import subprocess
 import sys
@@ -24,6 +23,7 @@ LESSON = (  # three paraphrases of one lesson, and one said three times verbatim
     "Before booking a meeting, confirm the time zone first",
     "Confirm the time zone always before a meeting is booked",
 )
+NOBODY = {"room_id": "ops", "room_kind": "group"}  # a group room where no person speaks
 VERBATIM = "Check the calendar for public holidays before proposing a date"
 
 
@@ -92,16 +92,23 @@ def _learning(api: Api, text: str, room: dict) -> int:
     return api.call("POST", "/api/v1/facts", room, body)[0]
 
 
-def row_lessons(apis: dict[str, Api], env: dict) -> Verdict:
-    """45: paraphrases in two orders (two bots), a verbatim repeat (a third), then
-    `manage.py upkeep --lessons --all`; a proposal per bot is what a person would review."""
+def row_lessons(apis: dict[str, Api], env: dict, drain) -> Verdict:
+    """45: paraphrases in two orders (two bots); a lesson saved three times verbatim through the
+    API (a third); one saved once and then heard twice more by the learner (a fourth); then
+    `manage.py upkeep --lessons --all`: a proposal per bot is what a person would review."""
     from memstore.models import Proposal
 
     orders = {"lessons-a": (0, 1, 2), "lessons-b": (2, 0, 1)}
     for bot, order in orders.items():
         for i in order:
-            _learning(apis[bot], LESSON[i], GROUP)
-    statuses = [_learning(apis["lessons-c"], VERBATIM, GROUP) for _ in range(3)]
+            _learning(apis[bot], LESSON[i], NOBODY)
+    statuses = [_learning(apis["lessons-c"], VERBATIM, NOBODY) for _ in range(3)]
+    _learning(apis["lessons-d"], VERBATIM, NOBODY)
+    for n in range(2):
+        said = {"message": VERBATIM + ".", "reply": "Good point.", "message_id": f"ls-{n}",
+                "reply_id": f"lr-{n}"}  # fmt: skip
+        apis["lessons-d"].call("POST", "/api/v1/exchanges", NOBODY, said)
+    drain()
     done = subprocess.run(
         [sys.executable, "manage.py", "upkeep", "--lessons", "--all"],
         cwd=REPO,
@@ -114,8 +121,9 @@ def row_lessons(apis: dict[str, Api], env: dict) -> Verdict:
     found = {b: Proposal.objects.filter(origin="lessons", bot=b).count() for b in apis}
     ok = all(found[b] for b in apis) and done.returncode == 0
     evidence = (
-        f"proposals by bot {found}; verbatim saves answered {statuses}; upkeep said: "
-        + (" | ".join(said) or done.stderr.strip()[-200:])
+        f"proposals by bot {found} (a: paraphrases 1-2-3, b: 3-1-2, c: one lesson saved 3 times "
+        f"verbatim through the API, answered {statuses}, d: saved once, heard twice by the "
+        "learner); upkeep said: " + (" | ".join(said) or done.stderr.strip()[-200:])
     )
     return Verdict("45 lessons for agents", ok, evidence)
 
@@ -148,31 +156,68 @@ def row_lookback(api: Api, lines: list[dict], root: Path, console: Person, drain
     return Verdict("46 background extraction", ok, evidence)
 
 
-def row_shape(api: Api, server_api: Api | None, lines: list[dict]) -> Verdict:
-    """47: the seed's context shape (PROMPT_SHAPE=seed): 25 personal facts, 25 workspace
-    records; the prompt's personal and workspace blocks hold at most the entries asked for,
-    each at most the characters asked for."""
+def _shape_facts(lines: list[dict]) -> list[str]:
+    """25 personal facts: 20 LoCoMo lines as they are, and 5 made of two consecutive lines
+    joined (LoCoMo's longest line is 168 characters, under the 200 an entry shows)."""
+    texts = [f["text"] for f in lines[:20]]
+    pairs = lines[20:30]
+    texts += [f"{a['text']} {b['text']}" for a, b in zip(pairs[::2], pairs[1::2], strict=True)]
+    return texts
+
+
+def _blocks(text: str) -> dict[str, list[str]]:
+    """The prompt section's blocks: heading -> its entry lines (without '- (date) ')."""
+    blocks: dict[str, list[str]] = {}
+    heading = ""
+    for line in text.splitlines():
+        if line.startswith("#"):
+            heading = line.lstrip("# ").strip()
+            blocks[heading] = []
+        elif line.startswith("- ") and heading:
+            blocks[heading].append(re.sub(r"^- (\(\d{4}-\d\d-\d\d\) )?", "", line))
+    return blocks
+
+
+def row_shape(api: Api, app: Api, lines: list[dict]) -> Verdict:
+    """47: the seed's context shape (PROMPT_SHAPE=seed, 20 x 200): 25 personal facts in alice's
+    user memory, 25 workspace records with weights 1-5 saved by an app; the prompt in alice's
+    direct room holds at most 20 entries a block, each at most 200 characters (+ "..."), the
+    workspace's weightiest first."""
     from django.conf import settings
 
     shape = getattr(settings, "PROMPT_SHAPE", None)
     if shape is None:
         return Verdict("47 per-category context", False, "not on main yet (no PROMPT_SHAPE)")
-    entries = int(getattr(settings, "PROMPT_SHAPE_ENTRIES", 20))
-    chars = int(getattr(settings, "PROMPT_SHAPE_ENTRY_CHARS", 200))
-    for fact in lines[:25]:
-        api.call("POST", "/api/v1/facts", DIRECT, {"text": fact["text"], "scope": "user"})
-    if server_api is not None:
-        for fact in lines[25:50]:
-            server_api.call("POST", "/api/v1/facts", GROUP, {"text": fact["text"], "scope": "server"})
+    entries = int(settings.PROMPT_SHAPE_ENTRIES)
+    chars = int(settings.PROMPT_SHAPE_ENTRY_CHARS)
+    for text in _shape_facts(lines):
+        api.call("POST", "/api/v1/facts", DIRECT, {"text": text, "scope": "user"})
+    weights = {}
+    for n, fact in enumerate(lines[30:55]):
+        weights[fact["text"]] = 1 + n % 5
+        body = {"text": fact["text"], "scope": "server", "weight": 1 + n % 5}
+        app.call("POST", "/api/v1/facts", NOBODY, body)
     status, body = api.call("GET", "/api/v1/prompt", DIRECT)
-    text = body.get("text") or body.get("prompt") or json.dumps(body)
-    bullets = [s for s in text.splitlines() if s.lstrip().startswith("- ")]
-    longest = max((len(b.lstrip()[2:]) for b in bullets), default=0)
-    personal = sum(1 for f in lines[:25] if f["text"][:40] in text)
-    ok = status == 200 and personal <= entries and longest <= chars + 40
+    blocks = _blocks(body.get("text", ""))
+    personal = max(blocks.items(), key=lambda kv: sum(t[:30] in " ".join(kv[1]) for t in
+                                                       _shape_facts(lines)), default=("", []))  # fmt: skip
+    work = max(blocks.items(), key=lambda kv: sum(t[:30] in " ".join(kv[1]) for t in weights),
+               default=("", []))  # fmt: skip
+    order = [next((w for t, w in weights.items() if e.startswith(t[:30])), 0) for e in work[1]]
+    longest = max((len(e.rstrip("…")) for e in personal[1]), default=0)
+    cut = sum(e.endswith("…") for e in personal[1])
+    ok = (
+        status == 200
+        and 0 < len(personal[1]) <= entries
+        and 0 < len(work[1]) <= entries
+        and longest <= chars
+        and cut > 0
+        and order == sorted(order, reverse=True)
+    )
     evidence = (
-        f"PROMPT_SHAPE={shape} ({entries} x {chars}): prompt {status}, {len(bullets)} lines, "
-        f"{personal} of 25 personal facts shown, longest line {longest} chars"
+        f"PROMPT_SHAPE={shape} ({entries} x {chars}), GET /prompt {status}: '{personal[0]}' "
+        f"{len(personal[1])} of 25 entries, longest {longest} chars, {cut} cut with '…'; "
+        f"'{work[0]}' {len(work[1])} of 25 records, weights in order {order}"
     )
     return Verdict("47 per-category context", ok, evidence)
 
@@ -197,7 +242,11 @@ class _Fields(HTMLParser):
             self._open, self.fields[name] = name, ""
         elif tag == "select" and name:
             self._select = name
-        elif tag == "option" and self._select and ("selected" in a or self._select not in self.fields):
+        elif (
+            tag == "option"
+            and self._select
+            and ("selected" in a or self._select not in self.fields)
+        ):
             self.fields[self._select] = a.get("value", "")
 
     def handle_endtag(self, tag) -> None:
@@ -218,29 +267,35 @@ def row_provenance(api: Api, lines: list[dict], root: Path, console: Person) -> 
     """48: one LoCoMo line through each door (API, MCP, the console's add form), one edited in
     the console; the line on disk for each, and the author the console shows before and after
     a reload."""
-    texts = [f["text"] for f in lines[:4]]
+    texts = [f["text"] for f in lines[:5]]
     api.call("POST", "/api/v1/facts", DIRECT, {"text": texts[0], "scope": "user"})
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                "params": {"name": "remember", "arguments": {"text": texts[1], **DIRECT}}}  # fmt: skip
     api.call("POST", "/mcp", {"room_id": "", "room_kind": ""}, message)
     console.add_text(texts[2])
+    asked = {"message": f"Remember that {texts[4]}", "reply": "Noted.", "message_id": "pv-1",
+             "reply_id": "pv-r1"}  # fmt: skip
+    api.call("POST", "/api/v1/exchanges", DIRECT, asked)
     status, body = api.call("POST", "/api/v1/facts", GROUP, {"text": texts[3]})
     edited = texts[3] + " (checked)"
     form = _Fields()
     form.feed(console.get(f"/bots/{BOT}/facts/edit/?file={body['file']}&id={body['id']}"))
     after_edit = console.post(f"/bots/{BOT}/facts/edit/", form.fields | {"text": edited})
     reload = console.get(f"/bots/{BOT}/")
-    stored = {d: _line_of(root, t[:60]) for d, t in zip(("api", "mcp", "console"), texts)}
+    stored = {
+        d: _line_of(root, t[:60]) for d, t in zip(("api", "mcp", "console"), texts[:3], strict=True)
+    }
     stored["console edit"] = _line_of(root, edited)
+    stored["remember that"] = _line_of(root, texts[4][:60])
     missing = [d for d, line in stored.items() if "by=" not in line or "via=" not in line]
-    person = "for=" in stored["console"] or "for=" in stored["console edit"]
+    person = "for=alice" in stored["remember that"]
     before = _author_near(after_edit, edited)
     again = _author_near(reload, edited)
     ok = not missing and person and before == again and before != ""
     shown = "; ".join(f"{d}: `{_meta_part(line)}`" for d, line in stored.items())
     evidence = (
-        f"on disk {shown}; lines without by=/via=: {missing or 'none'}; for= where a person "
-        f"acted: {'yes' if person else 'no'}; console after the edit '{before}', after a "
+        f"on disk {shown}; lines without by=/via=: {missing or 'none'}; for=alice on the line "
+        f"alice asked to remember: {'yes' if person else 'no'}; console after the edit '{before}', after a "
         f"reload '{again}'"
     )
     return Verdict("48 provenance on the line", ok, evidence)

@@ -33,13 +33,13 @@ from bench._rows_checks import (
     row_sensitive,
     row_shape,
 )
-from bench._workspace import REPO, bench_database, django_start, log
+from bench._workspace import REPO, bench_database, django_start
 from bench.attack import _drain, _env, _free_port, _spawn, _stop, _wait_up
 
 DATA = REPO.parent / "shared" / "bench" / "locomo-dev"
 DB_NAME = "memoryconsole_bench_rows_audit"
 LEAD = ("lead", "rows-audit-pw-7k")
-LESSON_BOTS = ("lessons-a", "lessons-b", "lessons-c")
+LESSON_BOTS = ("lessons-a", "lessons-b", "lessons-c", "lessons-d")
 RUNS = 1
 QUICK = {"lines": 60}
 
@@ -64,10 +64,12 @@ def _registry() -> dict[str, str]:
     from memstore.registry.people import person_add, person_link
     from memstore.registry.tokens import token_create
 
-    get_user_model().objects.create_user(LEAD[0], password=LEAD[1], is_staff=True, is_superuser=True)
+    get_user_model().objects.create_user(
+        LEAD[0], password=LEAD[1], is_staff=True, is_superuser=True
+    )
     tokens = {}
-    for slug in (BOT, *LESSON_BOTS):
-        bot_create(slug=slug)
+    for slug in (BOT, *LESSON_BOTS, "workspace-app"):
+        bot_create(slug=slug, app=slug == "workspace-app")
         tokens[slug] = token_create(bot=slug, name="rows-audit").token
     for name in ("alice", "melanie", "caroline"):
         person_add(name=name)
@@ -86,7 +88,8 @@ def run(args):
     django_start(root)
     tokens = _registry()
     model = ObeyingModel()
-    env = _env(url, root, model.url) | {"AGENT_LESSONS": "propose", "LOG_LEVEL": "ERROR"}
+    env = _env(url, root, model.url) | {"AGENT_LESSONS": "propose", "LOG_LEVEL": "ERROR",
+                                          "PROMPT_SHAPE": "seed"}  # fmt: skip
     os.environ["AGENT_LESSONS"] = "propose"
     port = _free_port()
     server = _spawn(["-m", "gunicorn", "memoryconsole.wsgi", "--config", "gunicorn.conf.py",
@@ -100,16 +103,17 @@ def run(args):
         apis = {slug: Api(base, token) for slug, token in tokens.items()}
         console = Person(base, *LEAD)
         verdicts.append(row_sensitive(apis[BOT], lines))
-        verdicts.append(row_lessons({b: apis[b] for b in LESSON_BOTS}, env))
 
         def drain() -> None:
             nonlocal worker
-            worker = _spawn(["manage.py", "learning_worker", "--skip-checks", "--queues",
-                             "learning"], env, folder / "worker.log")  # fmt: skip
+            if worker is None:
+                worker = _spawn(["manage.py", "learning_worker", "--skip-checks", "--queues",
+                                 "learning"], env, folder / "worker.log")  # fmt: skip
             _drain(timeout=300)
 
         verdicts.append(row_lookback(apis[BOT], every[-60:-40], root, console, drain))
-        verdicts.append(row_shape(apis[BOT], None, every[-120:-60]))
+        verdicts.append(row_lessons({b: apis[b] for b in LESSON_BOTS}, env, drain))
+        verdicts.append(row_shape(apis[BOT], apis["workspace-app"], every[-120:-60]))
         verdicts.append(row_provenance(apis[BOT], every[-40:], root, console))
     finally:
         for process in (worker, server):
@@ -117,6 +121,7 @@ def run(args):
         model.close()
         shutil.rmtree(folder, ignore_errors=True)
     after, spent = os.getloadavg()[0], time.perf_counter() - started
+    verdicts.sort(key=lambda v: v.row)
     print(report(verdicts, args, before, after, spent))
     return {v.row: {"ok": v.ok, "evidence": v.evidence} for v in verdicts}
 
