@@ -31,8 +31,8 @@ from bench._rows_checks import (
     row_lookback,
     row_provenance,
     row_sensitive,
-    row_shape,
 )
+from bench._rows_shape import row_shape
 from bench._workspace import REPO, bench_database, django_start
 from bench.attack import _drain, _env, _free_port, _spawn, _stop, _wait_up
 
@@ -85,6 +85,7 @@ def run(args):
     root = folder / "memory"
     root.mkdir()
     url = bench_database(DB_NAME, fresh=True)
+    os.environ["PROMPT_SHAPE"] = "seed"  # the server's, read here too (row 47)
     django_start(root)
     tokens = _registry()
     model = ObeyingModel()
@@ -103,6 +104,7 @@ def run(args):
         apis = {slug: Api(base, token) for slug, token in tokens.items()}
         console = Person(base, *LEAD)
         verdicts.append(row_sensitive(apis[BOT], lines))
+        verdicts.append(row_shape(apis[BOT], apis["workspace-app"], every[-130:-60], folder, env))
 
         def drain() -> None:
             nonlocal worker
@@ -113,7 +115,6 @@ def run(args):
 
         verdicts.append(row_lookback(apis[BOT], every[-60:-40], root, console, drain))
         verdicts.append(row_lessons({b: apis[b] for b in LESSON_BOTS}, env, drain))
-        verdicts.append(row_shape(apis[BOT], apis["workspace-app"], every[-120:-60]))
         verdicts.append(row_provenance(apis[BOT], every[-40:], root, console))
     finally:
         for process in (worker, server):
