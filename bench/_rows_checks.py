@@ -49,12 +49,18 @@ class Verdict:
     row: str
     ok: bool
     evidence: str
+    absent: bool = False  # the row's feature is not in this checkout: not checked
+
+    @property
+    def word(self) -> str:
+        return "NOT ON MAIN YET" if self.absent else "PASS" if self.ok else "FAIL"
 
 
 def _line_of(root: Path, text: str) -> str:
-    """The stored line holding `text` in a live memory file (history excluded), or ''."""
+    """The stored line holding `text` in a live memory file of scout's (history excluded; row
+    44's bot `notes` holds every LoCoMo line), or ''."""
     for path in sorted(root.rglob("*.md")):
-        if "history" in path.parts:
+        if "history" in path.parts or BOT not in path.parts:
             continue
         for line in path.read_text(errors="replace").splitlines():
             if text in line:
@@ -63,22 +69,23 @@ def _line_of(root: Path, text: str) -> str:
 
 
 def row_sensitive(api: Api, lines: list[dict]) -> Verdict:
-    """44: LoCoMo lines saved to the bot's team-wide memory; how many are held, and two probes."""
+    """44: LoCoMo lines saved to a bot's team-wide memory (bot `notes`, so the other rows'
+    lines are not on disk before they save them); how many are held, and two probes."""
     held, saved, other = [], 0, []
     for fact in lines:
-        status, body = api.call("POST", "/api/v1/facts", GROUP, {"text": fact["text"]})
+        status, body = api.call("POST", "/api/v1/facts", NOBODY, {"text": fact["text"]})
         if status in (200, 201):
             saved += 1
         elif body.get("code") == "sensitive_keyword":
             held.append(fact["text"])
         else:
             other.append(f"{status} {body.get('code')}")
-    contract, _ = api.call("POST", "/api/v1/facts", GROUP, {"text": CONTRACT})
-    health, health_body = api.call("POST", "/api/v1/facts", GROUP, {"text": HEALTH})
+    contract, _ = api.call("POST", "/api/v1/facts", NOBODY, {"text": CONTRACT})
+    health, health_body = api.call("POST", "/api/v1/facts", NOBODY, {"text": HEALTH})
     share = 100 * len(held) / max(len(lines), 1)
     ok = contract in (200, 201) and health_body.get("code") == "sensitive_keyword"
     ok = ok and share < 5 and not other
-    shown = "; ".join(f"'{t[:70]}'" for t in held[:3])
+    shown = "; ".join(f"'{t}'" for t in held[:3])
     evidence = (
         f"LoCoMo {len(lines)} lines to team memory: {saved} saved, {len(held)} held "
         f"({share:.1f} %){': ' + shown if shown else ''}; other answers {other[:3] or 'none'}; "
@@ -117,7 +124,7 @@ def row_lessons(apis: dict[str, Api], env: dict, drain) -> Verdict:
         text=True,
         timeout=300,
     )
-    said = [s for s in done.stdout.splitlines() if s.startswith("lessons-")]
+    said = [s.split(" (proposal")[0] for s in done.stdout.splitlines() if s.startswith("less")]
     found = {b: Proposal.objects.filter(origin="lessons", bot=b).count() for b in apis}
     ok = all(found[b] for b in apis) and done.returncode == 0
     evidence = (
@@ -144,14 +151,16 @@ def row_lookback(api: Api, lines: list[dict], root: Path, console: Person, drain
     drain()
     old.refresh_from_db()
     new = Exchange.objects.get(bot=BOT, message_id="lb-1")
-    page = console.get(f"/bots/{BOT}/learning/")
-    shown = "still queued" in page or "not learned" in page
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", console.get(f"/bots/{BOT}/learning/")))
+    said = re.search(r"[^.—]*still queued[^)]*\)", page)
+    shown = said is not None
     old_line, new_line = _line_of(root, old_text[:60]), _line_of(root, new_text[:60])
     ok = old.status != Exchange.DONE and not old_line and bool(new_line) and shown
     evidence = (
-        f"15-day-old exchange: {old.status} ({old.reason or '-'}), on disk: "
-        f"{'yes' if old_line else 'no'}; fresh one: {new.status}, line `{new_line[:110]}`; "
-        f"console learning page says why: {'yes' if shown else 'no'}"
+        f"LoCoMo line '{old_text}' reported, left queued 15 days: {old.status} "
+        f"({old.reason or '-'}), on disk: {'yes' if old_line else 'no'}; a fresh one: "
+        f"{new.status}, stored `{new_line.split(' <!--')[0]}` ({_meta_part(new_line)}); the "
+        f"console's learning page says: {said.group(0).strip() if said else 'nothing'}"
     )
     return Verdict("46 background extraction", ok, evidence)
 

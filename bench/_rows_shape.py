@@ -73,7 +73,7 @@ def row_shape(api: Api, app: Api, lines: list[dict], folder: Path, env: dict) ->
     from django.conf import settings
 
     if getattr(settings, "PROMPT_SHAPE", None) is None:
-        return Verdict("47 per-category context", False, "not on main yet (no PROMPT_SHAPE)")
+        return Verdict("47 per-category context", False, "no PROMPT_SHAPE setting", absent=True)
     entries, chars = int(settings.PROMPT_SHAPE_ENTRIES), int(settings.PROMPT_SHAPE_ENTRY_CHARS)
     dated = _personal(api, lines, folder, env)
     weights = {f["text"]: 1 + n % 5 for n, f in enumerate(lines[40:65])}

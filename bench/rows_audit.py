@@ -5,7 +5,7 @@ evidence, then one Markdown table with the command, the date and the load.
     python -m bench rows_audit [--lines 353] [--quick]
 
 Setup: a fresh database `memoryconsole_bench_rows_audit` on the bench's Postgres and a throwaway
-MEMORY_ROOT; bot `scout` linked to melanie and caroline (LoCoMo's speakers), bots `lessons-a`,
+MEMORY_ROOT; bot `notes` (row 44's team memory), bot `scout` linked to melanie and caroline (LoCoMo's speakers), bots `lessons-a`,
 `lessons-b`, `lessons-c`, a staff console account `lead`. gunicorn serves it on a loopback port
 (AGENT_LESSONS=propose, learning on in write mode against bench/_attack_model.py's scripted
 OpenAI-compatible model, which answers every sentence of a person's message as a fact);
@@ -68,7 +68,7 @@ def _registry() -> dict[str, str]:
         LEAD[0], password=LEAD[1], is_staff=True, is_superuser=True
     )
     tokens = {}
-    for slug in (BOT, *LESSON_BOTS, "workspace-app"):
+    for slug in (BOT, "notes", *LESSON_BOTS, "workspace-app"):
         bot_create(slug=slug, app=slug == "workspace-app")
         tokens[slug] = token_create(bot=slug, name="rows-audit").token
     for name in ("alice", "melanie", "caroline"):
@@ -103,7 +103,7 @@ def run(args):
         _wait_up(server, base, folder / "server.log")
         apis = {slug: Api(base, token) for slug, token in tokens.items()}
         console = Person(base, *LEAD)
-        verdicts.append(row_sensitive(apis[BOT], lines))
+        verdicts.append(row_sensitive(apis["notes"], lines))
         verdicts.append(row_shape(apis[BOT], apis["workspace-app"], every[-130:-60], folder, env))
 
         def drain() -> None:
@@ -124,16 +124,16 @@ def run(args):
     after, spent = os.getloadavg()[0], time.perf_counter() - started
     verdicts.sort(key=lambda v: v.row)
     print(report(verdicts, args, before, after, spent))
-    return {v.row: {"ok": v.ok, "evidence": v.evidence} for v in verdicts}
+    return {v.row: {"verdict": v.word, "evidence": v.evidence} for v in verdicts}
 
 
 def report(verdicts: list[Verdict], args, before: float, after: float, spent: float) -> str:
     """Each row's verdict with its evidence, then the Markdown table."""
     command = "python -m bench rows_audit" + (" " + " ".join(args.argv) if args.argv else "")
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    out = [f"{v.row}: {'PASS' if v.ok else 'FAIL'} — {v.evidence}" for v in verdicts]
+    out = [f"{v.row}: {v.word} — {v.evidence}" for v in verdicts]
     out += ["", "| row | verdict | evidence |", "| --- | --- | --- |"]
-    out += [f"| {v.row} | {'PASS' if v.ok else 'FAIL'} | {v.evidence} |" for v in verdicts]
+    out += [f"| {v.row} | {v.word} | {v.evidence} |" for v in verdicts]
     passed = sum(v.ok for v in verdicts)
     out += [
         "",
