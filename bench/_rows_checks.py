@@ -130,7 +130,7 @@ def row_lessons(apis: dict[str, Api], env: dict, drain) -> Verdict:
     evidence = (
         f"proposals by bot {found} (a: paraphrases 1-2-3, b: 3-1-2, c: one lesson saved 3 times "
         f"verbatim through the API, answered {statuses}, d: saved once, heard twice by the "
-        "learner); upkeep said: " + (" | ".join(said) or done.stderr.strip()[-200:])
+        "learner); upkeep said: " + (" / ".join(said) or done.stderr.strip()[-200:])
     )
     return Verdict("45 lessons for agents", ok, evidence)
 

@@ -4,7 +4,7 @@ evidence, then one Markdown table with the command, the date and the load.
 
     python -m bench rows_audit [--lines 353] [--quick]
 
-Setup: a fresh database `memoryconsole_bench_rows_audit` on the bench's Postgres and a throwaway
+Setup: a throwaway database `memoryconsole_bench_rows_audit` on the bench's Postgres (dropped at the end) and a throwaway
 MEMORY_ROOT; bot `notes` (row 44's team memory), bot `scout` linked to melanie and caroline (LoCoMo's speakers), bots `lessons-a`,
 `lessons-b`, `lessons-c`, a staff console account `lead`. gunicorn serves it on a loopback port
 (AGENT_LESSONS=propose, learning on in write mode against bench/_attack_model.py's scripted
@@ -77,6 +77,21 @@ def _registry() -> dict[str, str]:
     return tokens
 
 
+def database_drop(url: str) -> None:
+    """Drop the bench's throwaway database (from the server's `postgres` database)."""
+    import psycopg
+    from django.db import connections
+
+    from memoryconsole.config import database_from_url
+
+    connections.close_all()
+    conf = database_from_url(url)
+    params = {"host": conf["HOST"], "port": conf["PORT"], "user": conf["USER"],
+              "password": conf["PASSWORD"], "dbname": "postgres"}  # fmt: skip
+    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
+
+
 def run(args):
     before, started = os.getloadavg()[0], time.perf_counter()
     lines = locomo_lines(Path(args.data), args.lines)
@@ -121,6 +136,7 @@ def run(args):
             _stop(process)
         model.close()
         shutil.rmtree(folder, ignore_errors=True)
+        database_drop(url)
     after, spent = os.getloadavg()[0], time.perf_counter() - started
     verdicts.sort(key=lambda v: v.row)
     print(report(verdicts, args, before, after, spent))
@@ -133,7 +149,7 @@ def report(verdicts: list[Verdict], args, before: float, after: float, spent: fl
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     out = [f"{v.row}: {v.word} — {v.evidence}" for v in verdicts]
     out += ["", "| row | verdict | evidence |", "| --- | --- | --- |"]
-    out += [f"| {v.row} | {v.word} | {v.evidence} |" for v in verdicts]
+    out += [f"| {v.row} | {v.word} | {v.evidence.replace('|', '/')} |" for v in verdicts]
     passed = sum(v.ok for v in verdicts)
     out += [
         "",
