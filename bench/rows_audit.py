@@ -5,8 +5,9 @@ evidence, then one Markdown table with the command, the date and the load.
     python -m bench rows_audit [--lines 353] [--quick]
 
 Setup: a throwaway database `memoryconsole_bench_rows_audit` on the bench's Postgres (dropped at the end) and a throwaway
-MEMORY_ROOT; bot `notes` (row 44's team memory), bot `scout` linked to melanie and caroline (LoCoMo's speakers), bots `lessons-a`,
-`lessons-b`, `lessons-c`, a staff console account `lead`. gunicorn serves it on a loopback port
+MEMORY_ROOT; bot `notes` (row 44's team memory), bot `scout` linked to melanie and caroline (LoCoMo's speakers), bots `lessons-a`
+to `lessons-d` (row 45), an app `workspace-app` (row 47's workspace records), a staff console
+account `lead`. gunicorn serves it on a loopback port
 (AGENT_LESSONS=propose, learning on in write mode against bench/_attack_model.py's scripted
 OpenAI-compatible model, which answers every sentence of a person's message as a fact);
 `manage.py learning_worker` is the real procrastinate worker, started only once row 46 has
