@@ -77,21 +77,22 @@ _READ_SQL = (
         FROM memstore_memoryfile WHERE scope_key = %(scope)s
     ),
     top AS (
-        SELECT t.id, files.profile, files.id AS file,
-               count(*) OVER (PARTITION BY files.id) AS in_file,
+        SELECT t.*, files.id AS file,
                row_number() OVER (PARTITION BY files.profile ORDER BY {cut}) AS n
         FROM files CROSS JOIN LATERAL (
-            SELECT f.id, f.rank, f.day, f.position, f.weight FROM memstore_fact f
-            WHERE f.file_id = files.id
-            ORDER BY {order} LIMIT CASE WHEN files.profile THEN %(kp)s ELSE %(kr)s END
+            SELECT *, count(*) OVER () AS in_file FROM (
+                SELECT {columns} FROM memstore_fact f
+                WHERE f.file_id = files.id
+                ORDER BY {order} LIMIT CASE WHEN files.profile THEN %(kp)s ELSE %(kr)s END
+            ) l
         ) t
     ),
     found AS (
-        SELECT CASE WHEN top.n > CASE WHEN top.profile THEN %(kp)s ELSE %(kr)s END
+        SELECT CASE WHEN f.n > CASE WHEN files.profile THEN %(kp)s ELSE %(kr)s END
                     THEN 'cut' ELSE 'top' END AS src,
-               {columns}, files.path, files.profile, files.by_path, files.id AS file, top.in_file
-        FROM top JOIN memstore_fact f ON f.id = top.id JOIN files ON files.id = top.file
-        WHERE top.n <= CASE WHEN top.profile THEN %(kp)s ELSE %(kr)s END + 1
+               {columns}, files.path, files.profile, files.by_path, files.id AS file, f.in_file
+        FROM top f JOIN files ON files.id = f.file
+        WHERE f.n <= CASE WHEN files.profile THEN %(kp)s ELSE %(kr)s END + 1
         UNION ALL
         SELECT 'lifted', {columns}, files.path, files.profile, files.by_path, files.id, 0
         FROM memstore_factusage u
@@ -106,10 +107,12 @@ _READ_SQL = (
     SELECT r.src, r.id, r.day, r.rank, r.weight, r.position, r.by_path, r.profile, r.file,
            r.visibility, {expired} AS expired, ({bonus})::float8 AS bonus,
            NOT EXISTS (
-               SELECT 1 FROM memstore_fact g JOIN memstore_memoryfile gm ON gm.id = g.file_id
+               SELECT 1 FROM memstore_fact g
                WHERE g.fact_id = r.fact_id AND g.scope_key = %(scope)s AND g.id <> r.id
                  AND (g.day > r.day OR (g.day = r.day AND (g.shard_bot < r.shard_bot
-                      OR (g.shard_bot = r.shard_bot AND gm.path < r.path))))
+                      OR (g.shard_bot = r.shard_bot
+                          AND (SELECT path FROM memstore_memoryfile gm WHERE gm.id = g.file_id)
+                              < r.path))))
            ) AS wins, NULL::json AS counts, r.fact_id, r.text, r.tier, r.meta, r.shard_bot, r.path,
            r.in_file
     FROM found r LEFT JOIN memstore_factusage u ON u.scope_key = %(scope)s AND u.fact_id = r.fact_id

@@ -42,7 +42,7 @@ from memstore.prompt.indexed import block_read
 from memstore.prompt.shape import ELLIPSIS, Shape
 from memstore.recall.versions import VERSIONS_SQL, versions_parse
 from memstore.rooms.access import WORKSPACE, Context, visible
-from memstore.rules.sensitive import sensitive_in
+from memstore.rules.sensitive import sensitive_any
 from memstore.rules.withheld import (
     Withholding,
     withholding_parse,
@@ -149,7 +149,7 @@ def _nothing_to_check(item: BlockInput, rule: Withholding) -> bool:
     # a sensitive keyword written there by hand.
     if not (rule.secrets_only and item.flagged is not None and not item.flagged):
         return False
-    return item.kind == "user" or not any(sensitive_in(f.text) for f in item.facts)
+    return item.kind == "user" or not sensitive_any(f.text for f in item.facts)
 
 
 def blocks_withheld(inputs: list[BlockInput], rule: Withholding) -> list[BlockInput]:

@@ -1,6 +1,6 @@
 """Sensitive keywords: the words and phrases that keep a memory out of shared memory, and the
-one test of a text against them (`sensitive_in`; the write gate `memstore.rules.content` and
-the read rule `memstore.rules.withheld` both ask it).
+one test of a text against them (`sensitive_in`, `sensitive_any` for many texts; the write gate
+`memstore.rules.content` and the read rule `memstore.rules.withheld` both ask it).
 
 Which list is in force: the workspace's own, once staff saved one in the console (Sensitive
 keywords), kept in `MEMORY_ROOT/workspace/settings/sensitive-keywords.txt` (one keyword or
@@ -27,6 +27,7 @@ person's excluded topics (`memstore.rules.policy.excluded_topic`, which stems mo
 
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -65,6 +66,13 @@ def sensitive_in(text: str) -> bool:
     any case, the keyword's own word forms). Remembered per text and list: every read asks."""
     words = keywords_in_force().words
     return bool(words) and _sensitive(text, words)
+
+
+def sensitive_any(texts: Iterable[str]) -> bool:
+    """Whether any of the texts holds a keyword in force: `sensitive_in` for many texts, the
+    list looked up once (a prompt asks it for every fact of a shared block)."""
+    words = keywords_in_force().words
+    return bool(words) and any(_sensitive(text, words) for text in texts)
 
 
 def keywords_in_force() -> KeywordList:
