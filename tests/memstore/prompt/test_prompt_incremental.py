@@ -184,6 +184,33 @@ def test_the_updated_prompt_is_the_cold_prompt_after_any_changes(memory_root, op
         assert _prompts(contexts) == _cold(contexts), op
 
 
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(ops=st.lists(_ops, min_size=1, max_size=10))
+def test_a_large_scope_read_from_the_index_after_changes_is_the_cold_prompt(
+    memory_root, ops, settings, monkeypatch
+):
+    # Past STATE_MAX_FACTS a changed scope is read again from the index (`block_read`), the
+    # way a 100,000-fact scope is after every write: the same text a cold build gives.
+    monkeypatch.setattr(cache, "STATE_MAX_FACTS", 0)
+    settings.PROMPT_BUDGETS = BUDGETS
+    n = next(_names)
+    bot, person = f"bot{n}", f"person{n}"
+    scopes = _seed(person, bot)
+    contexts = [
+        Context(bot=bot, room=Room(f"dm-{n}", "direct"), person=person),
+        Context(bot=bot, room=Room(f"team-{n}", "group")),
+    ]
+    assert _prompts(contexts) == _cold(contexts)
+    for op in ops:
+        _apply(op, scopes, bot)
+        assert _prompts(contexts) == _cold(contexts), op
+    assert not cache._states  # no state was kept: every change was read from the index
+
+
 def _statements(ctx: Context) -> list[str]:
     with CaptureQueriesContext(connection) as queries:
         prompt_build(ctx=ctx)
