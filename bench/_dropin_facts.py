@@ -49,8 +49,11 @@ def hand_written(n: int, seed: int = 21) -> list[str]:
     retold = [fact["text"] for fact in locomo_facts()]
     templated = iter(fact_texts(n, seed=seed))
     texts: dict[str, str] = {}
+    tries = 0
     while len(texts) < n:
-        source = len(texts) % 4
+        # Turn about by tries, not by texts kept: a source that has run out of new texts (the
+        # retold LoCoMo lines, past their names' combinations) must not hold the turn forever.
+        source, tries = tries % 4, tries + 1
         if source == 0:
             text = rng.choice(retold)
             for speaker in speakers:
