@@ -9,6 +9,7 @@
 (not rebuilt).
 `idempotency` keeps the first reply to a call made with an Idempotency-Key.
 `learning` is the background learner's inbox and record (exchanges, events, token usage).
+`lessons` records a lesson saved again once its bot's memory held it (not rebuilt).
 `rerank` counts what a remote reranker cost per day (its daily cap).
 `review` records what people decided about proposals (the learner's report-mode decisions).
 `sources` records which memories shaped a reply: prompts and recalls served, and per
@@ -22,6 +23,7 @@ from memstore.models.feed import ChangeEvent, HistoryRead, WebhookDelivery, Webh
 from memstore.models.idempotency import IdempotentReply
 from memstore.models.index import Fact, MemoryFile, ScopeCount
 from memstore.models.learning import Exchange, LearningEvent, TokenUsage
+from memstore.models.lessons import LessonRepeat
 from memstore.models.links import Link
 from memstore.models.oauth import (
     OAuthClient,
@@ -52,6 +54,7 @@ __all__ = [
     "HistoryRead",
     "IdempotentReply",
     "LearningEvent",
+    "LessonRepeat",
     "Link",
     "MemoryFile",
     "OAuthClient",

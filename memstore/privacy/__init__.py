@@ -8,6 +8,7 @@ place          the shape of a place that can hold a fact's text, and what an era
 stores         every place that can hold a fact's text, listed once
 file_stores    the memory folder's places (files, histories, exports)
 record_stores  the database's places (index rows, vectors, proposals, learning records)
+repeat_store   the database's record of lessons said again
 forgotten      verify-forgotten: where a fact still is
 export         a bot's memory as an archive
 person_export  a person's memory as a download

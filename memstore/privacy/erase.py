@@ -7,8 +7,8 @@ A plain forget (`services.fact_forget`) removes the fact's lines and keeps them 
 history, so it can be restored. An erase goes through every place
 `memstore.privacy.stores.STORES` lists (the same list `verify-forgotten` checks): the memory
 files (the ordinary forget), history (tombstones: "[erased <date> by <who>]"), cached
-embeddings, and the stored text that quotes it (exchanges, learning events, proposals, review
-decisions, idempotent replies, notes and their versions, every other file), within a `Reach`
+embeddings, and the stored text that quotes it (exchanges, learning events, proposals, lessons
+said again, review decisions, idempotent replies, notes and their versions, every other file), within a `Reach`
 (`memstore.privacy.reach`: a bot's, a person's, or everything). What was made from the fact
 (`memstore.privacy.derived`: a "remember that" copy with the person's name, a merged or
 superseding line, a lesson in an About me note) is erased with it, wherever it is kept, when

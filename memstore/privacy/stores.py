@@ -9,6 +9,7 @@ order) and `verify-forgotten` looks in each of them, so the two cannot drift apa
     exchange   exchanges reported for learning, their plans        (redacted)
     learning   the learner's events                                (redacted)
     proposal   upkeep and synthesis proposals                      (redacted)
+    repeat     lessons saved again once stored                     (deleted)
     review     review-inbox decisions                              (redacted)
     source     which memories shaped a reply: served sections,  (the fact taken out)
                recalls, an exchange's sources (identities only)
@@ -36,6 +37,7 @@ from memstore.privacy.record_stores import (
     Reviews,
     SourceRecords,
 )
+from memstore.privacy.repeat_store import LessonRepeats
 
 STORES: tuple[Store, ...] = (
     MemoryFiles(),
@@ -46,6 +48,7 @@ STORES: tuple[Store, ...] = (
     Exchanges(),
     LearningEvents(),
     Proposals(),
+    LessonRepeats(),
     Reviews(),
     SourceRecords(),
     Replies(),
@@ -58,6 +61,7 @@ RECORD_KINDS = (
     "exchange",
     "learning",
     "proposal",
+    "repeat",
     "review",
     "source",
     "reply",
@@ -85,6 +89,8 @@ TEXT_FREE: dict[str, str] = {
     "LearningEvent.kind": "a word", "LearningEvent.reason": "a code",
     "LearningEvent.mode": "a word", "LearningEvent.scope": "a scope",
     "LearningEvent.tier": "a word", "LearningEvent.fact_id": "an identity",
+    "LessonRepeat.bot": "a slug", "LessonRepeat.scope_key": "a scope",
+    "LessonRepeat.fact_id": "an identity", "LessonRepeat.via": "a word",
     "Proposal.key": "a hash", "Proposal.origin": "a word", "Proposal.action": "a word",
     "Proposal.bot": "a slug", "Proposal.scope_key": "a scope", "Proposal.status": "a word",
     "ProposalReview.source": "a word", "ProposalReview.ref": "an id",

@@ -3,9 +3,10 @@
 Off by default (`settings.AGENT_LESSONS`: off | propose, for the workspace). When on,
 `lessons_propose` looks at the bot's own memory for lessons (`type=learning` facts) that recur:
 said at least LESSON_REPEATS times, counting the facts saying nearly the same thing (most of
-their words shared; grouped whatever the order they are read in) and the times the learner
-proposed the lesson again once it was known (a verbatim repeat collapses into one fact, so the
-learner's "already known" record is what counts it). Each
+their words shared; grouped whatever the order they are read in) and the times the lesson was
+said again once stored (a verbatim repeat collapses into one fact, so a record counts it: a
+save through any door that met the fact, `memstore.store.repeats`, and the learner's "already
+known" proposals, which never reach the save). Each
 recurring lesson not yet in the note becomes a line under "Lessons learned:", and the new note
 text is recorded as a proposal (origin `lessons`, action `note`) in the bot's Proposals inbox,
 with the facts as its evidence (each with the lesson line made from it, so erasing a fact
@@ -27,14 +28,14 @@ from memstore.errors import EditConflict, InvalidFact, InvalidNote
 from memstore.facts.paths import Scope
 from memstore.facts.records import StoredFact, stored_from_row
 from memstore.index import index_sync
-from memstore.models import Fact, LearningEvent, Proposal
+from memstore.models import Fact, LearningEvent, LessonRepeat, Proposal
 from memstore.prompt.notes import note_read, note_save
 from memstore.upkeep.proposals import proposal_record
 
 LESSON_REPEATS = 3  # facts saying the same lesson before it is proposed
 SIMILAR = 0.75  # share of the shorter fact's content words the other must hold too
 MIN_WORDS = 3  # content words a lesson needs before it can match another
-MET_AGAIN_MAX = 5_000  # the learner's newest "already known" records read for repeats
+MET_AGAIN_MAX = 5_000  # the newest records of each kind of repeat read
 HEADING = "Lessons learned:"
 ORIGIN, ACTION = "lessons", "note"
 _WORD = re.compile(r"[a-z0-9]+")
@@ -87,7 +88,7 @@ class Lesson:
 
     text: str
     facts: list[StoredFact]
-    repeats: int = 0  # times the learner met it again once known (not a fact of its own)
+    repeats: int = 0  # times it was said again once stored (not a fact of its own)
 
     @property
     def times(self) -> int:
@@ -123,7 +124,8 @@ def lessons_recurring(*, bot: str) -> list[Lesson]:
     """The lessons in the bot's own memory said at least LESSON_REPEATS times, newest first.
     Facts saying nearly the same thing group whatever order they are read in (a fact like
     either of two others joins them both: groups are the connected parts of "says nearly the
-    same"), and a lesson the learner met again when it was known already counts each time."""
+    same"), and a lesson said again once stored (a save that met it, or the learner proposing
+    it when it was known already) counts each time."""
     scope = Scope("bot", bot)
     index_sync(scopes=[scope])
     rows = Fact.objects.filter(scope_key=str(scope)).filter(Q(meta__type="learning"))
@@ -134,12 +136,17 @@ def lessons_recurring(*, bot: str) -> list[Lesson]:
     )
     words = [_words(fact.body) for fact in facts]
     groups = _groups(words)
+    group_of = {i: g for g, members in enumerate(groups) for i in members}
     repeats = dict.fromkeys(range(len(groups)), 0)
+    at_fact = {fact.fact_id: i for i, fact in enumerate(facts)}
+    for fact_id in _saved_again(bot):
+        if fact_id in at_fact:  # a repeat of a fact since forgotten no longer counts
+            repeats[group_of[at_fact[fact_id]]] += 1
     for text in _met_again(bot):
         heard = _words(text)
         at = next((i for i, seen in enumerate(words) if _similar(seen, heard)), None)
         if at is not None:
-            repeats[next(g for g, members in enumerate(groups) if at in members)] += 1
+            repeats[group_of[at]] += 1
     lessons = [
         Lesson(text=facts[members[0]].body, facts=[facts[i] for i in members], repeats=repeats[g])
         for g, members in enumerate(groups)
@@ -172,6 +179,12 @@ def _met_again(bot: str) -> list[str]:
     # collapses into the fact it repeats, so only this record still counts it); the newest.
     rows = LearningEvent.objects.filter(bot=bot, kind="skipped", reason="known")
     return list(rows.order_by("-at").values_list("text", flat=True)[:MET_AGAIN_MAX])
+
+
+def _saved_again(bot: str) -> list[str]:
+    # The facts of the bot's own memory a save met again as a lesson (any door), the newest.
+    rows = LessonRepeat.objects.filter(bot=bot, scope_key=str(Scope("bot", bot)))
+    return list(rows.order_by("-at").values_list("fact_id", flat=True)[:MET_AGAIN_MAX])
 
 
 def lessons_note(current: str, lessons: list[Lesson]) -> tuple[str, list[Lesson]]:

@@ -44,6 +44,7 @@ from memstore.store.changes import (
 )
 from memstore.store.held import held_recorded
 from memstore.store.prewrite import prewrite_parse, prewrite_reading
+from memstore.store.repeats import repeats_recorded
 from memstore.store.rewrite import MAX_ATTEMPTS, Edit, file_rewrite
 from memstore.store.selectors import fact_find
 
@@ -70,6 +71,7 @@ _HEADERS = {"profile": "# Profile", "log": "# Memory log"}
 
 @refusals_recorded("remember")
 @held_recorded
+@repeats_recorded
 def fact_remember(
     *,
     shard: Shard,

@@ -1,5 +1,6 @@
 """Facts through the API: what a bot integrator notices — saved lines, refusals that change
-nothing, conflicts, retries, hand edits seen on the next call."""
+nothing, conflicts, retries, hand edits seen on the next call, a lesson saved three times
+word for word counted as said three times."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -7,7 +8,7 @@ from django.test import Client
 
 from memstore.facts.markdown import fact_identity
 from memstore.models import Bot, PersonSettings
-from tests.helpers import BotClient, synced, tree, write_facts
+from tests.helpers import BotClient, run_command, synced, tree, write_facts
 
 
 def test_remember_writes_one_line_with_its_metadata(memory_root, bot_a):
@@ -246,3 +247,11 @@ def test_wrong_method_answers_in_json(bot_a):
     assert answer.status == 405
     assert answer.body["code"] == "method_not_allowed"
     assert answer.body["detail"]["allowed"] == ["POST"]
+
+
+def test_a_lesson_saved_three_times_through_the_api_is_a_recurring_lesson(bot_a, settings):
+    settings.AGENT_LESSONS = "propose"
+    lesson = {"text": "Run the migrations before deploying the API", "type": "learning"}
+    assert [bot_a.post("/facts", lesson).status for _ in range(3)] == [201, 200, 200]
+    said = run_command("upkeep", "a", "--lessons")
+    assert said.startswith("a: 1 lesson recurred in a's own memory (3 times)"), said
