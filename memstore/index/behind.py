@@ -5,7 +5,8 @@ the thread that syncs them (with no time limit, each bot's files under its lock 
 `behind_busy`, which tells a read that a bot's files are being synced here so it answers from
 the index as it stands instead of waiting on that bot's lock; and `behind_facts`, how many facts
 the files handed over hold beyond what the index has of them (counted by the thread before it
-syncs them: fact-shaped lines less the file's indexed count) and since when they wait. A file
+syncs them: fact-shaped lines less the file's indexed count) and since when they wait; after a
+hand-over of more than `BULK_FACTS` new facts, the fact table's statistics are taken again. A file
 that fails is dropped from the queue and logged; the next read that finds it changed hands it
 over again.
 
@@ -30,6 +31,7 @@ _bots: set[str] = set()  # writing bots of the files pending or being synced
 _counted: dict[str, tuple[str, int]] = {}  # path -> (scope key, facts not indexed yet)
 _since: list[float] = []  # when the oldest hand-over still pending was made (time.time())
 _lock = threading.Lock()
+BULK_FACTS = 5_000  # new facts in one hand-over past which the fact table is analyzed again
 _idle = threading.Condition(_lock)
 _thread: threading.Thread | None = None
 
@@ -98,6 +100,18 @@ def _count(rels: list[str]) -> None:
             _counted[rel] = (key, max(0, lines - indexed.get(rel, 0)))
 
 
+def _statistics_refresh(rels: list[str]) -> None:
+    """Have Postgres take the fact table's statistics again after a big hand-over: autovacuum may
+    have taken them while the drop-in was being written (a few rows on many pages) and not again
+    for minutes, and every plan made meanwhile believes the table nearly empty (a nested loop over
+    a million rows for what an index answers)."""
+    with _lock:
+        added = sum(_counted.get(rel, ("", 0))[1] for rel in rels)
+    if added >= BULK_FACTS:
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE memstore_fact")
+
+
 def behind_wait(timeout: float | None = None) -> bool:
     """Wait until nothing is queued or being synced (tests, benchmarks); False on timeout."""
     with _idle:
@@ -123,6 +137,7 @@ def _work(run: Callable[[list[str]], None]) -> None:
             try:
                 _count(rels)
                 run(rels)
+                _statistics_refresh(rels)
                 for then in thens.values():
                     then()
             except Exception:

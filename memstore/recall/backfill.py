@@ -33,11 +33,10 @@ from memstore.rooms.outgoing import passages_cleared
 
 CHUNK = 64  # facts per step: a step is short, so a stop (or a failure) loses little work
 
-_PENDING_SQL = (
-    "SELECT f.id, f.fact_id, f.text FROM memstore_fact f WHERE f.id > %s"
-    " AND NOT EXISTS (SELECT 1 FROM memstore_embedding e"
-    " WHERE e.model = %s AND e.fact_id = f.fact_id) ORDER BY f.id LIMIT %s"
-)
+# The facts after a row id without a vector under a model (nor under `unless`): a function run
+# with sequential scans off (migration 0030), so stale statistics after a big drop-in can't turn
+# it into a comparison of every fact with every vector.
+_PENDING_SQL = "SELECT id, fact_id, text FROM memstore_vectors_pending(%s, %s, %s, %s)"
 _UNLESS_SQL = (
     " AND NOT EXISTS (SELECT 1 FROM memstore_embedding u WHERE u.model = %s"
     " AND u.fact_id = f.fact_id)"
@@ -176,12 +175,8 @@ def _step_start(
 def _pending(
     after: int, model: str, limit: int, unless: str | None = None
 ) -> list[tuple[int, str, str]]:
-    sql, params = _PENDING_SQL, [after, model, limit]
-    if unless is not None:
-        at = sql.index(" ORDER BY")
-        sql, params = sql[:at] + _UNLESS_SQL + sql[at:], [after, model, unless, limit]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_PENDING_SQL, [after, model, unless, limit])
         return cursor.fetchall()
 
 
