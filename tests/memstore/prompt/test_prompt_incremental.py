@@ -163,13 +163,9 @@ _ops = st.one_of(
 )
 
 
-@settings(
-    max_examples=30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(ops=st.lists(_ops, min_size=1, max_size=10))
-def test_the_updated_prompt_is_the_cold_prompt_after_any_changes(memory_root, ops, settings):
+def _changes_keep_the_cold_prompt(ops, settings) -> list:
+    """A fresh bot and person, prompted in a direct and a group room: after loading and after
+    each change, the section is the one a cold build gives; the scopes it wrote."""
     settings.PROMPT_BUDGETS = BUDGETS
     n = next(_names)
     bot, person = f"bot{n}", f"person{n}"
@@ -182,6 +178,17 @@ def test_the_updated_prompt_is_the_cold_prompt_after_any_changes(memory_root, op
     for op in ops:
         _apply(op, scopes, bot)
         assert _prompts(contexts) == _cold(contexts), op
+    return scopes
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(ops=st.lists(_ops, min_size=1, max_size=10))
+def test_the_updated_prompt_is_the_cold_prompt_after_any_changes(memory_root, ops, settings):
+    _changes_keep_the_cold_prompt(ops, settings)
 
 
 @settings(
@@ -196,18 +203,7 @@ def test_a_large_scope_read_from_the_index_after_changes_is_the_cold_prompt(
     # Past STATE_MAX_FACTS a changed scope is read again from the index (`block_read`), the
     # way a 100,000-fact scope is after every write: the same text a cold build gives.
     monkeypatch.setattr(cache, "STATE_MAX_FACTS", 0)
-    settings.PROMPT_BUDGETS = BUDGETS
-    n = next(_names)
-    bot, person = f"bot{n}", f"person{n}"
-    scopes = _seed(person, bot)
-    contexts = [
-        Context(bot=bot, room=Room(f"dm-{n}", "direct"), person=person),
-        Context(bot=bot, room=Room(f"team-{n}", "group")),
-    ]
-    assert _prompts(contexts) == _cold(contexts)
-    for op in ops:
-        _apply(op, scopes, bot)
-        assert _prompts(contexts) == _cold(contexts), op
+    scopes = _changes_keep_the_cold_prompt(ops, settings)
     held = {key[1] for key in cache._states}
     assert not held & {str(scope) for scope in scopes}  # every change was read from the index
 
